@@ -1,0 +1,203 @@
+#include "common/cli.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
+namespace tunefleet {
+
+CommandLine::CommandLine(std::string program, std::string usage_args, std::string description)
+    : program_(std::move(program)),
+      usage_args_(std::move(usage_args)),
+      description_(std::move(description)) {}
+
+void CommandLine::AddString(const std::string& name, std::string* value, const std::string& help,
+                            const std::string& value_name) {
+  flags_.push_back({name, Kind::kString, value, help, value_name,
+                    value->empty() ? "" : "\"" + *value + "\""});
+}
+void CommandLine::AddInt(const std::string& name, int64_t* value, const std::string& help,
+                         const std::string& value_name) {
+  flags_.push_back({name, Kind::kInt, value, help, value_name, std::to_string(*value)});
+}
+void CommandLine::AddDouble(const std::string& name, double* value, const std::string& help,
+                            const std::string& value_name) {
+  std::ostringstream text;
+  text << *value;
+  flags_.push_back({name, Kind::kDouble, value, help, value_name, text.str()});
+}
+void CommandLine::AddBool(const std::string& name, bool* value, const std::string& help) {
+  flags_.push_back({name, Kind::kBool, value, help, "", *value ? "true" : ""});
+}
+
+CommandLine::Flag* CommandLine::Find(const std::string& name) {
+  for (Flag& f : flags_) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+bool CommandLine::WasSet(const std::string& name) const {
+  for (const Flag& f : flags_) {
+    if (f.name == name) return f.set;
+  }
+  return false;
+}
+
+absl::Status CommandLine::Assign(Flag& flag, const std::string& text) {
+  flag.set = true;
+  switch (flag.kind) {
+    case Kind::kString:
+      *static_cast<std::string*>(flag.value) = text;
+      return absl::OkStatus();
+    case Kind::kInt: {
+      int64_t v;
+      if (!absl::SimpleAtoi(text, &v)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--", flag.name, " expects an integer, got '", text, "'"));
+      }
+      *static_cast<int64_t*>(flag.value) = v;
+      return absl::OkStatus();
+    }
+    case Kind::kDouble: {
+      double v;
+      if (!absl::SimpleAtod(text, &v) || !std::isfinite(v)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--", flag.name, " expects a number, got '", text, "'"));
+      }
+      *static_cast<double*>(flag.value) = v;
+      return absl::OkStatus();
+    }
+    case Kind::kBool: {
+      bool v;
+      if (!absl::SimpleAtob(text, &v)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--", flag.name, " expects true or false, got '", text, "'"));
+      }
+      *static_cast<bool*>(flag.value) = v;
+      return absl::OkStatus();
+    }
+  }
+  return absl::InternalError("unreachable");
+}
+
+absl::Status CommandLine::Parse(const std::vector<std::string>& args) {
+  bool flags_done = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (!flags_done && arg == "--") {
+      flags_done = true;
+      continue;
+    }
+    double numeric;  // "-1" is a value, not a flag
+    if (!flags_done && arg.size() > 1 && arg[0] == '-' && !absl::SimpleAtod(arg, &numeric)) {
+      std::string body = arg.substr(arg[1] == '-' ? 2 : 1);
+      if (body == "help" || body == "h") {
+        help_requested_ = true;
+        continue;
+      }
+      std::string name = body, value;
+      bool has_value = false;
+      size_t eq = body.find('=');
+      if (eq != std::string::npos) {
+        name = body.substr(0, eq);
+        value = body.substr(eq + 1);
+        has_value = true;
+      }
+      Flag* flag = Find(name);
+      if (flag == nullptr && !has_value && absl::StartsWith(name, "no")) {
+        Flag* negated = Find(name.substr(2));
+        if (negated != nullptr && negated->kind == Kind::kBool) {
+          *static_cast<bool*>(negated->value) = false;
+          negated->set = true;
+          continue;
+        }
+      }
+      if (flag == nullptr) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("unknown flag --", name, " (see ", program_, " --help)"));
+      }
+      if (!has_value) {
+        if (flag->kind == Kind::kBool) {
+          value = "true";
+        } else if (i + 1 < args.size()) {
+          value = args[++i];
+        } else {
+          return absl::InvalidArgumentError(absl::StrCat("--", name, " needs a value"));
+        }
+      }
+      absl::Status s = Assign(*flag, value);
+      if (!s.ok()) return s;
+      continue;
+    }
+    if (allow_overrides_ && arg.find('=') != std::string::npos) {
+      overrides_.push_back(arg);
+    } else {
+      positional_.push_back(arg);
+    }
+  }
+  if (help_requested_) return absl::OkStatus();
+  const int n = static_cast<int>(positional_.size());
+  if (n < min_positional_) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("missing argument: usage: ", program_, " ", usage_args_));
+  }
+  if (max_positional_ >= 0 && n > max_positional_) {
+    return absl::InvalidArgumentError(absl::StrCat("unexpected argument '",
+                                                   positional_[max_positional_],
+                                                   "': usage: ", program_, " ", usage_args_));
+  }
+  return absl::OkStatus();
+}
+
+std::string CommandLine::Help() const {
+  std::ostringstream out;
+  out << "Usage: " << program_ << (flags_.empty() ? "" : " [flags]")
+      << (usage_args_.empty() ? "" : " " + usage_args_) << "\n\n"
+      << description_ << "\n";
+  if (!flags_.empty()) {
+    out << "\nFlags:\n";
+    for (const Flag& f : flags_) {
+      std::string left = "  --" + f.name + (f.kind == Kind::kBool ? "" : "=" + f.value_name);
+      out << left;
+      if (left.size() < 28) {
+        out << std::string(28 - left.size(), ' ');
+      } else {
+        out << "\n" << std::string(28, ' ');
+      }
+      out << f.help;
+      if (!f.default_text.empty()) out << " (default " << f.default_text << ")";
+      out << "\n";
+    }
+  }
+  out << "  --help                    show this help\n";
+  if (!epilog_.empty()) out << "\n" << epilog_ << (absl::EndsWith(epilog_, "\n") ? "" : "\n");
+  return out.str();
+}
+
+void ChdirToUserWorkingDirectory() {
+  const char* dir = std::getenv("BUILD_WORKING_DIRECTORY");
+  if (dir != nullptr && *dir != '\0' && ::chdir(dir) != 0) {
+    std::cerr << "warning: cannot enter " << dir << ": " << std::strerror(errno) << "\n";
+  }
+}
+
+void PrintError(const std::string& program, const absl::Status& status) {
+  std::string message(status.message());
+  // Keep it to one line.
+  for (char& c : message) {
+    if (c == '\n') c = ' ';
+  }
+  std::cerr << program << ": error: " << message << "\n";
+}
+
+}  // namespace tunefleet

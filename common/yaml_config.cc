@@ -1,0 +1,367 @@
+#include "common/yaml_config.h"
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "common/status_macros.h"
+
+namespace tunefleet {
+
+struct ConfigFile::Source {
+  std::string name;
+  YAML::Node root;
+  // Dotted key -> the override that set it, so errors can name the command-line argument.
+  std::map<std::string, std::string> overrides;
+};
+
+namespace {
+
+std::string Describe(const YAML::Node& node) {
+  if (!node.IsDefined() || node.IsNull()) return "nothing";
+  if (node.IsScalar()) return "'" + node.Scalar() + "'";
+  if (node.IsSequence()) return "a list";
+  if (node.IsMap()) return "a mapping";
+  return "an unknown node";
+}
+
+bool ValidKeyPart(const std::string& part) {
+  if (part.empty()) return false;
+  for (char c : part) {
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+ConfigFile::ConfigFile(std::shared_ptr<Source> source) : source_(std::move(source)) {}
+
+absl::StatusOr<ConfigFile> ConfigFile::Parse(const std::string& text, const std::string& name) {
+  auto source = std::make_shared<Source>();
+  source->name = name;
+  try {
+    source->root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    // e.msg is the bare reason; e.mark is 0-based.
+    return absl::InvalidArgumentError(absl::StrCat(name, ":", e.mark.line + 1, ":",
+                                                   e.mark.column + 1, ": YAML syntax error: ",
+                                                   e.msg));
+  }
+  if (!source->root.IsDefined() || source->root.IsNull()) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ":1: the file is empty"));
+  }
+  return ConfigFile(std::move(source));
+}
+
+absl::StatusOr<ConfigFile> ConfigFile::Load(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(absl::StrCat(path, ": cannot open file"));
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": read error"));
+  return Parse(buffer.str(), path);
+}
+
+const std::string& ConfigFile::name() const { return source_->name; }
+
+absl::Status ConfigFile::ApplyOverride(const std::string& assignment) {
+  const size_t eq = assignment.find('=');
+  const std::string where = absl::StrCat(source_->name, ": override '", assignment, "'");
+  if (eq == std::string::npos || eq == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": expected key=value"));
+  }
+  const std::string key = assignment.substr(0, eq);
+  const std::string text = assignment.substr(eq + 1);
+  std::vector<std::string> parts = absl::StrSplit(key, '.');
+  for (const std::string& part : parts) {
+    if (!ValidKeyPart(part)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": '", key, "' is not a dotted key such as train.lr"));
+    }
+  }
+  if (absl::StripAsciiWhitespace(text).empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": empty value"));
+  }
+  YAML::Node value;
+  try {
+    value = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": cannot parse value: ", e.msg));
+  }
+  if (!source_->root.IsMap()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": the file's top level is not a mapping"));
+  }
+  YAML::Node current;
+  current.reset(source_->root);
+  std::string walked;
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    walked = walked.empty() ? parts[i] : walked + "." + parts[i];
+    YAML::Node next = current[parts[i]];
+    if (!next.IsDefined() || next.IsNull()) {
+      next = YAML::Node(YAML::NodeType::Map);
+    } else if (!next.IsMap()) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": ", walked, " (line ",
+                                                     next.Mark().line + 1,
+                                                     ") is not a mapping"));
+    }
+    current.reset(next);
+  }
+  current[parts.back()] = value;
+  source_->overrides[key] = assignment;
+  return absl::OkStatus();
+}
+
+absl::Status ConfigFile::ApplyOverrides(const std::vector<std::string>& assignments) {
+  for (const std::string& a : assignments) RETURN_IF_ERROR(ApplyOverride(a));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ConfigMap> ConfigFile::Root() const {
+  ConfigMap root(source_, source_->root, "");
+  if (!source_->root.IsMap()) {
+    return root.Error("", absl::StrCat("expected a mapping of keys at the top level, got ",
+                                       Describe(source_->root)));
+  }
+  return root;
+}
+
+ConfigMap::ConfigMap(std::shared_ptr<ConfigFile::Source> source, YAML::Node node,
+                     std::string path)
+    : source_(std::move(source)), node_(std::move(node)), path_(std::move(path)) {}
+
+std::string ConfigMap::KeyPath(const std::string& key) const {
+  if (key.empty()) return path_;
+  return path_.empty() ? key : path_ + "." + key;
+}
+
+YAML::Node ConfigMap::Value(const std::string& key) const {
+  const YAML::Node& map = node_;
+  if (!map.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
+  for (auto it = map.begin(); it != map.end(); ++it) {
+    if (it->first.IsScalar() && it->first.Scalar() == key) return it->second;
+  }
+  return YAML::Node(YAML::NodeType::Undefined);
+}
+
+bool ConfigMap::Has(const std::string& key) const { return Value(key).IsDefined(); }
+
+bool ConfigMap::HasValue(const std::string& key) const {
+  YAML::Node v = Value(key);
+  return v.IsDefined() && !v.IsNull();
+}
+
+std::vector<std::string> ConfigMap::Keys() const {
+  std::vector<std::string> keys;
+  if (!node_.IsMap()) return keys;
+  for (auto it = node_.begin(); it != node_.end(); ++it) {
+    keys.push_back(it->first.IsScalar() ? it->first.Scalar() : "?");
+  }
+  return keys;
+}
+
+int ConfigMap::Line(const std::string& key) const {
+  if (!key.empty() && node_.IsMap()) {
+    for (auto it = node_.begin(); it != node_.end(); ++it) {
+      if (it->first.IsScalar() && it->first.Scalar() == key) {
+        YAML::Mark mark = it->first.Mark();
+        if (!mark.is_null()) return mark.line + 1;
+        break;
+      }
+    }
+  }
+  YAML::Mark mark = node_.Mark();
+  return mark.is_null() ? 0 : mark.line + 1;
+}
+
+absl::Status ConfigMap::ErrorAt(const std::string& key_path, const YAML::Mark& mark,
+                                const std::string& message) const {
+  // A value that came from the command line is reported by its override.
+  for (const auto& [key, assignment] : source_->overrides) {
+    if (key_path == key || key_path.rfind(key + ".", 0) == 0 || key_path.rfind(key + "[", 0) == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(source_->name, ": override '", assignment,
+                                                     "': ", key_path, ": ", message));
+    }
+  }
+  std::string where = source_->name;
+  if (!mark.is_null()) absl::StrAppend(&where, ":", mark.line + 1);
+  if (key_path.empty()) return absl::InvalidArgumentError(absl::StrCat(where, ": ", message));
+  return absl::InvalidArgumentError(absl::StrCat(where, ": ", key_path, ": ", message));
+}
+
+absl::Status ConfigMap::Error(const std::string& key, const std::string& message) const {
+  YAML::Mark mark = node_.Mark();
+  if (!key.empty() && node_.IsMap()) {
+    for (auto it = node_.begin(); it != node_.end(); ++it) {
+      if (it->first.IsScalar() && it->first.Scalar() == key) {
+        mark = it->first.Mark();
+        break;
+      }
+    }
+  }
+  return ErrorAt(KeyPath(key), mark, message);
+}
+
+absl::Status ConfigMap::AllowOnly(std::initializer_list<const char*> allowed) const {
+  return AllowOnly(std::vector<std::string>(allowed.begin(), allowed.end()));
+}
+
+absl::Status ConfigMap::AllowOnly(const std::vector<std::string>& allowed) const {
+  if (!node_.IsMap()) return absl::OkStatus();
+  std::set<std::string> allowed_set(allowed.begin(), allowed.end());
+  std::map<std::string, int> seen;  // key -> line
+  for (auto it = node_.begin(); it != node_.end(); ++it) {
+    if (!it->first.IsScalar()) {
+      return ErrorAt(path_, it->first.Mark(), "keys must be plain names");
+    }
+    const std::string key = it->first.Scalar();
+    const YAML::Mark mark = it->first.Mark();
+    auto [prev, inserted] = seen.emplace(key, mark.is_null() ? 0 : mark.line + 1);
+    if (!inserted) {
+      return ErrorAt(KeyPath(key), mark,
+                     absl::StrCat("duplicate key (first given on line ", prev->second, ")"));
+    }
+    if (allowed_set.count(key) == 0) {
+      return ErrorAt(KeyPath(key), mark,
+                     absl::StrCat("unknown key; expected one of: ", absl::StrJoin(allowed, ", ")));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ConfigMap::Require(const std::string& key, YAML::Node* node) const {
+  *node = Value(key);
+  if (!node->IsDefined()) return Error("", absl::StrCat("missing required key '", key, "'"));
+  if (node->IsNull()) return Error(key, "missing value");
+  return absl::OkStatus();
+}
+
+template <typename T>
+absl::Status ConfigMap::DecodeScalar(const std::string& key_path, const YAML::Node& node,
+                                     const char* expected, T* out) const {
+  T value;
+  if (!node.IsScalar() || !YAML::convert<T>::decode(node, value)) {
+    return ErrorAt(key_path, node.Mark(), absl::StrCat("expected ", expected, ", got ", Describe(node)));
+  }
+  if constexpr (std::is_floating_point<T>::value) {
+    if (!std::isfinite(value)) {
+      return ErrorAt(key_path, node.Mark(),
+                     absl::StrCat("expected a finite number, got ", Describe(node)));
+    }
+  }
+  *out = value;
+  return absl::OkStatus();
+}
+
+absl::Status ConfigMap::Get(const std::string& key, std::string* out) const {
+  YAML::Node node;
+  RETURN_IF_ERROR(Require(key, &node));
+  if (!node.IsScalar()) {
+    return ErrorAt(KeyPath(key), node.Mark(), absl::StrCat("expected a string, got ", Describe(node)));
+  }
+  *out = node.Scalar();
+  return absl::OkStatus();
+}
+
+absl::Status ConfigMap::Get(const std::string& key, int64_t* out) const {
+  YAML::Node node;
+  RETURN_IF_ERROR(Require(key, &node));
+  return DecodeScalar(KeyPath(key), node, "an integer", out);
+}
+
+absl::Status ConfigMap::Get(const std::string& key, int* out) const {
+  int64_t wide = 0;
+  RETURN_IF_ERROR(Get(key, &wide));
+  if (wide < std::numeric_limits<int>::min() || wide > std::numeric_limits<int>::max()) {
+    return Error(key, absl::StrCat("integer out of range: ", wide));
+  }
+  *out = static_cast<int>(wide);
+  return absl::OkStatus();
+}
+
+absl::Status ConfigMap::Get(const std::string& key, double* out) const {
+  YAML::Node node;
+  RETURN_IF_ERROR(Require(key, &node));
+  return DecodeScalar(KeyPath(key), node, "a number", out);
+}
+
+absl::Status ConfigMap::Get(const std::string& key, bool* out) const {
+  YAML::Node node;
+  RETURN_IF_ERROR(Require(key, &node));
+  return DecodeScalar(KeyPath(key), node, "true or false", out);
+}
+
+template <typename T>
+absl::Status ConfigMap::GetList(const std::string& key, const char* expected,
+                                std::vector<T>* out) const {
+  YAML::Node node;
+  RETURN_IF_ERROR(Require(key, &node));
+  if (!node.IsSequence()) {
+    return ErrorAt(KeyPath(key), node.Mark(),
+                   absl::StrCat("expected a list of ", expected, ", got ", Describe(node)));
+  }
+  std::vector<T> values;
+  for (size_t i = 0; i < node.size(); ++i) {
+    T value;
+    RETURN_IF_ERROR(
+        DecodeScalar(absl::StrCat(KeyPath(key), "[", i, "]"), node[i], expected, &value));
+    values.push_back(value);
+  }
+  *out = std::move(values);
+  return absl::OkStatus();
+}
+
+absl::Status ConfigMap::Get(const std::string& key, std::vector<int64_t>* out) const {
+  return GetList(key, "integers", out);
+}
+absl::Status ConfigMap::Get(const std::string& key, std::vector<double>* out) const {
+  return GetList(key, "numbers", out);
+}
+absl::Status ConfigMap::Get(const std::string& key, std::vector<std::string>* out) const {
+  return GetList(key, "strings", out);
+}
+
+absl::Status ConfigMap::GetEnum(const std::string& key, const std::vector<std::string>& choices,
+                                std::string* out, bool required) const {
+  if (!required && !HasValue(key)) return absl::OkStatus();
+  std::string value;
+  RETURN_IF_ERROR(Get(key, &value));
+  for (const std::string& c : choices) {
+    if (c == value) {
+      *out = value;
+      return absl::OkStatus();
+    }
+  }
+  return Error(key, absl::StrCat("expected one of ", absl::StrJoin(choices, ", "), "; got '",
+                                 value, "'"));
+}
+
+bool ConfigMap::IsMap(const std::string& key) const { return Value(key).IsMap(); }
+
+absl::StatusOr<ConfigMap> ConfigMap::GetMap(const std::string& key) const {
+  YAML::Node node;
+  RETURN_IF_ERROR(Require(key, &node));
+  if (!node.IsMap()) {
+    return ErrorAt(KeyPath(key), node.Mark(), absl::StrCat("expected a mapping, got ", Describe(node)));
+  }
+  return ConfigMap(source_, node, KeyPath(key));
+}
+
+absl::StatusOr<ConfigMap> ConfigMap::GetOptionalMap(const std::string& key) const {
+  if (!HasValue(key)) {
+    YAML::Node empty(YAML::NodeType::Map);
+    return ConfigMap(source_, empty, KeyPath(key));
+  }
+  return GetMap(key);
+}
+
+}  // namespace tunefleet

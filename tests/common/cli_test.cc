@@ -1,0 +1,81 @@
+#include "common/cli.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace tunefleet {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct Flags {
+  std::string head;
+  int64_t slots = 0;
+  double ratio = 0.5;
+  bool resume = false;
+};
+
+CommandLine Make(Flags& f) {
+  CommandLine cli("hpo sweep", "SWEEP.yaml [key=value ...]", "Runs a sweep.");
+  cli.AddString("head", &f.head, "head address", "ADDR");
+  cli.AddInt("slots", &f.slots, "slots");
+  cli.AddDouble("ratio", &f.ratio, "ratio");
+  cli.AddBool("resume", &f.resume, "resume");
+  cli.AllowOverrides();
+  cli.ExpectPositional(1, 1);
+  return cli;
+}
+
+TEST(CommandLineTest, ParsesAllForms) {
+  Flags f;
+  CommandLine cli = Make(f);
+  ASSERT_TRUE(cli.Parse({"--head=tcp://h:1", "--slots", "4", "x.yaml", "--resume",
+                         "train.lr=3e-5", "-ratio=-0.25"})
+                  .ok());
+  EXPECT_EQ(f.head, "tcp://h:1");
+  EXPECT_EQ(f.slots, 4);
+  EXPECT_TRUE(f.resume);
+  EXPECT_DOUBLE_EQ(f.ratio, -0.25);
+  EXPECT_EQ(cli.positional(), std::vector<std::string>{"x.yaml"});
+  EXPECT_EQ(cli.overrides(), std::vector<std::string>{"train.lr=3e-5"});
+  EXPECT_TRUE(cli.WasSet("slots"));
+}
+
+TEST(CommandLineTest, NegatedBool) {
+  Flags f;
+  f.resume = true;
+  CommandLine cli = Make(f);
+  ASSERT_TRUE(cli.Parse({"--noresume", "x.yaml"}).ok());
+  EXPECT_FALSE(f.resume);
+}
+
+TEST(CommandLineTest, Errors) {
+  Flags f;
+  EXPECT_EQ(Make(f).Parse({"--bogus", "x"}).message(), "unknown flag --bogus (see hpo sweep --help)");
+  EXPECT_EQ(Make(f).Parse({"--slots=four", "x"}).message(), "--slots expects an integer, got 'four'");
+  EXPECT_EQ(Make(f).Parse({"x", "--slots"}).message(), "--slots needs a value");
+  EXPECT_EQ(Make(f).Parse({"--resume=maybe", "x"}).message(), "--resume expects true or false, got 'maybe'");
+  EXPECT_THAT(std::string(Make(f).Parse({}).message()), HasSubstr("missing argument"));
+  EXPECT_THAT(std::string(Make(f).Parse({"a", "b"}).message()), HasSubstr("unexpected argument 'b'"));
+}
+
+TEST(CommandLineTest, HelpListsFlags) {
+  Flags f;
+  CommandLine cli = Make(f);
+  ASSERT_TRUE(cli.Parse({"--help"}).ok());
+  EXPECT_TRUE(cli.help_requested());
+  std::string help = cli.Help();
+  EXPECT_THAT(help, HasSubstr("Usage: hpo sweep [flags] SWEEP.yaml [key=value ...]"));
+  EXPECT_THAT(help, HasSubstr("--head=ADDR"));
+  EXPECT_THAT(help, HasSubstr("(default 0.5)"));
+}
+
+TEST(CommandLineTest, DoubleDashEndsFlags) {
+  Flags f;
+  CommandLine cli = Make(f);
+  ASSERT_TRUE(cli.Parse({"--", "--weird.yaml"}).ok());
+  EXPECT_EQ(cli.positional(), std::vector<std::string>{"--weird.yaml"});
+}
+
+}  // namespace
+}  // namespace tunefleet

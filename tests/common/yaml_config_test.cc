@@ -1,0 +1,221 @@
+#include "common/yaml_config.h"
+
+#include <cstdio>
+#include <fstream>
+
+#include "common/status_macros.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace tunefleet {
+namespace {
+
+using ::testing::HasSubstr;
+
+ConfigMap Root(const ConfigFile& f) {
+  auto root = f.Root();
+  EXPECT_TRUE(root.ok()) << root.status();
+  return *root;
+}
+
+TEST(ConfigFileTest, ReadsTypedValues) {
+  auto f = ConfigFile::Parse(
+      "name: demo\nsteps: 20\nlr: 3.0e-5\nshuffle: true\nvalues: [16, 32]\n"
+      "nested: {a: 1.5, b: [x, y]}\n",
+      "t.yaml");
+  ASSERT_TRUE(f.ok()) << f.status();
+  ConfigMap m = Root(*f);
+  std::string name;
+  int64_t steps = 0;
+  double lr = 0;
+  bool shuffle = false;
+  std::vector<int64_t> values;
+  ASSERT_TRUE(m.Get("name", &name).ok());
+  ASSERT_TRUE(m.Get("steps", &steps).ok());
+  ASSERT_TRUE(m.Get("lr", &lr).ok());
+  ASSERT_TRUE(m.Get("shuffle", &shuffle).ok());
+  ASSERT_TRUE(m.Get("values", &values).ok());
+  EXPECT_EQ(name, "demo");
+  EXPECT_EQ(steps, 20);
+  EXPECT_DOUBLE_EQ(lr, 3e-5);
+  EXPECT_TRUE(shuffle);
+  EXPECT_EQ(values, (std::vector<int64_t>{16, 32}));
+  auto nested = m.GetMap("nested");
+  ASSERT_TRUE(nested.ok());
+  EXPECT_EQ(nested->path(), "nested");
+  std::vector<std::string> b;
+  ASSERT_TRUE(nested->Get("b", &b).ok());
+  EXPECT_EQ(b, (std::vector<std::string>{"x", "y"}));
+  EXPECT_EQ(m.Keys(), (std::vector<std::string>{"name", "steps", "lr", "shuffle", "values", "nested"}));
+}
+
+TEST(ConfigFileTest, WrongTypeNamesFileLineAndKey) {
+  auto f = ConfigFile::Parse("a: 1\nsearch:\n  random:\n    trials: eight\n", "cfg.yaml");
+  ASSERT_TRUE(f.ok());
+  auto search = Root(*f).GetMap("search");
+  ASSERT_TRUE(search.ok());
+  auto random = search->GetMap("random");
+  ASSERT_TRUE(random.ok());
+  int64_t trials;
+  absl::Status s = random->Get("trials", &trials);
+  EXPECT_EQ(s.message(), "cfg.yaml:4: search.random.trials: expected an integer, got 'eight'");
+}
+
+TEST(ConfigFileTest, IntegerRejectsFraction) {
+  auto f = ConfigFile::Parse("n: 3.5\n", "c.yaml");
+  int64_t n;
+  EXPECT_THAT(std::string(Root(*f).Get("n", &n).message()),
+              HasSubstr("c.yaml:1: n: expected an integer, got '3.5'"));
+}
+
+TEST(ConfigFileTest, NumberRejectsInfinityAndText) {
+  auto f = ConfigFile::Parse("x: .inf\ny: fast\n", "c.yaml");
+  double x;
+  EXPECT_THAT(std::string(Root(*f).Get("x", &x).message()), HasSubstr("c.yaml:1: x: expected a finite number"));
+  EXPECT_THAT(std::string(Root(*f).Get("y", &x).message()), HasSubstr("c.yaml:2: y: expected a number, got 'fast'"));
+}
+
+TEST(ConfigFileTest, MissingRequiredKeyNamesParent) {
+  auto f = ConfigFile::Parse("top: 1\nrandom:\n  seed: 0\n", "c.yaml");
+  auto random = Root(*f).GetMap("random");
+  int64_t trials;
+  EXPECT_EQ(random->Get("trials", &trials).message(),
+            "c.yaml:3: random: missing required key 'trials'");
+}
+
+TEST(ConfigFileTest, UnknownKeyIsReportedWithLine) {
+  auto f = ConfigFile::Parse("name: x\nnmae: y\n", "c.yaml");
+  EXPECT_EQ(Root(*f).AllowOnly({"name"}).message(),
+            "c.yaml:2: nmae: unknown key; expected one of: name");
+}
+
+TEST(ConfigFileTest, DuplicateKeyIsAnError) {
+  auto f = ConfigFile::Parse("lr: 1\nbatch: 2\nlr: 3\n", "c.yaml");
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(Root(*f).AllowOnly({"lr", "batch"}).message(),
+            "c.yaml:3: lr: duplicate key (first given on line 1)");
+}
+
+TEST(ConfigFileTest, EmptyFileIsAnError) {
+  EXPECT_EQ(ConfigFile::Parse("", "e.yaml").status().message(), "e.yaml:1: the file is empty");
+  EXPECT_EQ(ConfigFile::Parse("# only a comment\n\n", "e.yaml").status().message(),
+            "e.yaml:1: the file is empty");
+}
+
+TEST(ConfigFileTest, SyntaxErrorHasLineAndColumn) {
+  auto f = ConfigFile::Parse("a: 1\nb: [1, 2\n", "s.yaml");
+  ASSERT_FALSE(f.ok());
+  EXPECT_THAT(std::string(f.status().message()), HasSubstr("s.yaml:"));
+  EXPECT_THAT(std::string(f.status().message()), HasSubstr("YAML syntax error"));
+}
+
+TEST(ConfigFileTest, TopLevelMustBeMapping) {
+  auto f = ConfigFile::Parse("- a\n- b\n", "l.yaml");
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ(f->Root().status().message(),
+            "l.yaml:1: expected a mapping of keys at the top level, got a list");
+}
+
+TEST(ConfigFileTest, MissingFile) {
+  auto f = ConfigFile::Load("/nonexistent/dir/x.yaml");
+  EXPECT_EQ(f.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(f.status().message(), "/nonexistent/dir/x.yaml: cannot open file");
+}
+
+TEST(ConfigFileTest, LoadReadsRealFile) {
+  std::string path = ::testing::TempDir() + "/load_test.yaml";
+  std::ofstream(path) << "a:\n  b: 7\n";
+  auto f = ConfigFile::Load(path);
+  ASSERT_TRUE(f.ok()) << f.status();
+  auto a = Root(*f).GetMap("a");
+  int b = 0;
+  ASSERT_TRUE(a->Get("b", &b).ok());
+  EXPECT_EQ(b, 7);
+  EXPECT_EQ(a->Line("b"), 2);
+}
+
+TEST(ConfigOverrideTest, OverridesReplaceNestedValues) {
+  auto f = ConfigFile::Parse("train:\n  lr: 2.0e-5\n  batch_size: 32\n", "t.yaml");
+  ASSERT_TRUE(f->ApplyOverrides({"train.lr=3e-5", "train.batch_size=64"}).ok());
+  auto train = Root(*f).GetMap("train");
+  double lr;
+  int64_t batch;
+  ASSERT_TRUE(train->Get("lr", &lr).ok());
+  ASSERT_TRUE(train->Get("batch_size", &batch).ok());
+  EXPECT_DOUBLE_EQ(lr, 3e-5);
+  EXPECT_EQ(batch, 64);
+}
+
+TEST(ConfigOverrideTest, OverrideParsesYamlValues) {
+  auto f = ConfigFile::Parse("p: {values: [1]}\n", "t.yaml");
+  ASSERT_TRUE(f->ApplyOverride("p.values=[16, 32, 64]").ok());
+  ASSERT_TRUE(f->ApplyOverride("new.section.flag=true").ok());
+  std::vector<int64_t> v;
+  ASSERT_TRUE(Root(*f).GetMap("p")->Get("values", &v).ok());
+  EXPECT_EQ(v, (std::vector<int64_t>{16, 32, 64}));
+  bool flag = false;
+  auto section = Root(*f).GetMap("new");
+  ASSERT_TRUE(section.ok()) << section.status();
+  ASSERT_TRUE(section->GetMap("section")->Get("flag", &flag).ok());
+  EXPECT_TRUE(flag);
+}
+
+TEST(ConfigOverrideTest, BadOverrideValueNamesTheOverride) {
+  auto f = ConfigFile::Parse("train:\n  lr: 2.0e-5\n", "t.yaml");
+  ASSERT_TRUE(f->ApplyOverride("train.lr=abc").ok());
+  double lr;
+  EXPECT_EQ(Root(*f).GetMap("train")->Get("lr", &lr).message(),
+            "t.yaml: override 'train.lr=abc': train.lr: expected a number, got 'abc'");
+}
+
+TEST(ConfigOverrideTest, MisspeltOverrideKeyIsUnknown) {
+  auto f = ConfigFile::Parse("train:\n  lr: 2.0e-5\n", "t.yaml");
+  ASSERT_TRUE(f->ApplyOverride("train.lrr=1").ok());
+  EXPECT_EQ(Root(*f).GetMap("train")->AllowOnly({"lr"}).message(),
+            "t.yaml: override 'train.lrr=1': train.lrr: unknown key; expected one of: lr");
+}
+
+TEST(ConfigOverrideTest, MalformedOverrides) {
+  auto f = ConfigFile::Parse("train:\n  lr: 1\n", "t.yaml");
+  EXPECT_THAT(std::string(f->ApplyOverride("=3").message()), HasSubstr("expected key=value"));
+  EXPECT_THAT(std::string(f->ApplyOverride("train..lr=3").message()), HasSubstr("not a dotted key"));
+  EXPECT_THAT(std::string(f->ApplyOverride("train.lr=").message()), HasSubstr("empty value"));
+  EXPECT_EQ(f->ApplyOverride("train.lr.x=3").message(),
+            "t.yaml: override 'train.lr.x=3': train.lr (line 2) is not a mapping");
+}
+
+TEST(ConfigEnumTest, EnumNamesChoices) {
+  auto f = ConfigFile::Parse("goal: max\n", "m.yaml");
+  std::string goal;
+  EXPECT_EQ(Root(*f).GetEnum("goal", {"maximize", "minimize"}, &goal).message(),
+            "m.yaml:1: goal: expected one of maximize, minimize; got 'max'");
+}
+
+TEST(ConfigListTest, BadElementNamesIndex) {
+  auto f = ConfigFile::Parse("values:\n  - 16\n  - big\n", "b.yaml");
+  std::vector<int64_t> v;
+  EXPECT_EQ(Root(*f).Get("values", &v).message(),
+            "b.yaml:3: values[1]: expected integers, got 'big'");
+}
+
+TEST(ConfigListTest, ScalarWhereListExpected) {
+  auto f = ConfigFile::Parse("values: 16\n", "b.yaml");
+  std::vector<int64_t> v;
+  EXPECT_EQ(Root(*f).Get("values", &v).message(),
+            "b.yaml:1: values: expected a list of integers, got '16'");
+}
+
+TEST(ConfigMapTest, OptionalKeepsDefault) {
+  auto f = ConfigFile::Parse("a: ~\n", "o.yaml");
+  double x = 4.5;
+  ASSERT_TRUE(Root(*f).GetOptional("a", &x).ok());
+  ASSERT_TRUE(Root(*f).GetOptional("b", &x).ok());
+  EXPECT_EQ(x, 4.5);
+  auto m = Root(*f).GetOptionalMap("missing");
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->path(), "missing");
+  EXPECT_TRUE(m->Keys().empty());
+}
+
+}  // namespace
+}  // namespace tunefleet
