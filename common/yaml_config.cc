@@ -345,6 +345,17 @@ absl::Status ConfigMap::GetEnum(const std::string& key, const std::vector<std::s
                                  value, "'"));
 }
 
+absl::Status ConfigMap::GetYamlText(const std::string& key, std::string* out) const {
+  YAML::Node node;
+  RETURN_IF_ERROR(Require(key, &node));
+  YAML::Emitter emitter;
+  emitter.SetMapFormat(YAML::Flow);
+  emitter.SetSeqFormat(YAML::Flow);
+  emitter << node;
+  *out = emitter.c_str();
+  return absl::OkStatus();
+}
+
 bool ConfigMap::IsMap(const std::string& key) const { return Value(key).IsMap(); }
 
 absl::StatusOr<ConfigMap> ConfigMap::GetMap(const std::string& key) const {

@@ -92,6 +92,10 @@ class ConfigMap {
   absl::Status GetEnum(const std::string& key, const std::vector<std::string>& choices,
                        std::string* out, bool required = false) const;
 
+  // Any value (scalar, list or mapping) as flow-style YAML text, e.g. "[16, 32]", so that it can
+  // be handed on as an override "key=TEXT".
+  absl::Status GetYamlText(const std::string& key, std::string* out) const;
+
   absl::StatusOr<ConfigMap> GetMap(const std::string& key) const;
   // Missing key -> an empty mapping at that path (so defaults apply).
   absl::StatusOr<ConfigMap> GetOptionalMap(const std::string& key) const;

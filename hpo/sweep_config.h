@@ -1,0 +1,111 @@
+// The sweep YAML contract (DESIGN.md, "Sweep YAML"), loaded into a typed struct and validated
+// in one place. Every error names the file, the line and the dotted key.
+//
+// The search is over two parameters: `lr` (the base learning rate: log_uniform or uniform over
+// [min, max], or a list of values) and `batch_size` (per-rank batch, a list of values). Each
+// trial runs with lr_effective = lr * batch_size * ranks * grad_accum / base_batch under
+// `lr_scaling: {rule: linear}` (hpo/lr_scaling.h).
+#ifndef TUNEFLEET_HPO_SWEEP_CONFIG_H_
+#define TUNEFLEET_HPO_SWEEP_CONFIG_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/yaml_config.h"
+
+namespace tunefleet {
+namespace hpo {
+
+// The synthetic trainer (trainer/synthetic.h): a deterministic function of
+// (lr_effective, batch_size, step) plus seeded noise, for testing the machinery.
+struct SyntheticSpec {
+  int64_t steps = 20;
+  double seconds_per_step = 0.0;
+  double noise = 0.0;
+  int64_t seed = 0;
+};
+
+struct TrainerSpec {
+  bool synthetic = false;
+  SyntheticSpec synthetic_spec;
+  std::string config;                  // trainer YAML path (when not synthetic)
+  std::vector<std::string> overrides;  // "key=value", applied to that config in file order
+  int64_t grad_accum = 1;              // from the trainer config, for lr scaling
+};
+
+struct LrSpec {
+  std::string distribution = "log_uniform";  // log_uniform | uniform | categorical
+  double min = 0;
+  double max = 0;
+  std::vector<double> values;  // categorical only
+};
+
+struct LrScalingSpec {
+  std::string rule = "linear";  // linear | none
+  int64_t base_batch = 32;
+};
+
+struct RandomPhaseSpec {
+  int64_t trials = 8;
+  int64_t seed = 0;
+};
+
+struct GridPhaseSpec {
+  int64_t top_k = 2;
+  int64_t lr_points = 5;
+  double lr_span = 4.0;
+  int64_t batch_neighbors = 1;
+};
+
+// Optuna MedianPruner(n_startup_trials, n_warmup_steps, interval_steps, n_min_trials).
+struct MedianSpec {
+  int64_t n_startup_trials = 5;
+  int64_t n_warmup_steps = 0;
+  int64_t interval_steps = 1;
+  int64_t n_min_trials = 1;
+};
+
+// Optuna SuccessiveHalvingPruner(min_resource, reduction_factor, min_early_stopping_rate,
+// bootstrap_count); min_resource 0 means "auto".
+struct SuccessiveHalvingSpec {
+  int64_t min_resource = 0;
+  int64_t reduction_factor = 4;
+  int64_t min_early_stopping_rate = 0;
+  int64_t bootstrap_count = 0;
+};
+
+struct SweepConfig {
+  std::string source;  // the file it came from
+  std::string name;
+  std::string metric_name;
+  bool maximize = true;
+  TrainerSpec trainer;
+  int64_t gpus_per_trial = 1;  // ranks per trial
+  LrSpec lr;
+  std::vector<int64_t> batch_sizes;  // ascending, unique
+  LrScalingSpec lr_scaling;
+  std::string method = "random_then_grid";  // random | grid | random_then_grid
+  RandomPhaseSpec random;
+  GridPhaseSpec grid;
+  std::string pruner = "none";  // none | median | successive_halving
+  MedianSpec median;
+  SuccessiveHalvingSpec successive_halving;
+  int64_t max_concurrent_trials = 1;
+  int64_t max_failures_per_trial = 2;
+  std::string journal;  // default runs/NAME/journal.log
+};
+
+// Loads `path` and applies `overrides` ("search.random.trials=4"). A trainer config named by
+// the sweep is loaded and validated too (relative to the working directory, else to the sweep
+// file's folder), so that a bad trainer config fails before any trial starts.
+absl::StatusOr<SweepConfig> LoadSweepConfig(const std::string& path,
+                                            const std::vector<std::string>& overrides = {});
+// Parses an already loaded file; the trainer config is not opened.
+absl::StatusOr<SweepConfig> ParseSweepConfig(const ConfigFile& file);
+
+}  // namespace hpo
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_HPO_SWEEP_CONFIG_H_

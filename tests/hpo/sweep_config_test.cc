@@ -1,0 +1,237 @@
+// Sweep YAML: the shipped configs parse, and every bad input is an error naming the file, the
+// line and the dotted key.
+#include "hpo/sweep_config.h"
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace tunefleet {
+namespace hpo {
+namespace {
+
+using ::testing::HasSubstr;
+
+const char* const kBase[] = {
+    "name: t",                                                                          // 1
+    "metric: {name: eval/spearman, goal: maximize}",                                    // 2
+    "trainer: {synthetic: {steps: 20, seconds_per_step: 0.0, noise: 0.0, seed: 0}}",    // 3
+    "resources: {gpus_per_trial: 1}",                                                   // 4
+    "parameters:",                                                                      // 5
+    "  lr: {distribution: log_uniform, min: 1.0e-5, max: 1.0e-3}",                      // 6
+    "  batch_size: {values: [16, 32, 64, 128]}",                                        // 7
+    "lr_scaling: {rule: linear, base_batch: 32}",                                       // 8
+    "search:",                                                                          // 9
+    "  method: random_then_grid",                                                       // 10
+    "  random: {trials: 8, seed: 0}",                                                   // 11
+    "  grid: {top_k: 2, lr_points: 5, lr_span: 4.0, batch_neighbors: 1}",               // 12
+    "early_terminate: {type: median, n_startup_trials: 3, n_warmup_steps: 2, interval_steps: 1}",  // 13
+    "max_concurrent_trials: 4",                                                         // 14
+    "max_failures_per_trial: 2",                                                        // 15
+};
+
+std::string WriteFile(const std::string& name, const std::string& text) {
+  std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+// The base sweep with line `line` (1-based) replaced by `text`.
+std::string BaseWith(int line, const std::string& text) {
+  std::vector<std::string> lines(std::begin(kBase), std::end(kBase));
+  if (line > 0) lines[line - 1] = text;
+  return absl::StrJoin(lines, "\n") + "\n";
+}
+
+TEST(SweepConfigTest, BaseParses) {
+  auto c = LoadSweepConfig(WriteFile("base.yaml", BaseWith(0, "")));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->name, "t");
+  EXPECT_EQ(c->metric_name, "eval/spearman");
+  EXPECT_TRUE(c->maximize);
+  EXPECT_TRUE(c->trainer.synthetic);
+  EXPECT_EQ(c->trainer.synthetic_spec.steps, 20);
+  EXPECT_EQ(c->lr.distribution, "log_uniform");
+  EXPECT_DOUBLE_EQ(c->lr.min, 1e-5);
+  EXPECT_EQ(c->batch_sizes, (std::vector<int64_t>{16, 32, 64, 128}));
+  EXPECT_EQ(c->method, "random_then_grid");
+  EXPECT_EQ(c->random.trials, 8);
+  EXPECT_EQ(c->grid.lr_points, 5);
+  EXPECT_EQ(c->pruner, "median");
+  EXPECT_EQ(c->median.n_startup_trials, 3);
+  EXPECT_EQ(c->median.n_min_trials, 1);  // Optuna's default
+  EXPECT_EQ(c->max_concurrent_trials, 4);
+  EXPECT_EQ(c->journal, "runs/t/journal.log");
+}
+
+TEST(SweepConfigTest, OverridesApply) {
+  auto c = LoadSweepConfig(WriteFile("ov.yaml", BaseWith(0, "")),
+                           {"search.random.trials=4", "parameters.batch_size.values=[64, 8]",
+                            "early_terminate={type: successive_halving, reduction_factor: 3}"});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->random.trials, 4);
+  EXPECT_EQ(c->batch_sizes, (std::vector<int64_t>{8, 64}));  // sorted
+  EXPECT_EQ(c->pruner, "successive_halving");
+  EXPECT_EQ(c->successive_halving.reduction_factor, 3);
+  EXPECT_EQ(c->successive_halving.min_resource, 0);  // auto
+}
+
+TEST(SweepConfigTest, ShippedConfigsParse) {
+  // Runs from the workspace root of the runfiles tree, as a user runs from the repo root.
+  auto lr = LoadSweepConfig("configs/lr.yaml");
+  ASSERT_TRUE(lr.ok()) << lr.status();
+  EXPECT_FALSE(lr->trainer.synthetic);
+  EXPECT_EQ(lr->trainer.config, "configs/sbert_stsb.yaml");
+  EXPECT_EQ(lr->trainer.overrides, std::vector<std::string>{"train.epochs=1"});
+  auto synthetic = LoadSweepConfig("configs/synthetic.yaml");
+  ASSERT_TRUE(synthetic.ok()) << synthetic.status();
+  EXPECT_TRUE(synthetic->trainer.synthetic);
+  EXPECT_EQ(synthetic->max_concurrent_trials, 4);
+}
+
+struct BadCase {
+  int line;              // line of kBase to replace (0: none)
+  std::string text;      // replacement
+  int expect_line;       // line the error must name
+  std::string message;   // what follows "FILE:LINE: "
+};
+
+class SweepConfigBadInputTest : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(SweepConfigBadInputTest, NamesFileLineAndKey) {
+  const BadCase& bad = GetParam();
+  const std::string path = WriteFile("bad_sweep.yaml", BaseWith(bad.line, bad.text));
+  auto c = LoadSweepConfig(path);
+  ASSERT_FALSE(c.ok()) << "accepted: " << bad.text;
+  EXPECT_EQ(std::string(c.status().message()),
+            path + ":" + std::to_string(bad.expect_line) + ": " + bad.message);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    BadInputs, SweepConfigBadInputTest,
+    ::testing::Values(
+        BadCase{2, "metric: {name: eval/spearman, goal: max}", 2,
+                "metric.goal: expected one of maximize, minimize; got 'max'"},
+        BadCase{4, "resources: {gpus_per_trial: two}", 4,
+                "resources.gpus_per_trial: expected an integer, got 'two'"},
+        BadCase{4, "resources: {gpus_per_trial: 0}", 4,
+                "resources.gpus_per_trial: must be >= 1, got 0"},
+        BadCase{6, "  lr: {distribution: log_uniform, min: 1.0e-3, max: 1.0e-5}", 6,
+                "parameters.lr.max: must be greater than min (0.001), got 1e-05"},
+        BadCase{6, "  lr: {distribution: normal, min: 1.0e-5, max: 1.0e-3}", 6,
+                "parameters.lr.distribution: expected one of log_uniform, uniform; got 'normal'"},
+        BadCase{6, "  lr: {distribution: log_uniform, min: 0, max: 1.0e-3}", 6,
+                "parameters.lr.min: must be > 0 for log_uniform, got 0"},
+        BadCase{6, "  lr: {values: []}", 6,
+                "parameters.lr.values: must list at least one learning rate"},
+        BadCase{6, "  lr: {min: 1.0e-5, max: 1.0e-3}", 6,
+                "parameters.lr: missing required key 'distribution'"},
+        BadCase{7, "  batch_size: {values: [16, -32]}", 7,
+                "parameters.batch_size.values: batch sizes must be positive, got -32"},
+        BadCase{7, "  batch_size: {values: [16, 32, 16]}", 7,
+                "parameters.batch_size.values: batch size 16 is listed twice"},
+        BadCase{7, "  batch_size: {values: [16, big]}", 7,
+                "parameters.batch_size.values[1]: expected integers, got 'big'"},
+        BadCase{8, "lr_scaling: {rule: sqrt, base_batch: 32}", 8,
+                "lr_scaling.rule: expected one of linear, none; got 'sqrt'"},
+        BadCase{10, "  method: bayes", 10,
+                "search.method: expected one of random, grid, random_then_grid; got 'bayes'"},
+        BadCase{11, "  random: {trials: 0, seed: 0}", 11, "search.random.trials: must be >= 1, got 0"},
+        BadCase{12, "  grid: {top_k: 2, lr_points: 5, lr_span: 0.5, batch_neighbors: 1}", 12,
+                "search.grid.lr_span: must be >= 1 (the ratio of the largest to the smallest grid "
+                "lr), got 0.5"},
+        BadCase{12, "  grid: {top_k: 9, lr_points: 5, lr_span: 4.0, batch_neighbors: 1}", 12,
+                "search.grid.top_k: is 9 but the random phase runs only 8 trials"},
+        BadCase{13, "early_terminate: {type: hyperband}", 13,
+                "early_terminate.type: expected one of none, median, successive_halving; got "
+                "'hyperband'"},
+        BadCase{13, "early_terminate: {type: median, n_warmup: 2}", 13,
+                "early_terminate.n_warmup: unknown key; expected one of: type, n_startup_trials, "
+                "n_warmup_steps, interval_steps, n_min_trials"},
+        BadCase{13, "early_terminate: {type: successive_halving, reduction_factor: 1}", 13,
+                "early_terminate.reduction_factor: must be >= 2, got 1"},
+        BadCase{14, "max_concurrent_trials: -1", 14, "max_concurrent_trials: must be >= 1, got -1"},
+        BadCase{15, "max_failures_per_trial: many", 15,
+                "max_failures_per_trial: expected an integer, got 'many'"},
+        BadCase{1, "name: 'bad name!'", 1, "name: must be 1-128 letters, digits, '-', '_' or '.'"},
+        BadCase{15, "max_failure_per_trial: 2", 15,
+                "max_failure_per_trial: unknown key; expected one of: name, metric, trainer, "
+                "resources, parameters, lr_scaling, search, early_terminate, "
+                "max_concurrent_trials, max_failures_per_trial, journal"},
+        BadCase{14, "name: again", 14, "name: duplicate key (first given on line 1)"},
+        BadCase{3, "trainer: {config: x.yaml, synthetic: {steps: 3}}", 3,
+                "trainer: give exactly one of 'config' (a trainer YAML) or 'synthetic'"},
+        BadCase{3, "trainer: {synthetic: {steps: 20, noise: -1}}", 3,
+                "trainer.synthetic.noise: must be >= 0, got -1"},
+        BadCase{3, "trainer: {synthetic: {stepz: 20}}", 3,
+                "trainer.synthetic.stepz: unknown key; expected one of: steps, seconds_per_step, "
+                "noise, seed"},
+        BadCase{4, "resources: 4", 4, "resources: expected a mapping, got '4'"}));
+
+TEST(SweepConfigTest, EmptyFile) {
+  const std::string path = WriteFile("empty.yaml", "\n# nothing\n");
+  EXPECT_EQ(std::string(LoadSweepConfig(path).status().message()), path + ":1: the file is empty");
+}
+
+TEST(SweepConfigTest, MissingMetric) {
+  const std::string path = WriteFile("nometric.yaml", "name: x\n" + BaseWith(2, "# none").substr(8));
+  EXPECT_EQ(std::string(LoadSweepConfig(path).status().message()),
+            path + ":1: missing required key 'metric'");
+}
+
+TEST(SweepConfigTest, BadOverrideNamesIt) {
+  const std::string path = WriteFile("ovbad.yaml", BaseWith(0, ""));
+  EXPECT_EQ(std::string(LoadSweepConfig(path, {"search.random.trials=abc"}).status().message()),
+            path + ": override 'search.random.trials=abc': search.random.trials: expected an "
+                   "integer, got 'abc'");
+}
+
+TEST(SweepConfigTest, MissingTrainerConfig) {
+  const std::string path =
+      WriteFile("missing_trainer.yaml", BaseWith(3, "trainer: {config: /nonexistent/t.yaml}"));
+  EXPECT_EQ(std::string(LoadSweepConfig(path).status().message()),
+            path + ": trainer.config: /nonexistent/t.yaml: cannot open file");
+}
+
+TEST(SweepConfigTest, BadTrainerConfigNamesItsOwnFileAndLine) {
+  const std::string trainer = WriteFile(
+      "bad_trainer.yaml", "model: {path: m}\ntask: {type: sts, train: a.csv, format: stsb}\n"
+                          "train: {batch_size: 0}\n");
+  const std::string path =
+      WriteFile("uses_bad_trainer.yaml", BaseWith(3, "trainer: {config: " + trainer + "}"));
+  EXPECT_EQ(std::string(LoadSweepConfig(path).status().message()),
+            path + ": trainer.config: " + trainer +
+                ":3: train.batch_size: must be a positive integer, got 0");
+}
+
+TEST(SweepConfigTest, TrainerOverrideIsValidated) {
+  const std::string trainer = WriteFile(
+      "ok_trainer.yaml", "model: {path: m}\ntask: {type: sts, train: a.csv, format: stsb}\n");
+  const std::string path = WriteFile(
+      "trainer_override.yaml",
+      BaseWith(3, "trainer: {config: " + trainer + ", overrides: {train.grad_accum: 0}}"));
+  EXPECT_EQ(std::string(LoadSweepConfig(path).status().message()),
+            path + ": trainer.config: " + trainer +
+                ": override 'train.grad_accum=0': train.grad_accum: must be a positive integer, got 0");
+}
+
+TEST(SweepConfigTest, TrainerConfigGivesGradAccum) {
+  const std::string trainer =
+      WriteFile("accum_trainer.yaml",
+                "model: {path: m}\ntask: {type: sts, train: a.csv, format: stsb}\n"
+                "train: {grad_accum: 4}\n");
+  const std::string path =
+      WriteFile("accum.yaml", BaseWith(3, "trainer: {config: " + trainer + "}"));
+  auto c = LoadSweepConfig(path);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->trainer.grad_accum, 4);
+}
+
+}  // namespace
+}  // namespace hpo
+}  // namespace tunefleet

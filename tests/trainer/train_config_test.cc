@@ -1,0 +1,116 @@
+// Trainer YAML: the shipped config parses, and bad inputs name the file, the line and the key.
+#include "trainer/train_config.h"
+
+#include <fstream>
+
+#include "absl/strings/str_join.h"
+#include "gtest/gtest.h"
+
+namespace tunefleet {
+namespace trainer {
+namespace {
+
+const char* const kBase[] = {
+    "model: {path: m, pooling: mean, max_seq_len: 128, dropout: 0.1}",  // 1
+    "task: {type: sts, train: a.csv, eval: b.csv, format: stsb}",       // 2
+    "train:",                                                            // 3
+    "  epochs: 1",                                                       // 4
+    "  batch_size: 32",                                                  // 5
+    "  lr: 2.0e-5",                                                      // 6
+    "  warmup_ratio: 0.1",                                               // 7
+    "  precision: bf16",                                                 // 8
+    "  grad_accum: 1",                                                   // 9
+    "output: {dir: runs/x, save: best}",                                 // 10
+};
+
+std::string Write(int line, const std::string& text) {
+  std::vector<std::string> lines(std::begin(kBase), std::end(kBase));
+  if (line > 0) lines[line - 1] = text;
+  std::string path = ::testing::TempDir() + "/trainer.yaml";
+  std::ofstream(path) << absl::StrJoin(lines, "\n") << "\n";
+  return path;
+}
+
+TEST(TrainerConfigTest, BaseParsesWithDefaults) {
+  auto c = LoadTrainerConfig(Write(0, ""));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->model.pooling, "mean");
+  EXPECT_EQ(c->task.type, "sts");
+  EXPECT_EQ(c->task.eval, "b.csv");
+  EXPECT_EQ(c->train.batch_size, 32);
+  EXPECT_EQ(c->train.schedule, "linear");  // default
+  EXPECT_DOUBLE_EQ(c->train.max_grad_norm, 1.0);
+  EXPECT_EQ(c->output.save, "best");
+}
+
+TEST(TrainerConfigTest, OverridesLikeLightning) {
+  auto c = LoadTrainerConfig(Write(0, ""), {"train.lr=3e-5", "train.precision=fp32",
+                                            "model.pooling=cls", "train.shuffle=false"});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_DOUBLE_EQ(c->train.lr, 3e-5);
+  EXPECT_EQ(c->train.precision, "fp32");
+  EXPECT_EQ(c->model.pooling, "cls");
+  EXPECT_FALSE(c->train.shuffle);
+}
+
+TEST(TrainerConfigTest, ShippedConfigParses) {
+  auto c = LoadTrainerConfig("configs/sbert_stsb.yaml");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->task.format, "stsb");
+  EXPECT_EQ(c->model.path, "../shared/data/bert-tiny-random");
+}
+
+struct BadCase {
+  int line;
+  std::string text;
+  int expect_line;
+  std::string message;
+};
+
+class TrainerConfigBadInputTest : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(TrainerConfigBadInputTest, NamesFileLineAndKey) {
+  const BadCase& bad = GetParam();
+  const std::string path = Write(bad.line, bad.text);
+  auto c = LoadTrainerConfig(path);
+  ASSERT_FALSE(c.ok()) << "accepted: " << bad.text;
+  EXPECT_EQ(std::string(c.status().message()),
+            path + ":" + std::to_string(bad.expect_line) + ": " + bad.message);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    BadInputs, TrainerConfigBadInputTest,
+    ::testing::Values(
+        BadCase{1, "model: {path: m, pooling: avg}", 1,
+                "model.pooling: expected one of mean, cls, max; got 'avg'"},
+        BadCase{1, "model: {path: m, max_seq_len: 1}", 1,
+                "model.max_seq_len: must be in [2, 8192], got 1"},
+        BadCase{1, "model: {path: m, dropout: 1.5}", 1, "model.dropout: must be in [0, 1), got 1.5"},
+        BadCase{1, "model: {pooling: mean}", 1, "model: missing required key 'path'"},
+        BadCase{2, "task: {type: regression, train: a.csv, format: stsb}", 2,
+                "task.type: expected one of sts, mnrl, nli, classification; got 'regression'"},
+        BadCase{2, "task: {type: sts, train: a.csv}", 2, "task: missing required key 'format'"},
+        BadCase{2, "task: {type: sts, train: a.csv, format: csv}", 2,
+                "task.format: expected one of stsb, sick, paws, mrpc, tsv, jsonl; got 'csv'"},
+        BadCase{2, "task: {type: sts, train: a.csv, format: stsb, num_labels: 3}", 2,
+                "task.num_labels: only applies to task types classification and nli"},
+        BadCase{4, "  epochs: one", 4, "train.epochs: expected an integer, got 'one'"},
+        BadCase{4, "  epochs: 0", 4, "train.epochs: epochs and max_steps are both 0: nothing to train"},
+        BadCase{5, "  batch_size: 0", 5, "train.batch_size: must be a positive integer, got 0"},
+        BadCase{6, "  lr: -1", 6, "train.lr: must be > 0, got -1"},
+        BadCase{7, "  warmup_ratio: 2", 7, "train.warmup_ratio: must be in [0, 1], got 2"},
+        BadCase{8, "  precision: fp8", 8, "train.precision: expected one of fp32, bf16, fp16; got 'fp8'"},
+        BadCase{9, "  grad_accum: 0", 9, "train.grad_accum: must be a positive integer, got 0"},
+        BadCase{9, "  lrate: 1", 9,
+                "train.lrate: unknown key; expected one of: epochs, max_steps, batch_size, lr, "
+                "weight_decay, warmup_ratio, schedule, max_grad_norm, grad_accum, precision, "
+                "seed, shuffle, grad_checkpointing, eval_every_steps, log_every_steps"},
+        BadCase{9, "  shuffle: sometimes", 9, "train.shuffle: expected true or false, got 'sometimes'"},
+        BadCase{10, "output: {dir: runs/x, save: sometimes}", 10,
+                "output.save: expected one of best, last, none; got 'sometimes'"},
+        BadCase{10, "optimizer: adamw", 10,
+                "optimizer: unknown key; expected one of: model, task, train, output"}));
+
+}  // namespace
+}  // namespace trainer
+}  // namespace tunefleet

@@ -1,0 +1,132 @@
+#include "trainer/train_config.h"
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+
+namespace tunefleet {
+namespace trainer {
+namespace {
+
+absl::Status ParseModel(const ConfigMap& m, ModelConfig* model) {
+  RETURN_IF_ERROR(m.AllowOnly({"path", "pooling", "max_seq_len", "dropout"}));
+  RETURN_IF_ERROR(m.Get("path", &model->path));
+  if (model->path.empty()) return m.Error("path", "must name a model directory");
+  RETURN_IF_ERROR(m.GetEnum("pooling", {"mean", "cls", "max"}, &model->pooling));
+  RETURN_IF_ERROR(m.GetOptional("max_seq_len", &model->max_seq_len));
+  if (model->max_seq_len < 2 || model->max_seq_len > 8192) {
+    return m.Error("max_seq_len", absl::StrCat("must be in [2, 8192], got ", model->max_seq_len));
+  }
+  RETURN_IF_ERROR(m.GetOptional("dropout", &model->dropout));
+  if (model->dropout < 0 || model->dropout >= 1) {
+    return m.Error("dropout", absl::StrCat("must be in [0, 1), got ", model->dropout));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParseTask(const ConfigMap& m, TaskConfig* task) {
+  RETURN_IF_ERROR(m.AllowOnly({"type", "train", "eval", "format", "num_labels"}));
+  RETURN_IF_ERROR(m.GetEnum("type", {"sts", "mnrl", "nli", "classification"}, &task->type,
+                            /*required=*/true));
+  RETURN_IF_ERROR(m.Get("train", &task->train));
+  if (task->train.empty()) return m.Error("train", "must name a data file");
+  RETURN_IF_ERROR(m.GetOptional("eval", &task->eval));
+  RETURN_IF_ERROR(m.GetEnum("format", {"stsb", "sick", "paws", "mrpc", "tsv", "jsonl"},
+                            &task->format, /*required=*/true));
+  RETURN_IF_ERROR(m.GetOptional("num_labels", &task->num_labels));
+  if (task->num_labels < 0 || task->num_labels == 1) {
+    return m.Error("num_labels",
+                   absl::StrCat("must be 0 (from the data) or at least 2, got ", task->num_labels));
+  }
+  if (task->num_labels != 0 && task->type != "classification" && task->type != "nli") {
+    return m.Error("num_labels", "only applies to task types classification and nli");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParseTrain(const ConfigMap& m, TrainConfig* t) {
+  RETURN_IF_ERROR(m.AllowOnly({"epochs", "max_steps", "batch_size", "lr", "weight_decay",
+                               "warmup_ratio", "schedule", "max_grad_norm", "grad_accum",
+                               "precision", "seed", "shuffle", "grad_checkpointing",
+                               "eval_every_steps", "log_every_steps"}));
+  RETURN_IF_ERROR(m.GetOptional("epochs", &t->epochs));
+  if (t->epochs < 0) return m.Error("epochs", absl::StrCat("must be >= 0, got ", t->epochs));
+  RETURN_IF_ERROR(m.GetOptional("max_steps", &t->max_steps));
+  if (t->max_steps < 0) return m.Error("max_steps", absl::StrCat("must be >= 0, got ", t->max_steps));
+  if (t->epochs == 0 && t->max_steps == 0) {
+    return m.Error("epochs", "epochs and max_steps are both 0: nothing to train");
+  }
+  RETURN_IF_ERROR(m.GetOptional("batch_size", &t->batch_size));
+  if (t->batch_size < 1) {
+    return m.Error("batch_size", absl::StrCat("must be a positive integer, got ", t->batch_size));
+  }
+  RETURN_IF_ERROR(m.GetOptional("lr", &t->lr));
+  if (t->lr <= 0) return m.Error("lr", absl::StrCat("must be > 0, got ", t->lr));
+  RETURN_IF_ERROR(m.GetOptional("weight_decay", &t->weight_decay));
+  if (t->weight_decay < 0) {
+    return m.Error("weight_decay", absl::StrCat("must be >= 0, got ", t->weight_decay));
+  }
+  RETURN_IF_ERROR(m.GetOptional("warmup_ratio", &t->warmup_ratio));
+  if (t->warmup_ratio < 0 || t->warmup_ratio > 1) {
+    return m.Error("warmup_ratio", absl::StrCat("must be in [0, 1], got ", t->warmup_ratio));
+  }
+  RETURN_IF_ERROR(m.GetEnum("schedule", {"linear", "constant"}, &t->schedule));
+  RETURN_IF_ERROR(m.GetOptional("max_grad_norm", &t->max_grad_norm));
+  if (t->max_grad_norm < 0) {
+    return m.Error("max_grad_norm", absl::StrCat("must be >= 0 (0: no clipping), got ", t->max_grad_norm));
+  }
+  RETURN_IF_ERROR(m.GetOptional("grad_accum", &t->grad_accum));
+  if (t->grad_accum < 1) {
+    return m.Error("grad_accum", absl::StrCat("must be a positive integer, got ", t->grad_accum));
+  }
+  RETURN_IF_ERROR(m.GetEnum("precision", {"fp32", "bf16", "fp16"}, &t->precision));
+  RETURN_IF_ERROR(m.GetOptional("seed", &t->seed));
+  if (t->seed < 0) return m.Error("seed", absl::StrCat("must be >= 0, got ", t->seed));
+  RETURN_IF_ERROR(m.GetOptional("shuffle", &t->shuffle));
+  RETURN_IF_ERROR(m.GetOptional("grad_checkpointing", &t->grad_checkpointing));
+  RETURN_IF_ERROR(m.GetOptional("eval_every_steps", &t->eval_every_steps));
+  if (t->eval_every_steps < 0) {
+    return m.Error("eval_every_steps",
+                   absl::StrCat("must be >= 0 (0: only at the end), got ", t->eval_every_steps));
+  }
+  RETURN_IF_ERROR(m.GetOptional("log_every_steps", &t->log_every_steps));
+  if (t->log_every_steps < 1) {
+    return m.Error("log_every_steps", absl::StrCat("must be >= 1, got ", t->log_every_steps));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParseOutput(const ConfigMap& m, OutputConfig* out) {
+  RETURN_IF_ERROR(m.AllowOnly({"dir", "save"}));
+  RETURN_IF_ERROR(m.GetOptional("dir", &out->dir));
+  if (out->dir.empty()) return m.Error("dir", "must not be empty");
+  RETURN_IF_ERROR(m.GetEnum("save", {"best", "last", "none"}, &out->save));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<TrainerConfig> ParseTrainerConfig(const ConfigFile& file) {
+  ASSIGN_OR_RETURN(ConfigMap root, file.Root());
+  RETURN_IF_ERROR(root.AllowOnly({"model", "task", "train", "output"}));
+  TrainerConfig config;
+  config.source = file.name();
+  ASSIGN_OR_RETURN(ConfigMap model, root.GetMap("model"));
+  RETURN_IF_ERROR(ParseModel(model, &config.model));
+  ASSIGN_OR_RETURN(ConfigMap task, root.GetMap("task"));
+  RETURN_IF_ERROR(ParseTask(task, &config.task));
+  ASSIGN_OR_RETURN(ConfigMap train, root.GetOptionalMap("train"));
+  RETURN_IF_ERROR(ParseTrain(train, &config.train));
+  ASSIGN_OR_RETURN(ConfigMap output, root.GetOptionalMap("output"));
+  RETURN_IF_ERROR(ParseOutput(output, &config.output));
+  return config;
+}
+
+absl::StatusOr<TrainerConfig> LoadTrainerConfig(const std::string& path,
+                                                const std::vector<std::string>& overrides) {
+  ASSIGN_OR_RETURN(ConfigFile file, ConfigFile::Load(path));
+  RETURN_IF_ERROR(file.ApplyOverrides(overrides));
+  return ParseTrainerConfig(file);
+}
+
+}  // namespace trainer
+}  // namespace tunefleet

@@ -1,0 +1,77 @@
+// The trainer YAML contract (DESIGN.md, "Trainer YAML"), loaded into a typed struct and
+// validated in one place. Every error names the file, the line and the dotted key.
+//
+//   model: {path: DIR, pooling: mean, max_seq_len: 128, dropout: 0.1}
+//   task: {type: sts, train: FILE, eval: FILE, format: stsb}
+//   train: {epochs: 1, max_steps: 0, batch_size: 32, lr: 2.0e-5, ...}
+//   output: {dir: runs/sbert, save: best}
+//
+// Parsing checks types and ranges only; whether the files exist is checked when training starts.
+#ifndef TUNEFLEET_TRAINER_TRAIN_CONFIG_H_
+#define TUNEFLEET_TRAINER_TRAIN_CONFIG_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/yaml_config.h"
+
+namespace tunefleet {
+namespace trainer {
+
+struct ModelConfig {
+  std::string path;              // Hugging Face model directory
+  std::string pooling = "mean";  // mean | cls | max
+  int max_seq_len = 128;
+  double dropout = 0.1;
+};
+
+struct TaskConfig {
+  std::string type;    // sts | mnrl | nli | classification
+  std::string train;   // training data file
+  std::string eval;    // evaluation data file; empty: no evaluation
+  std::string format;  // stsb | sick | paws | mrpc | tsv | jsonl
+  int num_labels = 0;  // classification / nli: 0 means "from the data"
+};
+
+struct TrainConfig {
+  int64_t epochs = 1;
+  int64_t max_steps = 0;  // > 0: stop after this many optimizer steps
+  int64_t batch_size = 32;
+  double lr = 2.0e-5;
+  double weight_decay = 0.01;
+  double warmup_ratio = 0.1;
+  std::string schedule = "linear";  // linear | constant
+  double max_grad_norm = 1.0;       // 0: no clipping
+  int64_t grad_accum = 1;
+  std::string precision = "bf16";  // fp32 | bf16 | fp16
+  int64_t seed = 42;
+  bool shuffle = true;
+  bool grad_checkpointing = false;
+  int64_t eval_every_steps = 100;  // 0: evaluate only at the end
+  int64_t log_every_steps = 10;
+};
+
+struct OutputConfig {
+  std::string dir = "runs/sbert";
+  std::string save = "best";  // best | last | none
+};
+
+struct TrainerConfig {
+  std::string source;  // the file it came from
+  ModelConfig model;
+  TaskConfig task;
+  TrainConfig train;
+  OutputConfig output;
+};
+
+// Loads `path`, applies `overrides` ("train.lr=3e-5"), validates.
+absl::StatusOr<TrainerConfig> LoadTrainerConfig(const std::string& path,
+                                                const std::vector<std::string>& overrides = {});
+absl::StatusOr<TrainerConfig> ParseTrainerConfig(const ConfigFile& file);
+
+}  // namespace trainer
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_TRAINER_TRAIN_CONFIG_H_
