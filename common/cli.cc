@@ -184,6 +184,39 @@ std::string CommandLine::Help() const {
   return out.str();
 }
 
+int RunSubcommands(const std::string& program, const std::string& description,
+                   const std::vector<Subcommand>& subcommands, int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  auto overview = [&]() {
+    std::ostringstream out;
+    out << "Usage: " << program << " COMMAND [flags] [args]\n\n" << description << "\n\nCommands:\n";
+    for (const Subcommand& s : subcommands) {
+      out << "  " << s.name << std::string(s.name.size() < 10 ? 10 - s.name.size() : 1, ' ')
+          << s.summary << "\n";
+    }
+    out << "\nRun '" << program << " COMMAND --help' for a command's flags.\n";
+    return out.str();
+  };
+  if (args.empty()) {
+    std::cerr << overview();
+    return kExitUsage;
+  }
+  if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::cout << overview();
+    return kExitOk;
+  }
+  for (const Subcommand& s : subcommands) {
+    if (s.name == args[0]) {
+      return s.run(std::vector<std::string>(args.begin() + 1, args.end()));
+    }
+  }
+  std::string names;
+  for (const Subcommand& s : subcommands) names += (names.empty() ? "" : ", ") + s.name;
+  std::cerr << program << ": error: unknown command '" << args[0] << "' (commands: " << names
+            << "; see " << program << " --help)\n";
+  return kExitUsage;
+}
+
 void ChdirToUserWorkingDirectory() {
   const char* dir = std::getenv("BUILD_WORKING_DIRECTORY");
   if (dir != nullptr && *dir != '\0' && ::chdir(dir) != 0) {

@@ -16,6 +16,7 @@
 #define TUNEFLEET_COMMON_CLI_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,22 @@ class CommandLine {
   std::vector<std::string> positional_;
   std::vector<std::string> overrides_;
 };
+
+// A binary made of subcommands (`hpo sweep ...`, `trainer train ...`). RunSubcommands prints
+// the overview for `PROGRAM`, `PROGRAM --help` or `PROGRAM help`, and an error naming the
+// known subcommands for an unknown one (exit 2); otherwise it returns the subcommand's result.
+struct Subcommand {
+  std::string name;
+  std::string summary;
+  std::function<int(const std::vector<std::string>& args)> run;
+};
+int RunSubcommands(const std::string& program, const std::string& description,
+                   const std::vector<Subcommand>& subcommands, int argc, char** argv);
+
+// Exit codes shared by the binaries.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;  // the work failed
+inline constexpr int kExitUsage = 2;    // bad command line or bad input
 
 // Under `bazel run` the binary starts in its runfiles tree; this moves to the directory the
 // user ran bazel from (BUILD_WORKING_DIRECTORY) so relative paths mean what the user meant.

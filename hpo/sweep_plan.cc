@@ -1,0 +1,120 @@
+#include "hpo/sweep_plan.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "hpo/lr_scaling.h"
+#include "hpo/samplers/random_sampler.h"
+#include "hpo/search_space.h"
+
+namespace tunefleet {
+namespace hpo {
+
+int64_t GridBatchCount(const SweepConfig& c) {
+  return std::min<int64_t>(2 * c.grid.batch_neighbors + 1,
+                           static_cast<int64_t>(c.batch_sizes.size()));
+}
+
+int64_t MaxPlannedTrials(const SweepConfig& c) {
+  if (c.method == "random") return c.random.trials;
+  if (c.method == "grid") {
+    const int64_t lr_count = c.lr.distribution == "categorical"
+                                 ? static_cast<int64_t>(c.lr.values.size())
+                                 : c.grid.lr_points;
+    return lr_count * static_cast<int64_t>(c.batch_sizes.size());
+  }
+  return c.random.trials + c.grid.top_k * c.grid.lr_points * GridBatchCount(c);
+}
+
+std::string DescribePruner(const SweepConfig& c) {
+  const std::string better = c.maximize ? "below" : "above";
+  if (c.pruner == "median") {
+    const MedianSpec& m = c.median;
+    return absl::StrFormat(
+        "median (Optuna MedianPruner: n_startup_trials=%d, n_warmup_steps=%d, interval_steps=%d, "
+        "n_min_trials=%d): once %d trial(s) have completed, from step %d and then every %d "
+        "step(s), stop a trial whose best value so far is %s the median of the completed "
+        "trials' values at that step",
+        m.n_startup_trials, m.n_warmup_steps, m.interval_steps, m.n_min_trials,
+        m.n_startup_trials, m.n_warmup_steps, m.interval_steps, better);
+  }
+  if (c.pruner == "successive_halving") {
+    const SuccessiveHalvingSpec& s = c.successive_halving;
+    return absl::StrFormat(
+        "successive_halving (Optuna SuccessiveHalvingPruner: min_resource=%s, "
+        "reduction_factor=%d, min_early_stopping_rate=%d, bootstrap_count=%d): at each rung "
+        "(step min_resource * %d^(rung + %d)) keep a trial only if its value is in the top "
+        "1/%d of all trials that reached the rung",
+        s.min_resource == 0 ? "auto" : std::to_string(s.min_resource), s.reduction_factor,
+        s.min_early_stopping_rate, s.bootstrap_count, s.reduction_factor,
+        s.min_early_stopping_rate, s.reduction_factor);
+  }
+  return "none: every trial runs to the end";
+}
+
+std::string DescribeSweepPlan(const SweepConfig& c) {
+  std::string out;
+  absl::StrAppend(&out, "sweep ", c.name, "  (", c.source, ")\n");
+  absl::StrAppend(&out, "  metric        ", c.metric_name, " (", c.maximize ? "maximize" : "minimize",
+                  ")\n");
+  if (c.trainer.synthetic) {
+    const SyntheticSpec& s = c.trainer.synthetic_spec;
+    absl::StrAppend(&out, absl::StrFormat("  trainer       synthetic: %d steps, %.3g s/step, noise %.3g, seed %d\n",
+                                          s.steps, s.seconds_per_step, s.noise, s.seed));
+  } else {
+    absl::StrAppend(&out, "  trainer       ", c.trainer.config);
+    for (const std::string& o : c.trainer.overrides) absl::StrAppend(&out, " ", o);
+    absl::StrAppend(&out, "\n");
+  }
+  absl::StrAppend(&out, "  resources     ", c.gpus_per_trial, " rank(s) per trial (a GPU each, or a CPU slot)\n");
+  const SearchSpace space = BuildSearchSpace(c);
+  absl::StrAppend(&out, "  search space\n");
+  absl::StrAppend(&out, "    lr          ", space.at(kLrParam).Describe(), "  (base lr)\n");
+  absl::StrAppend(&out, "    batch_size  ", space.at(kBatchParam).Describe(), "  (per rank)\n");
+  if (c.lr_scaling.rule == "linear") {
+    absl::StrAppend(&out, absl::StrFormat("  lr scaling    linear: lr_effective = lr * batch_size * %d rank(s) * %d grad_accum / %d\n",
+                                          c.gpus_per_trial, c.trainer.grad_accum, c.lr_scaling.base_batch));
+  } else {
+    absl::StrAppend(&out, "  lr scaling    none: lr_effective = lr\n");
+  }
+  absl::StrAppend(&out, "  search        ", c.method, "\n");
+  if (c.method == "random" || c.method == "random_then_grid") {
+    absl::StrAppend(&out, absl::StrFormat("    random      %d trials, seed %d\n", c.random.trials, c.random.seed));
+  }
+  if (c.method == "random_then_grid") {
+    const double half = std::sqrt(c.grid.lr_span);
+    absl::StrAppend(&out, absl::StrFormat(
+        "    grid        around the %d best random trials: %d lr points log-spaced over "
+        "[lr/%.3g, lr*%.3g] (clipped to the range) x the best batch and %d neighbour(s) each "
+        "side = at most %d trials, minus points already run\n",
+        c.grid.top_k, c.grid.lr_points, half, half, c.grid.batch_neighbors,
+        c.grid.top_k * c.grid.lr_points * GridBatchCount(c)));
+  } else if (c.method == "grid") {
+    absl::StrAppend(&out, absl::StrFormat("    grid        %d lr points x %d batch sizes\n",
+                                          c.lr.distribution == "categorical" ? c.lr.values.size() : c.grid.lr_points,
+                                          c.batch_sizes.size()));
+  }
+  absl::StrAppend(&out, "    planned     at most ", MaxPlannedTrials(c), " trials\n");
+  absl::StrAppend(&out, "  pruner        ", DescribePruner(c), "\n");
+  absl::StrAppend(&out, absl::StrFormat("  running       %d trial(s) at a time; a failed trial is retried up to %d time(s)\n",
+                                        c.max_concurrent_trials, c.max_failures_per_trial));
+  absl::StrAppend(&out, "  journal       ", c.journal, "\n");
+  if (c.method == "random" || c.method == "random_then_grid") {
+    RandomSampler sampler(static_cast<uint64_t>(c.random.seed), c.random.trials);
+    absl::StrAppend(&out, "\n  random points\n");
+    absl::StrAppend(&out, "    trial  lr          batch_size  lr_effective\n");
+    for (int64_t i = 0; i < c.random.trials; ++i) {
+      Params p = sampler.PointFor(i, space);
+      const double lr = p[kLrParam];
+      const int64_t batch = static_cast<int64_t>(p[kBatchParam]);
+      absl::StrAppend(&out, absl::StrFormat("    %5d  %.4e  %10d  %.4e\n", i, lr, batch,
+                                            EffectiveLr(c, lr, batch)));
+    }
+  }
+  return out;
+}
+
+}  // namespace hpo
+}  // namespace tunefleet
