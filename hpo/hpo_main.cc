@@ -1,20 +1,51 @@
 // hpo: runs sweeps (random-then-grid search, linear LR scaling, early stopping) and reads
 // their journals.
+#include <unistd.h>
+
+#include <csignal>
+#include <fstream>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_format.h"
 #include "common/cli.h"
 #include "common/logging.h"
+#include "common/signals.h"
+#include "hpo/dev_cluster.h"
+#include "hpo/journal.h"
+#include "hpo/progress_table.h"
+#include "hpo/search_space.h"
+#include "hpo/study_json.h"
 #include "hpo/sweep_config.h"
+#include "hpo/sweep_driver.h"
 #include "hpo/sweep_plan.h"
 
 namespace tunefleet {
 namespace hpo {
 namespace {
 
+// Created in main() before any thread, so every thread (ZeroMQ's) inherits the blocked mask.
+SignalFd* g_signals = nullptr;
+
+int ParseOrExit(CommandLine& cli, const std::vector<std::string>& args, const char* program) {
+  absl::Status status = cli.Parse(args);
+  if (cli.help_requested()) {
+    std::cout << cli.Help();
+    return kExitOk;
+  }
+  if (!status.ok()) {
+    PrintError(program, status);
+    return kExitUsage;
+  }
+  return -1;
+}
+
 int Sweep(const std::vector<std::string>& args) {
-  std::string head, journal;
+  std::string head, journal, report_json;
   bool resume = false, dry_run = false;
   int64_t slots = 0;
   CommandLine cli("hpo sweep", "SWEEP.yaml [key=value ...]",
@@ -27,18 +58,13 @@ int Sweep(const std::vector<std::string>& args) {
   cli.AddString("journal", &journal, "journal file (default: the sweep's `journal`)", "PATH");
   cli.AddBool("resume", &resume, "continue the sweep recorded in the journal");
   cli.AddBool("dry_run", &dry_run, "validate the sweep and print its plan; run nothing");
-  cli.AddInt("slots", &slots, "dev mode on a machine without GPUs: CPU slots (default: cores)");
+  cli.AddInt("slots", &slots,
+             "dev mode: ranks the local agent runs at once (CPU slots without GPUs; default "
+             "max_concurrent_trials x gpus_per_trial)");
+  cli.AddString("report_json", &report_json, "write hpo's final view of the study here", "PATH");
   cli.AllowOverrides();
   cli.ExpectPositional(1, 1);
-  absl::Status status = cli.Parse(args);
-  if (cli.help_requested()) {
-    std::cout << cli.Help();
-    return kExitOk;
-  }
-  if (!status.ok()) {
-    PrintError("hpo sweep", status);
-    return kExitUsage;
-  }
+  if (int rc = ParseOrExit(cli, args, "hpo sweep"); rc >= 0) return rc;
   auto config = LoadSweepConfig(cli.positional()[0], cli.overrides());
   if (!config.ok()) {
     PrintError("hpo sweep", config.status());
@@ -49,47 +75,133 @@ int Sweep(const std::vector<std::string>& args) {
     std::cout << DescribeSweepPlan(*config);
     return kExitOk;
   }
-  PrintError("hpo sweep", absl::UnavailableError(
-                              "running sweeps needs the dev-mode driver, which this build lacks; "
-                              "use --dry_run"));
-  return kExitFailure;
+  if (slots < 0) {
+    PrintError("hpo sweep", absl::InvalidArgumentError("--slots must be >= 0"));
+    return kExitUsage;
+  }
+  const std::string run_dir =
+      config->journal.rfind('/') == std::string::npos ? "." : config->journal.substr(0, config->journal.rfind('/'));
+  std::unique_ptr<DevCluster> cluster;
+  SweepDriver::Options options;
+  options.head = head;
+  options.resume = resume;
+  options.report_json = report_json;
+  options.live = ::isatty(STDOUT_FILENO) != 0;
+  if (options.live) SetMinLogLevel(LogLevel::kWARNING);  // keep the live table readable
+  std::cout << "sweep " << config->name << ": " << config->method << ", up to "
+            << MaxPlannedTrials(*config) << " trials, " << config->max_concurrent_trials
+            << " at a time, pruner " << config->pruner << "; journal " << config->journal << "\n";
+  if (head.empty()) {
+    DevCluster::Options dev;
+    dev.slots = slots > 0 ? slots : config->max_concurrent_trials * config->gpus_per_trial;
+    dev.log_dir = run_dir + "/logs";
+    auto started = DevCluster::Start(dev);
+    if (!started.ok()) {
+      PrintError("hpo sweep", started.status());
+      return kExitFailure;
+    }
+    cluster = std::move(*started);
+    options.head = cluster->endpoint();
+    DevCluster* c = cluster.get();
+    options.health_check = [c]() { return c->CheckAlive(); };
+    std::cout << "dev mode: local head and agent (" << dev.slots << " slot(s)); logs in " << dev.log_dir
+              << "\n";
+  }
+  SweepDriver driver(*config, options, g_signals);
+  absl::Status result = driver.Run();
+  if (cluster) cluster->Stop();
+  std::cout << driver.Summary();
+  if (absl::IsCancelled(result)) {
+    std::cout << "interrupted; continue with: hpo sweep " << cli.positional()[0] << " --resume"
+              << (journal.empty() ? "" : " --journal " + journal) << "\n";
+    return 130;
+  }
+  if (!result.ok()) {
+    PrintError("hpo sweep", result);
+    return kExitFailure;
+  }
+  return kExitOk;
 }
 
+// The journal named by --journal, or by the sweep file's `journal`.
+absl::StatusOr<JournalContents> OpenJournalArg(const std::string& journal, const std::vector<std::string>& positional) {
+  std::string path = journal;
+  if (path.empty() && !positional.empty()) {
+    auto config = LoadSweepConfig(positional[0]);
+    if (!config.ok()) return config.status();
+    path = config->journal;
+  }
+  if (path.empty()) return absl::InvalidArgumentError("name a journal: --journal PATH or a sweep file");
+  return ReadJournal(path);
+}
+
+// The search space as recorded: the distributions the trials carry (the batch-size choices as
+// they were at the latest trial).
 int Status(const std::vector<std::string>& args) {
-  std::string journal;
+  std::string journal, format = "table";
   CommandLine cli("hpo status", "[SWEEP.yaml]",
                   "Shows the trials of a sweep from its journal: state, parameters, progress.");
   cli.AddString("journal", &journal, "journal file (default: the sweep's `journal`)", "PATH");
+  cli.AddString("format", &format, "table or json (hpo's view, as tests compare with Optuna)", "FMT");
   cli.ExpectPositional(0, 1);
-  absl::Status status = cli.Parse(args);
-  if (cli.help_requested()) {
-    std::cout << cli.Help();
-    return kExitOk;
-  }
-  if (!status.ok()) {
-    PrintError("hpo status", status);
+  if (int rc = ParseOrExit(cli, args, "hpo status"); rc >= 0) return rc;
+  if (format != "table" && format != "json") {
+    PrintError("hpo status", absl::InvalidArgumentError("--format must be table or json"));
     return kExitUsage;
   }
-  PrintError("hpo status", absl::UnavailableError("journals arrive with the sweep driver"));
-  return kExitFailure;
+  auto contents = OpenJournalArg(journal, cli.positional());
+  if (!contents.ok()) {
+    PrintError("hpo status", contents.status());
+    return kExitUsage;
+  }
+  if (format == "json") {
+    std::cout << JournalToJson(*contents);
+    return kExitOk;
+  }
+  SweepConfig shape;
+  shape.name = contents->study_name;
+  shape.maximize = contents->maximize;
+  shape.metric_name = "value";
+  if (auto metric = contents->study_user_attrs.find("metric"); metric != contents->study_user_attrs.end()) {
+    auto name = nlohmann::json::parse(metric->second, nullptr, /*allow_exceptions=*/false);
+    if (name.is_string()) shape.metric_name = name.get<std::string>();
+  }
+  ProgressTable table(shape);
+  SweepProgress progress;
+  int64_t points = 0;
+  for (const Trial& t : contents->study.trials) points = std::max(points, t.point + 1);
+  progress.planned = points;
+  progress.planned_exact = true;
+  std::cout << table.Render(contents->study, progress, 1 << 20);
+  if (const Trial* best = ProgressTable::Best(contents->study)) {
+    std::cout << absl::StrFormat("best trial #%d: %s=%.6g\n", best->number, shape.metric_name, *best->value);
+  }
+  return kExitOk;
 }
 
 int Best(const std::vector<std::string>& args) {
   std::string journal;
   CommandLine cli("hpo best", "", "Prints the best completed trial of the sweep in a journal.");
   cli.AddString("journal", &journal, "journal file (required)", "PATH");
-  absl::Status status = cli.Parse(args);
-  if (cli.help_requested()) {
-    std::cout << cli.Help();
-    return kExitOk;
-  }
-  if (status.ok() && journal.empty()) status = absl::InvalidArgumentError("--journal is required");
-  if (!status.ok()) {
-    PrintError("hpo best", status);
+  if (int rc = ParseOrExit(cli, args, "hpo best"); rc >= 0) return rc;
+  if (journal.empty()) {
+    PrintError("hpo best", absl::InvalidArgumentError("--journal is required"));
     return kExitUsage;
   }
-  PrintError("hpo best", absl::UnavailableError("journals arrive with the sweep driver"));
-  return kExitFailure;
+  auto contents = ReadJournal(journal);
+  if (!contents.ok()) {
+    PrintError("hpo best", contents.status());
+    return kExitUsage;
+  }
+  const Trial* best = ProgressTable::Best(contents->study);
+  if (best == nullptr) {
+    PrintError("hpo best", absl::NotFoundError(journal + ": no trial has completed"));
+    return kExitFailure;
+  }
+  std::cout << absl::StrFormat("trial %d  value %.9g  lr %.9g  batch_size %d  lr_effective %.9g\n",
+                               best->number, *best->value, best->params.at(kLrParam),
+                               static_cast<int>(best->params.at(kBatchParam)), best->lr_effective);
+  return kExitOk;
 }
 
 }  // namespace
@@ -97,6 +209,8 @@ int Best(const std::vector<std::string>& args) {
 }  // namespace tunefleet
 
 int main(int argc, char** argv) {
+  tunefleet::SignalFd signals({SIGINT, SIGTERM, SIGHUP});
+  tunefleet::hpo::g_signals = &signals;
   tunefleet::ChdirToUserWorkingDirectory();
   tunefleet::SetLogRole("hpo");
   return tunefleet::RunSubcommands(

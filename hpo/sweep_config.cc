@@ -190,6 +190,10 @@ absl::Status ParseEarlyTerminate(const ConfigMap& m, SweepConfig* c) {
   RETURN_IF_ERROR(AtLeast(m, "min_early_stopping_rate", s.min_early_stopping_rate, 0));
   RETURN_IF_ERROR(m.GetOptional("bootstrap_count", &s.bootstrap_count));
   RETURN_IF_ERROR(AtLeast(m, "bootstrap_count", s.bootstrap_count, 0));
+  if (s.bootstrap_count > 0 && s.min_resource == 0) {
+    // Optuna refuses this combination too (SuccessiveHalvingPruner raises ValueError).
+    return m.Error("bootstrap_count", "needs an explicit min_resource (not auto)");
+  }
   return absl::OkStatus();
 }
 

@@ -1,6 +1,10 @@
-// A trial of a study, as the sampler, the pruners and the journal see it (Optuna's FrozenTrial,
-// reduced to what tunefleet uses). Params are kept in their external form: lr as a float,
-// batch_size as the integer batch.
+// A trial of a study, as the samplers, the pruners and the journal see it (Optuna's
+// FrozenTrial, reduced to what tunefleet uses). Params are kept in their external form: lr as a
+// float, batch_size as the integer batch (as a double).
+//
+// Trial numbers are Optuna's: 0, 1, 2, ... in creation order. A retry of a failed trial is a new
+// trial with the same params, linked as Optuna's RetryFailedTrialCallback links it
+// (system attrs "failed_trial" and "retry_history").
 #ifndef TUNEFLEET_HPO_TRIAL_H_
 #define TUNEFLEET_HPO_TRIAL_H_
 
@@ -23,21 +27,38 @@ inline bool IsFinished(TrialState s) {
 
 struct Trial {
   int64_t number = 0;
-  TrialState state = TrialState::kWaiting;
-  std::map<std::string, double> params;
+  TrialState state = TrialState::kRunning;
+  std::map<std::string, double> params;           // "lr", "batch_size"
   std::map<int64_t, double> intermediate_values;  // step -> reported metric
-  std::optional<double> value;                     // final objective value
-  double lr_effective = 0;                         // user attribute
-  std::string phase;                               // "random" | "grid"; user attribute
-  int attempt = 0;                                 // retries of this point so far
+  std::optional<double> value;                    // objective value once COMPLETE
+
+  // Numeric system attrs: successive halving's "completed_rung_N" values.
+  std::map<std::string, double> system_attrs;
+  // Retry links (Optuna's RetryFailedTrialCallback): the first trial of this point, and every
+  // earlier attempt's number.
+  std::optional<int64_t> failed_trial;
+  std::vector<int64_t> retry_history;
+
+  // User attrs.
+  double lr_effective = 0;
+  std::string phase;        // "random" | "grid"
+  int64_t point = -1;       // index of the point in the sweep's plan (retries share it)
+  std::string fail_reason;  // FAIL only: "exit code 1", "killed by signal 9", "interrupted"
+  std::string stderr_tail;  // FAIL only: the end of the failing rank's stderr
+
+  std::string datetime_start;     // ISO 8601, local time, microseconds (Optuna's format)
+  std::string datetime_complete;  // empty until finished
+
   std::optional<int64_t> LastStep() const {
     if (intermediate_values.empty()) return std::nullopt;
     return intermediate_values.rbegin()->first;
   }
 };
 
-// The study as the sampler and pruners read it: its direction and all trials so far.
+// The study as the sampler and pruners read it: its direction and all trials so far, in
+// trial-number order (trials[i].number == i).
 struct Study {
+  std::string name;
   bool maximize = true;
   std::vector<Trial> trials;
   std::vector<const Trial*> TrialsInState(TrialState state) const;

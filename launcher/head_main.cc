@@ -1,28 +1,89 @@
 // head: owns the cluster. Reads the hosts file, starts or accepts one agent per host, tracks
 // their heartbeats and free GPUs, places trials' ranks, and routes reports and decisions
-// between hpo and the agents.
+// between hpo and the agents (launcher/head.h).
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "absl/time/time.h"
 #include "common/cli.h"
 #include "common/logging.h"
+#include "common/signals.h"
+#include "launcher/head.h"
 #include "launcher/hosts_file.h"
 
 namespace tunefleet {
 namespace launcher {
 namespace {
 
+// True for tcp:// endpoints on a loopback address; ipc:// and inproc:// are local too.
+bool IsLocalEndpoint(const std::string& endpoint) {
+  absl::string_view rest = endpoint;
+  if (!absl::ConsumePrefix(&rest, "tcp://")) return true;
+  const size_t colon = rest.rfind(':');
+  absl::string_view host = rest.substr(0, colon);
+  // tcp://eth0;192.168.1.1:5555 names a source; the bound address follows ';'.
+  if (const size_t semi = host.find(';'); semi != absl::string_view::npos) host = host.substr(semi + 1);
+  host = absl::StripPrefix(absl::StripSuffix(host, "]"), "[");
+  return host == "localhost" || host == "::1" || absl::StartsWith(host, "127.");
+}
+
+// The endpoint agents on other hosts would use: a wildcard address becomes this host's name.
+std::string EndpointForAgents(const std::string& endpoint) {
+  for (const char* wildcard : {"tcp://0.0.0.0:", "tcp://*:", "tcp://[::]:"}) {
+    if (absl::StartsWith(endpoint, wildcard)) {
+      char name[256] = {0};
+      if (::gethostname(name, sizeof(name) - 1) != 0) return endpoint;
+      return absl::StrCat("tcp://", name, ":", endpoint.substr(std::string(wildcard).size()));
+    }
+  }
+  return endpoint;
+}
+
+// Writes `text` to `path` through a temporary file and rename(2), so a reader never sees a
+// partial file.
+absl::Status WriteFileAtomically(const std::string& path, const std::string& text) {
+  const std::string tmp = absl::StrCat(path, ".tmp.", ::getpid());
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", tmp));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return absl::UnavailableError(absl::StrCat("cannot rename ", tmp, " to ", path));
+  }
+  return absl::OkStatus();
+}
+
 int Main(int argc, char** argv) {
+  // First, before any thread exists (ZeroMQ's I/O threads inherit the blocked mask).
+  SignalFd signals({SIGINT, SIGTERM});
+
   std::string nodes, bind = "tcp://127.0.0.1:5555", keys, start_agents = "ssh";
   std::string remote_shell = "ssh -o BatchMode=yes {host}";
+  std::string endpoint_file;
+  int64_t heartbeat_ms = 1000;
   bool insecure = false;
   CommandLine cli("head", "",
                   "The tunefleet head node: accepts agents (one per host), places trials on\n"
                   "their GPUs and routes metrics and stop decisions between hpo and the trainers.");
-  cli.AddString("nodes", &nodes, "hosts file, `HOST [slots=N]` a line (DeepSpeed / MPI syntax)",
+  cli.AddString("nodes", &nodes,
+                "hosts file, `HOST [slots=N]` a line (DeepSpeed / MPI syntax); only agents whose "
+                "--name is listed are accepted (default: any agent)",
                 "hosts.txt");
-  cli.AddString("bind", &bind, "address to listen on", "tcp://IP:PORT");
+  cli.AddString("bind", &bind, "address to listen on (tcp://IP:PORT, tcp://IP:* or ipc://PATH)",
+                "tcp://IP:PORT");
   cli.AddString("keys", &keys, "CURVE key folder from --gen_keys", "DIR");
   cli.AddString("start_agents", &start_agents,
                 "ssh: start an agent on each host through --remote_shell; none: agents are "
@@ -31,6 +92,11 @@ int Main(int argc, char** argv) {
   cli.AddString("remote_shell", &remote_shell, "command prefix that runs a command on {host}",
                 "TEMPLATE");
   cli.AddBool("insecure", &insecure, "allow a non-loopback --bind without CURVE keys");
+  cli.AddString("endpoint_file", &endpoint_file,
+                "after binding, write the bound endpoint and a newline to this file (atomically)",
+                "PATH");
+  cli.AddInt("heartbeat_ms", &heartbeat_ms,
+             "heartbeat interval; a peer silent for 3 intervals is lost", "MS");
   cli.ExpectPositional(0, 0);
   absl::Status status = cli.Parse(std::vector<std::string>(argv + 1, argv + argc));
   if (cli.help_requested()) {
@@ -43,10 +109,18 @@ int Main(int argc, char** argv) {
   if (status.ok() && remote_shell.find("{host}") == std::string::npos) {
     status = absl::InvalidArgumentError("--remote_shell must contain {host}");
   }
+  if (status.ok() && (heartbeat_ms < 1 || heartbeat_ms > 3600 * 1000)) {
+    status = absl::InvalidArgumentError(
+        absl::StrCat("--heartbeat_ms must be between 1 and 3600000, got ", heartbeat_ms));
+  }
   if (!status.ok()) {
     PrintError("head", status);
     return kExitUsage;
   }
+
+  Head::Options options;
+  options.bind = bind;
+  options.heartbeat_interval = absl::Milliseconds(heartbeat_ms);
   if (!nodes.empty()) {
     auto hosts = LoadHostsFile(nodes);
     if (!hosts.ok()) {
@@ -57,9 +131,42 @@ int Main(int argc, char** argv) {
       TF_LOG(INFO) << "host " << h.host
                    << (h.slots > 0 ? " slots=" + std::to_string(h.slots) : std::string(" slots=auto"));
     }
+    options.hosts = *std::move(hosts);
+    options.hosts_file = nodes;
   }
-  PrintError("head", absl::UnavailableError("the control plane is not in this build yet"));
-  return kExitFailure;
+  if (!keys.empty()) TF_LOG(WARNING) << "--keys is ignored: CURVE is not in this build yet";
+  if (!IsLocalEndpoint(bind)) {
+    TF_LOG(WARNING) << "--bind " << bind << " is reachable from other hosts without encryption or "
+                    << "authentication (CURVE is not in this build yet): anyone who can connect "
+                    << "can run commands on the agents";
+  }
+
+  Head head(options, &signals);
+  status = head.Bind();
+  if (!status.ok()) {
+    PrintError("head", status);
+    return status.code() == absl::StatusCode::kInvalidArgument ? kExitUsage : kExitFailure;
+  }
+  if (!endpoint_file.empty()) {
+    status = WriteFileAtomically(endpoint_file, head.endpoint() + "\n");
+    if (!status.ok()) {
+      PrintError("head", status);
+      return kExitFailure;
+    }
+  }
+  if (start_agents == "ssh" && !options.hosts.empty()) {
+    // Starting agents over --remote_shell comes later; until then they are started by hand.
+    for (const HostEntry& h : options.hosts) {
+      TF_LOG(INFO) << "start: agent --head " << EndpointForAgents(head.endpoint()) << " --name "
+                   << h.host.substr(h.host.find('@') + 1);
+    }
+  }
+  status = head.Run();
+  if (!status.ok()) {
+    PrintError("head", status);
+    return kExitFailure;
+  }
+  return kExitOk;
 }
 
 }  // namespace

@@ -9,7 +9,9 @@
 #include "absl/strings/numbers.h"
 #include "common/cli.h"
 #include "common/logging.h"
+#include "trainer/agent_client.h"
 #include "trainer/device.h"
+#include "trainer/synthetic.h"
 #include "trainer/train_config.h"
 
 namespace tunefleet {
@@ -74,6 +76,48 @@ int Train(const std::vector<std::string>& args) {
   PrintError("trainer train",
              absl::UnavailableError("BERT training is not in this build yet; --dry_run validates"));
   return kExitFailure;
+}
+
+int Synthetic(const std::vector<std::string>& args) {
+  SyntheticOptions o;
+  double lr_effective = o.lr_effective;
+  int64_t batch_size = o.batch_size;
+  CommandLine cli("trainer synthetic", "",
+                  "The synthetic trainer (trainer/synthetic.h): reports a documented function of\n"
+                  "(lr_effective, batch_size, step) plus seeded noise at every step, so sweeps can\n"
+                  "be tested without training. Under an agent it reports to it and stops when told.");
+  cli.AddInt("steps", &o.steps, "steps to report");
+  cli.AddDouble("seconds_per_step", &o.seconds_per_step, "time each step takes");
+  cli.AddDouble("noise", &o.noise, "standard deviation of the seeded noise");
+  cli.AddInt("seed", &o.seed, "noise seed");
+  cli.AddDouble("lr_effective", &lr_effective, "learning rate after scaling");
+  cli.AddInt("batch_size", &batch_size, "per-rank batch size");
+  cli.AddString("metric", &o.metric, "name the value is reported under", "NAME");
+  if (int rc = ParseOrExit(cli, args, "trainer synthetic"); rc >= 0) return rc;
+  absl::Status bad;
+  if (o.steps < 0) bad = absl::InvalidArgumentError("--steps must be >= 0");
+  if (o.seconds_per_step < 0) bad = absl::InvalidArgumentError("--seconds_per_step must be >= 0");
+  if (o.noise < 0) bad = absl::InvalidArgumentError("--noise must be >= 0");
+  if (lr_effective <= 0) bad = absl::InvalidArgumentError("--lr_effective must be > 0");
+  if (batch_size < 1) bad = absl::InvalidArgumentError("--batch_size must be >= 1");
+  if (!bad.ok()) {
+    PrintError("trainer synthetic", bad);
+    return kExitUsage;
+  }
+  o.lr_effective = lr_effective;
+  o.batch_size = batch_size;
+  auto client = AgentClient::FromEnvironment();
+  if (!client.ok()) {
+    PrintError("trainer synthetic", client.status());
+    return kExitFailure;
+  }
+  if (*client != nullptr) SetLogTrial((*client)->trial());
+  absl::Status s = RunSynthetic(o, client->get());
+  if (!s.ok()) {
+    PrintError("trainer synthetic", s);
+    return kExitFailure;
+  }
+  return kExitOk;
 }
 
 int Encode(const std::vector<std::string>& args) {
@@ -144,6 +188,7 @@ int main(int argc, char** argv) {
       {{"train", "train a model from a trainer YAML", tunefleet::trainer::Train},
        {"encode", "write sentence embeddings", tunefleet::trainer::Encode},
        {"eval", "evaluate a model on a dataset", tunefleet::trainer::Eval},
-       {"tokenize", "WordPiece-tokenize stdin to JSON lines", tunefleet::trainer::Tokenize}},
+       {"tokenize", "WordPiece-tokenize stdin to JSON lines", tunefleet::trainer::Tokenize},
+       {"synthetic", "the synthetic trainer for testing sweeps", tunefleet::trainer::Synthetic}},
       argc, argv);
 }

@@ -155,6 +155,8 @@ INSTANTIATE_TEST_SUITE_P(
                 "n_warmup_steps, interval_steps, n_min_trials"},
         BadCase{13, "early_terminate: {type: successive_halving, reduction_factor: 1}", 13,
                 "early_terminate.reduction_factor: must be >= 2, got 1"},
+        BadCase{13, "early_terminate: {type: successive_halving, bootstrap_count: 2}", 13,
+                "early_terminate.bootstrap_count: needs an explicit min_resource (not auto)"},
         BadCase{14, "max_concurrent_trials: -1", 14, "max_concurrent_trials: must be >= 1, got -1"},
         BadCase{15, "max_failures_per_trial: many", 15,
                 "max_failures_per_trial: expected an integer, got 'many'"},

@@ -1,0 +1,125 @@
+#include "hpo/progress_table.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "hpo/search_space.h"
+
+namespace tunefleet {
+namespace hpo {
+namespace {
+
+std::string Clock(absl::Duration d) {
+  const int64_t s = absl::ToInt64Seconds(d);
+  return absl::StrFormat("%02d:%02d:%02d", s / 3600, (s / 60) % 60, s % 60);
+}
+
+std::string LastValue(const Trial& t) {
+  if (t.state == TrialState::kComplete && t.value.has_value()) return absl::StrFormat("%.4f", *t.value);
+  if (t.intermediate_values.empty()) return "-";
+  return absl::StrFormat("%.4f", t.intermediate_values.rbegin()->second);
+}
+
+}  // namespace
+
+const Trial* ProgressTable::Best(const Study& study) {
+  const Trial* best = nullptr;
+  for (const Trial& t : study.trials) {
+    if (t.state != TrialState::kComplete || !t.value.has_value() || std::isnan(*t.value)) continue;
+    if (best == nullptr || (study.maximize ? *t.value > *best->value : *t.value < *best->value)) {
+      best = &t;
+    }
+  }
+  return best;
+}
+
+std::string ProgressTable::Header(const Study& study, const SweepProgress& p) const {
+  int complete = 0, pruned = 0, failed = 0, running = 0;
+  for (const Trial& t : study.trials) {
+    switch (t.state) {
+      case TrialState::kComplete: ++complete; break;
+      case TrialState::kPruned: ++pruned; break;
+      case TrialState::kFail: ++failed; break;
+      default: ++running;
+    }
+  }
+  std::string out = absl::StrFormat("sweep %s  %d/%s%d points done (%d complete, %d pruned",
+                                    config_.name, complete + pruned, p.planned_exact ? "" : "<=",
+                                    p.planned, complete, pruned);
+  if (failed > 0) absl::StrAppend(&out, ", ", failed, " failed attempts");
+  absl::StrAppend(&out, ")  ", running, " running");
+  if (const Trial* best = Best(study)) {
+    absl::StrAppend(&out, absl::StrFormat("  best #%d %s=%.4f", best->number, config_.metric_name,
+                                          *best->value));
+  }
+  absl::StrAppend(&out, "  ", Clock(p.elapsed), "\n");
+  return out;
+}
+
+std::string ProgressTable::Row(const Trial& t, const std::string& where) const {
+  const auto step = t.LastStep();
+  std::string state = TrialStateName(t.state);
+  if (t.state == TrialState::kRunning && !where.empty()) state = where == "queued" ? "QUEUED" : "RUNNING";
+  return absl::StrFormat(" %5d  %-6s  %.3e  %.3e  %5d  %-8s  %4s  %s\n", t.number, t.phase,
+                         t.params.count(kLrParam) ? t.params.at(kLrParam) : 0.0, t.lr_effective,
+                         static_cast<int>(t.params.count(kBatchParam) ? t.params.at(kBatchParam) : 0),
+                         state, step.has_value() ? std::to_string(*step) : "-", LastValue(t));
+}
+
+std::string ProgressTable::Render(const Study& study, const SweepProgress& p, int max_rows) const {
+  std::string out = Header(study, p);
+  absl::StrAppend(&out, absl::StrFormat(" %5s  %-6s  %-9s  %-9s  %5s  %-8s  %4s  %s\n", "trial",
+                                        "phase", "lr", "lr_eff", "batch", "state", "step",
+                                        config_.metric_name));
+  std::vector<const Trial*> rows;
+  for (const Trial& t : study.trials) {
+    if (t.state == TrialState::kRunning) rows.push_back(&t);
+  }
+  for (auto it = study.trials.rbegin(); it != study.trials.rend() && static_cast<int>(rows.size()) < max_rows; ++it) {
+    if (it->state != TrialState::kRunning) rows.push_back(&*it);
+  }
+  if (static_cast<int>(rows.size()) > max_rows) rows.resize(static_cast<size_t>(max_rows));
+  std::sort(rows.begin(), rows.end(), [](const Trial* a, const Trial* b) { return a->number < b->number; });
+  for (const Trial* t : rows) {
+    auto w = p.where.find(t->number);
+    absl::StrAppend(&out, Row(*t, w == p.where.end() ? "" : w->second));
+  }
+  return out;
+}
+
+std::string ProgressTable::EventLine(const Trial& t) const {
+  std::string out = absl::StrFormat("trial %d %s  lr=%.3e lr_eff=%.3e batch=%d", t.number,
+                                    TrialStateName(t.state), t.params.at(kLrParam), t.lr_effective,
+                                    static_cast<int>(t.params.at(kBatchParam)));
+  const auto step = t.LastStep();
+  if (t.state == TrialState::kComplete && t.value.has_value()) {
+    absl::StrAppend(&out, absl::StrFormat("  %s=%.4f", config_.metric_name, *t.value));
+  } else if (t.state == TrialState::kPruned && step.has_value()) {
+    absl::StrAppend(&out, absl::StrFormat("  at step %d (%s=%.4f)", *step, config_.metric_name,
+                                          t.intermediate_values.rbegin()->second));
+  } else if (t.state == TrialState::kFail) {
+    absl::StrAppend(&out, "  ", t.fail_reason);
+  }
+  return out + "\n";
+}
+
+std::string ProgressTable::Summary(const Study& study, const SweepProgress& p,
+                                   const std::string& journal) const {
+  std::string out = "\n" + Header(study, p);
+  if (const Trial* best = Best(study)) {
+    absl::StrAppend(&out, absl::StrFormat(
+        "best trial #%d: %s=%.6g  lr=%.6g  batch_size=%d  lr_effective=%.6g  (%s phase)\n",
+        best->number, config_.metric_name, *best->value, best->params.at(kLrParam),
+        static_cast<int>(best->params.at(kBatchParam)), best->lr_effective, best->phase));
+  } else {
+    absl::StrAppend(&out, "no trial completed\n");
+  }
+  absl::StrAppend(&out, "journal: ", journal, "  (hpo status --journal ", journal, ")\n");
+  return out;
+}
+
+}  // namespace hpo
+}  // namespace tunefleet

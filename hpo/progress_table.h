@@ -1,0 +1,50 @@
+// What `hpo sweep` shows while it runs: a header (finished / planned, by state, running, best,
+// elapsed) and a table of trials (trial, phase, lr, lr_effective, batch, state, step, last
+// value), redrawn in place on a terminal; on a pipe or a file, one line per finished trial
+// instead. And the final summary naming the best trial.
+#ifndef TUNEFLEET_HPO_PROGRESS_TABLE_H_
+#define TUNEFLEET_HPO_PROGRESS_TABLE_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "absl/time/time.h"
+#include "hpo/sweep_config.h"
+#include "hpo/trial.h"
+
+namespace tunefleet {
+namespace hpo {
+
+struct SweepProgress {
+  int64_t planned = 0;        // points the search will run (best known)
+  bool planned_exact = false; // false while the grid is not known yet
+  absl::Duration elapsed;
+  std::map<int64_t, std::string> where;  // running trial -> "queued" | agent name
+};
+
+class ProgressTable {
+ public:
+  explicit ProgressTable(const SweepConfig& config) : config_(config) {}
+
+  // The live block: header and up to `max_rows` trials (running first, then the latest
+  // finished). Ends with a newline.
+  std::string Render(const Study& study, const SweepProgress& progress, int max_rows) const;
+  // One line for a trial that just finished (or failed and will be retried).
+  std::string EventLine(const Trial& trial) const;
+  std::string Header(const Study& study, const SweepProgress& progress) const;
+  std::string Summary(const Study& study, const SweepProgress& progress,
+                      const std::string& journal) const;
+  // The best COMPLETE trial, by the metric's goal.
+  static const Trial* Best(const Study& study);
+
+ private:
+  std::string Row(const Trial& trial, const std::string& where) const;
+  SweepConfig config_;
+};
+
+}  // namespace hpo
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_HPO_PROGRESS_TABLE_H_

@@ -1,0 +1,103 @@
+#include "hpo/pruners/successive_halving_pruner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+#include <vector>
+
+namespace tunefleet {
+namespace hpo {
+namespace {
+
+// Optuna's _estimate_min_resource: unset while no COMPLETE trial has reported.
+std::optional<int64_t> EstimateMinResource(const Study& study) {
+  std::optional<int64_t> last_step;
+  for (const Trial& t : study.trials) {
+    if (t.state != TrialState::kComplete) continue;
+    const std::optional<int64_t> s = t.LastStep();
+    if (s && (!last_step || *s > *last_step)) last_step = s;
+  }
+  if (!last_step) return std::nullopt;
+  return std::max<int64_t>(*last_step / 100, 1);
+}
+
+int64_t CurrentRung(const Trial& trial) {
+  int64_t rung = 0;
+  while (trial.system_attrs.count(CompletedRungKey(rung))) ++rung;
+  return rung;
+}
+
+// step >= min_resource * reduction_factor^exponent, without overflow (Optuna's ints are
+// unbounded; a product past `step` is all that matters).
+bool ReachesPromotionStep(int64_t step, int64_t min_resource, int64_t reduction_factor,
+                          int64_t exponent) {
+  int64_t promotion_step = min_resource;
+  for (int64_t i = 0; i < exponent; ++i) {
+    if (promotion_step > step / reduction_factor) return false;
+    promotion_step *= reduction_factor;
+  }
+  return step >= promotion_step;
+}
+
+// Optuna's _is_trial_promotable_to_next_rung; `competing` includes `value`.
+bool IsPromotable(double value, std::vector<double> competing, int64_t reduction_factor,
+                  bool maximize) {
+  int64_t promotable_idx = static_cast<int64_t>(competing.size()) / reduction_factor - 1;
+  // The first reduction_factor - 1 entrants of a rung go on only if they are the best so far.
+  if (promotable_idx == -1) promotable_idx = 0;
+  std::sort(competing.begin(), competing.end());
+  if (maximize) return value >= competing[competing.size() - 1 - promotable_idx];
+  return value <= competing[promotable_idx];
+}
+
+}  // namespace
+
+std::string CompletedRungKey(int64_t rung) { return "completed_rung_" + std::to_string(rung); }
+
+SuccessiveHalvingPruner::SuccessiveHalvingPruner(const SuccessiveHalvingSpec& spec)
+    : reduction_factor_(spec.reduction_factor),
+      min_early_stopping_rate_(spec.min_early_stopping_rate),
+      bootstrap_count_(spec.bootstrap_count) {
+  if (spec.min_resource > 0) min_resource_ = spec.min_resource;
+}
+
+bool SuccessiveHalvingPruner::Prune(Study* study, size_t index) {
+  Trial& trial = study->trials[index];
+  const std::optional<int64_t> step = trial.LastStep();
+  if (!step) return false;
+  int64_t rung = CurrentRung(trial);
+  const double value = trial.intermediate_values.at(*step);
+
+  while (true) {
+    if (!min_resource_) {
+      min_resource_ = EstimateMinResource(*study);
+      if (!min_resource_) return false;
+    }
+    if (!ReachesPromotionStep(*step, *min_resource_, reduction_factor_,
+                              min_early_stopping_rate_ + rung)) {
+      return false;
+    }
+    if (std::isnan(value)) return true;
+
+    // Optuna collects the rung's values from a snapshot of the trials taken before this call
+    // wrote anything: read them before recording this trial's value.
+    const std::string key = CompletedRungKey(rung);
+    std::vector<double> competing;
+    for (const Trial& t : study->trials) {
+      auto it = t.system_attrs.find(key);
+      if (it != t.system_attrs.end()) competing.push_back(it->second);
+    }
+    trial.system_attrs[key] = value;
+    competing.push_back(value);
+
+    // `competing` includes this trial, hence <=.
+    if (static_cast<int64_t>(competing.size()) <= bootstrap_count_) return true;
+    if (!IsPromotable(value, std::move(competing), reduction_factor_, study->maximize)) {
+      return true;
+    }
+    ++rung;
+  }
+}
+
+}  // namespace hpo
+}  // namespace tunefleet

@@ -1,0 +1,55 @@
+// SuccessiveHalvingPruner: Optuna 3.1's SuccessiveHalvingPruner (asynchronous successive
+// halving), decision for decision. Rung r ends at step
+//   min_resource * reduction_factor^(min_early_stopping_rate + r).
+// When the RUNNING trial's last (largest) step reaches the end of its current rung (the first r
+// without a "completed_rung_r" system attr), Prune records its value at that step as
+// "completed_rung_r" on the trial (in study->trials[index].system_attrs) and ranks it against
+// every trial's "completed_rung_r" (any state). The trial goes on to rung r + 1 (and is checked
+// there at once) when it is in the top 1/reduction_factor of those values (for the first
+// reduction_factor - 1 entrants of a rung: when it is the best so far); otherwise, or while no
+// more than bootstrap_count trials have completed the rung, it is pruned. A NaN value at a
+// rung's end is pruned without being recorded.
+//
+// min_resource 0 is Optuna's "auto": estimated once, at the first Prune call that finds a
+// COMPLETE trial with reports, as max(1, largest such last step / 100), and kept for the life
+// of this object; until then Prune returns false. (Optuna rejects "auto" with
+// bootstrap_count > 0; this class accepts it and applies both.)
+//
+// Thread-safety: used from the sweep driver's thread only.
+#ifndef TUNEFLEET_HPO_PRUNERS_SUCCESSIVE_HALVING_PRUNER_H_
+#define TUNEFLEET_HPO_PRUNERS_SUCCESSIVE_HALVING_PRUNER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "hpo/pruner.h"
+#include "hpo/sweep_config.h"
+#include "hpo/trial.h"
+
+namespace tunefleet {
+namespace hpo {
+
+class SuccessiveHalvingPruner : public Pruner {
+ public:
+  // `spec` as ParseSweepConfig validates it: min_resource >= 1 or 0 (auto),
+  // reduction_factor >= 2, min_early_stopping_rate >= 0, bootstrap_count >= 0.
+  explicit SuccessiveHalvingPruner(const SuccessiveHalvingSpec& spec);
+
+  bool Prune(Study* study, size_t index) override;
+
+ private:
+  std::optional<int64_t> min_resource_;  // unset: auto, not estimated yet
+  int64_t reduction_factor_;
+  int64_t min_early_stopping_rate_;
+  int64_t bootstrap_count_;
+};
+
+// "completed_rung_<rung>", the system attr a trial gets when it completes a rung.
+std::string CompletedRungKey(int64_t rung);
+
+}  // namespace hpo
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_HPO_PRUNERS_SUCCESSIVE_HALVING_PRUNER_H_

@@ -1,0 +1,79 @@
+#include "hpo/samplers/random_then_grid_sampler.h"
+
+#include <set>
+
+#include "hpo/samplers/grid_sampler.h"
+
+namespace tunefleet {
+namespace hpo {
+
+RandomThenGridSampler::RandomThenGridSampler(const SweepConfig& config)
+    : config_(config),
+      space_(BuildSearchSpace(config)),
+      random_(static_cast<uint64_t>(config.random.seed), -1),
+      random_points_(config.method == "grid" ? 0 : config.random.trials) {
+  if (config.method == "grid") grid_ = FullGrid(config);
+  if (config.method == "random") grid_ = std::vector<Params>{};
+}
+
+bool RandomThenGridSampler::Settled(const Study& study, int64_t point) const {
+  int64_t failures = 0;
+  for (const Trial& t : study.trials) {
+    if (t.point != point) continue;
+    if (t.state == TrialState::kComplete || t.state == TrialState::kPruned) return true;
+    if (t.state == TrialState::kFail && t.fail_reason.rfind("interrupted", 0) != 0) ++failures;
+  }
+  return failures > config_.max_failures_per_trial;
+}
+
+int64_t RandomThenGridSampler::NextUntakenPoint(const Study& study) const {
+  std::set<int64_t> taken;
+  for (const Trial& t : study.trials) taken.insert(t.point);
+  int64_t p = 0;
+  while (taken.count(p) > 0) ++p;
+  return p;
+}
+
+Availability RandomThenGridSampler::NextAvailability(const Study& study) {
+  const int64_t next = NextUntakenPoint(study);
+  if (next < random_points_) return Availability::kReady;
+  if (!grid_.has_value()) {
+    std::vector<const Trial*> random_trials;
+    for (int64_t p = 0; p < random_points_; ++p) {
+      if (!Settled(study, p)) return Availability::kWait;
+    }
+    for (const Trial& t : study.trials) {
+      if (t.point >= 0 && t.point < random_points_) random_trials.push_back(&t);
+    }
+    grid_ = LocalGrid(config_, study, random_trials);
+  }
+  return next < random_points_ + static_cast<int64_t>(grid_->size()) ? Availability::kReady
+                                                                      : Availability::kExhausted;
+}
+
+SearchSpace RandomThenGridSampler::InferRelativeSearchSpace(const Study&, const Trial&) {
+  return space_;  // both parameters are sampled jointly, from the plan
+}
+
+void RandomThenGridSampler::BeforeTrial(const Study& study, Trial* trial) {
+  trial->point = NextUntakenPoint(study);
+  trial->phase = trial->point < random_points_ ? "random" : "grid";
+}
+
+Params RandomThenGridSampler::PointParams(int64_t point) const {
+  if (point < random_points_) return random_.PointFor(point, space_);
+  return grid_->at(static_cast<size_t>(point - random_points_));
+}
+
+Params RandomThenGridSampler::SampleRelative(const Study&, const Trial& trial, const SearchSpace&) {
+  return PointParams(trial.point);
+}
+
+double RandomThenGridSampler::SampleIndependent(const Study& study, const Trial& trial,
+                                                const std::string& name,
+                                                const Distribution& distribution) {
+  return random_.SampleIndependent(study, trial, name, distribution);
+}
+
+}  // namespace hpo
+}  // namespace tunefleet

@@ -1,0 +1,56 @@
+// The sweep's sampler for all three methods (`random`, `grid`, `random_then_grid`): a plan of
+// points, proposed in order, each at most once. Point i < random.trials is RandomSampler's
+// point i; the grid points follow (hpo/samplers/grid_sampler.h). The local grid needs the random
+// phase's results, so once every random point is taken the sampler answers kWait until every
+// random point is settled: it has a COMPLETE or PRUNED trial, or more than
+// max_failures_per_trial failed ones (the driver retries failed points itself; a trial
+// failed with a reason starting "interrupted" — the sweep, not the trial, stopped — does not count).
+//
+// Everything is derived from the study, so a resumed sweep proposes exactly the points the
+// interrupted one had left. Thread-safety: driver thread only.
+#ifndef TUNEFLEET_HPO_SAMPLERS_RANDOM_THEN_GRID_SAMPLER_H_
+#define TUNEFLEET_HPO_SAMPLERS_RANDOM_THEN_GRID_SAMPLER_H_
+
+#include <optional>
+#include <vector>
+
+#include "hpo/sampler.h"
+#include "hpo/samplers/random_sampler.h"
+#include "hpo/sweep_config.h"
+
+namespace tunefleet {
+namespace hpo {
+
+class RandomThenGridSampler : public Sampler {
+ public:
+  explicit RandomThenGridSampler(const SweepConfig& config);
+
+  Availability NextAvailability(const Study& study) override;
+  SearchSpace InferRelativeSearchSpace(const Study& study, const Trial& trial) override;
+  Params SampleRelative(const Study& study, const Trial& trial, const SearchSpace& space) override;
+  double SampleIndependent(const Study& study, const Trial& trial, const std::string& name,
+                           const Distribution& distribution) override;
+  // Chooses the trial's point and phase.
+  void BeforeTrial(const Study& study, Trial* trial) override;
+
+  // Whether a point is settled (see above).
+  bool Settled(const Study& study, int64_t point) const;
+  // The grid points, once known (empty optional before the random phase settles).
+  const std::optional<std::vector<Params>>& grid() const { return grid_; }
+  int64_t random_points() const { return random_points_; }
+
+ private:
+  int64_t NextUntakenPoint(const Study& study) const;
+  Params PointParams(int64_t point) const;
+
+  SweepConfig config_;
+  SearchSpace space_;
+  RandomSampler random_;
+  int64_t random_points_;
+  std::optional<std::vector<Params>> grid_;
+};
+
+}  // namespace hpo
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_HPO_SAMPLERS_RANDOM_THEN_GRID_SAMPLER_H_

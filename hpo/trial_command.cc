@@ -1,0 +1,57 @@
+#include "hpo/trial_command.h"
+
+#include <unistd.h>
+
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+
+#include "absl/strings/str_cat.h"
+#include "hpo/search_space.h"
+
+namespace tunefleet {
+namespace hpo {
+namespace {
+
+std::string Absolute(const std::string& path) {
+  if (!path.empty() && path[0] == '/') return path;
+  char cwd[PATH_MAX];
+  if (::getcwd(cwd, sizeof(cwd)) == nullptr) return path;
+  return absl::StrCat(cwd, "/", path);
+}
+
+}  // namespace
+
+std::string ExactNumber(double value) {
+  char buf[32];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof(buf), "%.*g", precision, value);
+    if (std::strtod(buf, nullptr) == value) break;
+  }
+  return buf;
+}
+
+std::vector<std::string> TrainerArgs(const SweepConfig& config, const Trial& trial,
+                                     const std::string& run_dir) {
+  const std::string lr = ExactNumber(trial.lr_effective);
+  const std::string batch = std::to_string(static_cast<long long>(trial.params.at(kBatchParam)));
+  if (config.trainer.synthetic) {
+    const SyntheticSpec& s = config.trainer.synthetic_spec;
+    return {"synthetic",        "--steps",        std::to_string(s.steps),
+            "--seconds_per_step", ExactNumber(s.seconds_per_step),
+            "--noise",          ExactNumber(s.noise),
+            "--seed",           std::to_string(s.seed),
+            "--lr_effective",   lr,
+            "--batch_size",     batch,
+            "--metric",         config.metric_name};
+  }
+  std::vector<std::string> args = {"train", "--config", Absolute(config.trainer.config)};
+  for (const std::string& o : config.trainer.overrides) args.push_back(o);
+  args.push_back("train.lr=" + lr);
+  args.push_back("train.batch_size=" + batch);
+  args.push_back(absl::StrCat("output.dir=", run_dir, "/trial-", trial.number));
+  return args;
+}
+
+}  // namespace hpo
+}  // namespace tunefleet

@@ -1,0 +1,29 @@
+// The trainer command line for a trial, after the trainer binary: what the agent runs for every
+// rank. The trainer gets lr_effective (the base lr scaled by the global batch), never the base lr.
+//   synthetic:  synthetic --steps N --seconds_per_step S --noise X --seed K
+//               --lr_effective LR --batch_size B --metric NAME
+//   config:     train --config /abs/path.yaml OVERRIDES... train.lr=LR train.batch_size=B
+//               output.dir=RUN_DIR/trial-N
+#ifndef TUNEFLEET_HPO_TRIAL_COMMAND_H_
+#define TUNEFLEET_HPO_TRIAL_COMMAND_H_
+
+#include <string>
+#include <vector>
+
+#include "hpo/sweep_config.h"
+#include "hpo/trial.h"
+
+namespace tunefleet {
+namespace hpo {
+
+// `run_dir`: where the sweep keeps its files (the journal's folder), absolute.
+std::vector<std::string> TrainerArgs(const SweepConfig& config, const Trial& trial,
+                                     const std::string& run_dir);
+
+// Shortest text that reads back as the same double.
+std::string ExactNumber(double value);
+
+}  // namespace hpo
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_HPO_TRIAL_COMMAND_H_

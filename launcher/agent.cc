@@ -1,0 +1,466 @@
+#include "launcher/agent.h"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "comm/codec.h"
+#include "comm/zmq_channel.h"
+#include "common/logging.h"
+
+namespace tunefleet {
+namespace launcher {
+namespace {
+
+constexpr absl::Duration kDefaultHeartbeat = absl::Seconds(1);
+
+// The local address the head is reached from: what other nodes can use as MASTER_ADDR.
+std::string RouteAddress(const std::string& endpoint) {
+  if (!absl::StartsWith(endpoint, "tcp://")) return "127.0.0.1";
+  std::string hostport = endpoint.substr(6);
+  const size_t colon = hostport.rfind(':');
+  const std::string host = hostport.substr(0, colon);
+  const std::string port = colon == std::string::npos ? "5555" : hostport.substr(colon + 1);
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_DGRAM;
+  addrinfo* result = nullptr;
+  if (::getaddrinfo(host.c_str(), port.c_str(), &hints, &result) != 0 || result == nullptr) {
+    return "127.0.0.1";
+  }
+  std::string address = "127.0.0.1";
+  const int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd >= 0 && ::connect(fd, result->ai_addr, result->ai_addrlen) == 0) {
+    sockaddr_in local{};
+    socklen_t len = sizeof(local);
+    char text[INET_ADDRSTRLEN];
+    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) == 0 &&
+        ::inet_ntop(AF_INET, &local.sin_addr, text, sizeof(text)) != nullptr) {
+      address = text;
+    }
+  }
+  if (fd >= 0) ::close(fd);
+  ::freeaddrinfo(result);
+  return address;
+}
+
+// A TCP port free right now on `address`, for a run's rendezvous (MASTER_PORT).
+int PickFreePort(const std::string& address) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return 29500;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = 0;
+  if (::inet_pton(AF_INET, address.c_str(), &addr.sin_addr) != 1) addr.sin_addr.s_addr = INADDR_ANY;
+  int port = 29500;
+  socklen_t len = sizeof(addr);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  ::close(fd);
+  return port;
+}
+
+std::string HostName() {
+  char name[256] = {0};
+  if (::gethostname(name, sizeof(name) - 1) != 0) return "localhost";
+  return name;
+}
+
+}  // namespace
+
+Agent::Agent(Options options, SignalFd* signals)
+    : options_(std::move(options)), signals_(signals), context_(1) {}
+
+Agent::~Agent() = default;
+
+absl::Status Agent::Setup() {
+  if (options_.name.empty()) options_.name = HostName();
+  std::string why;
+  gpus_ = DetectGpus(&why);
+  if (!gpus_.empty()) {
+    slots_ = static_cast<int>(gpus_.size());
+    if (options_.slots > 0) slots_ = std::min(slots_, options_.slots);
+    TF_LOG(INFO) << "using " << slots_ << " of " << gpus_.size() << " GPU(s): " << gpus_[0].name;
+  } else {
+    slots_ = options_.slots > 0 ? options_.slots : 1;
+    TF_LOG(INFO) << why << "; running " << slots_ << " CPU slot(s)";
+  }
+  slot_owner_.assign(static_cast<size_t>(slots_), 0);
+  if (options_.log_dir.empty()) options_.log_dir = "/tmp/tunefleet-agent-" + options_.name;
+  if (options_.address.empty()) options_.address = RouteAddress(options_.head);
+  try {
+    head_ = std::make_unique<zmq::socket_t>(context_, zmq::socket_type::dealer);
+    comm::ConfigureSocket(*head_, /*router=*/false);
+    head_->connect(options_.head);
+    trainers_ = std::make_unique<zmq::socket_t>(context_, zmq::socket_type::router);
+    comm::ConfigureSocket(*trainers_, /*router=*/true);
+    trainers_->bind("tcp://127.0.0.1:*");
+    trainer_endpoint_ = comm::LastEndpoint(*trainers_);
+  } catch (const zmq::error_t& e) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot connect to head ", options_.head, ": ", e.what()));
+  }
+  head_liveness_ = std::make_unique<comm::Liveness>(kDefaultHeartbeat, absl::Now());
+  SendRegister();
+  return absl::OkStatus();
+}
+
+void Agent::SendRegister() {
+  comm::Envelope envelope;
+  comm::Register* r = envelope.mutable_register_();
+  r->set_role(comm::AGENT);
+  r->set_name(options_.name);
+  r->set_hostname(HostName());
+  r->set_address(options_.address);
+  r->set_slots(slots_);
+  for (const GpuInfo& g : gpus_) r->add_gpus(g.name);
+  r->set_pid(::getpid());
+  SendToHead(envelope);
+  registered_at_ = absl::Now();
+  welcomed_ = false;
+}
+
+void Agent::SendToHead(const comm::Envelope& envelope) {
+  absl::Status s = comm::Send(*head_, envelope);
+  if (!s.ok()) {
+    TF_LOG(WARNING) << "cannot send " << comm::BodyName(envelope) << " to the head: " << s.message();
+    return;
+  }
+  head_liveness_->Sent(absl::Now());
+}
+
+int Agent::FreeSlots() const {
+  return static_cast<int>(std::count(slot_owner_.begin(), slot_owner_.end(), 0));
+}
+
+absl::Status Agent::Run() {
+  absl::Status setup = Setup();
+  if (!setup.ok()) return setup;
+  while (!(shutting_down_ && runs_.empty())) {
+    std::vector<zmq::pollitem_t> items = {
+        {static_cast<void*>(*head_), 0, ZMQ_POLLIN, 0},
+        {static_cast<void*>(*trainers_), 0, ZMQ_POLLIN, 0},
+        {nullptr, signals_->fd(), ZMQ_POLLIN, 0},
+    };
+    std::vector<ChildProcess*> polled;
+    for (auto& [id, run] : runs_) {
+      for (LocalRank& r : run.ranks) {
+        if (r.process != nullptr && r.process->stderr_fd() >= 0) {
+          items.push_back({nullptr, r.process->stderr_fd(), ZMQ_POLLIN, 0});
+          polled.push_back(r.process.get());
+        }
+      }
+    }
+    zmq::poll(items.data(), items.size(), std::chrono::milliseconds(100));
+    for (int sig : signals_->Read()) {
+      if (sig == SIGCHLD) continue;  // reaped below, every iteration
+      if (!shutting_down_) TF_LOG(INFO) << "signal " << sig << ": stopping every run and exiting";
+      shutting_down_ = true;
+      for (auto& [id, run] : runs_) StopRun(run, "agent stopped by a signal", /*cancelled=*/true);
+    }
+    for (size_t i = 0; i < polled.size(); ++i) {
+      if (items[3 + i].revents & (ZMQ_POLLIN | ZMQ_POLLERR)) polled[i]->DrainStderr();
+    }
+    while (auto received = comm::TryReceive(*head_, /*router=*/false)) {
+      head_liveness_->Heard(absl::Now());
+      if (!received->envelope.ok()) {
+        TF_LOG(WARNING) << "dropped a frame from the head: " << received->envelope.status().message();
+        continue;
+      }
+      HandleHeadMessage(*received->envelope);
+    }
+    while (auto received = comm::TryReceive(*trainers_, /*router=*/true)) {
+      if (!received->envelope.ok()) {
+        TF_LOG(WARNING) << "dropped a frame from a trainer: " << received->envelope.status().message();
+        continue;
+      }
+      HandleTrainerMessage(received->identity, *received->envelope);
+    }
+    const absl::Time now = absl::Now();
+    if (welcomed_ && head_liveness_->HeartbeatDue(now)) {
+      comm::Envelope hb;
+      hb.mutable_heartbeat();
+      SendToHead(hb);
+    }
+    if (!welcomed_ && now - registered_at_ > options_.register_timeout && !shutting_down_) {
+      fatal_ = absl::StrCat("no answer from the head at ", options_.head, " for ",
+                            absl::FormatDuration(options_.register_timeout));
+    }
+    if (welcomed_ && !head_liveness_->Alive(now)) {
+      TF_LOG(WARNING) << "lost the head at " << options_.head << " (no heartbeat for "
+                      << absl::FormatDuration(head_liveness_->interval() * comm::kDefaultLiveness)
+                      << "); registering again";
+      SendRegister();
+    }
+    if (!fatal_.empty() && !shutting_down_) {
+      TF_LOG(ERROR) << fatal_;
+      shutting_down_ = true;
+      for (auto& [id, run] : runs_) StopRun(run, fatal_, /*cancelled=*/true);
+    }
+    for (auto& [id, run] : runs_) {
+      if (now >= run.kill_deadline) {
+        for (LocalRank& r : run.ranks) {
+          if (r.process != nullptr && !r.process->exited()) r.process->Signal(SIGKILL);
+        }
+        run.kill_deadline = absl::InfiniteFuture();
+      }
+    }
+    ReapChildren();
+    FinishRuns();
+  }
+  if (!fatal_.empty()) return absl::UnavailableError(fatal_);
+  return absl::OkStatus();
+}
+
+void Agent::HandleHeadMessage(const comm::Envelope& envelope) {
+  switch (envelope.body_case()) {
+    case comm::Envelope::kWelcome: {
+      const uint32_t ms = envelope.welcome().heartbeat_interval_ms();
+      head_liveness_ = std::make_unique<comm::Liveness>(
+          ms > 0 ? absl::Milliseconds(ms) : kDefaultHeartbeat, absl::Now());
+      if (!welcomed_) {
+        TF_LOG(INFO) << "registered with the head at " << options_.head << " as " << options_.name
+                     << " (" << slots_ << " slot(s), address " << options_.address << ")";
+      }
+      welcomed_ = true;
+      break;
+    }
+    case comm::Envelope::kHeartbeat:
+      break;
+    case comm::Envelope::kAssign:
+      StartRun(envelope.assign());
+      break;
+    case comm::Envelope::kDecision: {
+      auto it = runs_.find(envelope.decision().run_id());
+      if (it == runs_.end()) break;  // the run ended meanwhile
+      if (envelope.decision().action() == comm::Decision::STOP) it->second.stop_requested = true;
+      DeliverDecision(it->second, envelope);
+      break;
+    }
+    case comm::Envelope::kCancel: {
+      auto it = runs_.find(envelope.cancel().run_id());
+      if (it != runs_.end()) StopRun(it->second, envelope.cancel().reason(), /*cancelled=*/true);
+      break;
+    }
+    case comm::Envelope::kShutdown:
+      TF_LOG(INFO) << "the head asked to shut down: " << envelope.shutdown().reason();
+      shutting_down_ = true;
+      for (auto& [id, run] : runs_) StopRun(run, "head shut down", /*cancelled=*/true);
+      break;
+    case comm::Envelope::kRefused:
+      fatal_ = absl::StrCat("the head refused this agent: ", envelope.refused().reason());
+      break;
+    default:
+      TF_LOG(WARNING) << "unexpected " << comm::BodyName(envelope) << " from the head";
+  }
+}
+
+void Agent::HandleTrainerMessage(const std::string& identity, const comm::Envelope& envelope) {
+  if (envelope.body_case() == comm::Envelope::kRegister) {
+    const comm::Register& r = envelope.register_();
+    auto it = runs_.find(r.run_id());
+    if (it == runs_.end()) return;
+    for (LocalRank& rank : it->second.ranks) {
+      if (rank.rank == r.rank()) rank.trainer_identity = identity;
+    }
+    std::vector<comm::Envelope> pending;
+    pending.swap(it->second.pending_decisions);
+    for (const comm::Envelope& d : pending) DeliverDecision(it->second, d);
+    return;
+  }
+  if (envelope.body_case() == comm::Envelope::kReport) {
+    if (runs_.count(envelope.report().run_id()) == 0) return;
+    SendToHead(envelope);
+    return;
+  }
+  TF_LOG(WARNING) << "unexpected " << comm::BodyName(envelope) << " from a trainer";
+}
+
+void Agent::DeliverDecision(RunState& run, const comm::Envelope& envelope) {
+  // Rank 0 when it is here, else the lowest local rank: it shares the decision with the others.
+  LocalRank* target = nullptr;
+  for (LocalRank& r : run.ranks) {
+    if (target == nullptr || r.rank < target->rank) target = &r;
+  }
+  if (target == nullptr || target->process == nullptr || target->process->exited()) return;
+  if (target->trainer_identity.empty()) {
+    run.pending_decisions.push_back(envelope);
+    return;
+  }
+  absl::Status s = comm::SendTo(*trainers_, target->trainer_identity, envelope);
+  if (!s.ok()) TF_LOG(WARNING) << "cannot deliver a decision to rank " << target->rank << ": " << s.message();
+}
+
+void Agent::StartRun(const comm::Assign& assign) {
+  const comm::TrialSpec& spec = assign.trial();
+  const uint64_t run_id = spec.run_id();
+  if (runs_.count(run_id) > 0) {
+    TF_LOG(WARNING) << "run " << run_id << " assigned twice; ignoring the second";
+    return;
+  }
+  RunState& run = runs_[run_id];
+  run.spec = spec;
+  if (shutting_down_) {
+    run.cancelled = true;
+    run.cancel_reason = "agent is shutting down";
+    return;
+  }
+  std::vector<int> free;
+  for (int s = 0; s < slots_; ++s) {
+    if (slot_owner_[static_cast<size_t>(s)] == 0) free.push_back(s);
+  }
+  if (free.size() < static_cast<size_t>(assign.ranks_size())) {
+    run.start_error = absl::StrCat("agent ", options_.name, " has ", free.size(),
+                                   " free slot(s), the head assigned ", assign.ranks_size());
+    return;
+  }
+  const std::string master_addr = assign.master_addr().empty() ? options_.address : assign.master_addr();
+  const int master_port = assign.master_port() != 0 ? assign.master_port() : PickFreePort(master_addr);
+  const std::string log_dir = spec.log_dir().empty()
+                                  ? absl::StrCat(options_.log_dir, "/", spec.sweep().empty() ? "runs" : spec.sweep())
+                                  : spec.log_dir();
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  comm::Envelope started;
+  comm::Started* st = started.mutable_started();
+  st->set_run_id(run_id);
+  st->set_trial(spec.trial());
+  st->set_agent(options_.name);
+  for (int i = 0; i < assign.ranks_size(); ++i) {
+    LocalRank rank;
+    rank.rank = assign.ranks(i);
+    rank.slot = free[static_cast<size_t>(i)];
+    slot_owner_[static_cast<size_t>(rank.slot)] = run_id;
+    ProcessSpec ps;
+    ps.binary = options_.trainer_binary;
+    ps.args.assign(spec.argv().begin(), spec.argv().end());
+    ps.env = {{"RANK", std::to_string(rank.rank)},
+              {"WORLD_SIZE", std::to_string(spec.world_size())},
+              {"LOCAL_RANK", std::to_string(i)},
+              {"LOCAL_WORLD_SIZE", std::to_string(assign.ranks_size())},
+              {"MASTER_ADDR", master_addr},
+              {"MASTER_PORT", std::to_string(master_port)},
+              {"CUDA_VISIBLE_DEVICES", gpus_.empty() ? "" : gpus_[static_cast<size_t>(rank.slot)].id},
+              {"TUNEFLEET_AGENT_ENDPOINT", trainer_endpoint_},
+              {"TUNEFLEET_RUN_ID", std::to_string(run_id)},
+              {"TUNEFLEET_TRIAL", std::to_string(spec.trial())},
+              {"TUNEFLEET_SWEEP", spec.sweep()}};
+    if (gpus_.empty() && std::getenv("OMP_NUM_THREADS") == nullptr) {
+      ps.env["OMP_NUM_THREADS"] = std::to_string(std::max(1u, cores / static_cast<unsigned>(slots_)));
+    }
+    for (const auto& [k, v] : spec.env()) ps.env[k] = v;
+    ps.log_path = absl::StrCat(log_dir, "/trial-", spec.trial(), "/rank-", rank.rank, ".log");
+    auto child = ChildProcess::Start(ps);
+    if (!child.ok()) {
+      run.start_error = std::string(child.status().message());
+      run.ranks.push_back(std::move(rank));
+      StopRun(run, run.start_error, /*cancelled=*/false);
+      return;
+    }
+    rank.process = std::move(*child);
+    st->add_ranks(rank.rank);
+    st->add_pids(rank.process->pid());
+    st->add_slots(rank.slot);
+    run.ranks.push_back(std::move(rank));
+  }
+  TF_LOG(INFO) << "run " << run_id << " (trial " << spec.trial() << "): started rank(s) "
+               << st->ranks(0) << (assign.ranks_size() > 1 ? "..." : "") << " of "
+               << spec.world_size() << ", master " << master_addr << ":" << master_port;
+  SendToHead(started);
+}
+
+void Agent::StopRun(RunState& run, const std::string& reason, bool cancelled) {
+  if (cancelled && !run.cancelled) {
+    run.cancelled = true;
+    run.cancel_reason = reason;
+  }
+  bool signalled = false;
+  for (LocalRank& r : run.ranks) {
+    if (r.process != nullptr && !r.process->exited()) {
+      r.process->Signal(SIGTERM);
+      signalled = true;
+    }
+  }
+  if (signalled && run.kill_deadline == absl::InfiniteFuture()) {
+    run.kill_deadline = absl::Now() + options_.kill_grace;
+  }
+}
+
+void Agent::ReapChildren() {
+  int status = 0;
+  pid_t pid;
+  while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
+    for (auto& [id, run] : runs_) {
+      for (size_t i = 0; i < run.ranks.size(); ++i) {
+        LocalRank& r = run.ranks[i];
+        if (r.process == nullptr || r.process->pid() != pid) continue;
+        r.process->SetExitStatus(status);
+        r.process->DrainStderr();
+        if (!r.process->succeeded() && run.failed_index < 0 && !run.cancelled) {
+          run.failed_index = static_cast<int>(i);
+          TF_LOG(WARNING) << "run " << id << " (trial " << run.spec.trial() << ") rank " << r.rank
+                          << ": " << r.process->DescribeExit();
+          StopRun(run, "another rank failed", /*cancelled=*/false);
+        }
+      }
+    }
+  }
+}
+
+void Agent::FinishRuns() {
+  for (auto it = runs_.begin(); it != runs_.end();) {
+    RunState& run = it->second;
+    bool done = true;
+    for (const LocalRank& r : run.ranks) {
+      if (r.process != nullptr && !r.process->exited()) done = false;
+    }
+    if (!done) {
+      ++it;
+      continue;
+    }
+    comm::Envelope envelope;
+    comm::Exit* e = envelope.mutable_exit();
+    e->set_run_id(it->first);
+    e->set_trial(run.spec.trial());
+    e->set_agent(options_.name);
+    if (run.cancelled) {
+      e->set_outcome(comm::Exit::CANCELLED);
+      e->set_reason(run.cancel_reason);
+    } else if (!run.start_error.empty()) {
+      e->set_outcome(comm::Exit::FAILED);
+      e->set_reason(run.start_error);
+      e->set_exit_code(127);
+      if (!run.ranks.empty()) e->set_rank(run.ranks.back().rank);
+    } else if (run.failed_index >= 0) {
+      const LocalRank& r = run.ranks[static_cast<size_t>(run.failed_index)];
+      e->set_outcome(comm::Exit::FAILED);
+      e->set_rank(r.rank);
+      e->set_exit_code(r.process->exit_code());
+      e->set_signal(r.process->term_signal());
+      e->set_stderr_tail(r.process->StderrTail());
+      e->set_reason(absl::StrCat("rank ", r.rank, ": ", r.process->DescribeExit()));
+    } else if (run.stop_requested) {
+      e->set_outcome(comm::Exit::STOPPED);
+    } else {
+      e->set_outcome(comm::Exit::COMPLETED);
+    }
+    SendToHead(envelope);
+    for (uint64_t& owner : slot_owner_) {
+      if (owner == it->first) owner = 0;
+    }
+    it = runs_.erase(it);
+  }
+}
+
+}  // namespace launcher
+}  // namespace tunefleet

@@ -1,0 +1,110 @@
+// The node agent: registers this machine's slots (one per GPU, or CPU slots) with the head,
+// starts one trainer process per assigned rank with the torchrun-style environment, relays the
+// trainers' reports to the head and the head's decisions to rank 0, and reports each run's
+// exit (outcome, exit code or signal, stderr tail) once all its local ranks have ended.
+//
+// Environment of a rank: RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR,
+// MASTER_PORT, CUDA_VISIBLE_DEVICES (its one GPU, or empty on CPU slots), OMP_NUM_THREADS on CPU
+// slots (cores / slots, unless set), TUNEFLEET_AGENT_ENDPOINT (the agent's local ZeroMQ
+// endpoint), TUNEFLEET_RUN_ID, TUNEFLEET_TRIAL, TUNEFLEET_SWEEP, and the trial's own env.
+//
+// Cross-process invariants: a run's slots are busy from Assign until its Exit is sent; a rank
+// that fails makes the agent stop the run's other local ranks (SIGTERM, then SIGKILL after the
+// grace period) so none is left waiting in a collective; trainers die with the agent
+// (PR_SET_PDEATHSIG).
+// Thread-safety: one poll loop thread owns everything.
+#ifndef TUNEFLEET_LAUNCHER_AGENT_H_
+#define TUNEFLEET_LAUNCHER_AGENT_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <zmq.hpp>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "comm/liveness.h"
+#include "comm/proto/messages.pb.h"
+#include "common/signals.h"
+#include "launcher/child_process.h"
+#include "launcher/gpu_detect.h"
+
+namespace tunefleet {
+namespace launcher {
+
+class Agent {
+ public:
+  struct Options {
+    std::string head;            // the head's endpoint
+    std::string name;            // registered name; default: host name
+    std::string address;         // MASTER_ADDR for runs it leads; default: found from the head route
+    int slots = 0;               // 0: one per GPU, or 1 without GPUs; caps the GPU count otherwise
+    std::string trainer_binary;  // the trainer executable
+    std::string log_dir;         // rank logs when the trial names none
+    absl::Duration kill_grace = absl::Seconds(5);
+    absl::Duration register_timeout = absl::Seconds(30);  // give up if the head never answers
+  };
+
+  // `signals` must watch SIGCHLD, SIGINT and SIGTERM and be created before any thread.
+  Agent(Options options, SignalFd* signals);
+  ~Agent();
+
+  // Runs until signalled, told to shut down, or refused by the head.
+  absl::Status Run();
+
+ private:
+  struct LocalRank {
+    int rank = 0;
+    int slot = 0;
+    std::unique_ptr<ChildProcess> process;
+    std::string trainer_identity;  // its DEALER's identity once it registered
+  };
+  struct RunState {
+    comm::TrialSpec spec;
+    std::vector<LocalRank> ranks;
+    std::vector<comm::Envelope> pending_decisions;  // for a rank 0 not yet connected
+    bool stop_requested = false;
+    bool cancelled = false;
+    std::string cancel_reason;
+    int failed_index = -1;           // first local rank that failed
+    std::string start_error;         // a rank that could not start
+    absl::Time kill_deadline = absl::InfiniteFuture();
+  };
+
+  absl::Status Setup();
+  void HandleHeadMessage(const comm::Envelope& envelope);
+  void HandleTrainerMessage(const std::string& identity, const comm::Envelope& envelope);
+  void StartRun(const comm::Assign& assign);
+  void DeliverDecision(RunState& run, const comm::Envelope& envelope);
+  void StopRun(RunState& run, const std::string& reason, bool cancelled);
+  void ReapChildren();
+  void FinishRuns();
+  void SendToHead(const comm::Envelope& envelope);
+  void SendRegister();
+  int FreeSlots() const;
+
+  Options options_;
+  SignalFd* signals_;
+  std::vector<GpuInfo> gpus_;
+  int slots_ = 0;
+  std::vector<uint64_t> slot_owner_;  // run id per slot, 0 = free
+  zmq::context_t context_;
+  std::unique_ptr<zmq::socket_t> head_;
+  std::unique_ptr<zmq::socket_t> trainers_;
+  std::string trainer_endpoint_;
+  std::unique_ptr<comm::Liveness> head_liveness_;
+  bool welcomed_ = false;
+  bool head_lost_logged_ = false;
+  absl::Time registered_at_;
+  bool shutting_down_ = false;
+  std::string fatal_;
+  std::map<uint64_t, RunState> runs_;
+};
+
+}  // namespace launcher
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_LAUNCHER_AGENT_H_

@@ -1,0 +1,176 @@
+#include "launcher/child_process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "common/signals.h"
+
+extern char** environ;
+
+namespace tunefleet {
+namespace launcher {
+namespace {
+
+absl::Status MakeParentDirs(const std::string& path) {
+  for (size_t i = 1; i < path.size(); ++i) {
+    if (path[i] != '/') continue;
+    const std::string dir = path.substr(0, i);
+    if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+      return absl::InternalError(absl::StrCat("cannot create ", dir, ": ", std::strerror(errno)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(const ProcessSpec& spec) {
+  std::unique_ptr<ChildProcess> child(new ChildProcess());
+  if (!spec.log_path.empty()) {
+    absl::Status s = MakeParentDirs(spec.log_path);
+    if (!s.ok()) return s;
+    child->log_fd_ = ::open(spec.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (child->log_fd_ < 0) {
+      return absl::InternalError(absl::StrCat("cannot open ", spec.log_path, ": ", std::strerror(errno)));
+    }
+  }
+  int err_pipe[2], status_pipe[2];
+  if (::pipe2(err_pipe, O_CLOEXEC) != 0 || ::pipe2(status_pipe, O_CLOEXEC) != 0) {
+    return absl::InternalError(absl::StrCat("pipe: ", std::strerror(errno)));
+  }
+  // Everything the child needs is prepared before fork: no allocation after it.
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry = *e;
+    const std::string key = entry.substr(0, entry.find('='));
+    if (spec.env.count(key) == 0) env_strings.push_back(entry);
+  }
+  for (const auto& [k, v] : spec.env) env_strings.push_back(k + "=" + v);
+  std::vector<char*> envp;
+  for (std::string& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> arg_strings = {spec.binary};
+  arg_strings.insert(arg_strings.end(), spec.args.begin(), spec.args.end());
+  std::vector<char*> argv;
+  for (std::string& s : arg_strings) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  const pid_t parent = ::getpid();
+  const int log_fd = child->log_fd_;
+  const bool stderr_to_log = spec.stderr_to_log && log_fd >= 0;
+
+  const pid_t pid = ::fork();
+  if (pid < 0) return absl::InternalError(absl::StrCat("fork: ", std::strerror(errno)));
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) _exit(127);  // the agent died between fork and prctl
+    RestoreChildSignalMask();
+    const int devnull = ::open("/dev/null", O_RDONLY);
+    if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
+    if (log_fd >= 0) ::dup2(log_fd, STDOUT_FILENO);
+    ::dup2(stderr_to_log ? log_fd : err_pipe[1], STDERR_FILENO);
+    ::execve(argv[0], argv.data(), envp.data());
+    const int e = errno;
+    ssize_t ignored = ::write(status_pipe[1], &e, sizeof(e));
+    (void)ignored;
+    _exit(127);
+  }
+  ::close(err_pipe[1]);
+  ::close(status_pipe[1]);
+  child->pid_ = pid;
+  int exec_errno = 0;
+  ssize_t n;
+  do {
+    n = ::read(status_pipe[0], &exec_errno, sizeof(exec_errno));
+  } while (n < 0 && errno == EINTR);
+  ::close(status_pipe[0]);
+  if (n == static_cast<ssize_t>(sizeof(exec_errno))) {
+    ::close(err_pipe[0]);
+    int status;
+    ::waitpid(pid, &status, 0);
+    child->pid_ = -1;
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot run ", spec.binary, ": ", std::strerror(exec_errno)));
+  }
+  if (stderr_to_log) {
+    ::close(err_pipe[0]);
+    return child;
+  }
+  child->stderr_fd_ = err_pipe[0];
+  ::fcntl(child->stderr_fd_, F_SETFL, ::fcntl(child->stderr_fd_, F_GETFL) | O_NONBLOCK);
+  return child;
+}
+
+ChildProcess::~ChildProcess() {
+  if (pid_ > 0 && !exited_) {
+    ::kill(-pid_, SIGKILL);
+    int status;
+    ::waitpid(pid_, &status, 0);
+  }
+  if (stderr_fd_ >= 0) ::close(stderr_fd_);
+  if (log_fd_ >= 0) ::close(log_fd_);
+}
+
+void ChildProcess::DrainStderr() {
+  if (stderr_fd_ < 0) return;
+  char buf[16384];
+  while (true) {
+    const ssize_t n = ::read(stderr_fd_, buf, sizeof(buf));
+    if (n > 0) {
+      if (log_fd_ >= 0) {
+        ssize_t ignored = ::write(log_fd_, buf, static_cast<size_t>(n));
+        (void)ignored;
+      }
+      tail_.append(buf, static_cast<size_t>(n));
+      if (tail_.size() > 2 * kTailBytes) tail_.erase(0, tail_.size() - kTailBytes);
+      continue;
+    }
+    if (n == 0) {  // end of file: the child (and anything it forked) closed stderr
+      ::close(stderr_fd_);
+      stderr_fd_ = -1;
+    }
+    return;  // EAGAIN or error
+  }
+}
+
+std::string ChildProcess::StderrTail() const {
+  if (tail_.size() <= kTailBytes) return tail_;
+  std::string t = tail_.substr(tail_.size() - kTailBytes);
+  const size_t nl = t.find('\n');
+  if (nl != std::string::npos && nl + 1 < t.size()) t.erase(0, nl + 1);
+  return t;
+}
+
+void ChildProcess::Signal(int signal) {
+  if (pid_ > 0 && !exited_) ::kill(-pid_, signal);
+}
+
+void ChildProcess::SetExitStatus(int wait_status) {
+  exited_ = true;
+  if (WIFEXITED(wait_status)) {
+    exit_code_ = WEXITSTATUS(wait_status);
+    term_signal_ = 0;
+  } else if (WIFSIGNALED(wait_status)) {
+    exit_code_ = -1;
+    term_signal_ = WTERMSIG(wait_status);
+  }
+}
+
+std::string ChildProcess::DescribeExit() const {
+  if (!exited_) return "running";
+  if (term_signal_ != 0) {
+    return absl::StrCat("killed by signal ", term_signal_, " (", strsignal(term_signal_), ")");
+  }
+  return absl::StrCat("exit code ", exit_code_);
+}
+
+}  // namespace launcher
+}  // namespace tunefleet

@@ -1,0 +1,130 @@
+// The head: owns the cluster. One ROUTER socket serves both node agents and hpo clients; the
+// head records who registered, watches their heartbeats, queues the clients' trials, places
+// each one on the fewest agents with free slots (placement.h), and routes Started / Report /
+// Exit from agents to the submitting client and Decision / Cancel from the client to the agents.
+//
+// Protocol (comm/proto/messages.proto; every message one Envelope):
+//   - Register{AGENT|CLIENT} -> Welcome{session, heartbeat_interval_ms}, or Refused{reason}
+//     (agent name taken by a live agent, not in the hosts file, no slots). Anything else from an
+//     identity that did not register -> Refused{"register first"}; another protocol version ->
+//     Refused{reason, supported_version}; malformed or oversized frames are dropped and logged.
+//   - Liveness (zguide Majordomo): any message counts as life; the head heartbeats a peer it has
+//     sent nothing for one interval; a peer silent for comm::kDefaultLiveness intervals is lost.
+//     A lost agent fails every run with ranks on it (Cancel to the run's other agents, Exit
+//     FAILED to the client); a lost client's runs are cancelled or dropped from the queue.
+//   - Submit{trial} -> run_id (increasing from 1), strict FIFO queue; the first queued run is
+//     placed as soon as the live agents' free slots allow, with one Assign per agent.
+//   - Decision / Cancel from a client name the run by trial number; the head fills run_id. A
+//     Decision goes to the agent hosting rank 0; a Cancel drops a queued run (Exit CANCELLED)
+//     or goes to every agent of a running one.
+//   - Exit from each agent of a run is aggregated into one Exit for the client (run_table.h).
+//   - StatusRequest -> Status; Shutdown from a client, SIGINT/SIGTERM or Stop(): Shutdown to
+//     every agent, and Run() returns OK.
+//
+// Cross-process invariants: an agent's slots are busy from the Assign until that agent's Exit
+// for the run (or its loss); a run's rank 0 lives on its first agent, whose registered address
+// is MASTER_ADDR; master_port is 0 (the agent picks) for a one-agent run, else
+// 29500 + run_id % 2000.
+//
+// Thread-safety: Run() is one single-threaded poll loop that owns every socket and all state;
+// Stop() is the only method safe to call from another thread (it signals the loop through an
+// inproc PAIR control socket).
+#ifndef TUNEFLEET_LAUNCHER_HEAD_H_
+#define TUNEFLEET_LAUNCHER_HEAD_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <zmq.hpp>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "comm/proto/messages.pb.h"
+#include "common/signals.h"
+#include "launcher/hosts_file.h"
+#include "launcher/peer_table.h"
+#include "launcher/run_table.h"
+
+namespace tunefleet {
+namespace launcher {
+
+class Head {
+ public:
+  struct Options {
+    std::string bind = "tcp://127.0.0.1:5555";  // also ipc://PATH, tcp://127.0.0.1:* (any port)
+    absl::Duration heartbeat_interval = absl::Seconds(1);
+    std::vector<HostEntry> hosts;           // empty: accept any agent
+    std::string hosts_file = "hosts.txt";   // named in refusals
+  };
+
+  // `signals` (may be null) must watch SIGINT and SIGTERM and be created before this Head, so
+  // that ZeroMQ's threads inherit the blocked mask.
+  Head(Options options, SignalFd* signals);
+  ~Head();
+  Head(const Head&) = delete;
+  Head& operator=(const Head&) = delete;
+
+  // Binds the ROUTER socket (idempotent; Run() calls it too). InvalidArgument for a malformed
+  // endpoint, Unavailable when it cannot bind.
+  absl::Status Bind();
+  // The bound endpoint with wildcards resolved ("tcp://127.0.0.1:41234"); empty before Bind().
+  const std::string& endpoint() const { return endpoint_; }
+
+  // Serves until signalled, stopped or told to shut down by a client (OK), or a fatal socket
+  // error.
+  absl::Status Run();
+  // Makes Run() send Shutdown to the agents and return OK. Thread-safe; callable before Run().
+  void Stop();
+
+ private:
+  void HandleFrame(const std::string& identity, absl::StatusOr<comm::Envelope>& received);
+  void HandleRegister(const std::string& identity, const comm::Register& reg);
+  void HandleSubmit(const std::string& identity, comm::Envelope& envelope);
+  void HandleDecision(const std::string& identity, comm::Envelope& envelope);
+  void HandleCancel(const std::string& identity, const comm::Cancel& cancel);
+  void HandleExit(const std::string& identity, const comm::Exit& exit);
+  void ForwardToClient(const std::string& identity, uint64_t run_id, const comm::Envelope& envelope);
+  void HandleStatusRequest(const std::string& identity);
+
+  // Places queued runs in FIFO order while the first fits; fails those that never can.
+  void Dispatch();
+  void FailQueued(RunRecord& run, const std::string& reason);
+  // Sends Cancel to every agent of the run whose part has not ended, except `except`.
+  void CancelRun(RunRecord& run, const std::string& reason, const std::string& except = "");
+  // Sends the client the run's aggregated Exit (once), and erases the run if nothing runs.
+  void ReportAndMaybeErase(RunRecord& run);
+  void LosePeer(const std::string& identity, const std::string& reason);
+  void Tick(absl::Time now);
+  void ShutdownAgents(const std::string& reason);
+
+  void Send(const std::string& identity, const comm::Envelope& envelope);
+  void Refuse(const std::string& identity, const std::string& reason, bool with_version = false);
+  // Logs one WARNING line per peer per second at most.
+  void LogLimited(const std::string& identity, const std::string& message);
+
+  Options options_;
+  SignalFd* signals_;
+  std::string session_;
+  zmq::context_t context_;
+  std::unique_ptr<zmq::socket_t> router_;
+  std::unique_ptr<zmq::socket_t> control_rx_;  // poll loop side
+  absl::Mutex control_mu_;
+  std::unique_ptr<zmq::socket_t> control_tx_ ABSL_GUARDED_BY(control_mu_);  // Stop() side
+  std::string endpoint_;
+  bool stop_ = false;
+
+  PeerTable peers_;
+  RunTable runs_;
+  absl::flat_hash_map<std::string, absl::Time> last_warning_;
+  absl::Time next_tick_;
+};
+
+}  // namespace launcher
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_LAUNCHER_HEAD_H_

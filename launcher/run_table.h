@@ -1,0 +1,105 @@
+// The head's bookkeeping of runs (one attempt of a trial, head-assigned run_id counting from 1):
+// the FIFO queue of runs waiting for slots, the runs placed on agents with each agent's part
+// (its ranks, and whether that agent reported its Exit), the slots each agent has busy, and the
+// aggregation of the parts' Exits into the one Exit the client gets. No sockets, no clocks: the
+// head (head.h) does the talking and calls these as messages arrive.
+//
+// Invariants:
+//   - A run is either queued (no parts) or placed (one part per agent it runs on, ranks
+//     consecutive, parts[0] hosts rank 0).
+//   - An agent's busy slots are the ranks of its parts that have not ended; a part ends with
+//     the agent's Exit for the run, or when the agent is lost (RecordExit with a synthetic
+//     FAILED Exit), so slots stay busy until the agent's ranks are really gone.
+//   - A run leaves the table when it is dropped from the queue or when its last part ended. It
+//     may outlive its report to the client (`reported`): after an agent loss the client learns
+//     at once, while the other agents' cancelled ranks still hold their slots.
+// Thread-safety: not thread-safe; owned by the head's poll loop.
+#ifndef TUNEFLEET_LAUNCHER_RUN_TABLE_H_
+#define TUNEFLEET_LAUNCHER_RUN_TABLE_H_
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "comm/proto/messages.pb.h"
+
+namespace tunefleet {
+namespace launcher {
+
+struct RunPart {
+  std::string agent;       // the agent's ROUTER identity
+  std::string agent_name;  // its registered name, for messages and logs
+  std::vector<int> ranks;  // global ranks it runs, ascending
+  bool ended = false;      // its Exit arrived, or the agent was lost
+};
+
+struct RunRecord {
+  uint64_t run_id = 0;
+  comm::TrialSpec spec;   // run_id filled in
+  std::string client;     // the submitting client's identity; "" once that client is gone
+  bool queued = true;
+  bool cancel_sent = false;  // a Cancel went to every part still running
+  bool reported = false;     // the client got this run's Exit (or has gone)
+  std::vector<RunPart> parts;
+  std::string master_addr;
+  int master_port = 0;
+  // Aggregation of the parts' Exits, in arrival order.
+  std::optional<comm::Exit> first_failure;
+  bool any_cancelled = false;
+  bool any_stopped = false;
+
+  bool AllEnded() const;
+  // The part of `agent` that has not ended, or null.
+  RunPart* LivePart(const std::string& agent);
+  // The run's outcome for the client: FAILED with the first failing part's details if any part
+  // failed, else CANCELLED if any was cancelled, else STOPPED if any stopped, else COMPLETED.
+  comm::Exit Aggregate() const;
+};
+
+class RunTable {
+ public:
+  // Gives the run the next run_id and appends it to the queue.
+  RunRecord& Submit(comm::TrialSpec spec, const std::string& client);
+
+  RunRecord* Find(uint64_t run_id);
+  // A client's run: by run_id when it is non-zero and the client's, else its latest run of
+  // `trial` (clients address runs by trial number).
+  RunRecord* FindForClient(const std::string& client, uint64_t run_id, int64_t trial);
+
+  const std::deque<uint64_t>& queue() const { return queue_; }
+  const std::map<uint64_t, RunRecord>& runs() const { return runs_; }
+
+  // Moves a queued run onto agents; their slots become busy.
+  void Place(RunRecord& run, std::vector<RunPart> parts, std::string master_addr, int master_port);
+  // Ends `agent`'s part of the run with `exit` (frees its slots, adds it to the aggregate).
+  // Returns false when the agent has no running part of this run.
+  bool RecordExit(RunRecord& run, const std::string& agent, const comm::Exit& exit);
+  // Removes the run (from the queue, the client's index, the table). Its parts must have ended.
+  void Erase(uint64_t run_id);
+  // The run no longer has a client to report to.
+  void DetachClient(RunRecord& run);
+
+  int BusySlots(const std::string& agent) const;
+  // Runs with a running part on `agent`, ascending.
+  std::vector<uint64_t> RunsOnAgent(const std::string& agent) const;
+  // Runs submitted by `client`, ascending.
+  std::vector<uint64_t> RunsOfClient(const std::string& client) const;
+
+ private:
+  uint64_t next_run_id_ = 1;
+  std::map<uint64_t, RunRecord> runs_;
+  std::deque<uint64_t> queue_;
+  // client identity -> trial -> latest run_id.
+  absl::flat_hash_map<std::string, absl::flat_hash_map<int64_t, uint64_t>> by_trial_;
+  absl::flat_hash_map<std::string, int> busy_;
+};
+
+}  // namespace launcher
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_LAUNCHER_RUN_TABLE_H_
