@@ -57,7 +57,7 @@ TEST(TrainerConfigTest, ShippedConfigParses) {
   auto c = LoadTrainerConfig("configs/sbert_stsb.yaml");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->task.format, "stsb");
-  EXPECT_EQ(c->model.path, "../shared/data/bert-tiny-random");
+  EXPECT_EQ(c->model.path, "data/bert-tiny-random");
 }
 
 struct BadCase {
