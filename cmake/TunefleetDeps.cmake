@@ -2,7 +2,7 @@
 #   @system//:absl -> tunefleet::absl        @system//:yaml_cpp -> tunefleet::yaml_cpp
 #   @system//:gtest -> tunefleet::gtest      @system//:gtest_main -> tunefleet::gtest_main
 #   @system//:gloo -> tunefleet::gloo        @libtorch//:torch -> tunefleet::torch
-#   @system//:protobuf, :zmq, :json, :ucx -> tunefleet::protobuf, ::zmq, ::json, ::ucx
+#   @system//:protobuf, :zmq, :json, :ucx, :icu -> tunefleet::protobuf, ::zmq, ::json, ::ucx, ::icu
 #     (optional until a target uses them; TUNEFLEET_HAVE_<X> says whether they were found).
 include_guard(GLOBAL)
 
@@ -186,6 +186,20 @@ if(TARGET nlohmann_json::nlohmann_json OR JSON_INCLUDE_DIR)
   _tf_report("nlohmann_json ${nlohmann_json_VERSION}" "${JSON_INCLUDE_DIR}/nlohmann/json.hpp")
 else()
   _tf_report("nlohmann_json" "NOT FOUND (optional for now)")
+endif()
+
+# ICU (@system//:icu): libicuuc + libicudata, as third_party/system.BUILD links them (Unicode
+# tables for trainer/wordpiece_tokenizer). CMake's FindICU; ICU_ROOT or the deps prefix can point
+# at a copy (Debian 12: libicu-dev, libicu72).
+find_package(ICU QUIET COMPONENTS uc data)
+set(TUNEFLEET_HAVE_ICU OFF)
+if(ICU_FOUND)
+  set(TUNEFLEET_HAVE_ICU ON)
+  add_library(tunefleet::icu INTERFACE IMPORTED)
+  target_link_libraries(tunefleet::icu INTERFACE ICU::uc ICU::data)
+  _tf_report("icu ${ICU_VERSION}" "${ICU_UC_LIBRARY}" "(${ICU_INCLUDE_DIR}/unicode/uchar.h)")
+else()
+  _tf_report("icu" "NOT FOUND (optional until used: the tokenizer needs it; install libicu-dev)")
 endif()
 
 # UCX (@system//:ucx).

@@ -9,7 +9,7 @@ PACKAGES=(
   bazel-bootstrap bazel-rules-java g++ cmake
   # libraries
   libtorch-dev libgloo-dev libzmq3-dev cppzmq-dev libabsl-dev libprotobuf-dev protobuf-compiler
-  libucx-dev libyaml-cpp-dev libgtest-dev libgmock-dev nlohmann-json3-dev
+  libucx-dev libyaml-cpp-dev libgtest-dev libgmock-dev nlohmann-json3-dev libicu-dev
   # tests: Optuna reads our journals; iproute2 makes network namespaces
   python3 python3-optuna iproute2
 )

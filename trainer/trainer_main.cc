@@ -12,6 +12,7 @@
 #include "trainer/agent_client.h"
 #include "trainer/device.h"
 #include "trainer/synthetic.h"
+#include "trainer/tokenize_command.h"
 #include "trainer/train_config.h"
 
 namespace tunefleet {
@@ -156,23 +157,6 @@ int Eval(const std::vector<std::string>& args) {
   return kExitFailure;
 }
 
-int Tokenize(const std::vector<std::string>& args) {
-  std::string vocab;
-  int64_t max_len = 128;
-  CommandLine cli("trainer tokenize", "",
-                  "Reads text lines on stdin; writes one JSON object {\"ids\": [...]} a line with\n"
-                  "[CLS]/[SEP], truncated to --max_len (BERT WordPiece, uncased).");
-  cli.AddString("vocab", &vocab, "WordPiece vocab.txt (required)", "FILE");
-  cli.AddInt("max_len", &max_len, "maximum tokens including [CLS] and [SEP]");
-  if (int rc = ParseOrExit(cli, args, "trainer tokenize"); rc >= 0) return rc;
-  if (vocab.empty()) {
-    PrintError("trainer tokenize", absl::InvalidArgumentError("--vocab is required"));
-    return kExitUsage;
-  }
-  PrintError("trainer tokenize", absl::UnavailableError("the tokenizer is not in this build yet"));
-  return kExitFailure;
-}
-
 }  // namespace
 }  // namespace trainer
 }  // namespace tunefleet
@@ -188,7 +172,7 @@ int main(int argc, char** argv) {
       {{"train", "train a model from a trainer YAML", tunefleet::trainer::Train},
        {"encode", "write sentence embeddings", tunefleet::trainer::Encode},
        {"eval", "evaluate a model on a dataset", tunefleet::trainer::Eval},
-       {"tokenize", "WordPiece-tokenize stdin to JSON lines", tunefleet::trainer::Tokenize},
+       {"tokenize", "WordPiece-tokenize stdin to JSON lines", tunefleet::trainer::RunTokenize},
        {"synthetic", "the synthetic trainer for testing sweeps", tunefleet::trainer::Synthetic}},
       argc, argv);
 }

@@ -1,0 +1,260 @@
+// Dataset readers on the real files (row counts, first and last rows, label balance) and on
+// bad inputs written to a temp dir (errors name file:line); the per-epoch order.
+#include "trainer/datasets.h"
+
+#include <algorithm>
+#include <fstream>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace tunefleet {
+namespace trainer {
+namespace {
+
+using ::testing::HasSubstr;
+
+int CountLabel(const std::vector<Example>& v, int label) {
+  return std::count_if(v.begin(), v.end(), [&](const Example& e) { return e.label == label; });
+}
+
+TEST(DatasetsTest, StsBenchmark) {
+  auto train = ReadDataset("data/stsbenchmark/sts-train.csv", "stsb");
+  auto dev = ReadStsb("data/stsbenchmark/sts-dev.csv");
+  auto test = ReadStsb("data/stsbenchmark/sts-test.csv");
+  ASSERT_TRUE(train.ok()) << train.status();
+  ASSERT_TRUE(dev.ok()) << dev.status();
+  ASSERT_TRUE(test.ok()) << test.status();
+  EXPECT_EQ(train->size(), 5749u);
+  EXPECT_EQ(dev->size(), 1500u);
+  EXPECT_EQ(test->size(), 1379u);
+  const Example& first = dev->front();
+  EXPECT_EQ(first.a, "A man with a hard hat is dancing.");
+  EXPECT_EQ(first.b, "A man wearing a hard hat is dancing.");
+  EXPECT_DOUBLE_EQ(first.score, 5.0);
+  EXPECT_FALSE(first.HasLabel());
+  EXPECT_EQ(dev->back().a, "New video shows US police officers beating mentally-ill man");
+  EXPECT_EQ(dev->back().b, "New York police officer critically wounded in hatchet attack");
+  EXPECT_DOUBLE_EQ(dev->back().score, 0.0);
+  EXPECT_EQ(train->front().a, "A plane is taking off.");
+  EXPECT_EQ(test->front().b, "A girl is brushing her hair.");
+  EXPECT_DOUBLE_EQ(test->front().score, 2.5);
+  // Rows with 9 columns keep sentence2 from column 7, and quotes are text (QUOTE_NONE).
+  for (const auto* split : {&*train, &*dev, &*test}) {
+    for (const Example& e : *split) {
+      ASSERT_TRUE(e.HasScore());
+      ASSERT_FALSE(e.a.empty());
+      ASSERT_FALSE(e.b.empty());
+      ASSERT_EQ(e.b.find('\t'), std::string::npos);
+    }
+  }
+  int quoted = std::count_if(dev->begin(), dev->end(), [](const Example& e) {
+    return e.a.find('"') != std::string::npos || e.b.find('"') != std::string::npos;
+  });
+  EXPECT_GT(quoted, 0);
+}
+
+TEST(DatasetsTest, Sick) {
+  auto all = ReadDataset("data/sick/SICK.txt", "sick");
+  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_EQ(all->size(), 9840u);
+  EXPECT_EQ(CountLabel(*all, 0), 2821);  // ENTAILMENT
+  EXPECT_EQ(CountLabel(*all, 1), 5595);  // NEUTRAL
+  EXPECT_EQ(CountLabel(*all, 2), 1424);  // CONTRADICTION
+  const Example& first = all->front();
+  EXPECT_EQ(first.a,
+            "A group of kids is playing in a yard and an old man is standing in the background");
+  EXPECT_EQ(first.b,
+            "A group of boys in a yard is playing and a man is standing in the background");
+  EXPECT_EQ(first.label, 1);
+  EXPECT_DOUBLE_EQ(first.score, 4.5);
+  EXPECT_EQ(all->back().a, "Three dogs are resting on a sidewalk");
+  EXPECT_EQ(all->back().b, "The woman with a knife is slicing a pepper");
+  EXPECT_DOUBLE_EQ(all->back().score, 1.0);
+  auto train = ReadSick("data/sick/SICK.txt", "TRAIN");
+  auto trial = ReadSick("data/sick/SICK.txt", "TRIAL");
+  auto test = ReadSick("data/sick/SICK.txt", "TEST");
+  ASSERT_TRUE(train.ok() && trial.ok() && test.ok());
+  EXPECT_EQ(train->size(), 4439u);
+  EXPECT_EQ(trial->size(), 495u);
+  EXPECT_EQ(test->size(), 4906u);
+  EXPECT_EQ(trial->front().a, "The young boys are playing outdoors and the man is smiling nearby");
+  EXPECT_EQ(trial->front().label, 2);
+  EXPECT_DOUBLE_EQ(trial->front().score, 3.6);
+  auto none = ReadSick("data/sick/SICK.txt", "DEV");
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().message(), "data/sick/SICK.txt: no examples in SemEval_set DEV");
+}
+
+TEST(DatasetsTest, PawsWiki) {
+  auto dev = ReadDataset("data/paws-wiki/dev.tsv", "paws");
+  auto test = ReadPaws("data/paws-wiki/test.tsv");
+  ASSERT_TRUE(dev.ok()) << dev.status();
+  ASSERT_TRUE(test.ok()) << test.status();
+  EXPECT_EQ(dev->size(), 8000u);
+  EXPECT_EQ(test->size(), 8000u);
+  EXPECT_EQ(CountLabel(*dev, 1), 3539);
+  EXPECT_EQ(CountLabel(*dev, 0), 4461);
+  EXPECT_EQ(CountLabel(*test, 1), 3536);
+  EXPECT_THAT(dev->front().a, ::testing::StartsWith("Bradd Crellin represented BARLA Cumbria"));
+  EXPECT_EQ(dev->front().label, 0);
+  EXPECT_FALSE(dev->front().HasScore());
+  EXPECT_EQ(dev->back().b,
+            "In the other direction , suppose that `` m '' is prime , with powerful "
+            "factorization .");
+  EXPECT_EQ(test->back().label, 1);
+}
+
+TEST(DatasetsTest, Mrpc) {
+  auto train = ReadDataset("data/mrpc/msr_paraphrase_train.txt", "mrpc");
+  auto test = ReadMrpc("data/mrpc/msr_paraphrase_test.txt");
+  ASSERT_TRUE(train.ok()) << train.status();
+  ASSERT_TRUE(test.ok()) << test.status();
+  EXPECT_EQ(train->size(), 4076u);
+  EXPECT_EQ(test->size(), 1725u);
+  // The first row carries the BOM: read, its label is 1 (2753 positives counting it).
+  EXPECT_EQ(CountLabel(*train, 1), 2753);
+  EXPECT_EQ(CountLabel(*train, 0), 1323);
+  EXPECT_EQ(CountLabel(*test, 1), 1147);
+  EXPECT_EQ(train->front().label, 1);
+  EXPECT_EQ(train->front().a,
+            "Amrozi accused his brother, whom he called \"the witness\", of deliberately "
+            "distorting his evidence.");
+  EXPECT_EQ(train->back().label, 0);
+  EXPECT_THAT(train->back().b, ::testing::StartsWith("The 30-year bond US30YT=RR grew 1-3/32"));
+}
+
+std::string Write(const std::string& name, const std::string& text) {
+  std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+TEST(DatasetsTest, TsvAndJsonl) {
+  auto tsv = ReadTsv(Write("pairs.tsv", "sentence1\tsentence2\tlabel\na\tb\t1\r\n\nc\td\t0.25\ne\tf\n"));
+  ASSERT_TRUE(tsv.ok()) << tsv.status();
+  ASSERT_EQ(tsv->size(), 3u);
+  EXPECT_EQ((*tsv)[0].label, 1);
+  EXPECT_DOUBLE_EQ((*tsv)[0].score, 1.0);
+  EXPECT_EQ((*tsv)[1].a, "c");
+  EXPECT_FALSE((*tsv)[1].HasLabel());
+  EXPECT_DOUBLE_EQ((*tsv)[1].score, 0.25);
+  EXPECT_FALSE((*tsv)[2].HasScore());
+  EXPECT_FALSE((*tsv)[2].HasLabel());
+
+  auto jsonl = ReadDataset(
+      Write("pairs.jsonl",
+            "{\"sentence1\": \"a \\\"q\\\"\", \"sentence2\": \"b\", \"label\": 2}\n"
+            "\n{\"sentence1\": \"c\", \"sentence2\": \"d\", \"score\": 4.5, \"extra\": 1}\n"
+            "{\"sentence1\": \"e\", \"sentence2\": \"f\"}\n"),
+      "jsonl");
+  ASSERT_TRUE(jsonl.ok()) << jsonl.status();
+  ASSERT_EQ(jsonl->size(), 3u);
+  EXPECT_EQ((*jsonl)[0].a, "a \"q\"");
+  EXPECT_EQ((*jsonl)[0].label, 2);
+  EXPECT_FALSE((*jsonl)[0].HasScore());
+  EXPECT_DOUBLE_EQ((*jsonl)[1].score, 4.5);
+  EXPECT_FALSE((*jsonl)[2].HasLabel());
+}
+
+struct BadCase {
+  const char* format;
+  const char* text;
+  const char* error;  // after "PATH:"
+};
+
+TEST(DatasetsTest, BadInputsNameFileAndLine) {
+  const BadCase cases[] = {
+      {"stsb", "", " no examples"},
+      {"stsb", "g\tf\t2012\t1\t5.0\tonly one sentence\n",
+       "1: expected at least 7 tab-separated columns"},
+      {"stsb", "g\tf\t2012\t1\t5.0\ta\tb\ng\tf\t2012\t2\tfive\ta\tb\n",
+       "2: score 'five' is not a number"},
+      {"stsb", "g\tf\t2012\t1\t5.5\ta\tb\n", "1: score 5.5 is outside [0, 5]"},
+      {"stsb", "g\tf\t2012\t1\tnan\ta\tb\n", "1: score 'nan' is not a number"},
+      {"sick", "pair_ID\tsentence_A\tsentence_B\n1\ta\tb\n", "1: expected a header naming"},
+      {"sick", "pair_ID\tsentence_A\tsentence_B\tentailment_label\trelatedness_score\n",
+       " no examples"},
+      {"sick", "pair_ID\tsentence_A\tsentence_B\tentailment_label\trelatedness_score\n"
+               "1\ta\tb\tNEUTRAL\n",
+       "2: expected at least 5 tab-separated columns"},
+      {"sick", "pair_ID\tsentence_A\tsentence_B\tentailment_label\trelatedness_score\n"
+               "1\ta\tb\tMAYBE\t3\n",
+       "2: entailment label 'MAYBE' is not ENTAILMENT, NEUTRAL or CONTRADICTION"},
+      {"sick", "pair_ID\tsentence_A\tsentence_B\tentailment_label\trelatedness_score\n"
+               "1\ta\tb\tNEUTRAL\t\n",
+       "2: relatedness_score '' is not a number"},
+      {"paws", "id\tsentence1\tsentence2\tlabel\n", " no examples"},
+      {"paws", "1\ta\tb\t1\n2\ta\tb\n", "2: expected 4 tab-separated columns"},
+      {"paws", "1\ta\tb\t1\textra\n", "1: expected 4 tab-separated columns"},
+      {"paws", "1\ta\tb\tyes\n", "1: label 'yes' is not 0 or 1"},
+      {"mrpc", "\xEF\xBB\xBFQuality\t#1 ID\t#2 ID\t#1 String\t#2 String\n2\t1\t2\ta\tb\n",
+       "2: Quality '2' is not 0 or 1"},
+      {"mrpc", "1\t1\t2\ta\n", "1: expected 5 tab-separated columns"},
+      {"tsv", "only one column\n", "1: expected 2 or 3 tab-separated columns"},
+      {"tsv", "a\tb\tc\td\n", "1: expected 2 or 3 tab-separated columns"},
+      {"tsv", "a\tb\t0.5\na\tb\thigh\n", "2: label_or_score 'high' is not a number"},
+      {"jsonl", "{\"sentence1\": \"a\", \"sentence2\": \"b\"}\n{\"sentence1\": \"a\"\n",
+       "2: not a JSON object"},
+      {"jsonl", "[1, 2]\n", "1: not a JSON object"},
+      {"jsonl", "{\"sentence1\": \"a\"}\n", "1: \"sentence2\" must be a string"},
+      {"jsonl", "{\"sentence1\": 3, \"sentence2\": \"b\"}\n", "1: \"sentence1\" must be a string"},
+      {"jsonl", "{\"sentence1\": \"a\", \"sentence2\": \"b\", \"label\": \"yes\"}\n",
+       "1: \"label\" must be a non-negative integer, got \"yes\""},
+      {"jsonl", "{\"sentence1\": \"a\", \"sentence2\": \"b\", \"score\": null}\n",
+       "1: \"score\" must be a number, got null"},
+  };
+  int i = 0;
+  for (const BadCase& c : cases) {
+    const std::string path = Write("bad" + std::to_string(i++) + "." + c.format, c.text);
+    auto result = ReadDataset(path, c.format);
+    ASSERT_FALSE(result.ok()) << c.format << ": " << c.text;
+    const std::string message(result.status().message());
+    EXPECT_THAT(message, ::testing::StartsWith(path + ":" + c.error)) << c.text;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
+  auto missing = ReadDataset("/nonexistent/sts-dev.csv", "stsb");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_THAT(std::string(missing.status().message()),
+              ::testing::StartsWith("/nonexistent/sts-dev.csv: cannot open dataset"));
+  auto format = ReadDataset("x.csv", "csv");
+  ASSERT_FALSE(format.ok());
+  EXPECT_THAT(std::string(format.status().message()), HasSubstr("unknown dataset format 'csv'"));
+}
+
+TEST(DatasetsTest, EpochOrder) {
+  std::vector<int64_t> identity(10);
+  std::iota(identity.begin(), identity.end(), 0);
+  EXPECT_EQ(EpochOrder(10, 42, 0, false), identity);
+  EXPECT_EQ(EpochOrder(10, 42, 3, false), identity);
+  EXPECT_TRUE(EpochOrder(0, 42, 0, true).empty());
+  EXPECT_TRUE(EpochOrder(-5, 42, 0, true).empty());
+  EXPECT_EQ(EpochOrder(1, 42, 0, true), std::vector<int64_t>{0});
+
+  const std::vector<int64_t> e0 = EpochOrder(1000, 42, 0, true);
+  // A permutation, deterministic, different per epoch and per seed.
+  std::vector<int64_t> sorted = e0;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<int64_t> all(1000);
+  std::iota(all.begin(), all.end(), 0);
+  EXPECT_EQ(sorted, all);
+  EXPECT_EQ(EpochOrder(1000, 42, 0, true), e0);
+  EXPECT_NE(EpochOrder(1000, 42, 1, true), e0);
+  EXPECT_NE(EpochOrder(1000, 43, 0, true), e0);
+  EXPECT_NE(e0, all);
+  // Pinned values: the documented SplitMix64 + Fisher-Yates, so a change of algorithm (or a
+  // platform difference) shows here.
+  EXPECT_EQ(EpochOrder(8, 0, 0, true), (std::vector<int64_t>{1, 0, 3, 5, 6, 7, 2, 4}));
+  EXPECT_EQ(EpochOrder(8, 42, 2, true), (std::vector<int64_t>{1, 2, 3, 0, 6, 7, 5, 4}));
+  // Roughly uniform: each of 4 items lands first about 1/4 of the time over 4000 epochs.
+  std::vector<int> first(4, 0);
+  for (int epoch = 0; epoch < 4000; ++epoch) ++first[EpochOrder(4, 7, epoch, true)[0]];
+  for (int count : first) EXPECT_NEAR(count, 1000, 150);
+}
+
+}  // namespace
+}  // namespace trainer
+}  // namespace tunefleet
