@@ -11,6 +11,7 @@
 #include "common/logging.h"
 #include "trainer/agent_client.h"
 #include "trainer/device.h"
+#include "trainer/encode_command.h"
 #include "trainer/synthetic.h"
 #include "trainer/tokenize_command.h"
 #include "trainer/train_config.h"
@@ -121,27 +122,6 @@ int Synthetic(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
-int Encode(const std::vector<std::string>& args) {
-  std::string model, input, output;
-  CommandLine cli("trainer encode", "",
-                  "Encodes one sentence a line of --input with the model's pooling; writes one\n"
-                  "JSON object {\"embedding\": [...]} a line, in input order (.npy when --output\n"
-                  "ends in .npy).");
-  cli.AddString("model", &model, "Hugging Face model directory (required)", "DIR");
-  cli.AddString("input", &input, "text file, one sentence a line (required)", "FILE");
-  cli.AddString("output", &output, "output file (required)", "FILE");
-  if (int rc = ParseOrExit(cli, args, "trainer encode"); rc >= 0) return rc;
-  for (const auto& [flag, value] : {std::pair<const char*, std::string*>{"model", &model},
-                                   {"input", &input}, {"output", &output}}) {
-    if (value->empty()) {
-      PrintError("trainer encode", absl::InvalidArgumentError(std::string("--") + flag + " is required"));
-      return kExitUsage;
-    }
-  }
-  PrintError("trainer encode", absl::UnavailableError("encoding is not in this build yet"));
-  return kExitFailure;
-}
-
 int Eval(const std::vector<std::string>& args) {
   std::string model, task = "sts", data;
   CommandLine cli("trainer eval", "", "Evaluates a model: STS Spearman correlation or accuracy.");
@@ -170,7 +150,7 @@ int main(int argc, char** argv) {
       "tunefleet's worker: BERT / Sentence-BERT training, evaluation, encoding, tokenization.\n"
       "Reads RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT like torchrun's workers.",
       {{"train", "train a model from a trainer YAML", tunefleet::trainer::Train},
-       {"encode", "write sentence embeddings", tunefleet::trainer::Encode},
+       {"encode", "write sentence embeddings", tunefleet::trainer::RunEncode},
        {"eval", "evaluate a model on a dataset", tunefleet::trainer::Eval},
        {"tokenize", "WordPiece-tokenize stdin to JSON lines", tunefleet::trainer::RunTokenize},
        {"synthetic", "the synthetic trainer for testing sweeps", tunefleet::trainer::Synthetic}},

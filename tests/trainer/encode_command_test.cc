@@ -1,0 +1,133 @@
+// `trainer encode` (trainer/encode_command.h) end to end on data/bert-tiny-random: tokenizer +
+// model + pooling reproduce transformers' mean-pooled embeddings (data/golden/forward_sts_dev.json)
+// in input order, as JSON lines and as .npy; sentence-transformers pooling is honoured; bad
+// command lines and folders give exit code 2.
+#include "trainer/encode_command.h"
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "trainer/bert_model.h"
+#include "trainer/checkpoint.h"
+
+namespace tunefleet {
+namespace trainer {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr char kModel[] = "data/bert-tiny-random";
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct Golden {
+  std::vector<std::string> sentences;
+  std::vector<std::vector<float>> mean_pooled;
+};
+
+const Golden& Reference() {
+  static const Golden* golden = [] {
+    std::ifstream in("data/golden/forward_sts_dev.json");
+    const Json j = Json::parse(in);
+    return new Golden{j.at("sentences").get<std::vector<std::string>>(),
+                      j.at("mean_pooled").get<std::vector<std::vector<float>>>()};
+  }();
+  return *golden;
+}
+
+// The 64 golden sentences in reverse order (so batching by length must restore the order), with
+// an empty line in the middle.
+std::string WriteInput() {
+  const std::string path = ::testing::TempDir() + "/sentences.txt";
+  std::ofstream out(path);
+  for (int i = 63; i >= 32; --i) out << Reference().sentences[i] << "\n";
+  out << "\n";
+  for (int i = 31; i >= 0; --i) out << Reference().sentences[i] << "\r\n";
+  return path;
+}
+
+// Row r of the output against golden sentence 63 - r (row 32 is the empty line).
+void ExpectGolden(const std::vector<std::vector<float>>& rows) {
+  ASSERT_EQ(rows.size(), 65u);
+  double worst = 0;
+  for (int r = 0; r < 65; ++r) {
+    if (r == 32) continue;
+    const int g = r < 32 ? 63 - r : 64 - r;
+    ASSERT_EQ(rows[r].size(), 128u);
+    for (int k = 0; k < 128; ++k) {
+      worst = std::max<double>(worst, std::abs(rows[r][k] - Reference().mean_pooled[g][k]));
+    }
+  }
+  std::cout << "encode vs transformers: max |diff| " << worst << "\n";
+  EXPECT_LT(worst, 1e-5);
+}
+
+int Encode(const std::vector<std::string>& args) { return RunEncode(args); }
+
+TEST(EncodeCommandTest, JsonLinesMatchTransformersInInputOrder) {
+  const std::string out = ::testing::TempDir() + "/emb.jsonl";
+  ASSERT_EQ(Encode({"--model", kModel, "--input", WriteInput(), "--output", out, "--batch_size", "7"}), 0);
+  std::vector<std::vector<float>> rows;
+  std::istringstream lines(ReadAll(out));
+  for (std::string line; std::getline(lines, line);) {
+    rows.push_back(Json::parse(line).at("embedding").get<std::vector<float>>());
+  }
+  ExpectGolden(rows);
+}
+
+TEST(EncodeCommandTest, NpyHoldsTheSameEmbeddings) {
+  const std::string out = ::testing::TempDir() + "/emb.npy";
+  ASSERT_EQ(Encode({"--model", kModel, "--input", WriteInput(), "--output", out}), 0);
+  const std::string bytes = ReadAll(out);
+  ASSERT_GT(bytes.size(), 10u);
+  EXPECT_EQ(bytes.substr(0, 8), std::string("\x93NUMPY\x01\x00", 8));
+  const size_t header = 10 + static_cast<unsigned char>(bytes[8]) + 256 * static_cast<unsigned char>(bytes[9]);
+  EXPECT_EQ(header % 64, 0u);
+  EXPECT_NE(bytes.find("'shape': (65, 128)"), std::string::npos) << bytes.substr(0, header);
+  ASSERT_EQ(bytes.size(), header + 65 * 128 * sizeof(float));
+  std::vector<std::vector<float>> rows(65, std::vector<float>(128));
+  for (int r = 0; r < 65; ++r) std::memcpy(rows[r].data(), bytes.data() + header + r * 512, 512);
+  ExpectGolden(rows);
+}
+
+TEST(EncodeCommandTest, UsesTheFolderPoolingUnlessTold) {
+  auto model = LoadBertModel(kModel);
+  ASSERT_TRUE(model.ok()) << model.status();
+  const std::string dir = ::testing::TempDir() + "/st_cls";
+  CheckpointSaveOptions options;
+  options.source_dir = kModel;
+  options.pooling = "cls";
+  ASSERT_TRUE(SaveBertModel(*model, dir, options).ok());
+  const std::string in = ::testing::TempDir() + "/one.txt";
+  std::ofstream(in) << "A man is playing a guitar.\n";
+  const std::string cls = ::testing::TempDir() + "/cls.jsonl", mean = ::testing::TempDir() + "/mean.jsonl";
+  ASSERT_EQ(Encode({"--model", dir, "--input", in, "--output", cls}), 0);
+  ASSERT_EQ(Encode({"--model", dir, "--input", in, "--output", mean, "--pooling", "mean"}), 0);
+  const auto a = Json::parse(ReadAll(cls)).at("embedding").get<std::vector<float>>();
+  const auto b = Json::parse(ReadAll(mean)).at("embedding").get<std::vector<float>>();
+  ASSERT_EQ(a.size(), 128u);
+  EXPECT_NE(a, b);
+}
+
+TEST(EncodeCommandTest, BadArgumentsAndFoldersExitTwo) {
+  const std::string in = WriteInput(), out = ::testing::TempDir() + "/x.jsonl";
+  EXPECT_EQ(Encode({"--input", in, "--output", out}), 2);
+  EXPECT_EQ(Encode({"--model", kModel, "--input", in, "--output", out, "--batch_size", "0"}), 2);
+  EXPECT_EQ(Encode({"--model", kModel, "--input", in, "--output", out, "--pooling", "sum"}), 2);
+  EXPECT_EQ(Encode({"--model", "/nonexistent", "--input", in, "--output", out}), 2);
+  EXPECT_EQ(Encode({"--model", kModel, "--input", "/nonexistent.txt", "--output", out}), 2);
+  EXPECT_EQ(Encode({"--model", kModel, "--input", in, "--output", "/nonexistent/dir/x.jsonl"}), 2);
+  EXPECT_EQ(Encode({"--help"}), 0);
+}
+
+}  // namespace
+}  // namespace trainer
+}  // namespace tunefleet

@@ -1,0 +1,240 @@
+#include "trainer/encode_command.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <numeric>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "common/cli.h"
+#include "common/logging.h"
+#include "nlohmann/json.hpp"
+#include "trainer/bert_model.h"
+#include "trainer/device.h"
+#include "trainer/pooling.h"
+#include "trainer/wordpiece_tokenizer.h"
+
+namespace tunefleet {
+namespace trainer {
+namespace {
+
+constexpr char kProgram[] = "trainer encode";
+constexpr int64_t kDefaultMaxLen = 128;
+constexpr int64_t kBatchesPerChunk = 64;  // sentences sorted by length within a chunk
+
+int Fail(int code, const absl::Status& status) {
+  PrintError(kProgram, status);
+  return code;
+}
+
+std::string InFolder(const std::string& dir, const char* name) {
+  return !dir.empty() && dir.back() == '/' ? dir + name : dir + "/" + name;
+}
+
+// The tokenizer is uncased WordPiece: refuse a folder whose tokenizer_config.json says cased.
+absl::Status CheckUncased(const std::string& dir) {
+  const std::string path = InFolder(dir, "tokenizer_config.json");
+  std::ifstream in(path);
+  if (!in) return absl::OkStatus();
+  std::stringstream text;
+  text << in.rdbuf();
+  const nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_object() && j.value("do_lower_case", true) == false) {
+    return absl::UnimplementedError(
+        absl::StrCat(path, ": do_lower_case is false; only uncased WordPiece is supported"));
+  }
+  return absl::OkStatus();
+}
+
+// numpy's format 1.0: magic, version, header length, a dict padded to a multiple of 64 bytes.
+std::string NpyHeader(int64_t rows, int64_t cols) {
+  std::string dict = absl::StrCat("{'descr': '<f4', 'fortran_order': False, 'shape': (", rows,
+                                  ", ", cols, "), }");
+  dict.append((64 - (10 + dict.size() + 1) % 64) % 64, ' ');
+  dict += '\n';
+  std::string out("\x93NUMPY\x01\x00", 8);
+  out += static_cast<char>(dict.size() & 0xff);
+  out += static_cast<char>((dict.size() >> 8) & 0xff);
+  return out + dict;
+}
+
+// {"embedding": [...]} with the shortest text that reads back as the same float.
+void AppendJsonLine(const float* v, int64_t n, std::string* out) {
+  out->append("{\"embedding\": [");
+  char buf[32];
+  for (int64_t i = 0; i < n; ++i) {
+    if (i > 0) out->append(", ");
+    if (!std::isfinite(v[i])) {
+      out->append("null");
+      continue;
+    }
+    const auto r = std::to_chars(buf, buf + sizeof(buf), v[i]);
+    out->append(buf, r.ptr);
+  }
+  out->append("]}\n");
+}
+
+// Removes the temporary output unless released.
+struct TempFile {
+  std::string path;
+  ~TempFile() {
+    if (!path.empty()) std::remove(path.c_str());
+  }
+};
+
+}  // namespace
+
+int RunEncode(const std::vector<std::string>& args) {
+  std::string model_dir, input, output, pooling_name, device_name = "auto";
+  int64_t batch_size = 32, max_len = 0;
+  CommandLine cli(kProgram, "",
+                  "Encodes one sentence a line of --input with the model's pooling; writes one\n"
+                  "JSON object {\"embedding\": [...]} a line, in input order (.npy when --output\n"
+                  "ends in .npy).");
+  cli.AddString("model", &model_dir, "Hugging Face model directory with vocab.txt (required)", "DIR");
+  cli.AddString("input", &input, "text file, one sentence a line (required)", "FILE");
+  cli.AddString("output", &output, "output file: JSON lines, or .npy (required)", "FILE");
+  cli.AddInt("batch_size", &batch_size, "sentences per forward pass");
+  cli.AddInt("max_len", &max_len,
+             "maximum tokens with [CLS]/[SEP] (default: the model's max_seq_length, else 128)");
+  cli.AddString("pooling", &pooling_name,
+                "mean | cls | max (default: the model's sentence-transformers pooling, else mean)",
+                "MODE");
+  cli.AddString("device", &device_name, "auto | cpu | cuda", "DEVICE");
+  absl::Status status = cli.Parse(args);
+  if (cli.help_requested()) {
+    std::cout << cli.Help();
+    return kExitOk;
+  }
+  for (const auto& [flag, value] : {std::pair<const char*, std::string*>{"model", &model_dir},
+                                    {"input", &input}, {"output", &output}}) {
+    if (status.ok() && value->empty()) {
+      status = absl::InvalidArgumentError(absl::StrCat("--", flag, " is required"));
+    }
+  }
+  if (status.ok() && batch_size < 1) status = absl::InvalidArgumentError("--batch_size must be >= 1");
+  if (status.ok() && max_len != 0 && max_len < 2) {
+    status = absl::InvalidArgumentError("--max_len must be >= 2");
+  }
+  if (status.ok() && device_name != "auto" && device_name != "cpu" && device_name != "cuda") {
+    status = absl::InvalidArgumentError("--device must be auto, cpu or cuda");
+  }
+  if (!status.ok()) return Fail(kExitUsage, status);
+
+  std::ifstream in(input, std::ios::binary);
+  if (!in) {
+    return Fail(kExitUsage, absl::NotFoundError(absl::StrCat(input, ": cannot open: ",
+                                                             std::strerror(errno))));
+  }
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    lines.push_back(std::move(line));
+  }
+  if (in.bad()) return Fail(kExitUsage, absl::DataLossError(absl::StrCat(input, ": read failed")));
+
+  BertCheckpoint info;
+  auto model = LoadBertModel(model_dir, &info);
+  if (!model.ok()) return Fail(kExitUsage, model.status());
+  auto tokenizer = WordPieceTokenizer::FromVocabFile(InFolder(model_dir, "vocab.txt"));
+  if (!tokenizer.ok()) return Fail(kExitUsage, tokenizer.status());
+  if (absl::Status s = CheckUncased(model_dir); !s.ok()) return Fail(kExitUsage, s);
+  if (pooling_name.empty()) pooling_name = info.pooling.empty() ? "mean" : info.pooling;
+  auto pooling = ParsePooling(pooling_name);
+  if (!pooling.ok()) {
+    return Fail(kExitUsage, cli.WasSet("pooling")
+                                ? pooling.status()
+                                : absl::UnimplementedError(absl::StrCat(
+                                      model_dir, ": the model's pooling ", pooling.status().message())));
+  }
+  if (max_len == 0) max_len = info.max_seq_length > 0 ? info.max_seq_length : kDefaultMaxLen;
+  max_len = std::min(max_len, info.config.max_position_embeddings);
+
+  const DeviceInfo device = SelectDevice(-1);
+  if (device_name == "cuda" && !device.device.is_cuda()) {
+    return Fail(kExitUsage, absl::FailedPreconditionError("--device cuda: no CUDA device"));
+  }
+  const torch::Device target = device_name == "cpu" ? torch::Device(torch::kCPU) : device.device;
+
+  const bool npy = absl::EndsWith(output, ".npy");
+  TempFile temp{output + ".tmp-encode"};
+  std::ofstream out(temp.path, std::ios::binary | std::ios::trunc);
+  if (!out) {
+    return Fail(kExitUsage, absl::PermissionDeniedError(absl::StrCat(
+                                output, ": cannot write: ", std::strerror(errno))));
+  }
+  const int64_t n = static_cast<int64_t>(lines.size());
+  const int64_t hidden = info.config.hidden_size;
+  if (npy) out << NpyHeader(n, hidden);
+
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    torch::NoGradGuard no_grad;
+    (*model)->to(target);
+    std::string text;
+    const int64_t chunk = batch_size * kBatchesPerChunk;
+    for (int64_t begin = 0; begin < n; begin += chunk) {
+      const int64_t size = std::min(chunk, n - begin);
+      std::vector<Encoding> encodings(size);
+      for (int64_t i = 0; i < size; ++i) encodings[i] = tokenizer->Encode(lines[begin + i], max_len);
+      std::vector<int64_t> order(size);
+      std::iota(order.begin(), order.end(), 0);
+      std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+        return encodings[a].ids.size() > encodings[b].ids.size();
+      });
+      torch::Tensor embeddings = torch::empty({size, hidden}, torch::kFloat32);
+      for (int64_t b = 0; b < size; b += batch_size) {
+        const int64_t rows = std::min(batch_size, size - b);
+        std::vector<Encoding> batch;
+        for (int64_t r = 0; r < rows; ++r) batch.push_back(encodings[order[b + r]]);
+        PaddedBatch padded = PadBatch(batch, tokenizer->pad_id());
+        auto tensor = [&](std::vector<int64_t>& v) {
+          return torch::from_blob(v.data(), {padded.rows, padded.cols}, torch::kLong).clone();
+        };
+        const torch::Tensor mask = tensor(padded.attention_mask);
+        auto result = BertForward(*model, tensor(padded.input_ids), tensor(padded.token_type_ids), mask);
+        if (!result.ok()) return Fail(kExitFailure, result.status());
+        torch::Tensor pooled = Pool(result->last_hidden_state, mask.to(target), *pooling);
+        if (info.normalize) pooled = pooled / pooled.norm(2, 1, true).clamp_min(1e-12);
+        const torch::Tensor rows_index = torch::tensor(
+            std::vector<int64_t>(order.begin() + b, order.begin() + b + rows), torch::kLong);
+        embeddings.index_copy_(0, rows_index, pooled.to(torch::kCPU, torch::kFloat32));
+      }
+      const float* data = embeddings.data_ptr<float>();
+      if (npy) {
+        out.write(reinterpret_cast<const char*>(data), size * hidden * sizeof(float));
+      } else {
+        text.clear();
+        for (int64_t i = 0; i < size; ++i) AppendJsonLine(data + i * hidden, hidden, &text);
+        out << text;
+      }
+    }
+  } catch (const c10::Error& e) {
+    return Fail(kExitFailure, absl::InternalError(absl::StrCat("encoding failed: ",
+                                                               e.what_without_backtrace())));
+  }
+  out.close();
+  if (!out) return Fail(kExitFailure, absl::DataLossError(absl::StrCat(output, ": write failed")));
+  if (std::rename(temp.path.c_str(), output.c_str()) != 0) {
+    return Fail(kExitFailure, absl::InternalError(absl::StrCat(output, ": cannot rename into place: ",
+                                                               std::strerror(errno))));
+  }
+  temp.path.clear();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  TF_LOG(INFO) << "encoded " << n << " sentences (pooling " << PoolingName(*pooling)
+               << (info.normalize ? ", normalized" : "") << ", max_len " << max_len << ") on "
+               << target.str() << " in " << seconds << " s into " << output;
+  return kExitOk;
+}
+
+}  // namespace trainer
+}  // namespace tunefleet

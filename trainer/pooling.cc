@@ -1,0 +1,40 @@
+#include "trainer/pooling.h"
+
+#include <tuple>
+
+#include "absl/strings/str_cat.h"
+
+namespace tunefleet {
+namespace trainer {
+
+absl::StatusOr<Pooling> ParsePooling(absl::string_view name) {
+  if (name == "mean") return Pooling::kMean;
+  if (name == "cls") return Pooling::kCls;
+  if (name == "max") return Pooling::kMax;
+  return absl::InvalidArgumentError(
+      absl::StrCat("pooling \"", name, "\" is not one of mean, cls, max"));
+}
+
+const char* PoolingName(Pooling pooling) {
+  switch (pooling) {
+    case Pooling::kMean: return "mean";
+    case Pooling::kCls: return "cls";
+    case Pooling::kMax: return "max";
+  }
+  return "?";
+}
+
+torch::Tensor Pool(const torch::Tensor& last_hidden_state, const torch::Tensor& attention_mask,
+                   Pooling pooling) {
+  if (pooling == Pooling::kCls) return last_hidden_state.select(1, 0);
+  const torch::Tensor mask =
+      attention_mask.unsqueeze(-1).expand(last_hidden_state.sizes()).to(last_hidden_state.dtype());
+  if (pooling == Pooling::kMax) {
+    return std::get<0>(last_hidden_state.masked_fill(mask == 0, -1e9).max(1));
+  }
+  const torch::Tensor sum = (last_hidden_state * mask).sum(1);
+  return sum / mask.sum(1).clamp_min(1e-9);
+}
+
+}  // namespace trainer
+}  // namespace tunefleet
