@@ -94,6 +94,25 @@ function(tunefleet_cc_binary)
                         DEFINES ${ARG_DEFINES} DEPS ${ARG_DEPS} DATA ${ARG_DATA})
 endfunction()
 
+# tunefleet_sh_binary(NAME n SRCS script.sh [DATA ...]) -> the script, executable, as <build>/bin/n,
+# beside the binaries it runs (DATA: targets built with it).
+function(tunefleet_sh_binary)
+  cmake_parse_arguments(ARG "" "NAME" "SRCS;DATA" ${ARGN})
+  _tunefleet_package(pkg)
+  set(out "${PROJECT_BINARY_DIR}/bin/${ARG_NAME}")
+  add_custom_command(OUTPUT "${out}"
+    COMMAND ${CMAKE_COMMAND} -E make_directory "${PROJECT_BINARY_DIR}/bin"
+    COMMAND ${CMAKE_COMMAND} -E copy "${CMAKE_CURRENT_SOURCE_DIR}/${ARG_SRCS}" "${out}"
+    DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/${ARG_SRCS}")
+  set(deps "")
+  foreach(d IN LISTS ARG_DATA)
+    if(TARGET ${d})
+      list(APPEND deps ${d})
+    endif()
+  endforeach()
+  add_custom_target(${pkg}_${ARG_NAME} ALL DEPENDS "${out}" ${deps})
+endfunction()
+
 # tunefleet_filegroup(NAME n GLOBS ...) -> file list <pkg>_<n>, usable in a test's DATA.
 function(tunefleet_filegroup)
   cmake_parse_arguments(ARG "" "NAME" "GLOBS" ${ARGN})

@@ -22,6 +22,9 @@ namespace comm {
 
 inline constexpr uint32_t kProtocolVersion = 1;
 inline constexpr size_t kMaxFrameBytes = 1 << 20;  // 1 MiB: control messages are small
+// The head's Refused reason for a peer it does not know (never registered, or declared lost):
+// an agent that gets it registers again.
+inline constexpr char kRefusedRegisterFirst[] = "register first";
 
 // Serializes `envelope` with version = kProtocolVersion. Fails on an empty body or a frame over
 // kMaxFrameBytes.

@@ -232,11 +232,12 @@ absl::Status SweepDriver::HandleReport(const comm::Report& report) {
                       << "' (it reported: " << absl::StrJoin(names, ", ") << ")";
       it->second.missing_metric_logged = true;
     }
-    if (!report.final()) SendDecision(t.number, report.step(), false);
+    SendDecision(t.number, report.step(), false);  // a final report's acknowledgement too
     return absl::OkStatus();
   }
   if (report.final()) {
     it->second.final_value = metric->second;
+    SendDecision(t.number, report.step(), false);  // acknowledges it: the trainer may exit
     return absl::OkStatus();
   }
   if (it->second.stop_sent) return absl::OkStatus();

@@ -259,6 +259,23 @@ void Agent::HandleHeadMessage(const comm::Envelope& envelope) {
       for (auto& [id, run] : runs_) StopRun(run, "head shut down", /*cancelled=*/true);
       break;
     case comm::Envelope::kRefused:
+      if (envelope.refused().reason() == comm::kRefusedRegisterFirst) {
+        // The head does not know this agent: it declared it lost (silent too long) and failed
+        // its runs. Stop them here too and register again (unless a Register is on its way:
+        // the head answers a Register with Welcome or another reason, never this one).
+        if (!runs_.empty()) {
+          TF_LOG(WARNING) << "the head no longer knows this agent; stopping the " << runs_.size()
+                          << " run(s) it has failed";
+        }
+        for (auto& [id, run] : runs_) {
+          StopRun(run, "the head declared this agent lost", /*cancelled=*/true);
+        }
+        if (welcomed_) {
+          TF_LOG(WARNING) << "the head no longer knows this agent; registering again";
+          SendRegister();
+        }
+        break;
+      }
       fatal_ = absl::StrCat("the head refused this agent: ", envelope.refused().reason());
       break;
     default:

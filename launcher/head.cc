@@ -189,7 +189,7 @@ void Head::HandleFrame(const std::string& identity, absl::StatusOr<comm::Envelop
   if (peer == nullptr) {
     LogLimited(identity, absl::StrCat("refused a ", comm::BodyName(envelope),
                                       " from a peer that has not registered"));
-    Refuse(identity, "register first");
+    Refuse(identity, comm::kRefusedRegisterFirst);
     return;
   }
   const bool from_agent = peer->role == comm::AGENT;

@@ -6,7 +6,7 @@ without Bazel) stays in step with the Bazel one. Run from anywhere after editing
   scripts/bazel_to_cmake.py --check  # exit 1, listing them, when any is out of date
 
 BUILD files are Starlark, which is Python syntax here: each is run with the rules it uses
-(cc_library, cc_binary, cc_test, sh_test, filegroup, cc_proto) recording their arguments, and
+(cc_library, cc_binary, cc_test, sh_test, sh_binary, filegroup, cc_proto) recording their arguments, and
 each rule becomes the tunefleet_* function of cmake/TunefleetRules.cmake. Labels map to targets:
 //pkg/sub:name -> pkg_sub_name, a cc_binary keeps its name (testonly ones: pkg_name),
 @system//:x -> tunefleet::x, @libtorch//:torch -> tunefleet::torch. An attribute this script
@@ -60,8 +60,8 @@ def load_package(pkg):
             rules.append((kind, attrs))
         return record
 
-    env = {k: rule(k) for k in ("cc_library", "cc_binary", "cc_test", "sh_test", "filegroup",
-                                "cc_proto")}
+    env = {k: rule(k) for k in ("cc_library", "cc_binary", "cc_test", "sh_test", "sh_binary",
+                                "filegroup", "cc_proto")}
     env.update(load=lambda *a, **k: None, package=lambda **k: None, glob=Glob,
                exports_files=lambda *a, **k: None)
     exec(compile(text, path, "exec"), env)
@@ -200,6 +200,8 @@ def convert(pkg, comment, rules, index):
             size = [attrs.get("size", "medium")]
             text = call("tunefleet_sh_test", [("NAME", [name]), ("SIZE", size), ("SRCS", srcs),
                                               ("ARGS", args), ("DATA", data)])
+        elif kind == "sh_binary":
+            text = call("tunefleet_sh_binary", [("NAME", [name]), ("SRCS", srcs), ("DATA", data)])
         elif kind == "filegroup":
             if isinstance(srcs, Glob):
                 text = call("tunefleet_filegroup", [("NAME", [name]), ("GLOBS", srcs.patterns)])

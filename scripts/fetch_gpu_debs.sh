@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Downloads, on a Debian 12 machine, the .debs a GPU host without ZeroMQ, Abseil, yaml-cpp,
-# GoogleTest, nlohmann-json or protoc needs to build and run tunefleet (scripts/gpu_build.sh
+# GoogleTest, nlohmann-json, ICU or protoc needs to build and run tunefleet (scripts/gpu_build.sh
 # unpacks them with dpkg -x). Usage: scripts/fetch_gpu_debs.sh [DIR]   (DIR defaults to .carry/debs)
 # DIR/fallback/ holds runtime libraries of libzmq5 that most hosts already have; gpu_build.sh
 # unpacks those only where the host lacks them. Idempotent: present .debs are kept; DIR/SHA256SUMS
@@ -17,6 +17,7 @@ CORE=(
   libsodium23 libpgm-5.3-0 libnorm1    # libzmq5's runtime libraries rare on other distributions
   libgtest-dev libgmock-dev            # GoogleTest / GoogleMock (static libraries + CMake config)
   nlohmann-json3-dev                   # header only
+  libicu-dev libicu72                  # ICU 72: Unicode tables of trainer/wordpiece_tokenizer
   libprotobuf-dev libprotobuf32 libprotoc32 protobuf-compiler  # protoc 3.21 + headers (comm/proto)
 )
 FALLBACK=(

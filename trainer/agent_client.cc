@@ -60,9 +60,7 @@ absl::Status AgentClient::Send(int64_t step, const std::map<std::string, double>
   return comm::Send(*socket_, envelope);
 }
 
-absl::StatusOr<bool> AgentClient::Report(int64_t step, const std::map<std::string, double>& metrics) {
-  absl::Status s = Send(step, metrics, /*final=*/false);
-  if (!s.ok()) return s;
+std::optional<comm::Decision::Action> AgentClient::AwaitDecision(int64_t step) {
   const absl::Time deadline = absl::Now() + decision_timeout_;
   while (true) {
     const absl::Duration left = deadline - absl::Now();
@@ -73,8 +71,9 @@ absl::StatusOr<bool> AgentClient::Report(int64_t step, const std::map<std::strin
       if (!received->envelope.ok()) continue;
       const comm::Envelope& e = *received->envelope;
       if (e.body_case() != comm::Envelope::kDecision) continue;
-      if (e.decision().action() == comm::Decision::STOP) return true;
-      if (e.decision().step() == step) return false;  // an older step's CONTINUE: keep waiting
+      if (e.decision().action() == comm::Decision::STOP) return comm::Decision::STOP;
+      if (e.decision().step() == step) return comm::Decision::CONTINUE;
+      // An older step's CONTINUE: keep waiting.
     }
   }
   if (!timeout_logged_) {
@@ -82,11 +81,22 @@ absl::StatusOr<bool> AgentClient::Report(int64_t step, const std::map<std::strin
                     << " of reporting step " << step << "; continuing";
     timeout_logged_ = true;
   }
-  return false;
+  return std::nullopt;
+}
+
+absl::StatusOr<bool> AgentClient::Report(int64_t step, const std::map<std::string, double>& metrics) {
+  absl::Status sent = Send(step, metrics, /*final=*/false);
+  if (!sent.ok()) return sent;
+  return AwaitDecision(step) == comm::Decision::STOP;
 }
 
 absl::Status AgentClient::ReportFinal(int64_t step, const std::map<std::string, double>& metrics) {
-  return Send(step, metrics, /*final=*/true);
+  absl::Status sent = Send(step, metrics, /*final=*/true);
+  if (!sent.ok()) return sent;
+  // hpo acknowledges the final value with a Decision; waiting for it means the value reached
+  // hpo before this process exits (and before the agent reports the exit).
+  AwaitDecision(step);
+  return absl::OkStatus();
 }
 
 }  // namespace trainer

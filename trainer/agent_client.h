@@ -10,12 +10,14 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <zmq.hpp>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "comm/proto/messages.pb.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -29,7 +31,8 @@ class AgentClient {
   // Sends an intermediate report and waits for the decision on it. True: stop now. When no
   // decision comes within the timeout the trainer goes on (and logs it once).
   absl::StatusOr<bool> Report(int64_t step, const std::map<std::string, double>& metrics);
-  // Sends the trial's final value; no decision follows.
+  // Sends the trial's final value and waits (up to the timeout) for hpo's acknowledgement, a
+  // Decision on that step, so that the value is delivered before the trainer exits.
   absl::Status ReportFinal(int64_t step, const std::map<std::string, double>& metrics);
 
   int64_t trial() const { return trial_; }
@@ -37,6 +40,8 @@ class AgentClient {
  private:
   AgentClient() : context_(1) {}
   absl::Status Send(int64_t step, const std::map<std::string, double>& metrics, bool final);
+  // Waits for the Decision on `step` (or any STOP); nullopt after the timeout.
+  std::optional<comm::Decision::Action> AwaitDecision(int64_t step);
 
   zmq::context_t context_;
   std::unique_ptr<zmq::socket_t> socket_;
