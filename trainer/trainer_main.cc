@@ -1,20 +1,28 @@
 // trainer: trains, evaluates and encodes BERT / Sentence-BERT models. Runs alone, under any
 // torchrun-style launcher (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT), or under
 // a tunefleet agent.
+//
+// This binary does not link LibTorch: `tokenize` and `synthetic` run here and start in
+// milliseconds; `train`, `encode` and `eval` exec trainer_torch (trainer_torch_main.cc), built
+// beside it, with the same arguments.
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "common/binary_path.h"
 #include "common/cli.h"
 #include "common/logging.h"
 #include "trainer/agent_client.h"
-#include "trainer/device.h"
-#include "trainer/encode_command.h"
 #include "trainer/synthetic.h"
 #include "trainer/tokenize_command.h"
-#include "trainer/train_config.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -38,46 +46,6 @@ int ParseOrExit(CommandLine& cli, const std::vector<std::string>& args, const ch
     return kExitUsage;
   }
   return -1;
-}
-
-int Train(const std::vector<std::string>& args) {
-  std::string config_path;
-  bool dry_run = false;
-  CommandLine cli("trainer train", "[key=value ...]",
-                  "Trains a model as the trainer YAML describes; key=value arguments override it\n"
-                  "(train.lr=3e-5 model.pooling=cls). Writes OUTPUT_DIR/metrics.jsonl.");
-  cli.AddString("config", &config_path, "trainer YAML (required)", "TRAIN.yaml");
-  cli.AddBool("dry_run", &dry_run, "validate the config, print it with the device; train nothing");
-  cli.AllowOverrides();
-  if (int rc = ParseOrExit(cli, args, "trainer train"); rc >= 0) return rc;
-  if (config_path.empty()) {
-    PrintError("trainer train", absl::InvalidArgumentError("--config is required"));
-    return kExitUsage;
-  }
-  auto config = LoadTrainerConfig(config_path, cli.overrides());
-  if (!config.ok()) {
-    PrintError("trainer train", config.status());
-    return kExitUsage;
-  }
-  const DeviceInfo device = SelectDevice(EnvInt("LOCAL_RANK", -1));
-  const TrainerConfig& c = *config;
-  std::cout << "config   " << c.source << "\n"
-            << "model    " << c.model.path << " (pooling " << c.model.pooling << ", max_seq_len "
-            << c.model.max_seq_len << ", dropout " << c.model.dropout << ")\n"
-            << "task     " << c.task.type << " on " << c.task.train << " (" << c.task.format
-            << ")" << (c.task.eval.empty() ? "" : ", eval " + c.task.eval) << "\n"
-            << "train    epochs " << c.train.epochs << ", max_steps " << c.train.max_steps
-            << ", batch " << c.train.batch_size << " x grad_accum " << c.train.grad_accum
-            << ", lr " << c.train.lr << " (" << c.train.schedule << ", warmup "
-            << c.train.warmup_ratio << "), " << c.train.precision << ", seed " << c.train.seed
-            << "\n"
-            << "output   " << c.output.dir << " (save " << c.output.save << ")\n"
-            << "device   " << device.device.str() << " (" << device.name << "), "
-            << DescribeLibTorch() << "\n";
-  if (dry_run) return kExitOk;
-  PrintError("trainer train",
-             absl::UnavailableError("BERT training is not in this build yet; --dry_run validates"));
-  return kExitFailure;
 }
 
 int Synthetic(const std::vector<std::string>& args) {
@@ -122,18 +90,21 @@ int Synthetic(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
-int Eval(const std::vector<std::string>& args) {
-  std::string model, task = "sts", data;
-  CommandLine cli("trainer eval", "", "Evaluates a model: STS Spearman correlation or accuracy.");
-  cli.AddString("model", &model, "Hugging Face model directory (required)", "DIR");
-  cli.AddString("task", &task, "sts | nli | classification", "TASK");
-  cli.AddString("data", &data, "evaluation data file (required)", "FILE");
-  if (int rc = ParseOrExit(cli, args, "trainer eval"); rc >= 0) return rc;
-  if (model.empty() || data.empty()) {
-    PrintError("trainer eval", absl::InvalidArgumentError("--model and --data are required"));
-    return kExitUsage;
+// Replaces this process with trainer_torch running `subcommand args...`; returns only on error.
+int ExecTorch(const std::string& subcommand, const std::vector<std::string>& args) {
+  absl::StatusOr<std::string> path = FindSiblingBinary("trainer/trainer_torch");
+  if (!path.ok()) {
+    PrintError(absl::StrCat("trainer ", subcommand).c_str(), path.status());
+    return kExitFailure;
   }
-  PrintError("trainer eval", absl::UnavailableError("evaluation is not in this build yet"));
+  std::vector<std::string> argv = {*path, subcommand};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<char*> raw;
+  for (std::string& a : argv) raw.push_back(a.data());
+  raw.push_back(nullptr);
+  ::execv(path->c_str(), raw.data());
+  PrintError(absl::StrCat("trainer ", subcommand).c_str(),
+             absl::InternalError(absl::StrCat("cannot run ", *path, ": ", std::strerror(errno))));
   return kExitFailure;
 }
 
@@ -145,13 +116,18 @@ int main(int argc, char** argv) {
   tunefleet::ChdirToUserWorkingDirectory();
   tunefleet::SetLogRole("trainer");
   tunefleet::SetLogRank(tunefleet::trainer::EnvInt("RANK", -1));
+  auto torch = [](const char* name) {
+    return [name](const std::vector<std::string>& args) {
+      return tunefleet::trainer::ExecTorch(name, args);
+    };
+  };
   return tunefleet::RunSubcommands(
       "trainer",
       "tunefleet's worker: BERT / Sentence-BERT training, evaluation, encoding, tokenization.\n"
       "Reads RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT like torchrun's workers.",
-      {{"train", "train a model from a trainer YAML", tunefleet::trainer::Train},
-       {"encode", "write sentence embeddings", tunefleet::trainer::RunEncode},
-       {"eval", "evaluate a model on a dataset", tunefleet::trainer::Eval},
+      {{"train", "train a model from a trainer YAML", torch("train")},
+       {"encode", "write sentence embeddings", torch("encode")},
+       {"eval", "evaluate a model on a dataset", torch("eval")},
        {"tokenize", "WordPiece-tokenize stdin to JSON lines", tunefleet::trainer::RunTokenize},
        {"synthetic", "the synthetic trainer for testing sweeps", tunefleet::trainer::Synthetic}},
       argc, argv);
