@@ -36,7 +36,8 @@ start=$(date +%s.%N)
 "$HPO" sweep "$work/sweep.yaml" --slots "$SLOTS" > "$work/out.txt" 2>&1 || {
   tail -20 "$work/out.txt"; echo "dispatch_overhead_bench: hpo sweep failed" >&2; exit 1; }
 end=$(date +%s.%N)
-/usr/bin/python3 - "$work/journal.log" "$start" "$end" "$TRIALS" "$SLOTS" <<'PY'
+PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
+"$PY" - "$work/journal.log" "$start" "$end" "$TRIALS" "$SLOTS" <<'PY'
 import datetime, json, statistics, sys
 path, start, end, n, slots = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 starts, latencies, states = {}, [], {}

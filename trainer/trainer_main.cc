@@ -128,6 +128,7 @@ int main(int argc, char** argv) {
       {{"train", "train a model from a trainer YAML", torch("train")},
        {"encode", "write sentence embeddings", torch("encode")},
        {"eval", "evaluate a model on a dataset", torch("eval")},
+       {"convert", "rewrite a Hugging Face BERT folder in tunefleet's layout", torch("convert")},
        {"tokenize", "WordPiece-tokenize stdin to JSON lines", tunefleet::trainer::RunTokenize},
        {"synthetic", "the synthetic trainer for testing sweeps", tunefleet::trainer::Synthetic}},
       argc, argv);

@@ -11,6 +11,7 @@
 #include "absl/strings/numbers.h"
 #include "common/cli.h"
 #include "common/logging.h"
+#include "trainer/convert_command.h"
 #include "trainer/device.h"
 #include "trainer/encode_command.h"
 #include "trainer/train_config.h"
@@ -106,6 +107,8 @@ int main(int argc, char** argv) {
       "trainer", "tunefleet's worker, LibTorch part (run it as `trainer`).",
       {{"train", "train a model from a trainer YAML", tunefleet::trainer::Train},
        {"encode", "write sentence embeddings", tunefleet::trainer::RunEncode},
-       {"eval", "evaluate a model on a dataset", tunefleet::trainer::Eval}},
+       {"eval", "evaluate a model on a dataset", tunefleet::trainer::Eval},
+       {"convert", "rewrite a Hugging Face BERT folder in tunefleet's layout",
+        tunefleet::trainer::RunConvert}},
       argc, argv);
 }

@@ -32,7 +32,7 @@ done
 expect 0 '^Usage: hpo COMMAND' "$HPO" --help
 expect 0 '^Usage: trainer COMMAND' "$TRAINER" --help
 for sub in sweep status best; do expect 0 "^Usage: hpo $sub" "$HPO" "$sub" --help; done
-for sub in train encode eval tokenize; do expect 0 "^Usage: trainer $sub" "$TRAINER" "$sub" --help; done
+for sub in train encode eval tokenize convert; do expect 0 "^Usage: trainer $sub" "$TRAINER" "$sub" --help; done
 expect 2 "unknown command 'swep'" "$HPO" swep x.yaml
 one_line_error "$AGENT"                                   # --head missing
 one_line_error "$HEAD" --nodes /nonexistent/hosts.txt
@@ -41,6 +41,7 @@ one_line_error "$HPO" sweep --dry_run /nonexistent/sweep.yaml
 one_line_error "$HPO" sweep --dry_run configs/lr.yaml search.random.trials=many
 one_line_error "$TRAINER" train --config configs/sbert_stsb.yaml train.precision=fp8
 one_line_error "$TRAINER" tokenize
+one_line_error "$TRAINER" convert --model /nonexistent/model --output /tmp/unused-convert-out
 
 # A bad hosts file names file and line.
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT

@@ -1,0 +1,56 @@
+#include "trainer/convert_command.h"
+
+#include <iostream>
+
+#include "absl/status/status.h"
+#include "common/cli.h"
+#include "trainer/bert_model.h"
+#include "trainer/checkpoint.h"
+#include "trainer/pooling.h"
+
+namespace tunefleet {
+namespace trainer {
+
+int RunConvert(const std::vector<std::string>& args) {
+  std::string model_dir, output_dir, pooling;
+  CommandLine cli("trainer convert", "",
+                  "Rewrites a Hugging Face BERT model folder in tunefleet's layout (config.json,\n"
+                  "one float32 model.safetensors, tokenizer files), loadable by transformers and,\n"
+                  "with --pooling, by sentence-transformers.");
+  cli.AddString("model", &model_dir, "model folder to read (required)", "DIR");
+  cli.AddString("output", &output_dir, "folder to write (required)", "DIR");
+  cli.AddString("pooling", &pooling, "also write sentence-transformers files with this pooling",
+                "mean|cls|max");
+  absl::Status parsed = cli.Parse(args);
+  if (cli.help_requested()) {
+    std::cout << cli.Help();
+    return kExitOk;
+  }
+  if (parsed.ok() && (model_dir.empty() || output_dir.empty())) {
+    parsed = absl::InvalidArgumentError("--model and --output are required");
+  }
+  if (parsed.ok() && !pooling.empty()) parsed = ParsePooling(pooling).status();
+  if (!parsed.ok()) {
+    PrintError("trainer convert", parsed);
+    return kExitUsage;
+  }
+  BertCheckpoint info;
+  absl::StatusOr<BertModel> model = LoadBertModel(model_dir, &info);
+  if (!model.ok()) {
+    PrintError("trainer convert", model.status());
+    return kExitUsage;
+  }
+  CheckpointSaveOptions options;
+  options.source_dir = model_dir;
+  options.pooling = pooling;
+  absl::Status saved = SaveBertModel(*model, output_dir, options);
+  if (!saved.ok()) {
+    PrintError("trainer convert", saved);
+    return kExitFailure;
+  }
+  std::cout << "wrote " << output_dir << " from " << model_dir << "\n";
+  return kExitOk;
+}
+
+}  // namespace trainer
+}  // namespace tunefleet
