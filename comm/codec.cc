@@ -31,6 +31,11 @@ absl::StatusOr<Envelope> DecodeEnvelope(absl::string_view frame) {
   if (!envelope.ParseFromArray(frame.data(), static_cast<int>(frame.size()))) {
     return absl::DataLossError(absl::StrCat("malformed frame of ", frame.size(), " bytes"));
   }
+  // No version at all (an empty or foreign frame that happens to parse) is malformed, not a
+  // peer of another version.
+  if (envelope.version() == 0) {
+    return absl::DataLossError(absl::StrCat("frame of ", frame.size(), " bytes has no protocol version"));
+  }
   if (envelope.version() != kProtocolVersion) {
     return absl::FailedPreconditionError(
         absl::StrCat("protocol version ", envelope.version(), " is not supported (this build speaks ",
