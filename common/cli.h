@@ -94,6 +94,7 @@ int RunSubcommands(const std::string& program, const std::string& description,
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;  // the work failed
 inline constexpr int kExitUsage = 2;    // bad command line or bad input
+inline constexpr int kExitOutOfMemory = 3;  // the trainer ran out of (GPU) memory
 
 // Under `bazel run` the binary starts in its runfiles tree; this moves to the directory the
 // user ran bazel from (BUILD_WORKING_DIRECTORY) so relative paths mean what the user meant.

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "comm/codec.h"
 #include "comm/zmq_channel.h"
+#include "common/cli.h"
 #include "common/logging.h"
 
 namespace tunefleet {
@@ -465,7 +466,9 @@ void Agent::FinishRuns() {
       e->set_exit_code(r.process->exit_code());
       e->set_signal(r.process->term_signal());
       e->set_stderr_tail(r.process->StderrTail());
-      e->set_reason(absl::StrCat("rank ", r.rank, ": ", r.process->DescribeExit()));
+      e->set_reason(r.process->term_signal() == 0 && r.process->exit_code() == kExitOutOfMemory
+                        ? absl::StrCat("out of memory (rank ", r.rank, ")")
+                        : absl::StrCat("rank ", r.rank, ": ", r.process->DescribeExit()));
     } else if (run.stop_requested) {
       e->set_outcome(comm::Exit::STOPPED);
     } else {

@@ -10,6 +10,8 @@ PACKAGES=(
   # libraries
   libtorch-dev libgloo-dev libzmq3-dev cppzmq-dev libabsl-dev libprotobuf-dev protobuf-compiler
   libucx-dev libyaml-cpp-dev libgtest-dev libgmock-dev nlohmann-json3-dev libicu-dev
+  # an optimized BLAS for Debian's LibTorch (the default reference BLAS is 10x slower)
+  libopenblas0-pthread
   # tests: Optuna reads our journals; iproute2 makes network namespaces; the shell tests use
   # pgrep (procps) and bc
   python3 python3-optuna iproute2 procps bc

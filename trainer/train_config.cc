@@ -8,7 +8,7 @@ namespace trainer {
 namespace {
 
 absl::Status ParseModel(const ConfigMap& m, ModelConfig* model) {
-  RETURN_IF_ERROR(m.AllowOnly({"path", "pooling", "max_seq_len", "dropout"}));
+  RETURN_IF_ERROR(m.AllowOnly({"path", "pooling", "max_seq_len", "dropout", "head"}));
   RETURN_IF_ERROR(m.Get("path", &model->path));
   if (model->path.empty()) return m.Error("path", "must name a model directory");
   RETURN_IF_ERROR(m.GetEnum("pooling", {"mean", "cls", "max"}, &model->pooling));
@@ -20,6 +20,7 @@ absl::Status ParseModel(const ConfigMap& m, ModelConfig* model) {
   if (model->dropout < 0 || model->dropout >= 1) {
     return m.Error("dropout", absl::StrCat("must be in [0, 1), got ", model->dropout));
   }
+  RETURN_IF_ERROR(m.GetOptional("head", &model->head));
   return absl::OkStatus();
 }
 
@@ -96,10 +97,11 @@ absl::Status ParseTrain(const ConfigMap& m, TrainConfig* t) {
 }
 
 absl::Status ParseOutput(const ConfigMap& m, OutputConfig* out) {
-  RETURN_IF_ERROR(m.AllowOnly({"dir", "save"}));
+  RETURN_IF_ERROR(m.AllowOnly({"dir", "save", "checkpoint"}));
   RETURN_IF_ERROR(m.GetOptional("dir", &out->dir));
   if (out->dir.empty()) return m.Error("dir", "must not be empty");
   RETURN_IF_ERROR(m.GetEnum("save", {"best", "last", "none"}, &out->save));
+  RETURN_IF_ERROR(m.GetOptional("checkpoint", &out->checkpoint));
   return absl::OkStatus();
 }
 
@@ -114,6 +116,10 @@ absl::StatusOr<TrainerConfig> ParseTrainerConfig(const ConfigFile& file) {
   RETURN_IF_ERROR(ParseModel(model, &config.model));
   ASSIGN_OR_RETURN(ConfigMap task, root.GetMap("task"));
   RETURN_IF_ERROR(ParseTask(task, &config.task));
+  if (!config.model.head.empty() && config.task.type != "nli" &&
+      config.task.type != "classification") {
+    return model.Error("head", "only applies to task types nli and classification");
+  }
   ASSIGN_OR_RETURN(ConfigMap train, root.GetOptionalMap("train"));
   RETURN_IF_ERROR(ParseTrain(train, &config.train));
   ASSIGN_OR_RETURN(ConfigMap output, root.GetOptionalMap("output"));

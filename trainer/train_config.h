@@ -4,7 +4,7 @@
 //   model: {path: DIR, pooling: mean, max_seq_len: 128, dropout: 0.1}
 //   task: {type: sts, train: FILE, eval: FILE, format: stsb}
 //   train: {epochs: 1, max_steps: 0, batch_size: 32, lr: 2.0e-5, ...}
-//   output: {dir: runs/sbert, save: best}
+//   output: {dir: runs/sbert, save: best, checkpoint: true}
 //
 // Parsing checks types and ranges only; whether the files exist is checked when training starts.
 #ifndef TUNEFLEET_TRAINER_TRAIN_CONFIG_H_
@@ -25,6 +25,9 @@ struct ModelConfig {
   std::string pooling = "mean";  // mean | cls | max
   int max_seq_len = 128;
   double dropout = 0.1;
+  // Optional safetensors file with the classifier head's initial weights (classifier.weight,
+  // classifier.bias) for nli / classification; empty: a fresh head.
+  std::string head;
 };
 
 struct TaskConfig {
@@ -55,7 +58,10 @@ struct TrainConfig {
 
 struct OutputConfig {
   std::string dir = "runs/sbert";
-  std::string save = "best";  // best | last | none
+  std::string save = "best";  // best | last | none: the model written to OUTPUT_DIR/model
+  // Write OUTPUT_DIR/checkpoint (model, head, optimizer, progress) at each evaluation and at the
+  // end, for `trainer train --resume`.
+  bool checkpoint = true;
 };
 
 struct TrainerConfig {

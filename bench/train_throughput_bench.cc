@@ -1,0 +1,370 @@
+// train_throughput_bench: training samples/s of tunefleet's BERT (trainer/bert_model.h) with a
+// sequence-classification head, the C++ counterpart of shared/bench/pytorch_anchor.py (Hugging
+// Face BertForSequenceClassification in eager PyTorch). Same workload as the anchor:
+//   - model: --model bert-base (hidden 768, 12 layers, 12 heads, intermediate 3072) or minilm-l6
+//     (384 / 6 / 12 / 1536); vocab 30522, 512 positions, random init (normal 0.02), seed 0;
+//   - head: pooler (tanh dense of [CLS]) -> dropout -> linear(hidden, 2), cross entropy;
+//     dropout 0.1 everywhere (transformers' defaults; --dropout changes all of them);
+//   - inputs: one fixed batch, ids uniform in [1000, 30000), attention mask all ones, labels
+//     in {0, 1}, --seq 128;
+//   - AdamW lr 2e-5, betas (0.9, 0.999), eps 1e-8, weight decay 0.01 (torch's defaults);
+//   - --precision bf16: autocast semantics (matmuls in bf16; parameters, gradients and optimizer
+//     state in fp32); fp32: plain fp32 (no TF32, PyTorch's default);
+//   - --warmup 5 untimed steps, then --steps 30 timed steps between two device synchronizations;
+//     peak memory = the CUDA caching allocator's peak allocated bytes since after set-up
+//     (torch.cuda.max_memory_allocated).
+// --variant says how a step runs, so each improvement is measured on its own:
+//   eager: forward, backward, torch::optim::AdamW (one small kernel per tensor and operation),
+//          gradients set to none (the anchor's zero_grad(set_to_none=True));
+//   fused: the same with the trainer's multi-tensor AdamW (trainer/adamw.h): at::_fused_adamw_ on
+//          CUDA with LibTorch >= 2.4 (the kernel of torch's AdamW(fused=True)), else _foreach_*;
+//   graph: the fused step (forward, backward, optimizer, with its step count on the device)
+//          captured once in a CUDA graph after warm-up on a side stream, then replayed (CUDA only).
+// Prints one JSON line: the anchor's keys (samples_per_s, model_tflops with the anchor's FLOP
+// formula, peak_mem_gib) plus impl, variant, device, step_ms, loss_first (first warm-up step)
+// and loss_last (last timed step). Single process, single device.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <torch/cuda.h>
+#include <torch/nn/functional/loss.h>
+#include <torch/nn/module.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/pimpl.h>
+#include <torch/optim/adamw.h>
+#include <torch/types.h>
+#include <torch/utils.h>
+
+#ifdef TUNEFLEET_CUDA
+#include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAFunctions.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#endif
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "common/cli.h"
+#include "trainer/adamw.h"
+#include "trainer/autocast.h"
+#include "trainer/bert_model.h"
+#include "trainer/checkpoint.h"
+#include "trainer/device.h"
+#include "trainer/memory_estimate.h"
+
+namespace tunefleet {
+namespace bench {
+namespace {
+
+constexpr char kProgram[] = "train_throughput_bench";
+constexpr int64_t kNumLabels = 2;
+constexpr double kLr = 2e-5, kBeta1 = 0.9, kBeta2 = 0.999, kEps = 1e-8, kWeightDecay = 0.01;
+// Graph variant: eager (fused) steps on the side stream before the capture; the rest of --warmup
+// are replays.
+constexpr int64_t kGraphEagerWarmup = 3;
+
+struct Options {
+  std::string model = "bert-base";
+  std::string precision = "bf16";
+  std::string variant = "fused";
+  std::string device = "cuda";
+  int64_t batch = 32;
+  int64_t seq = 128;
+  int64_t steps = 30;
+  int64_t warmup = 5;
+  double dropout = 0.1;
+};
+
+struct Result {
+  double seconds = 0.0;
+  double loss_first = 0.0;
+  double loss_last = 0.0;
+  std::optional<double> peak_mem_gib;
+};
+
+// The anchor's flops_per_seq: forward matmuls + attention, times 3 for forward + backward.
+double FlopsPerSequence(const trainer::BertConfig& c, int64_t seq) {
+  const double h = static_cast<double>(c.hidden_size), i = static_cast<double>(c.intermediate_size);
+  const double t = static_cast<double>(seq);
+  const double per_layer = 2 * t * (4 * h * h + 2 * h * i) + 2 * 2 * t * t * h;
+  return 3 * static_cast<double>(c.num_hidden_layers) * per_layer;
+}
+
+// transformers' BertForSequenceClassification: BertModel, dropout on the pooled output, linear.
+class BertClassifierImpl : public torch::nn::Module {
+ public:
+  explicit BertClassifierImpl(const trainer::BertConfig& c) : dropout_(c.hidden_dropout_prob) {
+    bert_ = register_module("bert", trainer::BertModel(c));
+    classifier_ = register_module("classifier", torch::nn::Linear(c.hidden_size, kNumLabels));
+    torch::NoGradGuard no_grad;
+    classifier_->weight.normal_(0.0, 0.02);
+    classifier_->bias.zero_();
+  }
+
+  torch::Tensor forward(const torch::Tensor& ids, const torch::Tensor& mask) {
+    const torch::Tensor pooled = bert_->forward(ids, /*token_type_ids=*/{}, mask).pooler_output;
+    return classifier_(torch::dropout(pooled, dropout_, is_training()));
+  }
+
+ private:
+  double dropout_;
+  trainer::BertModel bert_{nullptr};
+  torch::nn::Linear classifier_{nullptr};
+};
+TORCH_MODULE(BertClassifier);
+
+// Model, one fixed batch and the optimizer of the chosen variant.
+class Trainer {
+ public:
+  Trainer(const Options& o, const trainer::BertConfig& config, torch::Device device)
+      : device_(device),
+        precision_(o.precision == "bf16" ? trainer::Precision::kBf16 : trainer::Precision::kFp32),
+        model_(config) {
+    model_->to(device);
+    model_->train();
+    params_ = model_->parameters();
+    const auto longs = torch::TensorOptions().dtype(torch::kLong).device(device);
+    ids_ = torch::randint(1000, 30000, {o.batch, o.seq}, longs);
+    mask_ = torch::ones_like(ids_);
+    labels_ = torch::randint(0, kNumLabels, {o.batch}, longs);
+    if (o.variant == "eager") {
+      eager_ = std::make_unique<torch::optim::AdamW>(
+          params_, torch::optim::AdamWOptions(kLr).betas({kBeta1, kBeta2}).eps(kEps).weight_decay(
+                       kWeightDecay));
+    } else {
+      fused_ = std::make_unique<trainer::AdamW>(
+          params_, trainer::AdamWOptions{kBeta1, kBeta2, kEps, kWeightDecay});
+    }
+  }
+
+  // Forward under autocast (bf16) and backward; returns the loss, detached.
+  torch::Tensor ForwardBackward() {
+    torch::Tensor loss;
+    {
+      trainer::AutocastScope autocast(device_.type(), precision_);
+      loss = torch::nn::functional::cross_entropy(model_->forward(ids_, mask_), labels_);
+    }
+    loss.backward();
+    return loss.detach();
+  }
+
+  void OptimizerStep() {
+    if (eager_ != nullptr) {
+      eager_->step();
+    } else {
+      fused_->Step(kLr);
+    }
+  }
+
+  // zero_grad(set_to_none=True).
+  void ClearGrads() {
+    for (torch::Tensor& p : params_) p.mutable_grad() = torch::Tensor();
+  }
+
+  torch::Tensor Step() {
+    torch::Tensor loss = ForwardBackward();
+    OptimizerStep();
+    ClearGrads();
+    return loss;
+  }
+
+ private:
+  torch::Device device_;
+  trainer::Precision precision_;
+  BertClassifier model_;
+  std::vector<torch::Tensor> params_;
+  torch::Tensor ids_, mask_, labels_;
+  std::unique_ptr<torch::optim::AdamW> eager_;
+  std::unique_ptr<trainer::AdamW> fused_;
+};
+
+void Synchronize(const torch::Device& device) {
+#ifdef TUNEFLEET_CUDA
+  if (device.is_cuda()) c10::cuda::device_synchronize();
+#else
+  (void)device;
+#endif
+}
+
+double Seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+// eager and fused: the anchor's loop.
+Result RunEager(Trainer& trainer, const Options& o, const torch::Device& device) {
+  Result r;
+  for (int64_t i = 0; i < o.warmup; ++i) {
+    torch::Tensor loss = trainer.Step();
+    if (i == 0) r.loss_first = loss.item<double>();
+  }
+  Synchronize(device);
+  const auto start = std::chrono::steady_clock::now();
+  torch::Tensor loss;
+  for (int64_t i = 0; i < o.steps; ++i) loss = trainer.Step();
+  Synchronize(device);
+  r.seconds = Seconds(start);
+  r.loss_last = loss.item<double>();
+  return r;
+}
+
+#ifdef TUNEFLEET_CUDA
+// graph: warm-up on a side stream, capture one whole step, replay it.
+Result RunGraph(Trainer& trainer, const Options& o, const torch::Device& device) {
+  Result r;
+  c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool();
+  c10::cuda::device_synchronize();
+  auto graph = std::make_unique<at::cuda::CUDAGraph>();
+  torch::Tensor static_loss;
+  {
+    c10::cuda::CUDAStreamGuard guard(side);
+    // Creates the cuBLAS / cuDNN handles and workspaces of this stream, the autograd threads and
+    // the optimizer's first moments.
+    for (int64_t i = 0; i < kGraphEagerWarmup; ++i) {
+      torch::Tensor loss = trainer.Step();
+      if (i == 0) r.loss_first = loss.item<double>();
+    }
+    side.synchronize();
+    // No gradients before the capture: the captured backward allocates them in the graph's
+    // pool (instead of accumulating into old ones), and each replay overwrites them.
+    trainer.ClearGrads();
+    graph->capture_begin();
+    static_loss = trainer.ForwardBackward();
+    trainer.OptimizerStep();
+    graph->capture_end();
+  }
+  c10::cuda::device_synchronize();
+  for (int64_t i = kGraphEagerWarmup; i < o.warmup; ++i) graph->replay();
+  Synchronize(device);
+  const auto start = std::chrono::steady_clock::now();
+  for (int64_t i = 0; i < o.steps; ++i) graph->replay();
+  Synchronize(device);
+  r.seconds = Seconds(start);
+  r.loss_last = static_loss.item<double>();
+  return r;
+}
+#endif
+
+absl::Status Validate(const Options& o) {
+  if (o.model != "bert-base" && o.model != "minilm-l6") {
+    return absl::InvalidArgumentError("--model must be bert-base or minilm-l6");
+  }
+  if (o.precision != "fp32" && o.precision != "bf16") {
+    return absl::InvalidArgumentError("--precision must be fp32 or bf16");
+  }
+  if (o.variant != "eager" && o.variant != "fused" && o.variant != "graph") {
+    return absl::InvalidArgumentError("--variant must be eager, fused or graph");
+  }
+  if (o.device != "cuda" && o.device != "cpu") {
+    return absl::InvalidArgumentError("--device must be cuda or cpu");
+  }
+  if (o.batch < 1 || o.seq < 1 || o.seq > 512 || o.steps < 1 || o.warmup < 1) {
+    return absl::InvalidArgumentError(
+        "--batch, --steps and --warmup must be positive, --seq in [1, 512]");
+  }
+  if (o.dropout < 0.0 || o.dropout >= 1.0) {
+    return absl::InvalidArgumentError("--dropout must lie in [0, 1)");
+  }
+  if (o.variant == "graph") {
+#ifndef TUNEFLEET_CUDA
+    return absl::InvalidArgumentError("--variant graph needs a CUDA build of LibTorch");
+#endif
+    if (o.device != "cuda") return absl::InvalidArgumentError("--variant graph needs --device cuda");
+    if (o.warmup < kGraphEagerWarmup) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--variant graph needs --warmup of at least ", kGraphEagerWarmup));
+    }
+  }
+  if (o.device == "cuda" && !torch::cuda::is_available()) {
+    return absl::FailedPreconditionError("--device cuda: no CUDA device (try --device cpu)");
+  }
+  return absl::OkStatus();
+}
+
+trainer::BertConfig ModelConfig(const Options& o) {
+  trainer::BertConfig c;  // vocab 30522, 512 positions, 2 token types, GELU, eps 1e-12
+  if (o.model == "minilm-l6") {
+    c.hidden_size = 384;
+    c.num_hidden_layers = 6;
+    c.num_attention_heads = 12;
+    c.intermediate_size = 1536;
+  }
+  c.hidden_dropout_prob = o.dropout;
+  c.attention_probs_dropout_prob = o.dropout;
+  return c;
+}
+
+int Main(const std::vector<std::string>& args) {
+  Options o;
+  CommandLine cli(kProgram, "",
+                  "Training samples/s of tunefleet's BERT with a classification head: the C++\n"
+                  "counterpart of shared/bench/pytorch_anchor.py (see the file comment).");
+  cli.AddString("model", &o.model, "bert-base or minilm-l6", "NAME");
+  cli.AddString("precision", &o.precision, "fp32 or bf16 (autocast)", "P");
+  cli.AddString("variant", &o.variant,
+                "eager (torch::optim::AdamW), fused (multi-tensor AdamW) or graph (fused step "
+                "captured in a CUDA graph)",
+                "V");
+  cli.AddString("device", &o.device, "cuda or cpu", "D");
+  cli.AddInt("batch", &o.batch, "sequences per step", "N");
+  cli.AddInt("seq", &o.seq, "tokens per sequence", "N");
+  cli.AddInt("steps", &o.steps, "timed steps", "N");
+  cli.AddInt("warmup", &o.warmup, "untimed steps first", "N");
+  cli.AddDouble("dropout", &o.dropout, "hidden, attention and classifier dropout", "P");
+  absl::Status parsed = cli.Parse(args);
+  if (cli.help_requested()) {
+    std::printf("%s", cli.Help().c_str());
+    return kExitOk;
+  }
+  if (parsed.ok()) parsed = Validate(o);
+  if (!parsed.ok()) {
+    PrintError(kProgram, parsed);
+    return kExitUsage;
+  }
+  try {
+    const torch::Device device =
+        o.device == "cuda" ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
+    torch::manual_seed(0);
+    const trainer::BertConfig config = ModelConfig(o);
+    Trainer runner(o, config, device);
+    Synchronize(device);
+    trainer::ResetPeakMemory(device);
+    Result r;
+#ifdef TUNEFLEET_CUDA
+    r = o.variant == "graph" ? RunGraph(runner, o, device) : RunEager(runner, o, device);
+#else
+    r = RunEager(runner, o, device);
+#endif
+    if (device.is_cuda()) r.peak_mem_gib = trainer::GiB(trainer::PeakMemoryBytes(device));
+    const double samples_per_s = static_cast<double>(o.batch * o.steps) / r.seconds;
+    const double tflops = samples_per_s * FlopsPerSequence(config, o.seq) / 1e12;
+    const std::string peak =
+        r.peak_mem_gib ? absl::StrCat(std::round(*r.peak_mem_gib * 100) / 100) : "null";
+    std::printf(
+        "{\"impl\": \"tunefleet\", \"variant\": \"%s\", \"model\": \"%s\", \"precision\": \"%s\", "
+        "\"world\": 1, \"batch_per_gpu\": %lld, \"seq\": %lld, \"device\": \"%s\", "
+        "\"samples_per_s\": %.1f, \"model_tflops\": %.1f, \"peak_mem_gib\": %s, "
+        "\"step_ms\": %.2f, \"loss_first\": %.6f, \"loss_last\": %.6f, \"libtorch\": \"%s\"}\n",
+        o.variant.c_str(), o.model.c_str(), o.precision.c_str(), static_cast<long long>(o.batch),
+        static_cast<long long>(o.seq), o.device.c_str(), samples_per_s, tflops, peak.c_str(),
+        1e3 * r.seconds / static_cast<double>(o.steps), r.loss_first, r.loss_last,
+        trainer::DescribeLibTorch().c_str());
+    std::fflush(stdout);
+  } catch (const c10::Error& e) {
+    PrintError(kProgram, absl::InternalError(e.what_without_backtrace()));
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+}  // namespace bench
+}  // namespace tunefleet
+
+int main(int argc, char** argv) {
+  return tunefleet::bench::Main(std::vector<std::string>(argv + 1, argv + argc));
+}

@@ -1,0 +1,129 @@
+#include "trainer/eval_command.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "common/cli.h"
+#include "trainer/bert_model.h"
+#include "trainer/datasets.h"
+#include "trainer/device.h"
+#include "trainer/evaluator.h"
+#include "trainer/metrics_log.h"
+#include "trainer/pooling.h"
+#include "trainer/safetensors.h"
+#include "trainer/task_data.h"
+#include "trainer/task_model.h"
+#include "trainer/wordpiece_tokenizer.h"
+
+namespace tunefleet {
+namespace trainer {
+namespace {
+
+constexpr char kProgram[] = "trainer eval";
+
+int Fail(int code, const absl::Status& status) {
+  PrintError(kProgram, status);
+  return code;
+}
+
+}  // namespace
+
+std::string GuessFormat(const std::string& path) {
+  const std::string name = absl::AsciiStrToLower(std::filesystem::path(path).filename().string());
+  if (absl::StrContains(name, "sick")) return "sick";
+  if (absl::StartsWith(name, "msr_paraphrase")) return "mrpc";
+  if (absl::EndsWith(name, ".csv")) return "stsb";
+  if (absl::EndsWith(name, ".jsonl")) return "jsonl";
+  return "tsv";
+}
+
+int RunEval(const std::vector<std::string>& args) {
+  std::string model_dir, task_name = "sts", data, format, pooling_name, device_name = "auto";
+  int64_t batch_size = 64, max_len = 0;
+  CommandLine cli(kProgram, "",
+                  "Evaluates a model folder on a data file: STS Spearman / Pearson correlation\n"
+                  "of cosine similarity (sts), or accuracy (nli, classification; the folder's\n"
+                  "head.safetensors). Prints one JSON line.");
+  cli.AddString("model", &model_dir, "model directory (required)", "DIR");
+  cli.AddString("task", &task_name, "sts | nli | classification", "TASK");
+  cli.AddString("data", &data, "evaluation data file (required)", "FILE");
+  cli.AddString("format", &format, "stsb | sick | paws | mrpc | tsv | jsonl (default: from the name)", "F");
+  cli.AddInt("batch_size", &batch_size, "examples per forward pass");
+  cli.AddInt("max_len", &max_len, "maximum tokens (default: the model's max_seq_length, else 128)");
+  cli.AddString("pooling", &pooling_name, "mean | cls | max (default: the model's, else mean)", "MODE");
+  cli.AddString("device", &device_name, "auto | cpu | cuda", "DEVICE");
+  absl::Status status = cli.Parse(args);
+  if (cli.help_requested()) {
+    std::cout << cli.Help();
+    return kExitOk;
+  }
+  if (status.ok() && (model_dir.empty() || data.empty())) {
+    status = absl::InvalidArgumentError("--model and --data are required");
+  }
+  absl::StatusOr<TaskType> type = ParseTaskType(task_name);
+  if (status.ok() && !type.ok()) status = type.status();
+  if (status.ok() && *type == TaskType::kMnrl) *type = TaskType::kSts;
+  if (status.ok() && batch_size < 1) status = absl::InvalidArgumentError("--batch_size must be >= 1");
+  if (status.ok() && device_name != "auto" && device_name != "cpu" && device_name != "cuda") {
+    status = absl::InvalidArgumentError("--device must be auto, cpu or cuda");
+  }
+  if (!status.ok()) return Fail(kExitUsage, status);
+  if (format.empty()) format = GuessFormat(data);
+
+  BertCheckpoint info;
+  auto bert = LoadBertModel(model_dir, &info);
+  if (!bert.ok()) return Fail(kExitUsage, bert.status());
+  auto tokenizer = WordPieceTokenizer::FromVocabFile((std::filesystem::path(model_dir) / "vocab.txt").string());
+  if (!tokenizer.ok()) return Fail(kExitUsage, tokenizer.status());
+  if (pooling_name.empty()) pooling_name = info.pooling.empty() ? "mean" : info.pooling;
+  auto pooling = ParsePooling(pooling_name);
+  if (!pooling.ok()) return Fail(kExitUsage, pooling.status());
+  if (max_len == 0) max_len = info.max_seq_length > 0 ? info.max_seq_length : 128;
+  max_len = std::min(max_len, info.config.max_position_embeddings);
+
+  auto rows = ReadDataset(data, format);
+  if (!rows.ok()) return Fail(kExitUsage, rows.status());
+  auto task_data = TaskData::Make(*type, *rows, format, *tokenizer, max_len, data);
+  if (!task_data.ok()) return Fail(kExitUsage, task_data.status());
+
+  int64_t num_labels = 2;
+  SafetensorsContents head;
+  if (HasClassifier(*type)) {
+    const std::string head_path = (std::filesystem::path(model_dir) / "head.safetensors").string();
+    auto read = ReadSafetensors(head_path, SafetensorsReadOptions{true});
+    if (!read.ok()) return Fail(kExitUsage, read.status());
+    head = std::move(*read);
+    auto it = head.tensors.find("classifier.weight");
+    if (it == head.tensors.end() || it->second.dim() != 2) {
+      return Fail(kExitUsage, absl::InvalidArgumentError(
+                                  absl::StrCat(head_path, ": no 2-D classifier.weight")));
+    }
+    num_labels = it->second.size(0);
+  }
+  TaskModel model(*bert, *pooling, *type, num_labels);
+  if (HasClassifier(*type)) {
+    absl::Status s = model->LoadHead(head.tensors);
+    if (!s.ok()) return Fail(kExitUsage, absl::Status(s.code(), absl::StrCat(model_dir, "/head.safetensors: ", s.message())));
+  }
+  const DeviceInfo device = SelectDevice(-1);
+  if (device_name == "cuda" && !device.device.is_cuda()) {
+    return Fail(kExitUsage, absl::FailedPreconditionError("--device cuda: no CUDA device"));
+  }
+  const torch::Device target = device_name == "cpu" ? torch::Device(torch::kCPU) : device.device;
+  model->to(target);
+  auto metrics = Evaluate(model, *task_data, target, batch_size, Precision::kFp32);
+  if (!metrics.ok()) return Fail(kExitFailure, metrics.status());
+  std::string line = MetricsLine(task_data->size(), *metrics);
+  // MetricsLine leads with "step"; here the count is of examples.
+  line.replace(line.find("\"step\""), 6, "\"examples\"");
+  std::printf("%s\n", line.c_str());
+  return kExitOk;
+}
+
+}  // namespace trainer
+}  // namespace tunefleet

@@ -1,0 +1,81 @@
+#include "trainer/evaluator.h"
+
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+#include <torch/nn/functional/distance.h>
+#include <torch/nn/functional/loss.h>
+
+#include "absl/strings/str_cat.h"
+#include "trainer/correlation.h"
+
+namespace tunefleet {
+namespace trainer {
+
+const char* PrimaryMetric(TaskType type) {
+  return HasClassifier(type) ? "eval/accuracy" : "eval/spearman";
+}
+
+absl::StatusOr<std::map<std::string, double>> Evaluate(TaskModel& model, const TaskData& data,
+                                                       const torch::Device& device,
+                                                       int64_t batch_size, Precision precision) {
+  const bool was_training = model->is_training();
+  model->eval();
+  std::map<std::string, double> out;
+  try {
+    torch::NoGradGuard no_grad;
+    const int64_t n = data.size();
+    std::vector<int64_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int64_t a, int64_t b) { return data.tokens(a) > data.tokens(b); });
+    std::vector<double> predictions(n), truth(n);
+    double loss_sum = 0.0;
+    int64_t correct = 0;
+    for (int64_t begin = 0; begin < n; begin += batch_size) {
+      std::vector<int64_t> indices(order.begin() + begin,
+                                   order.begin() + std::min(n, begin + batch_size));
+      const TaskBatch batch = data.Batch(indices).To(device);
+      AutocastScope autocast(device.type(), precision);
+      if (HasClassifier(data.type())) {
+        const torch::Tensor logits = model->Logits(batch).to(torch::kFloat);
+        loss_sum += torch::nn::functional::cross_entropy(
+                        logits, batch.labels,
+                        torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
+                        .item<double>();
+        correct += logits.argmax(1).eq(batch.labels).sum().item<int64_t>();
+      } else {
+        const torch::Tensor u = model->Embed(batch.first).to(torch::kFloat);
+        const torch::Tensor v = model->Embed(batch.second).to(torch::kFloat);
+        const torch::Tensor cos =
+            torch::nn::functional::cosine_similarity(
+                u, v, torch::nn::functional::CosineSimilarityFuncOptions().dim(1))
+                .to(torch::kCPU, torch::kDouble);
+        const torch::Tensor gold = batch.scores.to(torch::kCPU, torch::kDouble);
+        const auto c = cos.accessor<double, 1>();
+        const auto g = gold.accessor<double, 1>();
+        for (size_t i = 0; i < indices.size(); ++i) {
+          predictions[indices[i]] = c[static_cast<int64_t>(i)];
+          truth[indices[i]] = g[static_cast<int64_t>(i)];
+        }
+      }
+    }
+    if (HasClassifier(data.type())) {
+      out["eval/accuracy"] = static_cast<double>(correct) / static_cast<double>(n);
+      out["eval/loss"] = loss_sum / static_cast<double>(n);
+    } else {
+      out["eval/spearman"] = Spearman(predictions, truth);
+      out["eval/pearson"] = Pearson(predictions, truth);
+    }
+  } catch (const c10::Error& e) {
+    if (was_training) model->train();
+    return absl::InternalError(absl::StrCat("evaluation on ", data.source(), " failed: ",
+                                            e.what_without_backtrace()));
+  }
+  if (was_training) model->train();
+  return out;
+}
+
+}  // namespace trainer
+}  // namespace tunefleet

@@ -1,0 +1,36 @@
+// Evaluation of a task model on a TaskData set, in eval mode and without gradients, batch by
+// batch (sentences sorted by length within the set for less padding; results in input order):
+//   sts, mnrl       eval/spearman and eval/pearson of cos(pool(a), pool(b)) against the scores
+//                   (sentence-transformers' EmbeddingSimilarityEvaluator, cosine)
+//   nli,
+//   classification  eval/accuracy and eval/loss (mean cross entropy)
+// The model is returned to its previous train/eval mode. LibTorch errors become a Status.
+// Thread-safety: uses the model; one caller at a time.
+#ifndef TUNEFLEET_TRAINER_EVALUATOR_H_
+#define TUNEFLEET_TRAINER_EVALUATOR_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include <torch/types.h>
+
+#include "absl/status/statusor.h"
+#include "trainer/autocast.h"
+#include "trainer/task_data.h"
+#include "trainer/task_model.h"
+
+namespace tunefleet {
+namespace trainer {
+
+// The metric that "best" means for an evaluation of `type` (always maximized).
+const char* PrimaryMetric(TaskType type);
+
+absl::StatusOr<std::map<std::string, double>> Evaluate(TaskModel& model, const TaskData& data,
+                                                       const torch::Device& device,
+                                                       int64_t batch_size, Precision precision);
+
+}  // namespace trainer
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_TRAINER_EVALUATOR_H_

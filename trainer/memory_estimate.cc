@@ -1,0 +1,70 @@
+#include "trainer/memory_estimate.h"
+
+#include <sys/resource.h>
+
+#include <cstdio>
+
+#ifdef TUNEFLEET_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace tunefleet {
+namespace trainer {
+
+std::string MemoryEstimate::Describe() const {
+  return absl::StrFormat(
+      "%.2fM parameters x %d B = %.2f GiB + activations <= %.2f GiB (batch %d x %d tokens, %d "
+      "pass%s) = %.2f GiB",
+      static_cast<double>(parameters) / 1e6, bytes_per_parameter, GiB(model_state_bytes),
+      GiB(activation_bytes), batch, seq, passes, passes == 1 ? "" : "es", GiB(total_bytes()));
+}
+
+MemoryEstimate EstimateTrainingMemory(const BertConfig& config, int64_t parameters,
+                                      int64_t batch, int64_t seq, int passes,
+                                      Precision precision, bool grad_checkpointing) {
+  MemoryEstimate e;
+  e.parameters = parameters;
+  e.batch = batch;
+  e.seq = seq;
+  e.passes = passes;
+  const bool fp32 = precision == Precision::kFp32;
+  e.bytes_per_parameter = fp32 ? 16 : 18;
+  e.model_state_bytes = static_cast<double>(parameters) * static_cast<double>(e.bytes_per_parameter);
+  const double b = static_cast<double>(batch), t = static_cast<double>(seq);
+  const double h = static_cast<double>(config.hidden_size);
+  const double a = static_cast<double>(config.num_attention_heads);
+  const double layers = static_cast<double>(config.num_hidden_layers);
+  const double width = fp32 ? 2.0 : 1.0;  // the formula counts 16-bit activations
+  const double full_layer = b * t * h * (34.0 + 5.0 * a * t / h) * width;
+  const double per_pass = grad_checkpointing ? layers * 2.0 * b * t * h * width + full_layer
+                                             : layers * full_layer;
+  e.activation_bytes = per_pass * static_cast<double>(passes);
+  return e;
+}
+
+void ResetPeakMemory(const torch::Device& device) {
+#ifdef TUNEFLEET_CUDA
+  if (device.is_cuda()) c10::cuda::CUDACachingAllocator::resetPeakStats(device.index());
+#else
+  (void)device;
+#endif
+}
+
+double PeakMemoryBytes(const torch::Device& device) {
+#ifdef TUNEFLEET_CUDA
+  if (device.is_cuda()) {
+    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index());
+    return static_cast<double>(stats.allocated_bytes[0].peak);  // 0: aggregate pool
+  }
+#endif
+  (void)device;
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+  return static_cast<double>(usage.ru_maxrss) * 1024.0;
+}
+
+}  // namespace trainer
+}  // namespace tunefleet

@@ -1,0 +1,65 @@
+// The model a task trains: a BERT encoder, sentence-transformers pooling, and the task's head.
+//   sts             CosineSimilarityLoss(pool(a), pool(b), score)
+//   mnrl            MultipleNegativesRankingLoss(pool(a), pool(b)), scale 20, in-batch negatives
+//   nli             SoftmaxLoss: classifier (Linear(3H, K), torch's default init) over
+//                   [u; v; |u - v|] with u = pool(a), v = pool(b) (sentence-transformers)
+//   classification  transformers' BertForSequenceClassification: classifier (Linear(H, K),
+//                   normal(0, 0.02), bias 0) over dropout(pooler_output) of the pair
+// Parameters: the encoder's under "bert.", the head's under "classifier." ("classifier.weight",
+// "classifier.bias", as transformers and sentence-transformers name them).
+// Thread-safety: a module is not thread-safe; one per rank.
+#ifndef TUNEFLEET_TRAINER_TASK_MODEL_H_
+#define TUNEFLEET_TRAINER_TASK_MODEL_H_
+
+#include <map>
+#include <string>
+
+#include <torch/nn/module.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/pimpl.h>
+#include <torch/types.h>
+
+#include "absl/status/status.h"
+#include "trainer/bert_model.h"
+#include "trainer/pooling.h"
+#include "trainer/task_data.h"
+
+namespace tunefleet {
+namespace trainer {
+
+class TaskModelImpl : public torch::nn::Module {
+ public:
+  // `num_labels` >= 2 for the tasks with a classifier, ignored otherwise. Classification needs
+  // an encoder with a pooler.
+  TaskModelImpl(BertModel bert, Pooling pooling, TaskType type, int64_t num_labels);
+
+  // Pooled sentence embeddings [B, H].
+  torch::Tensor Embed(const TextBatch& batch);
+  // Classifier logits [B, K] (nli, classification).
+  torch::Tensor Logits(const TaskBatch& batch);
+  // The task's training loss (a scalar).
+  torch::Tensor Loss(const TaskBatch& batch);
+
+  BertModel& bert() { return bert_; }
+  Pooling pooling() const { return pooling_; }
+  TaskType type() const { return type_; }
+  bool has_classifier() const { return !classifier_.is_empty(); }
+
+  // The head's parameters ("classifier.weight", "classifier.bias"); empty without a head.
+  std::map<std::string, torch::Tensor> HeadStateDict() const;
+  // Copies `tensors` (exactly the head's names and shapes) into the head.
+  absl::Status LoadHead(const std::map<std::string, torch::Tensor>& tensors);
+
+ private:
+  BertModel bert_{nullptr};
+  Pooling pooling_;
+  TaskType type_;
+  double classifier_dropout_;
+  torch::nn::Linear classifier_{nullptr};
+};
+TORCH_MODULE(TaskModel);
+
+}  // namespace trainer
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_TRAINER_TASK_MODEL_H_

@@ -1,0 +1,123 @@
+#include "trainer/train_command.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "common/cli.h"
+#include "common/logging.h"
+#include "trainer/agent_client.h"
+#include "trainer/device.h"
+#include "trainer/memory_estimate.h"
+#include "trainer/train_config.h"
+#include "trainer/train_loop.h"
+
+namespace tunefleet {
+namespace trainer {
+namespace {
+
+constexpr char kProgram[] = "trainer train";
+
+int EnvInt(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  int out;
+  return v != nullptr && absl::SimpleAtoi(v, &out) ? out : fallback;
+}
+
+int ExitCodeFor(const absl::Status& s) {
+  switch (s.code()) {
+    case absl::StatusCode::kResourceExhausted: return kExitOutOfMemory;
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kNotFound:
+    case absl::StatusCode::kFailedPrecondition:
+    case absl::StatusCode::kPermissionDenied:
+    case absl::StatusCode::kUnimplemented: return kExitUsage;
+    default: return kExitFailure;
+  }
+}
+
+void PrintConfig(const TrainerConfig& c, const DeviceInfo& device) {
+  std::cout << "config   " << c.source << "\n"
+            << "model    " << c.model.path << " (pooling " << c.model.pooling << ", max_seq_len "
+            << c.model.max_seq_len << ", dropout " << c.model.dropout << ")\n"
+            << "task     " << c.task.type << " on " << c.task.train << " (" << c.task.format
+            << ")" << (c.task.eval.empty() ? "" : ", eval " + c.task.eval) << "\n"
+            << "train    epochs " << c.train.epochs << ", max_steps " << c.train.max_steps
+            << ", batch " << c.train.batch_size << " x grad_accum " << c.train.grad_accum
+            << ", lr " << c.train.lr << " (" << c.train.schedule << ", warmup "
+            << c.train.warmup_ratio << "), " << c.train.precision << ", seed " << c.train.seed
+            << "\n"
+            << "output   " << c.output.dir << " (save " << c.output.save << ")\n"
+            << "device   " << device.device.str() << " (" << device.name << "), "
+            << DescribeLibTorch() << std::endl;
+}
+
+}  // namespace
+
+int RunTrain(const std::vector<std::string>& args) {
+  std::string config_path;
+  bool dry_run = false, resume = false;
+  CommandLine cli(kProgram, "[key=value ...]",
+                  "Trains a model as the trainer YAML describes; key=value arguments override it\n"
+                  "(train.lr=3e-5 model.pooling=cls). Writes OUTPUT_DIR/metrics.jsonl, the model\n"
+                  "(OUTPUT_DIR/model) and a checkpoint to resume from (OUTPUT_DIR/checkpoint).");
+  cli.AddString("config", &config_path, "trainer YAML (required)", "TRAIN.yaml");
+  cli.AddBool("resume", &resume, "continue from OUTPUT_DIR/checkpoint");
+  cli.AddBool("dry_run", &dry_run, "validate the config, print it with the device; train nothing");
+  cli.AllowOverrides();
+  absl::Status parsed = cli.Parse(args);
+  if (cli.help_requested()) {
+    std::cout << cli.Help();
+    return kExitOk;
+  }
+  if (parsed.ok() && config_path.empty()) parsed = absl::InvalidArgumentError("--config is required");
+  if (!parsed.ok()) {
+    PrintError(kProgram, parsed);
+    return kExitUsage;
+  }
+  auto config = LoadTrainerConfig(config_path, cli.overrides());
+  if (!config.ok()) {
+    PrintError(kProgram, config.status());
+    return kExitUsage;
+  }
+  const DeviceInfo device = SelectDevice(EnvInt("LOCAL_RANK", -1));
+  PrintConfig(*config, device);
+  if (dry_run) return kExitOk;
+
+  auto client = AgentClient::FromEnvironment();
+  if (!client.ok()) {
+    PrintError(kProgram, client.status());
+    return kExitFailure;
+  }
+  if (*client != nullptr) SetLogTrial((*client)->trial());
+  TrainOptions options;
+  options.device = device.device;
+  options.resume = resume;
+  options.client = client->get();
+  auto summary = RunTraining(*config, options);
+  if (!summary.ok()) {
+    PrintError(kProgram, summary.status());
+    return ExitCodeFor(summary.status());
+  }
+  const TrainSummary& s = *summary;
+  std::printf("done     %lld/%lld steps in %.1f s%s", static_cast<long long>(s.steps),
+              static_cast<long long>(s.total_steps), s.seconds,
+              s.stopped ? " (stopped by the pruner)" : "");
+  if (s.best_step >= 0) {
+    std::printf("; best %s %.5g at step %lld", s.primary_metric.c_str(), s.best,
+                static_cast<long long>(s.best_step));
+  }
+  std::printf("\nmemory   peak %.2f GiB %s (estimate %.2f GiB)\n", GiB(s.peak_bytes),
+              device.device.is_cuda() ? "allocated on the GPU" : "resident (whole process)",
+              GiB(s.estimate_bytes));
+  if (config->output.save != "none") {
+    std::printf("model    %s/model\n", config->output.dir.c_str());
+  }
+  std::fflush(stdout);
+  return kExitOk;
+}
+
+}  // namespace trainer
+}  // namespace tunefleet

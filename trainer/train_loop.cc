@@ -1,0 +1,447 @@
+#include "trainer/train_loop.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/logging.h"
+#include "common/status_macros.h"
+#include "trainer/adamw.h"
+#include "trainer/autocast.h"
+#include "trainer/bert_model.h"
+#include "trainer/datasets.h"
+#include "trainer/evaluator.h"
+#include "trainer/grad_clip.h"
+#include "trainer/loss_scaler.h"
+#include "trainer/lr_schedule.h"
+#include "trainer/memory_estimate.h"
+#include "trainer/metrics_log.h"
+#include "trainer/pooling.h"
+#include "trainer/safetensors.h"
+#include "trainer/task_data.h"
+#include "trainer/task_model.h"
+#include "trainer/train_state.h"
+#include "trainer/wordpiece_tokenizer.h"
+
+namespace tunefleet {
+namespace trainer {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+double SecondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+std::string InFolder(const std::string& dir, const char* name) {
+  return (fs::path(dir) / name).string();
+}
+
+// A model folder's encoder with the config's dropout, in train mode on the CPU.
+absl::StatusOr<BertModel> LoadEncoder(const TrainerConfig& config) {
+  ASSIGN_OR_RETURN(BertCheckpoint checkpoint, LoadBertCheckpoint(config.model.path));
+  BertConfig bert = checkpoint.config;
+  bert.hidden_dropout_prob = config.model.dropout;
+  bert.attention_probs_dropout_prob = config.model.dropout;
+  BertModel model(bert, checkpoint.has_pooler);
+  if (!checkpoint.has_pooler) {
+    for (auto it = checkpoint.tensors.begin(); it != checkpoint.tensors.end();) {
+      it = absl::StartsWith(it->first, "pooler.") ? checkpoint.tensors.erase(it) : std::next(it);
+    }
+  }
+  absl::Status s = LoadBertWeights(model, checkpoint.tensors);
+  if (!s.ok()) return absl::Status(s.code(), absl::StrCat(config.model.path, ": ", s.message()));
+  return model;
+}
+
+// Everything a run holds.
+class Run {
+ public:
+  Run(const TrainerConfig& config, const TrainOptions& options)
+      : c_(config), o_(options), device_(options.device) {}
+
+  absl::StatusOr<TrainSummary> Go() {
+    RETURN_IF_ERROR(Setup());
+    const auto start = Clock::now();
+    try {
+      RETURN_IF_ERROR(Loop());
+    } catch (const c10::Error& e) {
+      const std::string what = e.what_without_backtrace();
+      if (absl::StrContains(what, "out of memory")) {
+        return absl::ResourceExhaustedError(absl::StrFormat(
+            "out of memory at train.batch_size %d (estimate %.2f GiB): lower the batch size or "
+            "set train.grad_checkpointing: true",
+            c_.train.batch_size, GiB(summary_.estimate_bytes)));
+      }
+      return absl::InternalError(absl::StrCat("training failed at step ", step_ + 1, ": ",
+                                              what.substr(0, what.find('\n'))));
+    }
+    summary_.seconds = SecondsSince(start);
+    summary_.steps = step_;
+    summary_.best = best_;
+    summary_.best_step = best_step_;
+    summary_.peak_bytes = PeakMemoryBytes(device_);
+    return summary_;
+  }
+
+ private:
+  absl::Status Setup();
+  absl::Status Loop();
+  // Forward and backward of `micro` batches starting at batch_in_epoch_; the summed loss.
+  torch::Tensor ForwardBackward(int64_t micro);
+  absl::Status EndOfLine(bool evaluate, bool last);
+  absl::Status SaveModel();
+  absl::Status SaveCheckpoint();
+  std::string Fingerprint() const;
+  void NewEpochOrder() {
+    order_ = EpochOrder(train_->size(), static_cast<uint64_t>(c_.train.seed), epoch_,
+                        c_.train.shuffle);
+  }
+
+  const TrainerConfig& c_;
+  const TrainOptions& o_;
+  torch::Device device_;
+  Precision precision_ = Precision::kFp32;
+  TaskType type_ = TaskType::kSts;
+  std::unique_ptr<TaskData> train_, eval_;
+  TaskModel model_{nullptr};
+  std::vector<torch::Tensor> params_;
+  std::unique_ptr<AdamW> optimizer_;
+  std::unique_ptr<LrSchedule> schedule_;
+  LossScaler scaler_;
+  MetricsLog log_;
+
+  int64_t batches_per_epoch_ = 0;
+  int64_t steps_per_epoch_ = 0;
+  int64_t total_steps_ = 0;
+  int64_t step_ = 0;
+  int64_t epoch_ = 0;
+  int64_t batch_in_epoch_ = 0;
+  std::vector<int64_t> order_;
+
+  // Since the last line.
+  torch::Tensor loss_sum_;  // on the device, summed over steps
+  int64_t loss_steps_ = 0;
+  int64_t samples_ = 0;
+  Clock::time_point line_start_;
+  torch::Tensor last_norm_;
+  double last_lr_ = 0;
+
+  double best_ = kNaN;
+  int64_t best_step_ = -1;
+  TrainSummary summary_;
+};
+
+std::string Run::Fingerprint() const {
+  std::error_code ec;
+  const auto size = fs::file_size(c_.task.train, ec);
+  return absl::StrCat(c_.task.type, " ", c_.task.train, " (", ec ? 0 : size, " bytes, ",
+                      c_.task.format, "), batch ", c_.train.batch_size, " x grad_accum ",
+                      c_.train.grad_accum, ", ", total_steps_, " steps, seed ", c_.train.seed,
+                      c_.train.shuffle ? ", shuffled" : ", in order");
+}
+
+absl::Status Run::Setup() {
+  ASSIGN_OR_RETURN(precision_, ParsePrecision(c_.train.precision));
+  ASSIGN_OR_RETURN(type_, ParseTaskType(c_.task.type));
+  if (!PrecisionSupported(device_.type(), precision_)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        c_.source, ": train.precision ", c_.train.precision, " needs a GPU (on ", device_.str(),
+        " use bf16 or fp32)"));
+  }
+  if (c_.train.grad_checkpointing) {
+    TF_LOG(WARNING) << "train.grad_checkpointing is not implemented yet: training without it";
+  }
+  ASSIGN_OR_RETURN(WordPieceTokenizer tokenizer,
+                   WordPieceTokenizer::FromVocabFile(InFolder(c_.model.path, "vocab.txt")));
+  ASSIGN_OR_RETURN(BertModel encoder, LoadEncoder(c_));
+  const int64_t max_len = std::min<int64_t>(c_.model.max_seq_len,
+                                            encoder->config().max_position_embeddings);
+  ASSIGN_OR_RETURN(std::vector<Example> train_rows, ReadDataset(c_.task.train, c_.task.format));
+  ASSIGN_OR_RETURN(TaskData train, TaskData::Make(type_, train_rows, c_.task.format, tokenizer,
+                                                  max_len, c_.task.train));
+  train_ = std::make_unique<TaskData>(std::move(train));
+  int64_t num_labels = std::max<int64_t>(train_->num_labels(), 2);
+  if (!c_.task.eval.empty()) {
+    ASSIGN_OR_RETURN(std::vector<Example> eval_rows, ReadDataset(c_.task.eval, c_.task.format));
+    const TaskType eval_type = type_ == TaskType::kMnrl ? TaskType::kSts : type_;
+    ASSIGN_OR_RETURN(TaskData eval, TaskData::Make(eval_type, eval_rows, c_.task.format,
+                                                   tokenizer, max_len, c_.task.eval));
+    eval_ = std::make_unique<TaskData>(std::move(eval));
+    num_labels = std::max(num_labels, eval_->num_labels());
+  }
+  if (c_.task.num_labels > 0) {
+    if (num_labels > c_.task.num_labels && HasClassifier(type_)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          c_.source, ": task.num_labels is ", c_.task.num_labels, " but the data has label ",
+          num_labels - 1));
+    }
+    num_labels = c_.task.num_labels;
+  }
+  ASSIGN_OR_RETURN(Pooling pooling, ParsePooling(c_.model.pooling));
+  if (type_ == TaskType::kClassification && !encoder->has_pooler()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        c_.model.path, ": has no pooler weights, which task type classification needs"));
+  }
+
+  torch::manual_seed(static_cast<uint64_t>(c_.train.seed));
+  model_ = TaskModel(encoder, pooling, type_, num_labels);
+  if (!c_.model.head.empty()) {
+    ASSIGN_OR_RETURN(SafetensorsContents head,
+                     ReadSafetensors(c_.model.head, SafetensorsReadOptions{true}));
+    absl::Status s = model_->LoadHead(head.tensors);
+    if (!s.ok()) return absl::Status(s.code(), absl::StrCat(c_.model.head, ": ", s.message()));
+  }
+
+  batches_per_epoch_ = (train_->size() + c_.train.batch_size - 1) / c_.train.batch_size;
+  steps_per_epoch_ = (batches_per_epoch_ + c_.train.grad_accum - 1) / c_.train.grad_accum;
+  total_steps_ = c_.train.max_steps > 0 ? c_.train.max_steps : c_.train.epochs * steps_per_epoch_;
+  summary_.total_steps = total_steps_;
+  summary_.primary_metric = PrimaryMetric(type_);
+  schedule_ = std::make_unique<LrSchedule>(c_.train.schedule, c_.train.lr, c_.train.warmup_ratio,
+                                           total_steps_);
+
+  std::error_code ec;
+  fs::create_directories(c_.output.dir, ec);
+  if (ec) {
+    return absl::PermissionDeniedError(
+        absl::StrCat(c_.output.dir, ": cannot create the output directory: ", ec.message()));
+  }
+
+  TrainStateFiles resumed;
+  if (o_.resume) {
+    ASSIGN_OR_RETURN(resumed, LoadTrainState(c_.output.dir));
+    if (resumed.progress.fingerprint != Fingerprint()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "cannot resume from ", c_.output.dir, "/checkpoint: it was made for ",
+          resumed.progress.fingerprint, "; this run is ", Fingerprint()));
+    }
+    absl::Status s = LoadBertWeights(model_->bert(), resumed.encoder);
+    if (s.ok() && !resumed.head.empty()) s = model_->LoadHead(resumed.head);
+    if (!s.ok()) {
+      return absl::Status(s.code(), absl::StrCat(c_.output.dir, "/checkpoint: ", s.message()));
+    }
+    step_ = resumed.progress.step;
+    epoch_ = resumed.progress.epoch;
+    batch_in_epoch_ = resumed.progress.batch_in_epoch;
+    best_ = resumed.progress.best;
+    best_step_ = resumed.progress.best_step;
+    scaler_.Restore(resumed.progress.loss_scale > 0 ? resumed.progress.loss_scale : scaler_.scale(),
+                    resumed.progress.scaler_good_steps, resumed.progress.scaler_skipped);
+    torch::manual_seed(static_cast<uint64_t>(c_.train.seed + step_));
+  }
+
+  model_->to(device_);
+  model_->train();
+  params_ = model_->parameters();
+  optimizer_ = std::make_unique<AdamW>(
+      params_, AdamWOptions{0.9, 0.999, 1e-8, c_.train.weight_decay});
+  if (o_.resume) {
+    absl::Status s = optimizer_->LoadStateDict(resumed.optimizer);
+    if (!s.ok()) {
+      return absl::Status(s.code(), absl::StrCat(c_.output.dir, "/checkpoint: ", s.message()));
+    }
+  }
+  RETURN_IF_ERROR(log_.Open(InFolder(c_.output.dir, "metrics.jsonl"), o_.resume ? step_ : -1));
+
+  int64_t parameters = 0;
+  for (const torch::Tensor& p : params_) parameters += p.numel();
+  const MemoryEstimate estimate = EstimateTrainingMemory(
+      model_->bert()->config(), parameters, c_.train.batch_size, max_len,
+      type_ == TaskType::kClassification ? 1 : 2, precision_, c_.train.grad_checkpointing);
+  summary_.estimate_bytes = estimate.total_bytes();
+  if (!o_.quiet) {
+    std::printf("data     %lld training examples%s; %lld steps (%lld an epoch)%s\n",
+                static_cast<long long>(train_->size()),
+                eval_ ? absl::StrCat(", ", eval_->size(), " for evaluation").c_str() : "",
+                static_cast<long long>(total_steps_), static_cast<long long>(steps_per_epoch_),
+                o_.resume ? absl::StrCat(", resuming after step ", step_).c_str() : "");
+    std::printf("memory   estimate %s\n", estimate.Describe().c_str());
+    std::printf("optim    AdamW (%s), %s, warmup %lld steps\n", optimizer_->implementation(),
+                c_.train.schedule.c_str(), static_cast<long long>(schedule_->warmup_steps()));
+    std::fflush(stdout);
+  }
+  ResetPeakMemory(device_);
+  return absl::OkStatus();
+}
+
+torch::Tensor Run::ForwardBackward(int64_t micro) {
+  const int64_t n = train_->size(), b = c_.train.batch_size;
+  const double loss_scale = precision_ == Precision::kFp16 ? scaler_.scale() : 1.0;
+  torch::Tensor total;
+  for (int64_t m = 0; m < micro; ++m) {
+    const int64_t begin = (batch_in_epoch_ + m) * b;
+    std::vector<int64_t> indices(order_.begin() + begin, order_.begin() + std::min(n, begin + b));
+    samples_ += static_cast<int64_t>(indices.size());
+    const TaskBatch batch = train_->Batch(indices).To(device_);
+    torch::Tensor loss;
+    {
+      AutocastScope autocast(device_.type(), precision_);
+      loss = model_->Loss(batch).to(torch::kFloat);
+    }
+    (loss * (loss_scale / static_cast<double>(micro))).backward();
+    const torch::Tensor detached = loss.detach();
+    total = total.defined() ? total + detached : detached;
+  }
+  return total / static_cast<double>(micro);
+}
+
+absl::Status Run::Loop() {
+  NewEpochOrder();
+  line_start_ = Clock::now();
+  while (step_ < total_steps_) {
+    if (batch_in_epoch_ >= batches_per_epoch_) {
+      ++epoch_;
+      batch_in_epoch_ = 0;
+      NewEpochOrder();
+    }
+    const int64_t micro = std::min(c_.train.grad_accum, batches_per_epoch_ - batch_in_epoch_);
+    const torch::Tensor loss = ForwardBackward(micro);
+    batch_in_epoch_ += micro;
+
+    std::vector<torch::Tensor> grads = DefinedGrads(params_);
+    if (precision_ == Precision::kFp16) ScaleGrads(grads, 1.0 / scaler_.scale());
+    last_norm_ = TotalGradNorm(grads);
+    last_lr_ = schedule_->At(step_);
+    bool skip = false;
+    if (precision_ == Precision::kFp16) {
+      skip = !std::isfinite(last_norm_.item<double>());
+      scaler_.Update(skip);
+    }
+    if (!skip) {
+      if (c_.train.max_grad_norm > 0) ClipGradsByTotalNorm(grads, last_norm_, c_.train.max_grad_norm);
+      optimizer_->Step(last_lr_);
+    }
+    for (torch::Tensor& p : params_) p.mutable_grad() = torch::Tensor();
+    ++step_;
+    loss_sum_ = loss_sum_.defined() ? loss_sum_ + loss : loss;
+    ++loss_steps_;
+
+    const bool last = step_ == total_steps_;
+    const bool evaluate = eval_ != nullptr && (last || (c_.train.eval_every_steps > 0 &&
+                                                        step_ % c_.train.eval_every_steps == 0));
+    if (last || evaluate || step_ % c_.train.log_every_steps == 0) {
+      RETURN_IF_ERROR(EndOfLine(evaluate, last));
+      if (summary_.stopped) break;
+    }
+  }
+  if (c_.output.save == "last" || (c_.output.save == "best" && eval_ == nullptr)) {
+    RETURN_IF_ERROR(SaveModel());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Run::EndOfLine(bool evaluate, bool last) {
+  std::map<std::string, double> values;
+  const double seconds = SecondsSince(line_start_);
+  values["epoch"] = static_cast<double>(epoch_) +
+                    static_cast<double>(batch_in_epoch_) / static_cast<double>(batches_per_epoch_);
+  values["train/loss"] = loss_sum_.item<double>() / static_cast<double>(loss_steps_);
+  values["train/grad_norm"] = last_norm_.item<double>();
+  values["lr"] = last_lr_;
+  values["train/samples_per_s"] = seconds > 0 ? static_cast<double>(samples_) / seconds : 0.0;
+  if (precision_ == Precision::kFp16) values["train/loss_scale"] = scaler_.scale();
+  if (!o_.quiet) {
+    std::printf("step %lld/%lld  epoch %.2f  loss %.5g  grad_norm %.4g  lr %.3g  %.0f samples/s\n",
+                static_cast<long long>(step_), static_cast<long long>(total_steps_),
+                values["epoch"], values["train/loss"], values["train/grad_norm"], last_lr_,
+                values["train/samples_per_s"]);
+  }
+  if (evaluate) {
+    const auto eval_start = Clock::now();
+    ASSIGN_OR_RETURN(auto metrics, Evaluate(model_, *eval_, device_,
+                                            std::max<int64_t>(c_.train.batch_size, 64), precision_));
+    values.insert(metrics.begin(), metrics.end());
+    const double primary = metrics[summary_.primary_metric];
+    if (!o_.quiet) {
+      std::printf("eval step %lld:", static_cast<long long>(step_));
+      for (const auto& [k, v] : metrics) std::printf("  %s %.5g", k.c_str(), v);
+      std::printf("  (%.2f s)\n", SecondsSince(eval_start));
+    }
+    if (std::isfinite(primary) && (!std::isfinite(best_) || primary > best_)) {
+      best_ = primary;
+      best_step_ = step_;
+      if (c_.output.save == "best") RETURN_IF_ERROR(SaveModel());
+    }
+  }
+  std::fflush(stdout);
+  RETURN_IF_ERROR(log_.Append(step_, values));
+  summary_.last_metrics = values;
+  if (c_.output.checkpoint && (evaluate || last)) RETURN_IF_ERROR(SaveCheckpoint());
+  loss_sum_ = torch::Tensor();
+  loss_steps_ = 0;
+  samples_ = 0;
+
+  if (o_.client != nullptr && !last && (evaluate || eval_ == nullptr)) {
+    ASSIGN_OR_RETURN(const bool stop, o_.client->Report(step_, values));
+    if (stop) {
+      TF_LOG(INFO) << "stopped at step " << step_ << " by the pruner";
+      summary_.stopped = true;
+    }
+  }
+  if (o_.client != nullptr && last) RETURN_IF_ERROR(o_.client->ReportFinal(step_, values));
+  line_start_ = Clock::now();
+  return absl::OkStatus();
+}
+
+absl::Status Run::SaveModel() {
+  const std::string dir = InFolder(c_.output.dir, "model");
+  CheckpointSaveOptions options;
+  options.source_dir = c_.model.path;
+  options.pooling = c_.model.pooling;
+  options.max_seq_length = c_.model.max_seq_len;
+  RETURN_IF_ERROR(SaveBertModel(model_->bert(), dir, options));
+  const auto head = model_->HeadStateDict();
+  if (!head.empty()) {
+    std::map<std::string, torch::Tensor> cpu;
+    for (const auto& [k, v] : head) cpu[k] = v.detach().to(torch::kCPU).contiguous();
+    RETURN_IF_ERROR(WriteSafetensors(InFolder(dir, "head.safetensors"), cpu));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Run::SaveCheckpoint() {
+  TrainStateFiles state;
+  state.config = model_->bert()->config();
+  state.encoder = BertStateDict(model_->bert());
+  state.head = model_->HeadStateDict();
+  state.optimizer = optimizer_->StateDict();
+  TrainProgress& p = state.progress;
+  p.step = step_;
+  p.epoch = epoch_;
+  p.batch_in_epoch = batch_in_epoch_;
+  p.best = best_;
+  p.best_step = best_step_;
+  p.loss_scale = precision_ == Precision::kFp16 ? scaler_.scale() : 0.0;
+  p.scaler_good_steps = scaler_.good_steps();
+  p.scaler_skipped = scaler_.skipped_steps();
+  p.fingerprint = Fingerprint();
+  return SaveTrainState(c_.output.dir, state, c_.model.path);
+}
+
+}  // namespace
+
+absl::StatusOr<TrainSummary> RunTraining(const TrainerConfig& config, const TrainOptions& options) {
+  Run run(config, options);
+  try {
+    return run.Go();
+  } catch (const c10::Error& e) {
+    const std::string what = e.what_without_backtrace();
+    return absl::InternalError(absl::StrCat("training failed: ", what.substr(0, what.find('\n'))));
+  }
+}
+
+}  // namespace trainer
+}  // namespace tunefleet

@@ -1,0 +1,131 @@
+#include "trainer/train_state.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <system_error>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "nlohmann/json.hpp"
+#include "trainer/safetensors.h"
+
+namespace tunefleet {
+namespace trainer {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::map<std::string, torch::Tensor> OnCpu(const std::map<std::string, torch::Tensor>& in) {
+  std::map<std::string, torch::Tensor> out;
+  for (const auto& [name, t] : in) out[name] = t.detach().to(torch::kCPU).contiguous();
+  return out;
+}
+
+std::string ProgressJson(const TrainProgress& p) {
+  nlohmann::json j;
+  j["step"] = p.step;
+  j["epoch"] = p.epoch;
+  j["batch_in_epoch"] = p.batch_in_epoch;
+  if (std::isfinite(p.best)) j["best"] = p.best;
+  j["best_step"] = p.best_step;
+  j["loss_scale"] = p.loss_scale;
+  j["scaler_good_steps"] = p.scaler_good_steps;
+  j["scaler_skipped"] = p.scaler_skipped;
+  j["fingerprint"] = p.fingerprint;
+  return j.dump(2) + "\n";
+}
+
+absl::StatusOr<TrainProgress> ParseProgress(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open"));
+  std::stringstream text;
+  text << in.rdbuf();
+  const nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  auto bad = [&](const char* key) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": \"", key, "\" is missing or malformed"));
+  };
+  if (!j.is_object()) return absl::InvalidArgumentError(absl::StrCat(path, ": not a JSON object"));
+  TrainProgress p;
+  for (const auto& [key, field] : {std::pair<const char*, int64_t*>{"step", &p.step},
+                                   {"epoch", &p.epoch},
+                                   {"batch_in_epoch", &p.batch_in_epoch},
+                                   {"best_step", &p.best_step},
+                                   {"scaler_good_steps", &p.scaler_good_steps},
+                                   {"scaler_skipped", &p.scaler_skipped}}) {
+    if (!j.contains(key) || !j[key].is_number_integer()) return bad(key);
+    *field = j[key].get<int64_t>();
+  }
+  if (p.step < 0 || p.epoch < 0 || p.batch_in_epoch < 0) return bad("step");
+  p.best = j.contains("best") && j["best"].is_number() ? j["best"].get<double>()
+                                                       : std::numeric_limits<double>::quiet_NaN();
+  if (!j.contains("loss_scale") || !j["loss_scale"].is_number()) return bad("loss_scale");
+  p.loss_scale = j["loss_scale"].get<double>();
+  if (!j.contains("fingerprint") || !j["fingerprint"].is_string()) return bad("fingerprint");
+  p.fingerprint = j["fingerprint"].get<std::string>();
+  return p;
+}
+
+absl::Status FsError(const std::string& what, const fs::path& path, const std::error_code& ec) {
+  return absl::InternalError(absl::StrCat(path.string(), ": ", what, ": ", ec.message()));
+}
+
+}  // namespace
+
+absl::Status SaveTrainState(const std::string& output_dir, const TrainStateFiles& state,
+                            const std::string& source_dir) {
+  const fs::path dir = fs::path(output_dir) / "checkpoint";
+  const fs::path tmp = fs::path(output_dir) / "checkpoint.tmp";
+  const fs::path old = fs::path(output_dir) / "checkpoint.old";
+  std::error_code ec;
+  fs::remove_all(tmp, ec);
+  if (ec) return FsError("cannot remove", tmp, ec);
+  CheckpointSaveOptions options;
+  options.source_dir = source_dir;
+  RETURN_IF_ERROR(SaveBertCheckpoint(tmp.string(), state.config, state.encoder, options));
+  if (!state.head.empty()) {
+    RETURN_IF_ERROR(WriteSafetensors((tmp / "head.safetensors").string(), OnCpu(state.head)));
+  }
+  RETURN_IF_ERROR(WriteSafetensors((tmp / "optimizer.safetensors").string(), OnCpu(state.optimizer)));
+  RETURN_IF_ERROR(WriteFileAtomically((tmp / "trainer_state.json").string(), ProgressJson(state.progress)));
+  // Swap: checkpoint -> checkpoint.old, checkpoint.tmp -> checkpoint, drop checkpoint.old.
+  if (fs::exists(dir)) {
+    fs::remove_all(old, ec);
+    if (ec) return FsError("cannot remove", old, ec);
+    fs::rename(dir, old, ec);
+    if (ec) return FsError("cannot rename", dir, ec);
+  }
+  fs::rename(tmp, dir, ec);
+  if (ec) return FsError("cannot rename", tmp, ec);
+  fs::remove_all(old, ec);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<TrainStateFiles> LoadTrainState(const std::string& output_dir) {
+  fs::path dir = fs::path(output_dir) / "checkpoint";
+  if (!fs::exists(dir / "trainer_state.json")) {
+    const fs::path old = fs::path(output_dir) / "checkpoint.old";
+    if (!fs::exists(old / "trainer_state.json")) {
+      return absl::NotFoundError(absl::StrCat(dir.string(), ": no checkpoint to resume from"));
+    }
+    dir = old;
+  }
+  TrainStateFiles state;
+  ASSIGN_OR_RETURN(state.progress, ParseProgress((dir / "trainer_state.json").string()));
+  ASSIGN_OR_RETURN(BertCheckpoint encoder, LoadBertCheckpoint(dir.string()));
+  state.config = encoder.config;
+  state.encoder = std::move(encoder.tensors);
+  if (fs::exists(dir / "head.safetensors")) {
+    ASSIGN_OR_RETURN(SafetensorsContents head, ReadSafetensors((dir / "head.safetensors").string()));
+    state.head = std::move(head.tensors);
+  }
+  ASSIGN_OR_RETURN(SafetensorsContents optimizer,
+                   ReadSafetensors((dir / "optimizer.safetensors").string()));
+  state.optimizer = std::move(optimizer.tensors);
+  return state;
+}
+
+}  // namespace trainer
+}  // namespace tunefleet
