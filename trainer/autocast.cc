@@ -37,6 +37,17 @@ void SetEnabled(torch::DeviceType type, bool enabled, at::ScalarType dtype) {
 
 }  // namespace
 
+Precision CurrentAutocast(torch::DeviceType device_type) {
+  if (!IsEnabled(device_type)) return Precision::kFp32;
+#if TF_TORCH_AT_LEAST(2, 4)
+  const at::ScalarType dtype = at::autocast::get_autocast_dtype(device_type);
+#else
+  const at::ScalarType dtype = device_type == torch::kCUDA ? at::autocast::get_autocast_gpu_dtype()
+                                                           : at::autocast::get_autocast_cpu_dtype();
+#endif
+  return dtype == at::kHalf ? Precision::kFp16 : Precision::kBf16;
+}
+
 absl::StatusOr<Precision> ParsePrecision(absl::string_view name) {
   if (name == "fp32") return Precision::kFp32;
   if (name == "bf16") return Precision::kBf16;

@@ -24,6 +24,9 @@ const char* PrecisionName(Precision precision);
 // Whether `device_type` can compute in `precision` with this LibTorch (fp16 autocast needs CUDA).
 bool PrecisionSupported(torch::DeviceType device_type, Precision precision);
 
+// The precision autocast computes in on `device_type` in this thread now (kFp32: autocast off).
+Precision CurrentAutocast(torch::DeviceType device_type);
+
 class AutocastScope {
  public:
   // kFp32: does nothing.

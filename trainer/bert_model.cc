@@ -7,13 +7,17 @@
 #include <torch/nn/modules/container/modulelist.h>
 #include <torch/nn/modules/embedding.h>
 #include <torch/nn/modules/normalization.h>
+#include <torch/autograd.h>
 #include <torch/version.h>
+
+#include <mutex>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
+#include "trainer/autocast.h"
 
 // LibTorch 2.0 brought the fused attention kernels (flash / memory-efficient / math).
 #if TORCH_VERSION_MAJOR >= 2
@@ -68,13 +72,18 @@ class SelfAttentionImpl : public torch::nn::Module {
       return y.view({b, t, heads_, head_dim_}).transpose(1, 2);  // [B, heads, T, d]
     };
     const torch::Tensor q = heads(query_(x)), k = heads(key_(x)), v = heads(value_(x));
-    const torch::Tensor bias = AttentionBias(mask, q.scalar_type());
+    // No mask: nothing is padded (transformers drops an all-ones mask too), so SDPA may pick
+    // the flash kernel.
+    const torch::Tensor bias = mask.defined() ? AttentionBias(mask, q.scalar_type()) : torch::Tensor();
     const double p = is_training() ? dropout_ : 0.0;
 #if TUNEFLEET_HAS_SDPA
-    const torch::Tensor context = at::scaled_dot_product_attention(q, k, v, bias, p, false);
+    const torch::Tensor context =
+        bias.defined() ? at::scaled_dot_product_attention(q, k, v, bias, p, false)
+                       : at::scaled_dot_product_attention(q, k, v, c10::nullopt, p, false);
 #else
-    const torch::Tensor scores =
-        torch::matmul(q, k.transpose(-1, -2)) / std::sqrt(static_cast<double>(head_dim_)) + bias;
+    torch::Tensor scores =
+        torch::matmul(q, k.transpose(-1, -2)) / std::sqrt(static_cast<double>(head_dim_));
+    if (bias.defined()) scores = scores + bias;
     const torch::Tensor probs = torch::dropout(torch::softmax(scores, -1), p, is_training());
     const torch::Tensor context = torch::matmul(probs, v);
 #endif
@@ -165,6 +174,56 @@ class BertLayerImpl : public torch::nn::Module {
   std::shared_ptr<ResidualNormImpl> output_;
 };
 
+namespace {
+
+// Activation checkpointing of one layer, as torch.utils.checkpoint (reentrant) does it: the
+// forward runs without recording, keeping only its input; the backward runs the layer again
+// with recording on, under the forward's autocast state and random-number state (so dropout
+// draws the same mask), and back-propagates through that.
+struct CheckpointedLayer : public torch::autograd::Function<CheckpointedLayer> {
+  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, torch::Tensor x,
+                               torch::Tensor mask, int64_t layer) {
+    ctx->save_for_backward({x, mask});
+    ctx->saved_data["layer"] = layer;
+    ctx->saved_data["precision"] = static_cast<int64_t>(CurrentAutocast(x.device().type()));
+    at::Generator gen = at::globalContext().defaultGenerator(x.device());
+    {
+      std::lock_guard<std::mutex> lock(gen.mutex());
+      ctx->saved_data["rng"] = gen.get_state();
+    }
+    return reinterpret_cast<BertLayerImpl*>(layer)->forward(x, mask);
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    torch::Tensor x = saved[0].detach().requires_grad_(true);
+    auto* layer = reinterpret_cast<BertLayerImpl*>(ctx->saved_data["layer"].toInt());
+    const auto precision = static_cast<Precision>(ctx->saved_data["precision"].toInt());
+    at::Generator gen = at::globalContext().defaultGenerator(x.device());
+    torch::Tensor outer_rng;
+    {
+      std::lock_guard<std::mutex> lock(gen.mutex());
+      outer_rng = gen.get_state();
+      gen.set_state(ctx->saved_data["rng"].toTensor());
+    }
+    torch::Tensor y;
+    {
+      torch::AutoGradMode enable(true);
+      AutocastScope autocast(x.device().type(), precision);
+      y = layer->forward(x, saved[1]);
+    }
+    {
+      std::lock_guard<std::mutex> lock(gen.mutex());
+      gen.set_state(outer_rng);
+    }
+    torch::autograd::backward({y}, {grads[0]});
+    return {x.grad(), torch::Tensor(), torch::Tensor()};
+  }
+};
+
+}  // namespace
+
 BertModelImpl::BertModelImpl(const BertConfig& config, bool add_pooling_layer) : config_(config) {
   embeddings_ = register_module("embeddings", std::make_shared<BertEmbeddingsImpl>(config));
   auto encoder = register_module("encoder", std::make_shared<torch::nn::Module>());
@@ -198,9 +257,14 @@ BertOutput BertModelImpl::forward(const torch::Tensor& input_ids,
                                   const torch::Tensor& token_type_ids,
                                   const torch::Tensor& attention_mask) {
   const torch::Tensor types = token_type_ids.defined() ? token_type_ids : torch::zeros_like(input_ids);
-  const torch::Tensor mask = attention_mask.defined() ? attention_mask : torch::ones_like(input_ids);
+  const torch::Tensor& mask = attention_mask;  // undefined: nothing is padded
   torch::Tensor h = embeddings_->forward(input_ids, types);
-  for (const auto& layer : layers_) h = layer->forward(h, mask);
+  const bool checkpoint = gradient_checkpointing_ && is_training() && torch::GradMode::is_enabled();
+  for (const auto& layer : layers_) {
+    h = checkpoint && h.requires_grad()
+            ? CheckpointedLayer::apply(h, mask, reinterpret_cast<int64_t>(layer.get()))
+            : layer->forward(h, mask);
+  }
   BertOutput out;
   out.last_hidden_state = h;
   if (pooler_dense_ != nullptr) out.pooler_output = torch::tanh(pooler_dense_->forward(h.select(1, 0)));

@@ -42,16 +42,22 @@ class BertModelImpl : public torch::nn::Module {
  public:
   explicit BertModelImpl(const BertConfig& config, bool add_pooling_layer = true);
 
-  // int64 [B, T] each; token_type_ids and attention_mask may be undefined (zeros / all ones).
+  // int64 [B, T] each; token_type_ids and attention_mask may be undefined (zeros / all ones:
+  // without a mask nothing is masked, and the attention may use the flash kernel).
   // Throws c10::Error on bad input (BertForward checks and returns a Status instead).
   BertOutput forward(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids = {},
                      const torch::Tensor& attention_mask = {});
 
   const BertConfig& config() const { return config_; }
+  // Activation checkpointing per layer in training (trainer/bert_model.cc's CheckpointedLayer):
+  // about one layer's activations are kept instead of all, for one more forward pass.
+  void set_gradient_checkpointing(bool on) { gradient_checkpointing_ = on; }
+  bool gradient_checkpointing() const { return gradient_checkpointing_; }
   bool has_pooler() const { return pooler_dense_ != nullptr; }
 
  private:
   BertConfig config_;
+  bool gradient_checkpointing_ = false;
   std::shared_ptr<BertEmbeddingsImpl> embeddings_;
   std::vector<std::shared_ptr<BertLayerImpl>> layers_;
   std::shared_ptr<torch::nn::LinearImpl> pooler_dense_;

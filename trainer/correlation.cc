@@ -11,6 +11,11 @@ namespace trainer {
 double Pearson(const std::vector<double>& x, const std::vector<double>& y) {
   const size_t n = x.size();
   if (n < 2 || y.size() != n) return std::numeric_limits<double>::quiet_NaN();
+  // A constant series (tested exactly, as scipy does: its computed mean may be inexact).
+  auto constant = [](const std::vector<double>& v) {
+    return std::all_of(v.begin(), v.end(), [&](double e) { return e == v[0]; });
+  };
+  if (constant(x) || constant(y)) return std::numeric_limits<double>::quiet_NaN();
   const double mx = std::accumulate(x.begin(), x.end(), 0.0) / static_cast<double>(n);
   const double my = std::accumulate(y.begin(), y.end(), 0.0) / static_cast<double>(n);
   double sxy = 0, sxx = 0, syy = 0;

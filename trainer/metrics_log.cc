@@ -7,7 +7,6 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "nlohmann/json.hpp"
 #include "trainer/safetensors.h"
 
@@ -19,7 +18,9 @@ std::string MetricsLine(int64_t step, const std::map<std::string, double>& value
   for (const auto& [key, value] : values) {
     absl::StrAppend(&out, ", ", nlohmann::json(key).dump(), ": ");
     if (std::isfinite(value)) {
-      absl::StrAppendFormat(&out, "%.9g", value);
+      char buf[32];
+      std::snprintf(buf, sizeof(buf), "%.9g", value);
+      out += buf;
     } else {
       out += "null";
     }

@@ -18,6 +18,10 @@ TextBatch ToTensors(const std::vector<Encoding>& encodings, int32_t pad_id) {
   out.input_ids = tensor(p.input_ids);
   out.token_type_ids = tensor(p.token_type_ids);
   out.attention_mask = tensor(p.attention_mask);
+  out.padded = false;
+  for (const Encoding& e : encodings) {
+    if (static_cast<int64_t>(e.ids.size()) < p.cols) out.padded = true;
+  }
   return out;
 }
 
@@ -51,6 +55,7 @@ TextBatch TextBatch::To(const torch::Device& device) const {
   out.input_ids = input_ids.to(device, /*non_blocking=*/true);
   out.token_type_ids = token_type_ids.to(device, /*non_blocking=*/true);
   out.attention_mask = attention_mask.to(device, /*non_blocking=*/true);
+  out.padded = padded;
   return out;
 }
 

@@ -36,6 +36,7 @@ bool HasClassifier(TaskType type);
 // Token ids of a batch of texts, padded to the longest: int64 [B, T] each.
 struct TextBatch {
   torch::Tensor input_ids, token_type_ids, attention_mask;
+  bool padded = true;  // some row is shorter than the longest (false: the mask is all ones)
   TextBatch To(const torch::Device& device) const;
   int64_t tokens() const { return input_ids.defined() ? input_ids.numel() : 0; }
 };

@@ -27,8 +27,8 @@ TaskModelImpl::TaskModelImpl(BertModel bert, Pooling pooling, TaskType type, int
 }
 
 torch::Tensor TaskModelImpl::Embed(const TextBatch& batch) {
-  const BertOutput out =
-      bert_->forward(batch.input_ids, batch.token_type_ids, batch.attention_mask);
+  const BertOutput out = bert_->forward(batch.input_ids, batch.token_type_ids,
+                                        batch.padded ? batch.attention_mask : torch::Tensor());
   return Pool(out.last_hidden_state, batch.attention_mask, pooling_);
 }
 
@@ -38,8 +38,9 @@ torch::Tensor TaskModelImpl::Logits(const TaskBatch& batch) {
     const torch::Tensor u = Embed(batch.first), v = Embed(batch.second);
     return classifier_(torch::cat({u, v, torch::abs(u - v)}, 1));
   }
-  const BertOutput out = bert_->forward(batch.first.input_ids, batch.first.token_type_ids,
-                                        batch.first.attention_mask);
+  const BertOutput out =
+      bert_->forward(batch.first.input_ids, batch.first.token_type_ids,
+                     batch.first.padded ? batch.first.attention_mask : torch::Tensor());
   TORCH_CHECK(out.pooler_output.defined(),
               "classification needs a model with a pooler; this checkpoint has none");
   return classifier_(torch::dropout(out.pooler_output, classifier_dropout_, is_training()));

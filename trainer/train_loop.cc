@@ -161,9 +161,6 @@ absl::Status Run::Setup() {
         c_.source, ": train.precision ", c_.train.precision, " needs a GPU (on ", device_.str(),
         " use bf16 or fp32)"));
   }
-  if (c_.train.grad_checkpointing) {
-    TF_LOG(WARNING) << "train.grad_checkpointing is not implemented yet: training without it";
-  }
   ASSIGN_OR_RETURN(WordPieceTokenizer tokenizer,
                    WordPieceTokenizer::FromVocabFile(InFolder(c_.model.path, "vocab.txt")));
   ASSIGN_OR_RETURN(BertModel encoder, LoadEncoder(c_));
@@ -197,6 +194,7 @@ absl::Status Run::Setup() {
   }
 
   torch::manual_seed(static_cast<uint64_t>(c_.train.seed));
+  encoder->set_gradient_checkpointing(c_.train.grad_checkpointing);
   model_ = TaskModel(encoder, pooling, type_, num_labels);
   if (!c_.model.head.empty()) {
     ASSIGN_OR_RETURN(SafetensorsContents head,
@@ -335,6 +333,9 @@ absl::Status Run::Loop() {
     if (last || evaluate || step_ % c_.train.log_every_steps == 0) {
       RETURN_IF_ERROR(EndOfLine(evaluate, last));
       if (summary_.stopped) break;
+    }
+    if (o_.interrupt_after_steps > 0 && step_ == o_.interrupt_after_steps && !last) {
+      return absl::OkStatus();
     }
   }
   if (c_.output.save == "last" || (c_.output.save == "best" && eval_ == nullptr)) {

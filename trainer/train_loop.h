@@ -37,6 +37,9 @@ struct TrainOptions {
   bool resume = false;            // continue from OUTPUT_DIR/checkpoint
   AgentClient* client = nullptr;  // reports go here when set
   bool quiet = false;             // no progress lines on stdout
+  // For tests of --resume: end the run after this many steps (> 0) as if the process had been
+  // killed there: no final save, no final report.
+  int64_t interrupt_after_steps = 0;
 };
 
 struct TrainSummary {

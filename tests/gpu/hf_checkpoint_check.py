@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks tunefleet checkpoints against Hugging Face on a machine that has transformers.
 
-Usage: hf_checkpoint_check.py TRAINER SOURCE_MODEL WORK_DIR SENTENCES_FILE
+Usage: hf_checkpoint_check.py TRAINER SOURCE_MODEL WORK_DIR SENTENCES_FILE [--as-is]
 
 1. `trainer convert --model SOURCE --output WORK/converted --pooling mean` writes the model in
    tunefleet's layout; transformers' BertModel.from_pretrained loads it with no missing or
@@ -9,6 +9,8 @@ Usage: hf_checkpoint_check.py TRAINER SOURCE_MODEL WORK_DIR SENTENCES_FILE
    loaded by transformers (max abs difference printed; must be <= 1e-5, fp32, CPU).
 2. sentence-transformers loads the converted folder (mean pooling) and its embeddings equal
    `trainer encode` on the same folder (<= 1e-5).
+With --as-is, SOURCE_MODEL is already a folder tunefleet wrote (e.g. `trainer train`'s
+OUTPUT_DIR/model): step 1 is skipped and step 2, with transformers' loading report, runs on it.
 Not part of `bazel test` (needs transformers): run by hand or on the GPU host (README).
 """
 import json
@@ -37,11 +39,13 @@ def hf_outputs(model_dir, sentences):
 
 def main():
     trainer, source, work, sentences_file = sys.argv[1:5]
+    as_is = "--as-is" in sys.argv[5:]
     os.makedirs(work, exist_ok=True)
     sentences = [l.rstrip("\n") for l in open(sentences_file, encoding="utf-8")][:64]
-    converted = os.path.join(work, "converted")
-    subprocess.run([trainer, "convert", "--model", source, "--output", converted,
-                    "--pooling", "mean"], check=True)
+    converted = source if as_is else os.path.join(work, "converted")
+    if not as_is:
+        subprocess.run([trainer, "convert", "--model", source, "--output", converted,
+                        "--pooling", "mean"], check=True)
     failures = []
     h0, p0, m0, _ = hf_outputs(source, sentences)
     h1, p1, m1, info = hf_outputs(converted, sentences)

@@ -42,14 +42,14 @@ def _libtorch_impl(ctx):
             libs = ["-ltorch", "-ltorch_cuda", "-ltorch_cpu", "-lc10_cuda", "-lc10", "-lnccl",
                     "-L" + cuda_home + "/lib64", "-lcudart"]
             defines = ["USE_C10D_NCCL", "TUNEFLEET_CUDA=1"]
-        linkopts = ["-L" + lib, "-Wl,-rpath," + lib, "-Wl,--no-as-needed"] + libs + ["-Wl,--as-needed"]
+        linkopts = ["-L" + lib, "-Wl,-rpath," + lib, "-Wl,--no-as-needed"] + libs
         flavor = "cuda" if cuda else "cpu"
     else:
         # Debian: headers already on the default search path except the C++ API folder.
         ctx.symlink("/usr/include/torch/csrc/api/include", "include")
         includes = ["include"]
         defines = ["USE_C10D_GLOO"]
-        linkopts = ["-Wl,--no-as-needed", "-ltorch", "-ltorch_cpu", "-lc10", "-Wl,--as-needed"]
+        linkopts = ["-Wl,--no-as-needed", "-ltorch", "-ltorch_cpu", "-lc10"]
         deps = ["@system//:gloo"]
         flavor = "cpu"
     ctx.file("flavor.txt", flavor + "\n")

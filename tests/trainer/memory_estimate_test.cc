@@ -1,0 +1,143 @@
+// EstimateTrainingMemory (trainer/memory_estimate.h) against hand-computed numbers for BERT-base
+// (BertConfig's defaults: H 768, A 12, L 12) with 110M parameters: model state 18 bytes per
+// parameter in bf16/fp16, 16 in fp32; activations L * B * T * H * (34 + 5 A T / H) bytes per
+// pass in 16-bit (twice in fp32), linear in batch and passes, and with gradient checkpointing
+// L * 2 B T H (4 in fp32) plus one full layer.
+#include "trainer/memory_estimate.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+#include "trainer/autocast.h"
+#include "trainer/checkpoint.h"
+
+namespace tunefleet {
+namespace trainer {
+namespace {
+
+constexpr int64_t kParams = 110'000'000;
+
+// B = 32, T = 128, H = 768, A = 12: B T H = 3,145,728; 34 + 5 * 12 * 128 / 768 = 44;
+// one layer 138,412,032 B; 12 layers 1,660,944,384 B per pass (16-bit).
+constexpr double kBth = 32.0 * 128 * 768;
+constexpr double kLayer16 = 138'412'032.0;
+constexpr double kPass16 = 1'660'944'384.0;
+// Checkpointed: 12 * 2 * B T H = 75,497,472 + one layer = 213,909,504 B per pass (16-bit).
+constexpr double kCheckpointedPass16 = 213'909'504.0;
+
+TEST(MemoryEstimateTest, BertBaseConfigDefaults) {
+  const BertConfig config;
+  EXPECT_EQ(config.hidden_size, 768);
+  EXPECT_EQ(config.num_attention_heads, 12);
+  EXPECT_EQ(config.num_hidden_layers, 12);
+  EXPECT_DOUBLE_EQ(kBth * 44, kLayer16);
+  EXPECT_DOUBLE_EQ(12 * kLayer16, kPass16);
+  EXPECT_DOUBLE_EQ(12 * 2 * kBth + kLayer16, kCheckpointedPass16);
+}
+
+TEST(MemoryEstimateTest, ModelStateBytesPerParameter) {
+  const BertConfig config;
+  const MemoryEstimate bf16 =
+      EstimateTrainingMemory(config, kParams, 32, 128, 2, Precision::kBf16, false);
+  EXPECT_EQ(bf16.parameters, kParams);
+  EXPECT_EQ(bf16.bytes_per_parameter, 18);
+  EXPECT_DOUBLE_EQ(bf16.model_state_bytes, kParams * 18.0);
+  const MemoryEstimate fp16 =
+      EstimateTrainingMemory(config, kParams, 32, 128, 2, Precision::kFp16, false);
+  EXPECT_EQ(fp16.bytes_per_parameter, 18);
+  EXPECT_DOUBLE_EQ(fp16.model_state_bytes, kParams * 18.0);
+  const MemoryEstimate fp32 =
+      EstimateTrainingMemory(config, kParams, 32, 128, 2, Precision::kFp32, false);
+  EXPECT_EQ(fp32.bytes_per_parameter, 16);
+  EXPECT_DOUBLE_EQ(fp32.model_state_bytes, kParams * 16.0);
+  // The model state does not depend on batch, length, passes or checkpointing.
+  EXPECT_DOUBLE_EQ(
+      EstimateTrainingMemory(config, kParams, 1, 16, 1, Precision::kBf16, true).model_state_bytes,
+      kParams * 18.0);
+}
+
+TEST(MemoryEstimateTest, ActivationsHandComputed) {
+  const BertConfig config;
+  const MemoryEstimate e =
+      EstimateTrainingMemory(config, kParams, 32, 128, 2, Precision::kBf16, false);
+  EXPECT_EQ(e.batch, 32);
+  EXPECT_EQ(e.seq, 128);
+  EXPECT_EQ(e.passes, 2);
+  EXPECT_DOUBLE_EQ(e.activation_bytes, 2 * kPass16);  // 3,321,888,768
+  EXPECT_DOUBLE_EQ(e.total_bytes(), kParams * 18.0 + 2 * kPass16);
+  // fp32: twice the bytes.
+  EXPECT_DOUBLE_EQ(
+      EstimateTrainingMemory(config, kParams, 32, 128, 2, Precision::kFp32, false).activation_bytes,
+      4 * kPass16);
+  // Another length: T = 256 -> 34 + 5 * 12 * 256 / 768 = 54; 32 * 256 * 768 * 54 * 12 per pass.
+  EXPECT_DOUBLE_EQ(
+      EstimateTrainingMemory(config, kParams, 32, 256, 1, Precision::kBf16, false).activation_bytes,
+      32.0 * 256 * 768 * 54 * 12);
+}
+
+TEST(MemoryEstimateTest, ActivationsLinearInBatchAndPasses) {
+  const BertConfig config;
+  for (const bool checkpointing : {false, true}) {
+    for (const Precision p : {Precision::kBf16, Precision::kFp32}) {
+      const double base =
+          EstimateTrainingMemory(config, kParams, 8, 128, 1, p, checkpointing).activation_bytes;
+      ASSERT_GT(base, 0);
+      for (const int64_t batch : {1, 16, 24, 64}) {
+        for (const int passes : {1, 2}) {
+          EXPECT_DOUBLE_EQ(EstimateTrainingMemory(config, kParams, batch, 128, passes, p,
+                                                  checkpointing)
+                               .activation_bytes,
+                           base * static_cast<double>(batch) / 8.0 * passes)
+              << "batch " << batch << ", passes " << passes << ", checkpointing "
+              << checkpointing << ", precision " << PrecisionName(p);
+        }
+      }
+    }
+  }
+}
+
+TEST(MemoryEstimateTest, GradCheckpointingReducesActivations) {
+  const BertConfig config;
+  const MemoryEstimate full =
+      EstimateTrainingMemory(config, kParams, 32, 128, 2, Precision::kBf16, false);
+  const MemoryEstimate ckpt =
+      EstimateTrainingMemory(config, kParams, 32, 128, 2, Precision::kBf16, true);
+  EXPECT_DOUBLE_EQ(ckpt.activation_bytes, 2 * kCheckpointedPass16);  // 427,819,008
+  EXPECT_LT(ckpt.activation_bytes, full.activation_bytes);
+  EXPECT_DOUBLE_EQ(ckpt.model_state_bytes, full.model_state_bytes);
+  EXPECT_DOUBLE_EQ(
+      EstimateTrainingMemory(config, kParams, 32, 128, 2, Precision::kFp32, true).activation_bytes,
+      4 * kCheckpointedPass16);
+}
+
+TEST(MemoryEstimateTest, UsesTheConfig) {
+  // bert-tiny-like: H 128, A 2, L 2; T 64: 34 + 5 * 2 * 64 / 128 = 39.
+  BertConfig config;
+  config.hidden_size = 128;
+  config.num_attention_heads = 2;
+  config.num_hidden_layers = 2;
+  const MemoryEstimate e =
+      EstimateTrainingMemory(config, 4'386'178, 16, 64, 1, Precision::kBf16, false);
+  EXPECT_DOUBLE_EQ(e.activation_bytes, 2 * 16.0 * 64 * 128 * 39);
+  EXPECT_DOUBLE_EQ(e.model_state_bytes, 4'386'178 * 18.0);
+}
+
+TEST(MemoryEstimateTest, DescribeNamesTheParts) {
+  const MemoryEstimate e =
+      EstimateTrainingMemory(BertConfig(), kParams, 32, 128, 2, Precision::kBf16, false);
+  const std::string text = e.Describe();
+  EXPECT_NE(text.find("110.00M parameters"), std::string::npos) << text;
+  EXPECT_NE(text.find("18 B"), std::string::npos) << text;
+  EXPECT_NE(text.find("batch 32 x 128 tokens"), std::string::npos) << text;
+  EXPECT_NE(text.find("2 passes"), std::string::npos) << text;
+}
+
+TEST(MemoryEstimateTest, GiB) { EXPECT_DOUBLE_EQ(GiB(3.0 * 1024 * 1024 * 1024), 3.0); }
+
+TEST(MemoryEstimateTest, CpuPeakIsPositive) {
+  EXPECT_GT(PeakMemoryBytes(torch::Device(torch::kCPU)), 0.0);
+}
+
+}  // namespace
+}  // namespace trainer
+}  // namespace tunefleet

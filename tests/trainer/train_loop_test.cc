@@ -1,0 +1,238 @@
+// trainer/train_loop.h beyond the golden trajectories (train_trajectory_test):
+//   - resume: a run interrupted after a checkpoint and resumed (--resume) ends with the same
+//     metrics.jsonl and the same weights, bit for bit, as the run that was never interrupted
+//     (fp32, dropout 0, shuffled epochs, gradient accumulation, a linear schedule with warm-up);
+//     resuming with another batch size is refused, naming the checkpoint;
+//   - evaluation lines and the best model: eval/spearman at every eval_every_steps and at the
+//     end, the saved model is the best one;
+//   - bad input: a missing data file, an empty one, rows lacking columns, a head file of the
+//     wrong shape, fp16 on the CPU: each a clear error naming the file, never a crash.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "trainer/checkpoint.h"
+#include "trainer/safetensors.h"
+#include "trainer/train_loop.h"
+
+namespace tunefleet {
+namespace trainer {
+namespace {
+
+using Json = nlohmann::json;
+
+std::string TempDir(const std::string& name) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  return std::string(tmp != nullptr ? tmp : "/tmp") + "/train-loop-" + name;
+}
+
+// STS-B on bert-tiny-random: 640 training rows (a slice written to a temp file), dev 200 rows.
+TrainerConfig SmallSts(const std::string& out) {
+  static const std::string train = [] {
+    const std::string path = TempDir("sts-train-640.csv");
+    std::ifstream in("data/stsbenchmark/sts-train.csv");
+    std::ofstream o(path);
+    std::string line;
+    for (int i = 0; i < 640 && std::getline(in, line); ++i) o << line << "\n";
+    return path;
+  }();
+  static const std::string dev = [] {
+    const std::string path = TempDir("sts-dev-200.csv");
+    std::ifstream in("data/stsbenchmark/sts-dev.csv");
+    std::ofstream o(path);
+    std::string line;
+    for (int i = 0; i < 200 && std::getline(in, line); ++i) o << line << "\n";
+    return path;
+  }();
+  TrainerConfig c;
+  c.source = "test";
+  c.model.path = "data/bert-tiny-random";
+  c.model.dropout = 0.0;
+  c.task.type = "sts";
+  c.task.train = train;
+  c.task.eval = dev;
+  c.task.format = "stsb";
+  c.train.epochs = 2;
+  c.train.batch_size = 16;
+  c.train.grad_accum = 2;  // 20 steps an epoch, 40 in all
+  c.train.lr = 1e-4;
+  c.train.warmup_ratio = 0.1;
+  c.train.precision = "fp32";
+  c.train.eval_every_steps = 15;
+  c.train.log_every_steps = 5;
+  c.output.dir = out;
+  c.output.save = "best";
+  return c;
+}
+
+std::vector<std::string> Lines(const std::string& path) {
+  std::vector<std::string> out;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+TEST(TrainLoop, ResumedRunEqualsUninterruptedRun) {
+  TrainOptions quiet;
+  quiet.quiet = true;
+  const TrainerConfig straight = SmallSts(TempDir("straight"));
+  auto a = RunTraining(straight, quiet);
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->steps, 40);
+
+  const TrainerConfig broken = SmallSts(TempDir("broken"));
+  TrainOptions interrupted = quiet;
+  interrupted.interrupt_after_steps = 33;  // the last checkpoint was at step 30
+  auto b1 = RunTraining(broken, interrupted);
+  ASSERT_TRUE(b1.ok()) << b1.status();
+  TrainOptions resume = quiet;
+  resume.resume = true;
+  auto b2 = RunTraining(broken, resume);
+  ASSERT_TRUE(b2.ok()) << b2.status();
+  EXPECT_EQ(b2->steps, 40);
+
+  // Metrics: the same lines, but for the timing.
+  auto strip = [](std::vector<std::string> lines) {
+    for (std::string& l : lines) {
+      Json j = Json::parse(l);
+      j.erase("train/samples_per_s");
+      l = j.dump();
+    }
+    return lines;
+  };
+  const auto la = strip(Lines(straight.output.dir + "/metrics.jsonl"));
+  const auto lb = strip(Lines(broken.output.dir + "/metrics.jsonl"));
+  EXPECT_EQ(la, lb);
+  EXPECT_EQ(la.size(), 8u);  // every 5 steps; the evaluations (15, 30, 40) fall on them
+
+  auto wa = LoadBertCheckpoint(straight.output.dir + "/checkpoint");
+  auto wb = LoadBertCheckpoint(broken.output.dir + "/checkpoint");
+  ASSERT_TRUE(wa.ok() && wb.ok());
+  for (const auto& [name, t] : wa->tensors) {
+    EXPECT_TRUE(torch::equal(t, wb->tensors.at(name))) << name;
+  }
+}
+
+TEST(TrainLoop, EvaluatesOnScheduleAndKeepsTheBestModel) {
+  const TrainerConfig c = SmallSts(TempDir("evals"));
+  TrainOptions quiet;
+  quiet.quiet = true;
+  auto s = RunTraining(c, quiet);
+  ASSERT_TRUE(s.ok()) << s.status();
+  std::vector<int64_t> eval_steps;
+  double best = -2;
+  int64_t best_step = -1;
+  for (const std::string& line : Lines(c.output.dir + "/metrics.jsonl")) {
+    const Json j = Json::parse(line);
+    ASSERT_TRUE(j.contains("train/loss") && j.contains("lr") && j.contains("step"));
+    if (j.contains("eval/spearman")) {
+      eval_steps.push_back(j["step"].get<int64_t>());
+      if (j["eval/spearman"].get<double>() > best) {
+        best = j["eval/spearman"].get<double>();
+        best_step = j["step"].get<int64_t>();
+      }
+    }
+  }
+  EXPECT_EQ(eval_steps, (std::vector<int64_t>{15, 30, 40}));
+  EXPECT_EQ(s->best_step, best_step);
+  EXPECT_NEAR(s->best, best, 1e-8);  // metrics.jsonl keeps 9 digits
+  // The saved model is the best one: it differs from the last checkpoint unless best is last.
+  auto model = LoadBertCheckpoint(c.output.dir + "/model");
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_EQ(model->pooling, "mean");
+}
+
+TEST(TrainLoop, RefusesToResumeAnotherRun) {
+  TrainerConfig c = SmallSts(TempDir("refuse"));
+  TrainOptions quiet;
+  quiet.quiet = true;
+  quiet.interrupt_after_steps = 16;
+  ASSERT_TRUE(RunTraining(c, quiet).ok());
+  c.train.batch_size = 32;
+  TrainOptions resume;
+  resume.quiet = true;
+  resume.resume = true;
+  auto s = RunTraining(c, resume);
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(absl::StrContains(s.status().message(), "cannot resume from")) << s.status();
+  EXPECT_TRUE(absl::StrContains(s.status().message(), "batch 16")) << s.status();
+
+  TrainerConfig fresh = SmallSts(TempDir("nothing-to-resume"));
+  auto none = RunTraining(fresh, resume);
+  ASSERT_FALSE(none.ok());
+  EXPECT_TRUE(absl::StrContains(none.status().message(), "no checkpoint")) << none.status();
+}
+
+// Bad input: the run fails with a one-line error that names `file`.
+void ExpectError(const TrainerConfig& c, const std::string& file, const std::string& words) {
+  TrainOptions quiet;
+  quiet.quiet = true;
+  auto s = RunTraining(c, quiet);
+  ASSERT_FALSE(s.ok()) << "no error for " << words;
+  const std::string m(s.status().message());
+  EXPECT_TRUE(absl::StrContains(m, file)) << m;
+  EXPECT_TRUE(absl::StrContains(m, words)) << m;
+  EXPECT_FALSE(absl::StrContains(m, "\n")) << m;
+}
+
+std::string WriteFile(const std::string& name, const std::string& text) {
+  const std::string path = TempDir(name);
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(TrainLoop, BadInputIsAClearError) {
+  TrainerConfig c = SmallSts(TempDir("bad"));
+  c.task.train = TempDir("does-not-exist.csv");
+  ExpectError(c, c.task.train, "");
+
+  c = SmallSts(TempDir("bad"));
+  c.task.train = WriteFile("empty.csv", "");
+  ExpectError(c, c.task.train, "");
+
+  c = SmallSts(TempDir("bad"));
+  c.task.train = WriteFile("short-rows.csv", "main-captions\tMSRvid\t2012test\t0001\t5.000\tonly one\n");
+  ExpectError(c, c.task.train, "");
+
+  c = SmallSts(TempDir("bad"));
+  c.task.eval = WriteFile("bad-score.csv",
+                          "main-captions\tMSRvid\t2012test\t0001\t7.5\ta man\ta woman\n");
+  ExpectError(c, c.task.eval, "score");
+
+  c = SmallSts(TempDir("bad"));
+  c.task.type = "nli";
+  c.task.train = "data/sick/SICK.txt";
+  c.task.format = "sick";
+  c.task.eval = "";
+  c.model.head = "data/golden/cls_head.safetensors";  // 3 x 128: SoftmaxLoss needs 3 x 384
+  ExpectError(c, c.model.head, "size mismatch");
+
+  c = SmallSts(TempDir("bad"));
+  c.train.precision = "fp16";
+  ExpectError(c, "test", "fp16 needs a GPU");
+
+  c = SmallSts(TempDir("bad"));
+  c.model.path = TempDir("no-model");
+  ExpectError(c, c.model.path, "");
+
+  // A truncated weights file.
+  c = SmallSts(TempDir("bad"));
+  const std::string broken = TempDir("broken-model");
+  std::filesystem::create_directories(broken);
+  for (const char* f : {"config.json", "vocab.txt"}) {
+    std::filesystem::copy_file(std::string("data/bert-tiny-random/") + f, broken + "/" + f,
+                               std::filesystem::copy_options::overwrite_existing);
+  }
+  std::ofstream(broken + "/model.safetensors") << "\x10\x00\x00\x00\x00\x00\x00\x00{\"a\":";
+  c.model.path = broken;
+  ExpectError(c, broken, "");
+}
+
+}  // namespace
+}  // namespace trainer
+}  // namespace tunefleet
