@@ -3,20 +3,46 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <optional>
+
+#include <zmq.hpp>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "comm/codec.h"
+#include "comm/proto/messages.pb.h"
 #include "comm/zmq_channel.h"
 #include "common/logging.h"
 
 namespace tunefleet {
 namespace trainer {
 
+struct AgentClient::Impl {
+  Impl() : context_(1) {}
+  absl::Status Send(int64_t step, const std::map<std::string, double>& metrics, bool final);
+  // Waits for the Decision on `step` (or any STOP); nullopt after the timeout.
+  std::optional<comm::Decision::Action> AwaitDecision(int64_t step);
+
+  zmq::context_t context_;
+  std::unique_ptr<zmq::socket_t> socket_;
+  uint64_t run_id_ = 0;
+  int64_t trial_ = -1;
+  int rank_ = 0;
+  absl::Duration decision_timeout_ = absl::Seconds(60);
+  bool timeout_logged_ = false;
+};
+
+AgentClient::AgentClient(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {
+  trial_ = impl_->trial_;
+}
+
+AgentClient::~AgentClient() = default;
+
 absl::StatusOr<std::unique_ptr<AgentClient>> AgentClient::FromEnvironment() {
   const char* endpoint = std::getenv("TUNEFLEET_AGENT_ENDPOINT");
   if (endpoint == nullptr || *endpoint == '\0') return std::unique_ptr<AgentClient>();
-  std::unique_ptr<AgentClient> client(new AgentClient());
+  auto client = std::make_unique<Impl>();
   auto read = [](const char* name, auto* out) {
     const char* v = std::getenv(name);
     return v != nullptr && absl::SimpleAtoi(v, out);
@@ -45,10 +71,10 @@ absl::StatusOr<std::unique_ptr<AgentClient>> AgentClient::FromEnvironment() {
   r->set_pid(::getpid());
   absl::Status s = comm::Send(*client->socket_, hello);
   if (!s.ok()) return s;
-  return client;
+  return std::unique_ptr<AgentClient>(new AgentClient(std::move(client)));
 }
 
-absl::Status AgentClient::Send(int64_t step, const std::map<std::string, double>& metrics, bool final) {
+absl::Status AgentClient::Impl::Send(int64_t step, const std::map<std::string, double>& metrics, bool final) {
   comm::Envelope envelope;
   comm::Report* report = envelope.mutable_report();
   report->set_run_id(run_id_);
@@ -60,7 +86,7 @@ absl::Status AgentClient::Send(int64_t step, const std::map<std::string, double>
   return comm::Send(*socket_, envelope);
 }
 
-std::optional<comm::Decision::Action> AgentClient::AwaitDecision(int64_t step) {
+std::optional<comm::Decision::Action> AgentClient::Impl::AwaitDecision(int64_t step) {
   const absl::Time deadline = absl::Now() + decision_timeout_;
   while (true) {
     const absl::Duration left = deadline - absl::Now();
@@ -85,17 +111,17 @@ std::optional<comm::Decision::Action> AgentClient::AwaitDecision(int64_t step) {
 }
 
 absl::StatusOr<bool> AgentClient::Report(int64_t step, const std::map<std::string, double>& metrics) {
-  absl::Status sent = Send(step, metrics, /*final=*/false);
+  absl::Status sent = impl_->Send(step, metrics, /*final=*/false);
   if (!sent.ok()) return sent;
-  return AwaitDecision(step) == comm::Decision::STOP;
+  return impl_->AwaitDecision(step) == comm::Decision::STOP;
 }
 
 absl::Status AgentClient::ReportFinal(int64_t step, const std::map<std::string, double>& metrics) {
-  absl::Status sent = Send(step, metrics, /*final=*/true);
+  absl::Status sent = impl_->Send(step, metrics, /*final=*/true);
   if (!sent.ok()) return sent;
   // hpo acknowledges the final value with a Decision; waiting for it means the value reached
   // hpo before this process exits (and before the agent reports the exit).
-  AwaitDecision(step);
+  impl_->AwaitDecision(step);
   return absl::OkStatus();
 }
 

@@ -3,6 +3,8 @@
 //
 // Only the rank that reports (rank 0) needs one. Without the environment variables the trainer
 // runs standalone and FromEnvironment() returns nullptr.
+// The header holds no ZeroMQ or protobuf type (pimpl): LibTorch code includes it, and PyTorch's
+// include folder carries an older google/protobuf that must not meet the generated messages.
 // Thread-safety: one thread.
 #ifndef TUNEFLEET_TRAINER_AGENT_CLIENT_H_
 #define TUNEFLEET_TRAINER_AGENT_CLIENT_H_
@@ -10,14 +12,9 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <optional>
 #include <string>
 
-#include <zmq.hpp>
-
 #include "absl/status/statusor.h"
-#include "absl/time/time.h"
-#include "comm/proto/messages.pb.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -37,19 +34,13 @@ class AgentClient {
 
   int64_t trial() const { return trial_; }
 
- private:
-  AgentClient() : context_(1) {}
-  absl::Status Send(int64_t step, const std::map<std::string, double>& metrics, bool final);
-  // Waits for the Decision on `step` (or any STOP); nullopt after the timeout.
-  std::optional<comm::Decision::Action> AwaitDecision(int64_t step);
+  ~AgentClient();
 
-  zmq::context_t context_;
-  std::unique_ptr<zmq::socket_t> socket_;
-  uint64_t run_id_ = 0;
+ private:
+  struct Impl;
+  explicit AgentClient(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
   int64_t trial_ = -1;
-  int rank_ = 0;
-  absl::Duration decision_timeout_ = absl::Seconds(60);
-  bool timeout_logged_ = false;
 };
 
 }  // namespace trainer
