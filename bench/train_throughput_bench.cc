@@ -107,6 +107,7 @@ class BertClassifierImpl : public torch::nn::Module {
   }
 
   torch::Tensor forward(const torch::Tensor& ids, const torch::Tensor& mask) {
+    // An all-ones mask is no mask: transformers drops it too (and SDPA may then run flash).
     const torch::Tensor pooled = bert_->forward(ids, /*token_type_ids=*/{}, mask).pooler_output;
     return classifier_(torch::dropout(pooled, dropout_, is_training()));
   }
@@ -130,7 +131,9 @@ class Trainer {
     params_ = model_->parameters();
     const auto longs = torch::TensorOptions().dtype(torch::kLong).device(device);
     ids_ = torch::randint(1000, 30000, {o.batch, o.seq}, longs);
-    mask_ = torch::ones_like(ids_);
+    // No padding: the anchor's attention mask is all ones, which transformers drops before
+    // SDPA; undefined here means the same (trainer/bert_model.h).
+    mask_ = torch::Tensor();
     labels_ = torch::randint(0, kNumLabels, {o.batch}, longs);
     if (o.variant == "eager") {
       eager_ = std::make_unique<torch::optim::AdamW>(

@@ -49,12 +49,24 @@ bool HasClassifier(TaskType type) {
   return type == TaskType::kNli || type == TaskType::kClassification;
 }
 
+namespace {
+
+// A CPU tensor on `device`. To a GPU it goes through pinned memory, so the copy is asynchronous:
+// from pageable memory CUDA synchronizes the stream first, and the host could no longer queue
+// the next step's kernels while the GPU runs this one.
+torch::Tensor ToDevice(const torch::Tensor& t, const torch::Device& device) {
+  if (!t.defined() || device.is_cpu()) return t;
+  return t.pin_memory().to(device, /*non_blocking=*/true);
+}
+
+}  // namespace
+
 TextBatch TextBatch::To(const torch::Device& device) const {
   TextBatch out;
   if (!input_ids.defined()) return out;
-  out.input_ids = input_ids.to(device, /*non_blocking=*/true);
-  out.token_type_ids = token_type_ids.to(device, /*non_blocking=*/true);
-  out.attention_mask = attention_mask.to(device, /*non_blocking=*/true);
+  out.input_ids = ToDevice(input_ids, device);
+  out.token_type_ids = ToDevice(token_type_ids, device);
+  out.attention_mask = ToDevice(attention_mask, device);
   out.padded = padded;
   return out;
 }
@@ -64,8 +76,8 @@ TaskBatch TaskBatch::To(const torch::Device& device) const {
   out.size = size;
   out.first = first.To(device);
   out.second = second.To(device);
-  if (scores.defined()) out.scores = scores.to(device, /*non_blocking=*/true);
-  if (labels.defined()) out.labels = labels.to(device, /*non_blocking=*/true);
+  out.scores = ToDevice(scores, device);
+  out.labels = ToDevice(labels, device);
   return out;
 }
 

@@ -11,9 +11,12 @@
 #include <string>
 #include <vector>
 
-#include <c10/util/string_utils.h>
 #include <torch/optim/adamw.h>
 #include <torch/types.h>
+#include <torch/version.h>
+#if TORCH_VERSION_MAJOR < 2
+#include <c10/util/string_utils.h>
+#endif
 
 #include "gtest/gtest.h"
 
@@ -85,7 +88,11 @@ torch::optim::AdamWOptions TorchOptions(const AdamWOptions& o) {
 
 const torch::optim::AdamWParamState* TorchState(const torch::optim::AdamW& opt,
                                                 const torch::Tensor& p) {
+#if TORCH_VERSION_MAJOR >= 2
+  const auto it = opt.state().find(p.unsafeGetTensorImpl());  // keyed by the TensorImpl*
+#else
   const auto it = opt.state().find(c10::guts::to_string(p.unsafeGetTensorImpl()));
+#endif
   if (it == opt.state().end()) return nullptr;
   return static_cast<const torch::optim::AdamWParamState*>(it->second.get());
 }
