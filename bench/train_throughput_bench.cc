@@ -78,6 +78,7 @@ struct Options {
   int64_t steps = 30;
   int64_t warmup = 5;
   double dropout = 0.1;
+  std::string qkv = "fused";
 };
 
 struct Result {
@@ -98,8 +99,10 @@ double FlopsPerSequence(const trainer::BertConfig& c, int64_t seq) {
 // transformers' BertForSequenceClassification: BertModel, dropout on the pooled output, linear.
 class BertClassifierImpl : public torch::nn::Module {
  public:
-  explicit BertClassifierImpl(const trainer::BertConfig& c) : dropout_(c.hidden_dropout_prob) {
+  BertClassifierImpl(const trainer::BertConfig& c, bool fused_qkv)
+      : dropout_(c.hidden_dropout_prob) {
     bert_ = register_module("bert", trainer::BertModel(c));
+    bert_->set_fused_qkv(fused_qkv);
     classifier_ = register_module("classifier", torch::nn::Linear(c.hidden_size, kNumLabels));
     torch::NoGradGuard no_grad;
     classifier_->weight.normal_(0.0, 0.02);
@@ -125,7 +128,7 @@ class Trainer {
   Trainer(const Options& o, const trainer::BertConfig& config, torch::Device device)
       : device_(device),
         precision_(o.precision == "bf16" ? trainer::Precision::kBf16 : trainer::Precision::kFp32),
-        model_(config) {
+        model_(config, o.qkv == "fused") {
     model_->to(device);
     model_->train();
     params_ = model_->parameters();
@@ -269,6 +272,9 @@ absl::Status Validate(const Options& o) {
     return absl::InvalidArgumentError(
         "--batch, --steps and --warmup must be positive, --seq in [1, 512]");
   }
+  if (o.qkv != "fused" && o.qkv != "separate") {
+    return absl::InvalidArgumentError("--qkv must be fused or separate");
+  }
   if (o.dropout < 0.0 || o.dropout >= 1.0) {
     return absl::InvalidArgumentError("--dropout must lie in [0, 1)");
   }
@@ -318,6 +324,7 @@ int Main(const std::vector<std::string>& args) {
   cli.AddInt("steps", &o.steps, "timed steps", "N");
   cli.AddInt("warmup", &o.warmup, "untimed steps first", "N");
   cli.AddDouble("dropout", &o.dropout, "hidden, attention and classifier dropout", "P");
+  cli.AddString("qkv", &o.qkv, "fused (one GEMM) or separate (three, as transformers)", "MODE");
   absl::Status parsed = cli.Parse(args);
   if (cli.help_requested()) {
     std::printf("%s", cli.Help().c_str());
@@ -348,11 +355,12 @@ int Main(const std::vector<std::string>& args) {
     const std::string peak =
         r.peak_mem_gib ? absl::StrCat(std::round(*r.peak_mem_gib * 100) / 100) : "null";
     std::printf(
-        "{\"impl\": \"tunefleet\", \"variant\": \"%s\", \"model\": \"%s\", \"precision\": \"%s\", "
+        "{\"impl\": \"tunefleet\", \"variant\": \"%s\", \"qkv\": \"%s\", \"model\": \"%s\", "
+        "\"precision\": \"%s\", "
         "\"world\": 1, \"batch_per_gpu\": %lld, \"seq\": %lld, \"device\": \"%s\", "
         "\"samples_per_s\": %.1f, \"model_tflops\": %.1f, \"peak_mem_gib\": %s, "
         "\"step_ms\": %.2f, \"loss_first\": %.6f, \"loss_last\": %.6f, \"libtorch\": \"%s\"}\n",
-        o.variant.c_str(), o.model.c_str(), o.precision.c_str(), static_cast<long long>(o.batch),
+        o.variant.c_str(), o.qkv.c_str(), o.model.c_str(), o.precision.c_str(), static_cast<long long>(o.batch),
         static_cast<long long>(o.seq), o.device.c_str(), samples_per_s, tflops, peak.c_str(),
         1e3 * r.seconds / static_cast<double>(o.steps), r.loss_first, r.loss_last,
         trainer::DescribeLibTorch().c_str());

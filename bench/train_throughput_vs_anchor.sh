@@ -2,7 +2,7 @@
 # Training throughput of tunefleet against the PyTorch anchor, in one run on one GPU (issue 4):
 # for each batch size, shared/bench/pytorch_anchor.py (Hugging Face BertForSequenceClassification,
 # eager PyTorch, fused AdamW, bf16 autocast) and train_throughput_bench with --variant eager,
-# fused and graph; the same model shape, sequence length, precision and optimizer. Prints each
+# fused and graph (and graph with three separate QKV GEMMs); the same model shape, sequence length, precision and optimizer. Prints each
 # JSON line, then a table with each variant's samples/s as a ratio of the anchor's.
 #   bench/train_throughput_vs_anchor.sh ANCHOR.py BENCH_BINARY [MODEL] [BATCH...]
 # MODEL defaults to bert-base, BATCH to "32 128". Needs a GPU, python3 with torch and
@@ -23,18 +23,22 @@ for b in "${BATCHES[@]}"; do
   for v in eager fused graph; do
     "$BENCH" --model "$MODEL" --precision bf16 --batch "$b" --variant "$v" | tee -a "$LOG"
   done
+  # The query/key/value projections as transformers runs them (three GEMMs), for comparison.
+  "$BENCH" --model "$MODEL" --precision bf16 --batch "$b" --variant graph --qkv separate |
+    tee -a "$LOG"
 done
 [ -n "${OUT:-}" ] && cp "$LOG" "$OUT/throughput.jsonl"
 python3 - "$LOG" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 anchor = {r["batch_per_gpu"]: r["samples_per_s"] for r in rows if r["impl"] == "anchor"}
-print("| batch | impl | variant | samples/s | x anchor | step ms | peak GiB |")
-print("|---|---|---|---|---|---|---|")
+print("| batch | impl | variant | qkv | samples/s | x anchor | step ms | peak GiB |")
+print("|---|---|---|---|---|---|---|---|")
 for r in rows:
     b = r["batch_per_gpu"]
     ratio = r["samples_per_s"] / anchor[b] if b in anchor else float("nan")
     step = r.get("step_ms", 1000 * b / r["samples_per_s"])
-    print(f"| {b} | {r['impl']} | {r['variant']} | {r['samples_per_s']:,.0f} | {ratio:.2f} | "
+    print(f"| {b} | {r['impl']} | {r['variant']} | {r.get('qkv', 'separate')} | "
+          f"{r['samples_per_s']:,.0f} | {ratio:.2f} | "
           f"{step:.2f} | {r['peak_mem_gib']} |")
 PY

@@ -65,13 +65,30 @@ class SelfAttentionImpl : public torch::nn::Module {
     value_ = register_module("value", torch::nn::Linear(c.hidden_size, c.hidden_size));
   }
 
+  void set_fused_qkv(bool on) { fused_qkv_ = on; }
+
   // x [B, T, H], mask [B, T] -> context [B, T, H]
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& mask) {
     const int64_t b = x.size(0), t = x.size(1);
     auto heads = [&](const torch::Tensor& y) {
       return y.view({b, t, heads_, head_dim_}).transpose(1, 2);  // [B, heads, T, d]
     };
-    const torch::Tensor q = heads(query_(x)), k = heads(key_(x)), v = heads(value_(x));
+    torch::Tensor q, k, v;
+    if (fused_qkv_) {
+      // One GEMM for the three projections (their weights concatenated on the fly; the
+      // parameters stay query/key/value, as checkpoints name them).
+      const torch::Tensor qkv = torch::linear(
+          x, torch::cat({query_->weight, key_->weight, value_->weight}),
+          torch::cat({query_->bias, key_->bias, value_->bias}));
+      const auto parts = qkv.view({b, t, 3, heads_, head_dim_}).unbind(2);
+      q = parts[0].transpose(1, 2);
+      k = parts[1].transpose(1, 2);
+      v = parts[2].transpose(1, 2);
+    } else {
+      q = heads(query_(x));
+      k = heads(key_(x));
+      v = heads(value_(x));
+    }
     // No mask: nothing is padded (transformers drops an all-ones mask too), so SDPA may pick
     // the flash kernel.
     const torch::Tensor bias = mask.defined() ? AttentionBias(mask, q.scalar_type()) : torch::Tensor();
@@ -94,6 +111,7 @@ class SelfAttentionImpl : public torch::nn::Module {
   int64_t heads_;
   int64_t head_dim_;
   double dropout_;
+  bool fused_qkv_ = true;
   torch::nn::Linear query_{nullptr}, key_{nullptr}, value_{nullptr};
 };
 
@@ -160,6 +178,8 @@ class BertLayerImpl : public torch::nn::Module {
     output_ = register_module("output", std::make_shared<ResidualNormImpl>(
                                             inner, h, c.layer_norm_eps, c.hidden_dropout_prob));
   }
+
+  void set_fused_qkv(bool on) { self_->set_fused_qkv(on); }
 
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& mask) {
     const torch::Tensor a = attention_output_->forward(self_->forward(x, mask), x);
@@ -251,6 +271,10 @@ BertModelImpl::BertModelImpl(const BertConfig& config, bool add_pooling_layer) :
       norm->bias.zero_();
     }
   }
+}
+
+void BertModelImpl::set_fused_qkv(bool on) {
+  for (const auto& layer : layers_) layer->set_fused_qkv(on);
 }
 
 BertOutput BertModelImpl::forward(const torch::Tensor& input_ids,

@@ -53,6 +53,8 @@ class BertModelImpl : public torch::nn::Module {
   // about one layer's activations are kept instead of all, for one more forward pass.
   void set_gradient_checkpointing(bool on) { gradient_checkpointing_ = on; }
   bool gradient_checkpointing() const { return gradient_checkpointing_; }
+  // Query, key and value projections as one GEMM (default) or three, as transformers runs them.
+  void set_fused_qkv(bool on);
   bool has_pooler() const { return pooler_dense_ != nullptr; }
 
  private:

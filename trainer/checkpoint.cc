@@ -13,6 +13,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/file_util.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
@@ -32,20 +33,6 @@ constexpr const char* kTokenizerFiles[] = {"vocab.txt", "tokenizer.json", "token
 constexpr const char* kSentenceTransformersFiles[] = {
     "modules.json", "sentence_bert_config.json", "config_sentence_transformers.json"};
 
-std::string Join(const std::string& dir, const std::string& name) {
-  return dir.empty() || dir.back() == '/' ? dir + name : dir + "/" + name;
-}
-
-bool IsFile(const std::string& path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-bool IsDir(const std::string& path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 absl::StatusOr<std::string> ReadTextFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
@@ -56,19 +43,6 @@ absl::StatusOr<std::string> ReadTextFile(const std::string& path) {
   s << in.rdbuf();
   if (in.bad()) return absl::InternalError(absl::StrCat(path, ": read failed"));
   return s.str();
-}
-
-absl::Status MakeDirs(const std::string& dir) {
-  for (size_t i = 1; i <= dir.size(); ++i) {
-    if (i != dir.size() && dir[i] != '/') continue;
-    const std::string prefix = dir.substr(0, i);
-    if (::mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST) {
-      return absl::InternalError(absl::StrCat(prefix, ": cannot create folder: ",
-                                              std::strerror(errno)));
-    }
-  }
-  if (!IsDir(dir)) return absl::InvalidArgumentError(absl::StrCat(dir, ": not a folder"));
-  return absl::OkStatus();
 }
 
 absl::StatusOr<Json> ParseJsonFile(const std::string& path, const std::string& text) {
@@ -146,15 +120,15 @@ absl::Status AddShard(const std::string& path, RawWeights& raw) {
 
 absl::StatusOr<RawWeights> ReadWeights(const std::string& dir) {
   RawWeights raw;
-  const std::string single = Join(dir, kWeights);
+  const std::string single = JoinPath(dir, kWeights);
   if (IsFile(single)) {
     RETURN_IF_ERROR(AddShard(single, raw));
     return raw;
   }
-  const std::string index_path = Join(dir, kIndex);
+  const std::string index_path = JoinPath(dir, kIndex);
   if (!IsFile(index_path)) {
     std::string hint;
-    if (IsFile(Join(dir, "pytorch_model.bin"))) {
+    if (IsFile(JoinPath(dir, "pytorch_model.bin"))) {
       hint = " (pytorch_model.bin is not read: convert it to safetensors)";
     }
     return absl::NotFoundError(
@@ -178,7 +152,7 @@ absl::StatusOr<RawWeights> ReadWeights(const std::string& dir) {
     shards[file.get<std::string>()].insert(tensor);
   }
   for (const auto& [file, listed] : shards) {
-    const std::string path = Join(dir, file);
+    const std::string path = JoinPath(dir, file);
     RawWeights shard;
     RETURN_IF_ERROR(AddShard(path, shard));
     for (auto& [name, tensor] : shard.tensors) {
@@ -214,14 +188,14 @@ std::string CanonicalName(const std::string& name) {
 
 // Reads the sentence-transformers modules, when the folder has them.
 absl::Status ReadSentenceTransformers(const std::string& dir, BertCheckpoint& out) {
-  const std::string modules_path = Join(dir, "modules.json");
+  const std::string modules_path = JoinPath(dir, "modules.json");
   if (!IsFile(modules_path)) return absl::OkStatus();
   ASSIGN_OR_RETURN(std::string text, ReadTextFile(modules_path));
   ASSIGN_OR_RETURN(Json modules, ParseJsonFile(modules_path, text));
   if (!modules.is_array()) {
     return absl::InvalidArgumentError(absl::StrCat(modules_path, ": expected a JSON array"));
   }
-  const std::string st_config_path = Join(dir, "sentence_bert_config.json");
+  const std::string st_config_path = JoinPath(dir, "sentence_bert_config.json");
   if (IsFile(st_config_path)) {
     ASSIGN_OR_RETURN(std::string st_text, ReadTextFile(st_config_path));
     ASSIGN_OR_RETURN(Json st_config, ParseJsonFile(st_config_path, st_text));
@@ -233,7 +207,7 @@ absl::Status ReadSentenceTransformers(const std::string& dir, BertCheckpoint& ou
     const std::string type = m.is_object() ? m.value("type", "") : "";
     if (absl::EndsWith(type, "models.Normalize")) out.normalize = true;
     if (!absl::EndsWith(type, "models.Pooling")) continue;
-    const std::string config_path = Join(Join(dir, m.value("path", "")), kConfig);
+    const std::string config_path = JoinPath(JoinPath(dir, m.value("path", "")), kConfig);
     ASSIGN_OR_RETURN(std::string pooling_text, ReadTextFile(config_path));
     ASSIGN_OR_RETURN(Json pooling, ParseJsonFile(config_path, pooling_text));
     for (const auto& [key, mode] : {std::pair<const char*, const char*>{"pooling_mode_cls_token", "cls"},
@@ -382,7 +356,7 @@ std::vector<std::pair<std::string, std::vector<int64_t>>> BertParameterShapes(
 absl::StatusOr<BertCheckpoint> LoadBertCheckpoint(const std::string& dir) {
   if (!IsDir(dir)) return absl::NotFoundError(absl::StrCat(dir, ": no such model folder"));
   BertCheckpoint out;
-  ASSIGN_OR_RETURN(out.config, ReadBertConfig(Join(dir, kConfig)));
+  ASSIGN_OR_RETURN(out.config, ReadBertConfig(JoinPath(dir, kConfig)));
   ASSIGN_OR_RETURN(RawWeights raw, ReadWeights(dir));
   out.weight_files = raw.files;
   std::map<std::string, std::vector<int64_t>> expected;
@@ -450,8 +424,8 @@ absl::Status SaveBertCheckpoint(const std::string& dir, const BertConfig& config
     if (t.defined() && t.scalar_type() == torch::kBFloat16) dtype = "bfloat16";
     if (t.defined() && t.scalar_type() == torch::kFloat16) dtype = "float16";
   }
-  RETURN_IF_ERROR(WriteSafetensors(Join(dir, kWeights), tensors));
-  RETURN_IF_ERROR(WriteFileAtomically(Join(dir, kConfig), BertConfigToJson(config, dtype)));
+  RETURN_IF_ERROR(WriteSafetensors(JoinPath(dir, kWeights), tensors));
+  RETURN_IF_ERROR(WriteFileAtomically(JoinPath(dir, kConfig), BertConfigToJson(config, dtype)));
   const std::string& src = options.source_dir;
   const bool same_folder = !src.empty() && IsDir(src) && [&] {
     struct stat a, b;
@@ -460,7 +434,7 @@ absl::Status SaveBertCheckpoint(const std::string& dir, const BertConfig& config
   }();
   if (!src.empty() && !same_folder) {
     for (const char* name : kTokenizerFiles) {
-      if (IsFile(Join(src, name))) RETURN_IF_ERROR(CopyFile(Join(src, name), Join(dir, name)));
+      if (IsFile(JoinPath(src, name))) RETURN_IF_ERROR(CopyFile(JoinPath(src, name), JoinPath(dir, name)));
     }
   }
   if (!options.pooling.empty()) {
@@ -487,26 +461,26 @@ absl::Status SaveBertCheckpoint(const std::string& dir, const BertConfig& config
                           {"pooling_mode_weightedmean_tokens", false},
                           {"pooling_mode_lasttoken", false},
                           {"include_prompt", true}};
-    RETURN_IF_ERROR(WriteFileAtomically(Join(dir, "modules.json"), JsonText(modules)));
+    RETURN_IF_ERROR(WriteFileAtomically(JoinPath(dir, "modules.json"), JsonText(modules)));
     Json st_config = Json::object();
     st_config["max_seq_length"] = options.max_seq_length;
     st_config["do_lower_case"] = false;
     RETURN_IF_ERROR(
-        WriteFileAtomically(Join(dir, "sentence_bert_config.json"), JsonText(st_config)));
-    RETURN_IF_ERROR(MakeDirs(Join(dir, "1_Pooling")));
-    RETURN_IF_ERROR(WriteFileAtomically(Join(dir, "1_Pooling/config.json"), JsonText(pooling)));
-  } else if (!src.empty() && !same_folder && IsFile(Join(src, "modules.json"))) {
+        WriteFileAtomically(JoinPath(dir, "sentence_bert_config.json"), JsonText(st_config)));
+    RETURN_IF_ERROR(MakeDirs(JoinPath(dir, "1_Pooling")));
+    RETURN_IF_ERROR(WriteFileAtomically(JoinPath(dir, "1_Pooling/config.json"), JsonText(pooling)));
+  } else if (!src.empty() && !same_folder && IsFile(JoinPath(src, "modules.json"))) {
     for (const char* name : kSentenceTransformersFiles) {
-      if (IsFile(Join(src, name))) RETURN_IF_ERROR(CopyFile(Join(src, name), Join(dir, name)));
+      if (IsFile(JoinPath(src, name))) RETURN_IF_ERROR(CopyFile(JoinPath(src, name), JoinPath(dir, name)));
     }
-    ASSIGN_OR_RETURN(std::string text, ReadTextFile(Join(src, "modules.json")));
-    ASSIGN_OR_RETURN(Json modules, ParseJsonFile(Join(src, "modules.json"), text));
+    ASSIGN_OR_RETURN(std::string text, ReadTextFile(JoinPath(src, "modules.json")));
+    ASSIGN_OR_RETURN(Json modules, ParseJsonFile(JoinPath(src, "modules.json"), text));
     for (const Json& m : modules.is_array() ? modules : Json::array()) {
       const std::string path = m.is_object() ? m.value("path", "") : "";
       if (path.empty() || path.find("..") != std::string::npos || path[0] == '/') continue;
-      RETURN_IF_ERROR(MakeDirs(Join(dir, path)));
-      const std::string module_config = Join(Join(src, path), kConfig);
-      if (IsFile(module_config)) RETURN_IF_ERROR(CopyFile(module_config, Join(Join(dir, path), kConfig)));
+      RETURN_IF_ERROR(MakeDirs(JoinPath(dir, path)));
+      const std::string module_config = JoinPath(JoinPath(src, path), kConfig);
+      if (IsFile(module_config)) RETURN_IF_ERROR(CopyFile(module_config, JoinPath(JoinPath(dir, path), kConfig)));
     }
   }
   return absl::OkStatus();

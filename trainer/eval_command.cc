@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/cli.h"
+#include "common/file_util.h"
 #include "trainer/bert_model.h"
 #include "trainer/datasets.h"
 #include "trainer/device.h"
@@ -34,7 +34,7 @@ int Fail(int code, const absl::Status& status) {
 }  // namespace
 
 std::string GuessFormat(const std::string& path) {
-  const std::string name = absl::AsciiStrToLower(std::filesystem::path(path).filename().string());
+  const std::string name = absl::AsciiStrToLower(BaseName(path));
   if (absl::StrContains(name, "sick")) return "sick";
   if (absl::StartsWith(name, "msr_paraphrase")) return "mrpc";
   if (absl::EndsWith(name, ".csv")) return "stsb";
@@ -78,7 +78,7 @@ int RunEval(const std::vector<std::string>& args) {
   BertCheckpoint info;
   auto bert = LoadBertModel(model_dir, &info);
   if (!bert.ok()) return Fail(kExitUsage, bert.status());
-  auto tokenizer = WordPieceTokenizer::FromVocabFile((std::filesystem::path(model_dir) / "vocab.txt").string());
+  auto tokenizer = WordPieceTokenizer::FromVocabFile(JoinPath(model_dir, "vocab.txt"));
   if (!tokenizer.ok()) return Fail(kExitUsage, tokenizer.status());
   if (pooling_name.empty()) pooling_name = info.pooling.empty() ? "mean" : info.pooling;
   auto pooling = ParsePooling(pooling_name);
@@ -94,7 +94,7 @@ int RunEval(const std::vector<std::string>& args) {
   int64_t num_labels = 2;
   SafetensorsContents head;
   if (HasClassifier(*type)) {
-    const std::string head_path = (std::filesystem::path(model_dir) / "head.safetensors").string();
+    const std::string head_path = JoinPath(model_dir, "head.safetensors");
     auto read = ReadSafetensors(head_path, SafetensorsReadOptions{true});
     if (!read.ok()) return Fail(kExitUsage, read.status());
     head = std::move(*read);

@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <limits>
 #include <memory>
 #include <utility>
@@ -13,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/file_util.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "trainer/adamw.h"
@@ -36,7 +36,6 @@ namespace tunefleet {
 namespace trainer {
 namespace {
 
-namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -45,9 +44,7 @@ double SecondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-std::string InFolder(const std::string& dir, const char* name) {
-  return (fs::path(dir) / name).string();
-}
+std::string InFolder(const std::string& dir, const char* name) { return JoinPath(dir, name); }
 
 // A model folder's encoder with the config's dropout, in train mode on the CPU.
 absl::StatusOr<BertModel> LoadEncoder(const TrainerConfig& config) {
@@ -145,9 +142,8 @@ class Run {
 };
 
 std::string Run::Fingerprint() const {
-  std::error_code ec;
-  const auto size = fs::file_size(c_.task.train, ec);
-  return absl::StrCat(c_.task.type, " ", c_.task.train, " (", ec ? 0 : size, " bytes, ",
+  const absl::StatusOr<uint64_t> size = FileSize(c_.task.train);
+  return absl::StrCat(c_.task.type, " ", c_.task.train, " (", size.ok() ? *size : 0, " bytes, ",
                       c_.task.format, "), batch ", c_.train.batch_size, " x grad_accum ",
                       c_.train.grad_accum, ", ", total_steps_, " steps, seed ", c_.train.seed,
                       c_.train.shuffle ? ", shuffled" : ", in order");
@@ -211,11 +207,8 @@ absl::Status Run::Setup() {
   schedule_ = std::make_unique<LrSchedule>(c_.train.schedule, c_.train.lr, c_.train.warmup_ratio,
                                            total_steps_);
 
-  std::error_code ec;
-  fs::create_directories(c_.output.dir, ec);
-  if (ec) {
-    return absl::PermissionDeniedError(
-        absl::StrCat(c_.output.dir, ": cannot create the output directory: ", ec.message()));
+  if (absl::Status s = MakeDirs(c_.output.dir); !s.ok()) {
+    return absl::PermissionDeniedError(absl::StrCat("output.dir: ", s.message()));
   }
 
   TrainStateFiles resumed;

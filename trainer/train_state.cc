@@ -1,13 +1,12 @@
 #include "trainer/train_state.h"
 
 #include <cmath>
-#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
-#include <system_error>
 
 #include "absl/strings/str_cat.h"
+#include "common/file_util.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "trainer/safetensors.h"
@@ -15,8 +14,6 @@
 namespace tunefleet {
 namespace trainer {
 namespace {
-
-namespace fs = std::filesystem;
 
 std::map<std::string, torch::Tensor> OnCpu(const std::map<std::string, torch::Tensor>& in) {
   std::map<std::string, torch::Tensor> out;
@@ -68,61 +65,51 @@ absl::StatusOr<TrainProgress> ParseProgress(const std::string& path) {
   return p;
 }
 
-absl::Status FsError(const std::string& what, const fs::path& path, const std::error_code& ec) {
-  return absl::InternalError(absl::StrCat(path.string(), ": ", what, ": ", ec.message()));
-}
-
 }  // namespace
 
 absl::Status SaveTrainState(const std::string& output_dir, const TrainStateFiles& state,
                             const std::string& source_dir) {
-  const fs::path dir = fs::path(output_dir) / "checkpoint";
-  const fs::path tmp = fs::path(output_dir) / "checkpoint.tmp";
-  const fs::path old = fs::path(output_dir) / "checkpoint.old";
-  std::error_code ec;
-  fs::remove_all(tmp, ec);
-  if (ec) return FsError("cannot remove", tmp, ec);
+  const std::string dir = JoinPath(output_dir, "checkpoint");
+  const std::string tmp = JoinPath(output_dir, "checkpoint.tmp");
+  const std::string old = JoinPath(output_dir, "checkpoint.old");
+  RETURN_IF_ERROR(RemoveTree(tmp));
   CheckpointSaveOptions options;
   options.source_dir = source_dir;
-  RETURN_IF_ERROR(SaveBertCheckpoint(tmp.string(), state.config, state.encoder, options));
+  RETURN_IF_ERROR(SaveBertCheckpoint(tmp, state.config, state.encoder, options));
   if (!state.head.empty()) {
-    RETURN_IF_ERROR(WriteSafetensors((tmp / "head.safetensors").string(), OnCpu(state.head)));
+    RETURN_IF_ERROR(WriteSafetensors(JoinPath(tmp, "head.safetensors"), OnCpu(state.head)));
   }
-  RETURN_IF_ERROR(WriteSafetensors((tmp / "optimizer.safetensors").string(), OnCpu(state.optimizer)));
-  RETURN_IF_ERROR(WriteFileAtomically((tmp / "trainer_state.json").string(), ProgressJson(state.progress)));
+  RETURN_IF_ERROR(WriteSafetensors(JoinPath(tmp, "optimizer.safetensors"), OnCpu(state.optimizer)));
+  RETURN_IF_ERROR(WriteFileAtomically(JoinPath(tmp, "trainer_state.json"), ProgressJson(state.progress)));
   // Swap: checkpoint -> checkpoint.old, checkpoint.tmp -> checkpoint, drop checkpoint.old.
-  if (fs::exists(dir)) {
-    fs::remove_all(old, ec);
-    if (ec) return FsError("cannot remove", old, ec);
-    fs::rename(dir, old, ec);
-    if (ec) return FsError("cannot rename", dir, ec);
+  if (PathExists(dir)) {
+    RETURN_IF_ERROR(RemoveTree(old));
+    RETURN_IF_ERROR(RenamePath(dir, old));
   }
-  fs::rename(tmp, dir, ec);
-  if (ec) return FsError("cannot rename", tmp, ec);
-  fs::remove_all(old, ec);
-  return absl::OkStatus();
+  RETURN_IF_ERROR(RenamePath(tmp, dir));
+  return RemoveTree(old);
 }
 
 absl::StatusOr<TrainStateFiles> LoadTrainState(const std::string& output_dir) {
-  fs::path dir = fs::path(output_dir) / "checkpoint";
-  if (!fs::exists(dir / "trainer_state.json")) {
-    const fs::path old = fs::path(output_dir) / "checkpoint.old";
-    if (!fs::exists(old / "trainer_state.json")) {
-      return absl::NotFoundError(absl::StrCat(dir.string(), ": no checkpoint to resume from"));
+  std::string dir = JoinPath(output_dir, "checkpoint");
+  if (!IsFile(JoinPath(dir, "trainer_state.json"))) {
+    const std::string old = JoinPath(output_dir, "checkpoint.old");
+    if (!IsFile(JoinPath(old, "trainer_state.json"))) {
+      return absl::NotFoundError(absl::StrCat(dir, ": no checkpoint to resume from"));
     }
     dir = old;
   }
   TrainStateFiles state;
-  ASSIGN_OR_RETURN(state.progress, ParseProgress((dir / "trainer_state.json").string()));
-  ASSIGN_OR_RETURN(BertCheckpoint encoder, LoadBertCheckpoint(dir.string()));
+  ASSIGN_OR_RETURN(state.progress, ParseProgress(JoinPath(dir, "trainer_state.json")));
+  ASSIGN_OR_RETURN(BertCheckpoint encoder, LoadBertCheckpoint(dir));
   state.config = encoder.config;
   state.encoder = std::move(encoder.tensors);
-  if (fs::exists(dir / "head.safetensors")) {
-    ASSIGN_OR_RETURN(SafetensorsContents head, ReadSafetensors((dir / "head.safetensors").string()));
+  if (IsFile(JoinPath(dir, "head.safetensors"))) {
+    ASSIGN_OR_RETURN(SafetensorsContents head, ReadSafetensors(JoinPath(dir, "head.safetensors")));
     state.head = std::move(head.tensors);
   }
   ASSIGN_OR_RETURN(SafetensorsContents optimizer,
-                   ReadSafetensors((dir / "optimizer.safetensors").string()));
+                   ReadSafetensors(JoinPath(dir, "optimizer.safetensors")));
   state.optimizer = std::move(optimizer.tensors);
   return state;
 }

@@ -8,12 +8,12 @@
 //   - bad input: a missing data file, an empty one, rows lacking columns, a head file of the
 //     wrong shape, fp16 on the CPU: each a clear error naming the file, never a crash.
 #include <cmath>
-#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "common/file_util.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "trainer/checkpoint.h"
@@ -223,10 +223,10 @@ TEST(TrainLoop, BadInputIsAClearError) {
   // A truncated weights file.
   c = SmallSts(TempDir("bad"));
   const std::string broken = TempDir("broken-model");
-  std::filesystem::create_directories(broken);
+  ASSERT_TRUE(MakeDirs(broken).ok());
   for (const char* f : {"config.json", "vocab.txt"}) {
-    std::filesystem::copy_file(std::string("data/bert-tiny-random/") + f, broken + "/" + f,
-                               std::filesystem::copy_options::overwrite_existing);
+    std::ifstream in(std::string("data/bert-tiny-random/") + f, std::ios::binary);
+    std::ofstream(broken + "/" + f, std::ios::binary) << in.rdbuf();
   }
   std::ofstream(broken + "/model.safetensors") << "\x10\x00\x00\x00\x00\x00\x00\x00{\"a\":";
   c.model.path = broken;
