@@ -36,7 +36,7 @@ absl::StatusOr<std::map<std::string, double>> Evaluate(TaskModel& model, const T
     for (int64_t begin = 0; begin < n; begin += batch_size) {
       std::vector<int64_t> indices(order.begin() + begin,
                                    order.begin() + std::min(n, begin + batch_size));
-      const TaskBatch batch = data.Batch(indices).To(device);
+      const TaskBatch batch = data.Batch(indices, device.is_cuda() ? 8 : 1).To(device);
       AutocastScope autocast(device.type(), precision);
       if (HasClassifier(data.type())) {
         const torch::Tensor logits = model->Logits(batch).to(torch::kFloat);

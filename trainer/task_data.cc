@@ -9,8 +9,8 @@ namespace tunefleet {
 namespace trainer {
 namespace {
 
-TextBatch ToTensors(const std::vector<Encoding>& encodings, int32_t pad_id) {
-  PaddedBatch p = PadBatch(encodings, pad_id);
+TextBatch ToTensors(const std::vector<Encoding>& encodings, int32_t pad_id, int64_t multiple) {
+  PaddedBatch p = PadBatch(encodings, pad_id, multiple);
   auto tensor = [&](std::vector<int64_t>& v) {
     return torch::from_blob(v.data(), {p.rows, p.cols}, torch::kLong).clone();
   };
@@ -136,7 +136,7 @@ absl::StatusOr<TaskData> TaskData::Make(TaskType type, const std::vector<Example
   return d;
 }
 
-TaskBatch TaskData::Batch(const std::vector<int64_t>& indices) const {
+TaskBatch TaskData::Batch(const std::vector<int64_t>& indices, int64_t pad_multiple) const {
   TaskBatch b;
   b.size = static_cast<int64_t>(indices.size());
   std::vector<Encoding> first, second;
@@ -148,8 +148,8 @@ TaskBatch TaskData::Batch(const std::vector<int64_t>& indices) const {
     scores.push_back(scores_[i]);
     if (!labels_.empty()) labels.push_back(labels_[i]);
   }
-  b.first = ToTensors(first, pad_id_);
-  if (!second.empty()) b.second = ToTensors(second, pad_id_);
+  b.first = ToTensors(first, pad_id_, pad_multiple);
+  if (!second.empty()) b.second = ToTensors(second, pad_id_, pad_multiple);
   if (type_ == TaskType::kSts) b.scores = torch::tensor(scores, torch::kFloat);
   if (!labels.empty()) b.labels = torch::tensor(labels, torch::kLong);
   return b;

@@ -71,8 +71,9 @@ class TaskData {
     return static_cast<int64_t>(first_[i].ids.size() + (second_.empty() ? 0 : second_[i].ids.size()));
   }
 
-  // The examples at `indices`, in that order, on the CPU.
-  TaskBatch Batch(const std::vector<int64_t>& indices) const;
+  // The examples at `indices`, in that order, on the CPU; each text batch padded to its longest,
+  // rounded up to a multiple of `pad_multiple`.
+  TaskBatch Batch(const std::vector<int64_t>& indices, int64_t pad_multiple = 1) const;
 
  private:
   TaskType type_ = TaskType::kSts;

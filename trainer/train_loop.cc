@@ -102,6 +102,8 @@ class Run {
   absl::Status SaveModel();
   absl::Status SaveCheckpoint();
   std::string Fingerprint() const;
+  // Padding to multiples of 8 on GPUs (aligned tensor-core shapes, few distinct shapes).
+  int64_t pad_multiple() const { return device_.is_cuda() ? 8 : 1; }
   void NewEpochOrder() {
     order_ = EpochOrder(train_->size(), static_cast<uint64_t>(c_.train.seed), epoch_,
                         c_.train.shuffle);
@@ -276,7 +278,7 @@ torch::Tensor Run::ForwardBackward(int64_t micro) {
     const int64_t begin = (batch_in_epoch_ + m) * b;
     std::vector<int64_t> indices(order_.begin() + begin, order_.begin() + std::min(n, begin + b));
     samples_ += static_cast<int64_t>(indices.size());
-    const TaskBatch batch = train_->Batch(indices).To(device_);
+    const TaskBatch batch = train_->Batch(indices, pad_multiple()).To(device_);
     torch::Tensor loss;
     {
       AutocastScope autocast(device_.type(), precision_);

@@ -404,10 +404,11 @@ Encoding WordPieceTokenizer::EncodePair(absl::string_view a, absl::string_view b
   return e;
 }
 
-PaddedBatch PadBatch(const std::vector<Encoding>& batch, int32_t pad_id) {
+PaddedBatch PadBatch(const std::vector<Encoding>& batch, int32_t pad_id, int64_t multiple) {
   PaddedBatch out;
   out.rows = static_cast<int64_t>(batch.size());
   for (const Encoding& e : batch) out.cols = std::max<int64_t>(out.cols, e.ids.size());
+  if (multiple > 1) out.cols = (out.cols + multiple - 1) / multiple * multiple;
   const size_t total = static_cast<size_t>(out.rows * out.cols);
   out.input_ids.assign(total, pad_id);
   out.token_type_ids.assign(total, 0);

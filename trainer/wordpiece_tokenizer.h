@@ -105,7 +105,9 @@ struct PaddedBatch {
   std::vector<int64_t> token_type_ids;
   std::vector<int64_t> attention_mask;
 };
-PaddedBatch PadBatch(const std::vector<Encoding>& batch, int32_t pad_id = 0);
+// `multiple` > 1 rounds the length up to a multiple of it (transformers' pad_to_multiple_of:
+// on GPUs, 8 keeps tensor-core shapes aligned and the number of distinct shapes small).
+PaddedBatch PadBatch(const std::vector<Encoding>& batch, int32_t pad_id = 0, int64_t multiple = 1);
 
 }  // namespace trainer
 }  // namespace tunefleet

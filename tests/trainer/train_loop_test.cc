@@ -16,7 +16,13 @@
 #include "common/file_util.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "trainer/bert_model.h"
 #include "trainer/checkpoint.h"
+#include "trainer/datasets.h"
+#include "trainer/pooling.h"
+#include "trainer/task_data.h"
+#include "trainer/task_model.h"
+#include "trainer/wordpiece_tokenizer.h"
 #include "trainer/safetensors.h"
 #include "trainer/train_loop.h"
 
@@ -231,6 +237,27 @@ TEST(TrainLoop, BadInputIsAClearError) {
   std::ofstream(broken + "/model.safetensors") << "\x10\x00\x00\x00\x00\x00\x00\x00{\"a\":";
   c.model.path = broken;
   ExpectError(c, broken, "");
+}
+
+// Padding to a multiple of 8 (what the trainer does on GPUs) changes shapes, not results.
+TEST(TaskData, PaddingToMultiplesChangesNoEmbedding) {
+  auto model = LoadBertModel("data/bert-tiny-random");
+  ASSERT_TRUE(model.ok()) << model.status();
+  auto tokenizer = WordPieceTokenizer::FromVocabFile("data/bert-tiny-random/vocab.txt");
+  ASSERT_TRUE(tokenizer.ok());
+  auto rows = ReadStsb("data/stsbenchmark/sts-dev.csv");
+  ASSERT_TRUE(rows.ok());
+  auto data = TaskData::Make(TaskType::kSts, *rows, "stsb", *tokenizer, 128, "sts-dev.csv");
+  ASSERT_TRUE(data.ok()) << data.status();
+  TaskModel task(*model, Pooling::kMean, TaskType::kSts, 2);
+  task->eval();
+  torch::NoGradGuard no_grad;
+  const std::vector<int64_t> idx = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+  const TaskBatch plain = data->Batch(idx), padded = data->Batch(idx, 8);
+  EXPECT_EQ(padded.first.input_ids.size(1) % 8, 0);
+  EXPECT_GT(padded.first.input_ids.size(1), plain.first.input_ids.size(1));
+  const torch::Tensor a = task->Embed(plain.first), b = task->Embed(padded.first);
+  EXPECT_LT((a - b).abs().max().item<double>(), 1e-5);
 }
 
 }  // namespace
