@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The main job, shrunk to fit CI: `hpo sweep configs/lr.yaml` (Sentence-BERT on STS-B with
+# bert-tiny-random, trained for real by `trainer train` under the agent) with 3 random trials and
+# a grid of 2 at batch 64 and 128. Every trial ends COMPLETE or PRUNED; a complete trial's value
+# in the journal is the last evaluation of its metrics.jsonl; `trainer eval` on the best trial's
+# saved model (save: best) reproduces that trial's best eval/spearman; Optuna reads the journal
+# as hpo sees it; no process is left behind.
+# Args: hpo binary, trainer binary, journal_optuna_check.py.
+HPO=$1 TRAINER=$2 CHECK=$3
+source tests/integration/lib.sh
+
+out=$("$HPO" sweep configs/lr.yaml search.random.trials=3 search.grid.top_k=1 \
+      search.grid.lr_points=2 search.grid.batch_neighbors=0 'parameters.batch_size.values=[64,128]' \
+      max_concurrent_trials=2 --journal "$WORK/run/journal.log" --report_json "$WORK/view.json" \
+      2>"$WORK/stderr.txt"); rc=$?
+echo "$out" | tail -8
+[ "$rc" -eq 0 ] || { fail "hpo sweep exited $rc: $(tail -5 "$WORK/stderr.txt")"; finish; }
+echo "$out" | grep -qE '^best trial #[0-9]+: eval/spearman=' || fail "no best trial in the summary"
+wait_for 5 no_leftovers || fail "processes left behind: $(pgrep -af "$WORK")"
+
+J="$WORK/run/journal.log"
+n=$(pyq "$J" 'len(T)')
+[ "$n" -ge 4 ] && [ "$n" -le 5 ] || fail "expected 4 or 5 trials, got $n"
+[ "$(pyq "$J" "sum(t['state'] in ('COMPLETE','PRUNED') for t in T)")" -eq "$n" ] ||
+  fail "not every trial finished: $(pyq "$J" "[t['state'] for t in T]")"
+
+# Each complete trial: the journal's value is the last eval/spearman of its metrics.jsonl, and
+# every evaluation was reported as an intermediate value at its step.
+for t in $(pyq "$J" "' '.join(str(t['number']) for t in T if t['state']=='COMPLETE')"); do
+  m="$WORK/run/trial-$t/metrics.jsonl"
+  [ -s "$m" ] || { fail "trial $t wrote no $m"; continue; }
+  "$PY" - "$m" "$(pyq "$J" "[x for x in T if x['number']==$t][0]['value']")" <<'PY' || fail "trial $t: journal and metrics.jsonl disagree"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+evals = [l for l in lines if "eval/spearman" in l]
+assert evals, "no evaluation"
+assert abs(evals[-1]["eval/spearman"] - float(sys.argv[2])) < 1e-6, (evals[-1], sys.argv[2])
+PY
+done
+
+# The best trial's saved model, evaluated on its own, gives its best evaluation again.
+best=$(pyq "$J" "max((t for t in T if t['state']=='COMPLETE'), key=lambda t: t['value'])['number']")
+model="$WORK/run/trial-$best/model"
+got=$("$TRAINER" eval --model "$model" --task sts --data data/stsbenchmark/sts-dev.csv 2>"$WORK/eval.err") ||
+  fail "trainer eval failed: $(cat "$WORK/eval.err")"
+"$PY" - "$WORK/run/trial-$best/metrics.jsonl" "$got" <<'PY' || fail "trainer eval of the best model: $got"
+import json, sys
+best = max(json.loads(l)["eval/spearman"] for l in open(sys.argv[1]) if "eval/spearman" in l)
+got = json.loads(sys.argv[2])
+assert got["examples"] == 1500, got
+assert abs(got["eval/spearman"] - best) < 1e-4, (got, best)
+PY
+
+"$PY" "$CHECK" "$J" "$WORK/view.json" || fail "Optuna's view of the journal differs from hpo's"
+finish
