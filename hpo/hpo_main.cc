@@ -90,7 +90,7 @@ int Sweep(const std::vector<std::string>& args) {
   if (options.live) SetMinLogLevel(LogLevel::kWARNING);  // keep the live table readable
   std::cout << "sweep " << config->name << ": " << config->method << ", up to "
             << MaxPlannedTrials(*config) << " trials, " << config->max_concurrent_trials
-            << " at a time, pruner " << config->pruner << "; journal " << config->journal << "\n";
+            << " at a time, pruner " << config->pruner << "; journal " << config->journal << std::endl;
   if (head.empty()) {
     DevCluster::Options dev;
     dev.slots = slots > 0 ? slots : config->max_concurrent_trials * config->gpus_per_trial;
@@ -105,7 +105,7 @@ int Sweep(const std::vector<std::string>& args) {
     DevCluster* c = cluster.get();
     options.health_check = [c]() { return c->CheckAlive(); };
     std::cout << "dev mode: local head and agent (" << dev.slots << " slot(s)); logs in " << dev.log_dir
-              << "\n";
+              << std::endl;
   }
   SweepDriver driver(*config, options, g_signals);
   absl::Status result = driver.Run();

@@ -333,6 +333,8 @@ absl::Status SweepDriver::HandleExit(const comm::Exit& exit) {
                 << " failed attempt(s)\n";
     }
   }
+  // Piped to a file or another program, each event still shows up as it happens.
+  if (!options_.live) std::cout << std::flush;
   return absl::OkStatus();
 }
 
