@@ -274,5 +274,18 @@ std::vector<int64_t> EpochOrder(int64_t n, uint64_t seed, int64_t epoch, bool sh
   return order;
 }
 
+std::vector<int64_t> RankShard(const std::vector<int64_t>& order, int rank, int world) {
+  if (world <= 1 || order.empty()) return order;
+  const size_t n = order.size();
+  const size_t per_rank = (n + static_cast<size_t>(world) - 1) / static_cast<size_t>(world);
+  std::vector<int64_t> out;
+  out.reserve(per_rank);
+  for (size_t i = static_cast<size_t>(rank); i < per_rank * static_cast<size_t>(world);
+       i += static_cast<size_t>(world)) {
+    out.push_back(order[i % n]);
+  }
+  return out;
+}
+
 }  // namespace trainer
 }  // namespace tunefleet

@@ -71,6 +71,11 @@ absl::StatusOr<std::vector<Example>> ReadJsonl(const std::string& path);
 // It matches no other library's shuffle. n <= 0 gives an empty order.
 std::vector<int64_t> EpochOrder(int64_t n, uint64_t seed, int64_t epoch, bool shuffle);
 
+// One rank's share of an epoch's order, as torch's DistributedSampler (drop_last=False) takes it:
+// the order padded with its own first elements to a multiple of `world`, then every world-th
+// element from position `rank`. Every rank gets ceil(n / world) examples; world 1 keeps `order`.
+std::vector<int64_t> RankShard(const std::vector<int64_t>& order, int rank, int world);
+
 }  // namespace trainer
 }  // namespace tunefleet
 

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 
 #ifdef TUNEFLEET_CUDA
+#include <c10/cuda/CUDAFunctions.h>
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 #endif
@@ -34,6 +35,14 @@ DeviceInfo SelectDevice(int local_rank) {
     info.name = "cpu";
   }
   return info;
+}
+
+void MakeCurrent(const torch::Device& device) {
+#ifdef TUNEFLEET_CUDA
+  if (device.is_cuda()) c10::cuda::set_device(device.index());
+#else
+  (void)device;
+#endif
 }
 
 std::string DescribeLibTorch() {

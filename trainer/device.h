@@ -19,6 +19,10 @@ struct DeviceInfo {
 // `local_rank` < 0 means "not under a launcher" (use GPU 0).
 DeviceInfo SelectDevice(int local_rank);
 
+// Makes `device` the current CUDA device of this thread (NCCL and new tensors use it); no-op for
+// the CPU.
+void MakeCurrent(const torch::Device& device);
+
 // "LibTorch 2.11.0 (CUDA 13.0, NCCL 2.28.9)" or "LibTorch 1.13.1 (CPU, Gloo)".
 std::string DescribeLibTorch();
 

@@ -1,6 +1,7 @@
 #include "trainer/evaluator.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <vector>
 
@@ -8,6 +9,7 @@
 #include <torch/nn/functional/loss.h>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "trainer/correlation.h"
 
 namespace tunefleet {
@@ -19,7 +21,8 @@ const char* PrimaryMetric(TaskType type) {
 
 absl::StatusOr<std::map<std::string, double>> Evaluate(TaskModel& model, const TaskData& data,
                                                        const torch::Device& device,
-                                                       int64_t batch_size, Precision precision) {
+                                                       int64_t batch_size, Precision precision,
+                                                       comm::ProcessGroup* group) {
   const bool was_training = model->is_training();
   model->eval();
   std::map<std::string, double> out;
@@ -30,12 +33,18 @@ absl::StatusOr<std::map<std::string, double>> Evaluate(TaskModel& model, const T
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(),
                      [&](int64_t a, int64_t b) { return data.tokens(a) > data.tokens(b); });
+    if (group != nullptr && group->size() > 1) {  // this rank's share, balanced in length
+      std::vector<int64_t> mine;
+      for (size_t i = group->rank(); i < order.size(); i += group->size()) mine.push_back(order[i]);
+      order = std::move(mine);
+    }
+    const int64_t local = static_cast<int64_t>(order.size());
     std::vector<double> predictions(n), truth(n);
     double loss_sum = 0.0;
     int64_t correct = 0;
-    for (int64_t begin = 0; begin < n; begin += batch_size) {
+    for (int64_t begin = 0; begin < local; begin += batch_size) {
       std::vector<int64_t> indices(order.begin() + begin,
-                                   order.begin() + std::min(n, begin + batch_size));
+                                   order.begin() + std::min(local, begin + batch_size));
       const TaskBatch batch = data.Batch(indices, device.is_cuda() ? 8 : 1).To(device);
       AutocastScope autocast(device.type(), precision);
       if (HasClassifier(data.type())) {
@@ -60,6 +69,28 @@ absl::StatusOr<std::map<std::string, double>> Evaluate(TaskModel& model, const T
           truth[indices[i]] = g[static_cast<int64_t>(i)];
         }
       }
+    }
+    if (group != nullptr && group->size() > 1) {
+      // Each example was evaluated by exactly one rank: sums give every rank the whole set.
+      const torch::Device where = group->backend() == comm::ProcessGroup::Backend::kNccl
+                                      ? device
+                                      : torch::Device(torch::kCPU);
+      auto reduce = [&](std::vector<double>& v) -> absl::Status {
+        torch::Tensor t = torch::tensor(v, torch::kDouble).to(where);
+        RETURN_IF_ERROR(group->AllReduceSum(t));
+        t = t.to(torch::kCPU);
+        std::copy(t.data_ptr<double>(), t.data_ptr<double>() + t.numel(), v.begin());
+        return absl::OkStatus();
+      };
+      std::vector<double> counts = {loss_sum, static_cast<double>(correct)};
+      absl::Status s = HasClassifier(data.type()) ? reduce(counts) : reduce(predictions);
+      if (s.ok() && !HasClassifier(data.type())) s = reduce(truth);
+      if (!s.ok()) {
+        if (was_training) model->train();
+        return absl::Status(s.code(), absl::StrCat("evaluation: ", s.message()));
+      }
+      loss_sum = counts[0];
+      correct = static_cast<int64_t>(std::llround(counts[1]));
     }
     if (HasClassifier(data.type())) {
       out["eval/accuracy"] = static_cast<double>(correct) / static_cast<double>(n);

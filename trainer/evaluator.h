@@ -4,6 +4,8 @@
 //                   (sentence-transformers' EmbeddingSimilarityEvaluator, cosine)
 //   nli,
 //   classification  eval/accuracy and eval/loss (mean cross entropy)
+// With a process group (data parallelism) each rank evaluates every world_size-th example and
+// the results are all-reduced: every rank returns the same metrics, and every rank must call it.
 // The model is returned to its previous train/eval mode. LibTorch errors become a Status.
 // Thread-safety: uses the model; one caller at a time.
 #ifndef TUNEFLEET_TRAINER_EVALUATOR_H_
@@ -16,6 +18,7 @@
 #include <torch/types.h>
 
 #include "absl/status/statusor.h"
+#include "comm/process_group.h"
 #include "trainer/autocast.h"
 #include "trainer/task_data.h"
 #include "trainer/task_model.h"
@@ -28,7 +31,8 @@ const char* PrimaryMetric(TaskType type);
 
 absl::StatusOr<std::map<std::string, double>> Evaluate(TaskModel& model, const TaskData& data,
                                                        const torch::Device& device,
-                                                       int64_t batch_size, Precision precision);
+                                                       int64_t batch_size, Precision precision,
+                                                       comm::ProcessGroup* group = nullptr);
 
 }  // namespace trainer
 }  // namespace tunefleet

@@ -23,10 +23,12 @@ torch::Tensor CosineSimilarityMatrix(const torch::Tensor& a, const torch::Tensor
 }
 
 torch::Tensor MultipleNegativesRankingLoss(const torch::Tensor& anchors,
-                                           const torch::Tensor& candidates, double scale) {
+                                           const torch::Tensor& candidates, double scale,
+                                           int64_t positive_offset) {
   const torch::Tensor scores = CosineSimilarityMatrix(anchors, candidates) * scale;
   const torch::Tensor labels =
-      torch::arange(anchors.size(0), torch::TensorOptions().dtype(torch::kLong).device(anchors.device()));
+      torch::arange(positive_offset, positive_offset + anchors.size(0),
+                    torch::TensorOptions().dtype(torch::kLong).device(anchors.device()));
   return F::cross_entropy(scores, labels);
 }
 

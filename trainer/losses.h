@@ -21,11 +21,12 @@ inline constexpr double kMnrlScale = 20.0;
 torch::Tensor CosineSimilarityLoss(const torch::Tensor& u, const torch::Tensor& v,
                                    const torch::Tensor& labels);
 
-// anchors: [B, H]; candidates: [C, H] with C >= B, candidates[i] the positive of anchors[i]
-// (the rest, e.g. hard negatives or other ranks' positives, are negatives for every anchor).
+// anchors: [B, H]; candidates: [C, H] with C >= B, candidates[positive_offset + i] the positive
+// of anchors[i] (the rest, e.g. hard negatives or other ranks' positives, are negatives for every
+// anchor).
 torch::Tensor MultipleNegativesRankingLoss(const torch::Tensor& anchors,
                                            const torch::Tensor& candidates,
-                                           double scale = kMnrlScale);
+                                           double scale = kMnrlScale, int64_t positive_offset = 0);
 
 // u, v: [B, H]; weight: [K, 3H]; bias: [K]; labels: [B] int64.
 torch::Tensor SoftmaxLoss(const torch::Tensor& u, const torch::Tensor& v,

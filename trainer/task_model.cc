@@ -2,8 +2,10 @@
 
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "trainer/all_gather.h"
 #include "trainer/losses.h"
 
 namespace tunefleet {
@@ -50,11 +52,26 @@ torch::Tensor TaskModelImpl::Loss(const TaskBatch& batch) {
   switch (type_) {
     case TaskType::kSts:
       return CosineSimilarityLoss(Embed(batch.first), Embed(batch.second), batch.scores);
-    case TaskType::kMnrl:
-      return MultipleNegativesRankingLoss(Embed(batch.first), Embed(batch.second));
+    case TaskType::kMnrl: {
+      const torch::Tensor anchors = Embed(batch.first), positives = Embed(batch.second);
+      if (group_ != nullptr && mnrl_gather_ && group_->size() > 1) {
+        return MultipleNegativesRankingLoss(anchors, AllGatherWithGrad(group_, positives),
+                                            kMnrlScale, group_->rank() * anchors.size(0));
+      }
+      return MultipleNegativesRankingLoss(anchors, positives);
+    }
     default:
       return ClassificationLoss(Logits(batch).to(torch::kFloat), batch.labels);
   }
+}
+
+std::vector<torch::Tensor> TaskModelImpl::TrainableParameters() {
+  std::vector<torch::Tensor> out;
+  for (const auto& item : named_parameters(/*recurse=*/true)) {
+    if (type_ != TaskType::kClassification && absl::StartsWith(item.key(), "bert.pooler.")) continue;
+    out.push_back(item.value());
+  }
+  return out;
 }
 
 std::map<std::string, torch::Tensor> TaskModelImpl::HeadStateDict() const {

@@ -13,6 +13,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include <torch/nn/module.h>
 #include <torch/nn/modules/linear.h>
@@ -20,6 +21,7 @@
 #include <torch/types.h>
 
 #include "absl/status/status.h"
+#include "comm/process_group.h"
 #include "trainer/bert_model.h"
 #include "trainer/pooling.h"
 #include "trainer/task_data.h"
@@ -40,6 +42,18 @@ class TaskModelImpl : public torch::nn::Module {
   // The task's training loss (a scalar).
   torch::Tensor Loss(const TaskBatch& batch);
 
+  // The parameters the task's loss uses: all but the pooler for sts, mnrl and nli (which pool
+  // token states instead), all for classification. The optimizer and gradient
+  // synchronization take these.
+  std::vector<torch::Tensor> TrainableParameters();
+
+  // mnrl under data parallelism: gathers the positives of every rank (with gradients) as
+  // candidates; null for one process.
+  void set_process_group(comm::ProcessGroup* group, bool mnrl_gather) {
+    group_ = group;
+    mnrl_gather_ = mnrl_gather;
+  }
+
   BertModel& bert() { return bert_; }
   Pooling pooling() const { return pooling_; }
   TaskType type() const { return type_; }
@@ -56,6 +70,8 @@ class TaskModelImpl : public torch::nn::Module {
   TaskType type_;
   double classifier_dropout_;
   torch::nn::Linear classifier_{nullptr};
+  comm::ProcessGroup* group_ = nullptr;
+  bool mnrl_gather_ = false;
 };
 TORCH_MODULE(TaskModel);
 

@@ -1,11 +1,14 @@
 #include "trainer/train_command.h"
 
+#include <chrono>
 #include <cstdio>
+#include <memory>
 #include <cstdlib>
 #include <iostream>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "comm/process_group.h"
 #include "common/cli.h"
 #include "common/logging.h"
 #include "trainer/agent_client.h"
@@ -82,9 +85,30 @@ int RunTrain(const std::vector<std::string>& args) {
     PrintError(kProgram, config.status());
     return kExitUsage;
   }
+  auto env = comm::DistEnv::FromEnvironment();
+  if (!env.ok()) {
+    PrintError(kProgram, env.status());
+    return kExitUsage;
+  }
   const DeviceInfo device = SelectDevice(EnvInt("LOCAL_RANK", -1));
-  PrintConfig(*config, device);
+  if (env->rank == 0) PrintConfig(*config, device);
   if (dry_run) return kExitOk;
+
+  std::unique_ptr<comm::ProcessGroup> group;
+  if (env->distributed()) {
+    MakeCurrent(device.device);
+    const auto backend = device.device.is_cuda() ? comm::ProcessGroup::Backend::kNccl
+                                                 : comm::ProcessGroup::Backend::kGloo;
+    auto connected = comm::ProcessGroup::Connect(
+        *env, backend, std::chrono::seconds(config->train.ddp_timeout_s));
+    if (!connected.ok()) {
+      PrintError(kProgram, absl::Status(connected.status().code(),
+                                        absl::StrCat("rank ", env->rank, ": ",
+                                                     connected.status().message())));
+      return kExitFailure;
+    }
+    group = std::move(*connected);
+  }
 
   auto client = AgentClient::FromEnvironment();
   if (!client.ok()) {
@@ -96,11 +120,17 @@ int RunTrain(const std::vector<std::string>& args) {
   options.device = device.device;
   options.resume = resume;
   options.client = client->get();
+  options.group = group.get();
   auto summary = RunTraining(*config, options);
   if (!summary.ok()) {
-    PrintError(kProgram, summary.status());
+    PrintError(kProgram, env->distributed()
+                             ? absl::Status(summary.status().code(),
+                                            absl::StrCat("rank ", env->rank, ": ",
+                                                         summary.status().message()))
+                             : summary.status());
     return ExitCodeFor(summary.status());
   }
+  if (env->rank != 0) return kExitOk;
   const TrainSummary& s = *summary;
   std::printf("done     %lld/%lld steps in %.1f s%s", static_cast<long long>(s.steps),
               static_cast<long long>(s.total_steps), s.seconds,

@@ -25,7 +25,7 @@ absl::Status ParseModel(const ConfigMap& m, ModelConfig* model) {
 }
 
 absl::Status ParseTask(const ConfigMap& m, TaskConfig* task) {
-  RETURN_IF_ERROR(m.AllowOnly({"type", "train", "eval", "format", "num_labels"}));
+  RETURN_IF_ERROR(m.AllowOnly({"type", "train", "eval", "format", "num_labels", "mnrl_gather"}));
   RETURN_IF_ERROR(m.GetEnum("type", {"sts", "mnrl", "nli", "classification"}, &task->type,
                             /*required=*/true));
   RETURN_IF_ERROR(m.Get("train", &task->train));
@@ -41,6 +41,7 @@ absl::Status ParseTask(const ConfigMap& m, TaskConfig* task) {
   if (task->num_labels != 0 && task->type != "classification" && task->type != "nli") {
     return m.Error("num_labels", "only applies to task types classification and nli");
   }
+  RETURN_IF_ERROR(m.GetOptional("mnrl_gather", &task->mnrl_gather));
   return absl::OkStatus();
 }
 
@@ -48,7 +49,8 @@ absl::Status ParseTrain(const ConfigMap& m, TrainConfig* t) {
   RETURN_IF_ERROR(m.AllowOnly({"epochs", "max_steps", "batch_size", "lr", "weight_decay",
                                "warmup_ratio", "schedule", "max_grad_norm", "grad_accum",
                                "precision", "seed", "shuffle", "grad_checkpointing",
-                               "eval_every_steps", "log_every_steps"}));
+                               "eval_every_steps", "log_every_steps", "ddp_bucket_mb",
+                               "ddp_timeout_s"}));
   RETURN_IF_ERROR(m.GetOptional("epochs", &t->epochs));
   if (t->epochs < 0) return m.Error("epochs", absl::StrCat("must be >= 0, got ", t->epochs));
   RETURN_IF_ERROR(m.GetOptional("max_steps", &t->max_steps));
@@ -92,6 +94,14 @@ absl::Status ParseTrain(const ConfigMap& m, TrainConfig* t) {
   RETURN_IF_ERROR(m.GetOptional("log_every_steps", &t->log_every_steps));
   if (t->log_every_steps < 1) {
     return m.Error("log_every_steps", absl::StrCat("must be >= 1, got ", t->log_every_steps));
+  }
+  RETURN_IF_ERROR(m.GetOptional("ddp_bucket_mb", &t->ddp_bucket_mb));
+  if (t->ddp_bucket_mb < 1 || t->ddp_bucket_mb > 4096) {
+    return m.Error("ddp_bucket_mb", absl::StrCat("must be in [1, 4096], got ", t->ddp_bucket_mb));
+  }
+  RETURN_IF_ERROR(m.GetOptional("ddp_timeout_s", &t->ddp_timeout_s));
+  if (t->ddp_timeout_s < 1) {
+    return m.Error("ddp_timeout_s", absl::StrCat("must be >= 1, got ", t->ddp_timeout_s));
   }
   return absl::OkStatus();
 }

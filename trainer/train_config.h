@@ -36,6 +36,9 @@ struct TaskConfig {
   std::string eval;    // evaluation data file; empty: no evaluation
   std::string format;  // stsb | sick | paws | mrpc | tsv | jsonl
   int num_labels = 0;  // classification / nli: 0 means "from the data"
+  // mnrl under data parallelism: every rank's positives are negatives for every anchor (the
+  // embeddings are all-gathered with gradients), as with one process and the global batch.
+  bool mnrl_gather = true;
 };
 
 struct TrainConfig {
@@ -54,6 +57,10 @@ struct TrainConfig {
   bool grad_checkpointing = false;
   int64_t eval_every_steps = 100;  // 0: evaluate only at the end
   int64_t log_every_steps = 10;
+  // Data parallelism (WORLD_SIZE > 1): gradient bucket size, and how long a collective (or the
+  // rendezvous) may wait for a peer before the trial fails.
+  int64_t ddp_bucket_mb = 25;
+  int64_t ddp_timeout_s = 300;
 };
 
 struct OutputConfig {

@@ -21,6 +21,7 @@
 #include "trainer/datasets.h"
 #include "trainer/evaluator.h"
 #include "trainer/grad_clip.h"
+#include "trainer/grad_sync.h"
 #include "trainer/loss_scaler.h"
 #include "trainer/lr_schedule.h"
 #include "trainer/memory_estimate.h"
@@ -67,7 +68,13 @@ absl::StatusOr<BertModel> LoadEncoder(const TrainerConfig& config) {
 class Run {
  public:
   Run(const TrainerConfig& config, const TrainOptions& options)
-      : c_(config), o_(options), device_(options.device) {}
+      : c_(config),
+        o_(options),
+        device_(options.device),
+        group_(options.group != nullptr && options.group->size() > 1 ? options.group : nullptr),
+        rank_(group_ != nullptr ? group_->rank() : 0),
+        world_(group_ != nullptr ? group_->size() : 1),
+        quiet_(options.quiet || rank_ != 0) {}
 
   absl::StatusOr<TrainSummary> Go() {
     RETURN_IF_ERROR(Setup());
@@ -104,14 +111,26 @@ class Run {
   std::string Fingerprint() const;
   // Padding to multiples of 8 on GPUs (aligned tensor-core shapes, few distinct shapes).
   int64_t pad_multiple() const { return device_.is_cuda() ? 8 : 1; }
+  // This rank's examples of the epoch (DistributedSampler: the shuffled order, padded by
+  // repetition to a multiple of the world size, every world_size-th from position rank).
   void NewEpochOrder() {
-    order_ = EpochOrder(train_->size(), static_cast<uint64_t>(c_.train.seed), epoch_,
-                        c_.train.shuffle);
+    order_ = RankShard(EpochOrder(train_->size(), static_cast<uint64_t>(c_.train.seed), epoch_,
+                                  c_.train.shuffle),
+                       rank_, world_);
   }
+  // The mean over ranks of a value every rank holds (all ranks call it at the same point).
+  absl::StatusOr<double> MeanOverRanks(const torch::Tensor& value);
+  // Rank 0's `stop` on every rank.
+  absl::StatusOr<bool> AgreeOnStop(bool stop);
 
   const TrainerConfig& c_;
   const TrainOptions& o_;
   torch::Device device_;
+  comm::ProcessGroup* group_;  // null for one process
+  int rank_;
+  int world_;
+  bool quiet_;
+  std::unique_ptr<GradSync> grad_sync_;
   Precision precision_ = Precision::kFp32;
   TaskType type_ = TaskType::kSts;
   std::unique_ptr<TaskData> train_, eval_;
@@ -147,7 +166,8 @@ std::string Run::Fingerprint() const {
   const absl::StatusOr<uint64_t> size = FileSize(c_.task.train);
   return absl::StrCat(c_.task.type, " ", c_.task.train, " (", size.ok() ? *size : 0, " bytes, ",
                       c_.task.format, "), batch ", c_.train.batch_size, " x grad_accum ",
-                      c_.train.grad_accum, ", ", total_steps_, " steps, seed ", c_.train.seed,
+                      c_.train.grad_accum, world_ > 1 ? absl::StrCat(" x ", world_, " ranks") : "",
+                      ", ", total_steps_, " steps, seed ", c_.train.seed,
                       c_.train.shuffle ? ", shuffled" : ", in order");
 }
 
@@ -201,7 +221,8 @@ absl::Status Run::Setup() {
     if (!s.ok()) return absl::Status(s.code(), absl::StrCat(c_.model.head, ": ", s.message()));
   }
 
-  batches_per_epoch_ = (train_->size() + c_.train.batch_size - 1) / c_.train.batch_size;
+  const int64_t shard = (train_->size() + world_ - 1) / world_;  // examples per rank and epoch
+  batches_per_epoch_ = (shard + c_.train.batch_size - 1) / c_.train.batch_size;
   steps_per_epoch_ = (batches_per_epoch_ + c_.train.grad_accum - 1) / c_.train.grad_accum;
   total_steps_ = c_.train.max_steps > 0 ? c_.train.max_steps : c_.train.epochs * steps_per_epoch_;
   summary_.total_steps = total_steps_;
@@ -238,7 +259,12 @@ absl::Status Run::Setup() {
 
   model_->to(device_);
   model_->train();
-  params_ = model_->parameters();
+  params_ = model_->TrainableParameters();
+  model_->set_process_group(group_, c_.task.mnrl_gather);
+  if (group_ != nullptr) {
+    grad_sync_ = std::make_unique<GradSync>(group_, params_, c_.train.ddp_bucket_mb << 20);
+    RETURN_IF_ERROR(grad_sync_->BroadcastParameters());
+  }
   optimizer_ = std::make_unique<AdamW>(
       params_, AdamWOptions{0.9, 0.999, 1e-8, c_.train.weight_decay});
   if (o_.resume) {
@@ -247,7 +273,9 @@ absl::Status Run::Setup() {
       return absl::Status(s.code(), absl::StrCat(c_.output.dir, "/checkpoint: ", s.message()));
     }
   }
-  RETURN_IF_ERROR(log_.Open(InFolder(c_.output.dir, "metrics.jsonl"), o_.resume ? step_ : -1));
+  if (rank_ == 0) {
+    RETURN_IF_ERROR(log_.Open(InFolder(c_.output.dir, "metrics.jsonl"), o_.resume ? step_ : -1));
+  }
 
   int64_t parameters = 0;
   for (const torch::Tensor& p : params_) parameters += p.numel();
@@ -255,7 +283,7 @@ absl::Status Run::Setup() {
       model_->bert()->config(), parameters, c_.train.batch_size, max_len,
       type_ == TaskType::kClassification ? 1 : 2, precision_, c_.train.grad_checkpointing);
   summary_.estimate_bytes = estimate.total_bytes();
-  if (!o_.quiet) {
+  if (!quiet_) {
     std::printf("data     %lld training examples%s; %lld steps (%lld an epoch)%s\n",
                 static_cast<long long>(train_->size()),
                 eval_ ? absl::StrCat(", ", eval_->size(), " for evaluation").c_str() : "",
@@ -264,6 +292,15 @@ absl::Status Run::Setup() {
     std::printf("memory   estimate %s\n", estimate.Describe().c_str());
     std::printf("optim    AdamW (%s), %s, warmup %lld steps\n", optimizer_->implementation(),
                 c_.train.schedule.c_str(), static_cast<long long>(schedule_->warmup_steps()));
+    if (group_ != nullptr) {
+      std::printf("ddp      %d ranks (%s), batch %lld per rank = %lld global, %lld gradient "
+                  "buckets of <= %lld MiB\n",
+                  world_, comm::ProcessGroup::BackendName(group_->backend()),
+                  static_cast<long long>(c_.train.batch_size),
+                  static_cast<long long>(c_.train.batch_size * world_ * c_.train.grad_accum),
+                  static_cast<long long>(grad_sync_->num_buckets()),
+                  static_cast<long long>(c_.train.ddp_bucket_mb));
+    }
     std::fflush(stdout);
   }
   ResetPeakMemory(device_);
@@ -271,7 +308,8 @@ absl::Status Run::Setup() {
 }
 
 torch::Tensor Run::ForwardBackward(int64_t micro) {
-  const int64_t n = train_->size(), b = c_.train.batch_size;
+  const int64_t n = static_cast<int64_t>(order_.size()), b = c_.train.batch_size;
+  if (grad_sync_ != nullptr) grad_sync_->ZeroGrads();
   const double loss_scale = precision_ == Precision::kFp16 ? scaler_.scale() : 1.0;
   torch::Tensor total;
   for (int64_t m = 0; m < micro; ++m) {
@@ -284,6 +322,7 @@ torch::Tensor Run::ForwardBackward(int64_t micro) {
       AutocastScope autocast(device_.type(), precision_);
       loss = model_->Loss(batch).to(torch::kFloat);
     }
+    if (grad_sync_ != nullptr) grad_sync_->set_sync(m == micro - 1);
     (loss * (loss_scale / static_cast<double>(micro))).backward();
     const torch::Tensor detached = loss.detach();
     total = total.defined() ? total + detached : detached;
@@ -303,6 +342,7 @@ absl::Status Run::Loop() {
     const int64_t micro = std::min(c_.train.grad_accum, batches_per_epoch_ - batch_in_epoch_);
     const torch::Tensor loss = ForwardBackward(micro);
     batch_in_epoch_ += micro;
+    if (grad_sync_ != nullptr) RETURN_IF_ERROR(grad_sync_->Finish());
 
     std::vector<torch::Tensor> grads = DefinedGrads(params_);
     if (precision_ == Precision::kFp16) ScaleGrads(grads, 1.0 / scaler_.scale());
@@ -317,7 +357,9 @@ absl::Status Run::Loop() {
       if (c_.train.max_grad_norm > 0) ClipGradsByTotalNorm(grads, last_norm_, c_.train.max_grad_norm);
       optimizer_->Step(last_lr_);
     }
-    for (torch::Tensor& p : params_) p.mutable_grad() = torch::Tensor();
+    if (grad_sync_ == nullptr) {  // set to none; under DDP the bucket views are zeroed instead
+      for (torch::Tensor& p : params_) p.mutable_grad() = torch::Tensor();
+    }
     ++step_;
     loss_sum_ = loss_sum_.defined() ? loss_sum_ + loss : loss;
     ++loss_steps_;
@@ -333,10 +375,26 @@ absl::Status Run::Loop() {
       return absl::OkStatus();
     }
   }
-  if (c_.output.save == "last" || (c_.output.save == "best" && eval_ == nullptr)) {
+  if (rank_ == 0 && (c_.output.save == "last" || (c_.output.save == "best" && eval_ == nullptr))) {
     RETURN_IF_ERROR(SaveModel());
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<double> Run::MeanOverRanks(const torch::Tensor& value) {
+  if (group_ == nullptr) return value.item<double>();
+  torch::Tensor t = value.detach().to(torch::kDouble).reshape({1});
+  if (group_->backend() == comm::ProcessGroup::Backend::kGloo) t = t.to(torch::kCPU);
+  RETURN_IF_ERROR(group_->AllReduceSum(t));
+  return t.item<double>() / static_cast<double>(world_);
+}
+
+absl::StatusOr<bool> Run::AgreeOnStop(bool stop) {
+  if (group_ == nullptr) return stop;
+  torch::Tensor flag = torch::full({1}, stop ? 1.0 : 0.0, torch::kFloat);
+  if (group_->backend() == comm::ProcessGroup::Backend::kNccl) flag = flag.to(device_);
+  RETURN_IF_ERROR(group_->Broadcast(flag, 0));
+  return flag.item<double>() > 0.5;
 }
 
 absl::Status Run::EndOfLine(bool evaluate, bool last) {
@@ -344,12 +402,15 @@ absl::Status Run::EndOfLine(bool evaluate, bool last) {
   const double seconds = SecondsSince(line_start_);
   values["epoch"] = static_cast<double>(epoch_) +
                     static_cast<double>(batch_in_epoch_) / static_cast<double>(batches_per_epoch_);
-  values["train/loss"] = loss_sum_.item<double>() / static_cast<double>(loss_steps_);
+  // The loss of the global batch: the mean over ranks (equal batches on every rank).
+  ASSIGN_OR_RETURN(const double loss_sum, MeanOverRanks(loss_sum_));
+  values["train/loss"] = loss_sum / static_cast<double>(loss_steps_);
   values["train/grad_norm"] = last_norm_.item<double>();
   values["lr"] = last_lr_;
-  values["train/samples_per_s"] = seconds > 0 ? static_cast<double>(samples_) / seconds : 0.0;
+  values["train/samples_per_s"] =
+      seconds > 0 ? static_cast<double>(samples_ * world_) / seconds : 0.0;
   if (precision_ == Precision::kFp16) values["train/loss_scale"] = scaler_.scale();
-  if (!o_.quiet) {
+  if (!quiet_) {
     std::printf("step %lld/%lld  epoch %.2f  loss %.5g  grad_norm %.4g  lr %.3g  %.0f samples/s\n",
                 static_cast<long long>(step_), static_cast<long long>(total_steps_),
                 values["epoch"], values["train/loss"], values["train/grad_norm"], last_lr_,
@@ -357,11 +418,12 @@ absl::Status Run::EndOfLine(bool evaluate, bool last) {
   }
   if (evaluate) {
     const auto eval_start = Clock::now();
-    ASSIGN_OR_RETURN(auto metrics, Evaluate(model_, *eval_, device_,
-                                            std::max<int64_t>(c_.train.batch_size, 64), precision_));
+    ASSIGN_OR_RETURN(auto metrics,
+                     Evaluate(model_, *eval_, device_, std::max<int64_t>(c_.train.batch_size, 64),
+                              precision_, group_));
     values.insert(metrics.begin(), metrics.end());
     const double primary = metrics[summary_.primary_metric];
-    if (!o_.quiet) {
+    if (!quiet_) {
       std::printf("eval step %lld:", static_cast<long long>(step_));
       for (const auto& [k, v] : metrics) std::printf("  %s %.5g", k.c_str(), v);
       std::printf("  (%.2f s)\n", SecondsSince(eval_start));
@@ -369,25 +431,35 @@ absl::Status Run::EndOfLine(bool evaluate, bool last) {
     if (std::isfinite(primary) && (!std::isfinite(best_) || primary > best_)) {
       best_ = primary;
       best_step_ = step_;
-      if (c_.output.save == "best") RETURN_IF_ERROR(SaveModel());
+      if (c_.output.save == "best" && rank_ == 0) RETURN_IF_ERROR(SaveModel());
     }
   }
   std::fflush(stdout);
-  RETURN_IF_ERROR(log_.Append(step_, values));
   summary_.last_metrics = values;
-  if (c_.output.checkpoint && (evaluate || last)) RETURN_IF_ERROR(SaveCheckpoint());
+  if (rank_ == 0) {
+    RETURN_IF_ERROR(log_.Append(step_, values));
+    if (c_.output.checkpoint && (evaluate || last)) RETURN_IF_ERROR(SaveCheckpoint());
+  }
   loss_sum_ = torch::Tensor();
   loss_steps_ = 0;
   samples_ = 0;
 
-  if (o_.client != nullptr && !last && (evaluate || eval_ == nullptr)) {
-    ASSIGN_OR_RETURN(const bool stop, o_.client->Report(step_, values));
+  // Early stopping is rank-synchronous: rank 0 reports and hears the pruner, every rank learns
+  // its decision at this same step, and all leave the loop together.
+  if (!last && (evaluate || eval_ == nullptr)) {
+    bool stop = false;
+    if (rank_ == 0 && o_.client != nullptr) {
+      ASSIGN_OR_RETURN(stop, o_.client->Report(step_, values));
+    }
+    ASSIGN_OR_RETURN(stop, AgreeOnStop(stop));
     if (stop) {
       TF_LOG(INFO) << "stopped at step " << step_ << " by the pruner";
       summary_.stopped = true;
     }
   }
-  if (o_.client != nullptr && last) RETURN_IF_ERROR(o_.client->ReportFinal(step_, values));
+  if (rank_ == 0 && o_.client != nullptr && last) {
+    RETURN_IF_ERROR(o_.client->ReportFinal(step_, values));
+  }
   line_start_ = Clock::now();
   return absl::OkStatus();
 }

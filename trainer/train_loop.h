@@ -26,6 +26,7 @@
 #include <torch/types.h>
 
 #include "absl/status/statusor.h"
+#include "comm/process_group.h"
 #include "trainer/agent_client.h"
 #include "trainer/train_config.h"
 
@@ -35,7 +36,11 @@ namespace trainer {
 struct TrainOptions {
   torch::Device device{torch::kCPU};
   bool resume = false;            // continue from OUTPUT_DIR/checkpoint
-  AgentClient* client = nullptr;  // reports go here when set
+  AgentClient* client = nullptr;  // rank 0 reports here when set
+  // Data parallelism: this rank's process group (null or size 1: one process). Every rank
+  // trains on its DistributedSampler share with per-rank batch train.batch_size; gradients are
+  // averaged (trainer/grad_sync.h); rank 0 alone writes metrics, models and checkpoints.
+  comm::ProcessGroup* group = nullptr;
   bool quiet = false;             // no progress lines on stdout
   // For tests of --resume: end the run after this many steps (> 0) as if the process had been
   // killed there: no final save, no final report.

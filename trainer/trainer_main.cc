@@ -102,6 +102,9 @@ int ExecTorch(const std::string& subcommand, const std::vector<std::string>& arg
   std::vector<char*> raw;
   for (std::string& a : argv) raw.push_back(a.data());
   raw.push_back(nullptr);
+  // LibTorch's own logging (glog in Debian's build) warns about things the trainer reports
+  // itself in one line; keep its errors, drop its warnings, unless the user chose a level.
+  ::setenv("GLOG_minloglevel", "2", /*overwrite=*/0);
   ::execv(path->c_str(), raw.data());
   PrintError(absl::StrCat("trainer ", subcommand).c_str(),
              absl::InternalError(absl::StrCat("cannot run ", *path, ": ", std::strerror(errno))));

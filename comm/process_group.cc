@@ -1,0 +1,269 @@
+#include "comm/process_group.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <netdb.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#include <torch/version.h>
+#ifdef USE_C10D_NCCL
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#endif
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
+namespace tunefleet {
+namespace comm {
+namespace {
+
+// LibTorch 2 made the process groups c10d::Backend implementations; 1.x derived them from
+// c10d::ProcessGroup. Either offers the collectives used here.
+#if TORCH_VERSION_MAJOR >= 2
+using Collectives = c10d::Backend;
+#else
+using Collectives = c10d::ProcessGroup;
+#endif
+
+std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+// A collective's failure; a timeout says what it most likely means.
+absl::Status CollectiveError(const std::string& what, const std::string& message) {
+  const std::string line = FirstLine(message);
+  const bool timeout = absl::StrContains(line, "Timed out") || absl::StrContains(line, "timed out") ||
+                       absl::StrContains(line, "Timeout");
+  return absl::UnavailableError(absl::StrCat(
+      what, " failed", timeout ? " (a peer rank stalled or exited: nothing within the timeout)" : "",
+      ": ", line));
+}
+
+absl::Status FromTorch(const char* what, const c10::Error& e) {
+  return CollectiveError(what, e.what_without_backtrace());
+}
+
+// The local address this host uses toward `host` (no packet is sent: a UDP connect).
+absl::StatusOr<std::string> LocalAddressToward(const std::string& host, int port) {
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_DGRAM;
+  addrinfo* found = nullptr;
+  if (int rc = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found); rc != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("MASTER_ADDR ", host, " does not resolve: ", gai_strerror(rc)));
+  }
+  const int fd = ::socket(AF_INET, SOCK_DGRAM, 0);
+  std::string out;
+  if (fd >= 0 && ::connect(fd, found->ai_addr, found->ai_addrlen) == 0) {
+    sockaddr_in local{};
+    socklen_t len = sizeof(local);
+    char buf[INET_ADDRSTRLEN];
+    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) == 0 &&
+        ::inet_ntop(AF_INET, &local.sin_addr, buf, sizeof(buf)) != nullptr) {
+      out = buf;
+    }
+  }
+  const int err = errno;
+  if (fd >= 0) ::close(fd);
+  ::freeaddrinfo(found);
+  if (out.empty()) {
+    return absl::UnavailableError(
+        absl::StrCat("no route to MASTER_ADDR ", host, ": ", std::strerror(err)));
+  }
+  return out;
+}
+
+}  // namespace
+
+struct ProcessGroup::Impl {
+  c10::intrusive_ptr<c10d::Store> store;
+  c10::intrusive_ptr<Collectives> pg;
+};
+
+struct ProcessGroup::Pending::Work {
+  c10::intrusive_ptr<c10d::Work> work;
+  std::string what;
+};
+
+ProcessGroup::Pending::Pending() = default;
+ProcessGroup::Pending::~Pending() = default;
+ProcessGroup::Pending::Pending(Pending&&) noexcept = default;
+ProcessGroup::Pending& ProcessGroup::Pending::operator=(Pending&&) noexcept = default;
+bool ProcessGroup::Pending::valid() const { return work_ != nullptr; }
+
+absl::Status ProcessGroup::Pending::Wait() {
+  if (work_ == nullptr) return absl::FailedPreconditionError("no collective to wait for");
+  if (!work_->work) return absl::UnavailableError(absl::StrCat(work_->what, " failed"));
+  try {
+    work_->work->wait();
+  } catch (const c10::Error& e) {
+    return FromTorch(work_->what.c_str(), e);
+  } catch (const std::exception& e) {
+    return CollectiveError(work_->what, e.what());
+  }
+  work_.reset();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<DistEnv> DistEnv::FromEnvironment() {
+  DistEnv env;
+  auto read = [](const char* name, int* out, int min) -> absl::Status {
+    const char* v = std::getenv(name);
+    if (v == nullptr || *v == '\0') return absl::OkStatus();
+    if (!absl::SimpleAtoi(v, out) || *out < min) {
+      return absl::InvalidArgumentError(absl::StrCat(name, "=", v, " is not an integer >= ", min));
+    }
+    return absl::OkStatus();
+  };
+  for (auto [name, field, min] : {std::tuple<const char*, int*, int>{"RANK", &env.rank, 0},
+                                  {"WORLD_SIZE", &env.world_size, 1},
+                                  {"LOCAL_RANK", &env.local_rank, 0},
+                                  {"LOCAL_WORLD_SIZE", &env.local_world_size, 1},
+                                  {"MASTER_PORT", &env.master_port, 1}}) {
+    if (absl::Status s = read(name, field, min); !s.ok()) return s;
+  }
+  if (const char* a = std::getenv("MASTER_ADDR"); a != nullptr && *a != '\0') env.master_addr = a;
+  if (env.rank >= env.world_size) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("RANK=", env.rank, " is not below WORLD_SIZE=", env.world_size));
+  }
+  if (env.master_port > 65535) {
+    return absl::InvalidArgumentError(absl::StrCat("MASTER_PORT=", env.master_port, " is not a port"));
+  }
+  return env;
+}
+
+const char* ProcessGroup::BackendName(Backend backend) {
+  return backend == Backend::kNccl ? "nccl" : "gloo";
+}
+
+bool ProcessGroup::NcclAvailable() {
+#ifdef USE_C10D_NCCL
+  return true;
+#else
+  return false;
+#endif
+}
+
+ProcessGroup::ProcessGroup(std::unique_ptr<Impl> impl, int rank, int size, Backend backend)
+    : impl_(std::move(impl)), rank_(rank), size_(size), backend_(backend) {}
+
+ProcessGroup::~ProcessGroup() = default;
+
+absl::StatusOr<std::unique_ptr<ProcessGroup>> ProcessGroup::Connect(
+    const DistEnv& env, Backend backend, std::chrono::milliseconds timeout) {
+  auto impl = std::make_unique<Impl>();
+  const std::string where = absl::StrCat(env.master_addr, ":", env.master_port);
+  try {
+    c10d::TCPStoreOptions options;
+    options.port = static_cast<uint16_t>(env.master_port);
+    options.isServer = env.rank == 0;
+    options.numWorkers = static_cast<size_t>(env.world_size);
+    options.waitWorkers = true;
+    options.timeout = timeout;
+    impl->store = c10::make_intrusive<c10d::TCPStore>(env.master_addr, options);
+  } catch (const std::exception& e) {
+    const std::string what = FirstLine(e.what());
+    if (absl::StrContains(what, "in use") || absl::StrContains(what, "EADDRINUSE")) {
+      return absl::UnavailableError(absl::StrCat(
+          "rendezvous: MASTER_PORT ", env.master_port, " is already in use on ", env.master_addr,
+          " (rank 0 serves the store there): pick another port"));
+    }
+    return absl::UnavailableError(absl::StrCat(
+        "rendezvous at ", where, " failed for rank ", env.rank, " of ", env.world_size,
+        " within ", timeout.count() / 1000.0, " s: ", what));
+  }
+  try {
+    if (backend == Backend::kNccl) {
+#ifdef USE_C10D_NCCL
+      auto options = c10d::ProcessGroupNCCL::Options::create();
+      options->timeout = timeout;
+      impl->pg = c10::make_intrusive<c10d::ProcessGroupNCCL>(impl->store, env.rank,
+                                                            env.world_size, options);
+#else
+      return absl::UnimplementedError("this LibTorch has no NCCL: use CPU ranks (Gloo)");
+#endif
+    } else {
+      auto options = c10d::ProcessGroupGloo::Options::create();
+      options->timeout = timeout;
+      if (const char* ifname = std::getenv("GLOO_SOCKET_IFNAME"); ifname != nullptr && *ifname) {
+        options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(ifname));
+      } else {
+        auto local = LocalAddressToward(env.master_addr, env.master_port);
+        if (!local.ok()) return local.status();
+        options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(*local));
+      }
+      impl->pg = c10::make_intrusive<c10d::ProcessGroupGloo>(impl->store, env.rank,
+                                                            env.world_size, options);
+    }
+  } catch (const std::exception& e) {
+    return absl::UnavailableError(absl::StrCat("process group (", BackendName(backend),
+                                               ") for rank ", env.rank, " of ", env.world_size,
+                                               " at ", where, ": ", FirstLine(e.what())));
+  }
+  return std::unique_ptr<ProcessGroup>(
+      new ProcessGroup(std::move(impl), env.rank, env.world_size, backend));
+}
+
+ProcessGroup::Pending ProcessGroup::AllReduceSumAsync(torch::Tensor tensor) {
+  Pending p;
+  p.work_ = std::make_unique<Pending::Work>();
+  p.work_->what = "all-reduce";
+  std::vector<torch::Tensor> tensors = {std::move(tensor)};
+  try {
+    p.work_->work = impl_->pg->allreduce(tensors, c10d::AllreduceOptions());
+  } catch (const c10::Error& e) {
+    // Reported by Wait(): a work that already failed.
+    p.work_->what = absl::StrCat("all-reduce (", FirstLine(e.what_without_backtrace()), ")");
+    p.work_->work = c10::intrusive_ptr<c10d::Work>();
+  }
+  return p;
+}
+
+absl::Status ProcessGroup::AllReduceSum(torch::Tensor tensor) {
+  Pending p = AllReduceSumAsync(std::move(tensor));
+  if (!p.work_->work) return absl::UnavailableError(absl::StrCat(p.work_->what, " failed"));
+  return p.Wait();
+}
+
+absl::Status ProcessGroup::Broadcast(torch::Tensor tensor, int root) {
+  std::vector<torch::Tensor> tensors = {std::move(tensor)};
+  c10d::BroadcastOptions options;
+  options.rootRank = root;
+  try {
+    impl_->pg->broadcast(tensors, options)->wait();
+  } catch (const c10::Error& e) {
+    return FromTorch("broadcast", e);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<torch::Tensor> ProcessGroup::AllGather(const torch::Tensor& input) {
+  std::vector<torch::Tensor> in = {input.contiguous()};
+  std::vector<std::vector<torch::Tensor>> out(1);
+  for (int r = 0; r < size_; ++r) out[0].push_back(torch::empty_like(in[0]));
+  try {
+    impl_->pg->allgather(out, in, c10d::AllgatherOptions())->wait();
+  } catch (const c10::Error& e) {
+    return FromTorch("all-gather", e);
+  }
+  return torch::cat(out[0], 0);
+}
+
+absl::Status ProcessGroup::Barrier() {
+  try {
+    impl_->pg->barrier(c10d::BarrierOptions())->wait();
+  } catch (const c10::Error& e) {
+    return FromTorch("barrier", e);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace comm
+}  // namespace tunefleet

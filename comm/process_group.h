@@ -1,0 +1,102 @@
+// The process group of one data-parallel job: c10d collectives between its ranks, set up from
+// the torchrun-style environment (RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR,
+// MASTER_PORT) that the agent gives each trainer rank.
+//
+// Rendezvous: rank 0 serves a c10d TCPStore on MASTER_ADDR:MASTER_PORT and every rank (rank 0
+// too) connects to it, waiting at most the timeout. Backends: NCCL for CUDA tensors (LibTorch
+// with NCCL; each rank on cuda:LOCAL_RANK), Gloo over TCP for CPU tensors. Gloo binds to the
+// interface named by GLOO_SOCKET_IFNAME, else to the local address this host uses to reach
+// MASTER_ADDR (so ranks on different hosts, or network namespaces, find each other); NCCL reads
+// NCCL_SOCKET_IFNAME itself.
+// Every rank must issue the same collectives in the same order. A collective that does not
+// complete within the timeout (a peer stalled or gone) fails with a Status on the ranks that wait
+// (Gloo), or is aborted by NCCL's watchdog. Errors are one line naming what failed: a port in
+// use, a rendezvous that timed out, a malformed variable.
+// The header carries no c10d type (pimpl): its users need not see c10d's headers.
+// Thread-safety: collectives from one thread at a time, or from the autograd thread of a
+// backward the issuing thread waits for.
+#ifndef TUNEFLEET_COMM_PROCESS_GROUP_H_
+#define TUNEFLEET_COMM_PROCESS_GROUP_H_
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <torch/types.h>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace tunefleet {
+namespace comm {
+
+struct DistEnv {
+  int rank = 0;
+  int world_size = 1;
+  int local_rank = 0;
+  int local_world_size = 1;
+  std::string master_addr = "127.0.0.1";
+  int master_port = 29500;
+
+  bool distributed() const { return world_size > 1; }
+  // The variables above; none set means one process. A malformed or inconsistent value is an
+  // error naming the variable.
+  static absl::StatusOr<DistEnv> FromEnvironment();
+};
+
+class ProcessGroup {
+ public:
+  enum class Backend { kGloo, kNccl };
+
+  // An asynchronous collective; Wait() before reading its tensors. Waiting on an NCCL
+  // collective makes the current CUDA stream wait (the host does not block).
+  class Pending {
+   public:
+    Pending();
+    ~Pending();
+    Pending(Pending&&) noexcept;
+    Pending& operator=(Pending&&) noexcept;
+    absl::Status Wait();
+    bool valid() const;
+
+   private:
+    friend class ProcessGroup;
+    struct Work;
+    std::unique_ptr<Work> work_;
+  };
+
+  // kNccl needs a LibTorch with NCCL and the current CUDA device set to the rank's GPU.
+  static absl::StatusOr<std::unique_ptr<ProcessGroup>> Connect(const DistEnv& env, Backend backend,
+                                                               std::chrono::milliseconds timeout);
+  ~ProcessGroup();
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  Backend backend() const { return backend_; }
+  static const char* BackendName(Backend backend);
+  // Whether this LibTorch has the NCCL backend.
+  static bool NcclAvailable();
+
+  // In place: each tensor becomes the sum over ranks.
+  Pending AllReduceSumAsync(torch::Tensor tensor);
+  absl::Status AllReduceSum(torch::Tensor tensor);
+  // In place: every rank gets root's tensor.
+  absl::Status Broadcast(torch::Tensor tensor, int root = 0);
+  // Every rank's `input` (same shape everywhere), concatenated along dimension 0 in rank order.
+  absl::StatusOr<torch::Tensor> AllGather(const torch::Tensor& input);
+  absl::Status Barrier();
+
+ private:
+  struct Impl;
+  ProcessGroup(std::unique_ptr<Impl> impl, int rank, int size, Backend backend);
+  std::unique_ptr<Impl> impl_;
+  int rank_;
+  int size_;
+  Backend backend_;
+};
+
+}  // namespace comm
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_COMM_PROCESS_GROUP_H_

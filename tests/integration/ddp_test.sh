@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Data parallelism on the CPU (Gloo over loopback), `trainer train` as torchrun would start it:
+#  1. two ranks with per-rank batch 8 reproduce one process with batch 16 (dropout 0, file
+#     order): every step's loss and gradient norm, the evaluations, and the final weights within
+#     1e-5 — for sts (CosineSimilarityLoss), mnrl with the positives gathered across ranks (and,
+#     as a check that can fail, not without the gathering), classification (the pooler and the
+#     head in the gradient buckets), and 2 ranks x batch 4 x grad_accum 2;
+#  2. a stalled rank (SIGSTOP): the other fails within train.ddp_timeout_s with a one-line error;
+#  3. a MASTER_PORT in use and a rendezvous nobody joins: one-line errors, no hang.
+# Args: trainer binary, compare_runs.py.
+TRAINER=$1 COMPARE=$2
+source tests/integration/lib.sh
+head -480 data/stsbenchmark/sts-train.csv > "$WORK/sts480.csv"
+cat > "$WORK/base.yaml" <<YAML
+model: {path: data/bert-tiny-random, pooling: mean, max_seq_len: 128, dropout: 0.0}
+task: {type: sts, train: $WORK/sts480.csv, eval: data/stsbenchmark/sts-dev.csv, format: stsb}
+train: {epochs: 0, max_steps: 24, batch_size: 16, lr: 1.0e-4, warmup_ratio: 0.1, schedule: linear,
+        precision: fp32, shuffle: false, eval_every_steps: 12, log_every_steps: 1, max_grad_norm: 1.0,
+        ddp_timeout_s: 60}
+output: {save: last, checkpoint: false}
+YAML
+# ours_last FILE PATTERN: the trainer wrote exactly one error line, the last one, matching PATTERN
+# (c10d may log its own lines before it).
+ours_last() {
+  [ "$(grep -c '^trainer train: error: ' "$1")" -eq 1 ] || fail "$1: not one error line: $(cat "$1")"
+  tail -1 "$1" | grep -qE "^trainer train: error: $2" || fail "$1: last line is not /$2/: $(tail -1 "$1")"
+}
+free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# run2 OUT ARGS...: two ranks over Gloo on loopback; both must succeed.
+run2() {
+  local out=$1; shift
+  local port; port=$(free_port)
+  MASTER_ADDR=127.0.0.1 MASTER_PORT=$port WORLD_SIZE=2 RANK=1 LOCAL_RANK=1 \
+    "$TRAINER" train --config "$WORK/base.yaml" output.dir="$WORK/$out" "$@" > "$WORK/$out.r1.log" 2>&1 &
+  local p1=$!
+  MASTER_ADDR=127.0.0.1 MASTER_PORT=$port WORLD_SIZE=2 RANK=0 LOCAL_RANK=0 \
+    "$TRAINER" train --config "$WORK/base.yaml" output.dir="$WORK/$out" "$@" > "$WORK/$out.r0.log" 2>&1
+  local rc0=$? rc1=0
+  wait $p1 || rc1=$?
+  [ "$rc0" -eq 0 ] && [ "$rc1" -eq 0 ] || { fail "$out: ranks exited $rc0 / $rc1: $(tail -2 "$WORK/$out.r0.log") $(tail -2 "$WORK/$out.r1.log")"; return 1; }
+}
+run1() {
+  local out=$1; shift
+  "$TRAINER" train --config "$WORK/base.yaml" output.dir="$WORK/$out" "$@" > "$WORK/$out.log" 2>&1 ||
+    { fail "$out: $(tail -2 "$WORK/$out.log")"; return 1; }
+}
+same() { echo "== $1 vs $2"; "$PY" "$COMPARE" "$WORK/$1" "$WORK/$2" 1e-5 "${@:3}" || fail "$1 and $2 differ"; }
+
+# 1. Equivalence.
+run1 sts1 && run2 sts2 train.batch_size=8 && same sts1 sts2
+grep -q "^ddp      2 ranks (gloo)" "$WORK/sts2.r0.log" || fail "rank 0 did not report DDP: $(head -12 "$WORK/sts2.r0.log")"
+[ ! -s "$WORK/sts2.r1.log" ] || fail "rank 1 printed: $(head -3 "$WORK/sts2.r1.log")"
+run2 accum train.batch_size=4 train.grad_accum=2 && same sts1 accum
+MNRL=(task.type=mnrl task.train=data/paws-wiki/dev.tsv task.format=paws 'task.eval=""')
+run1 mnrl1 "${MNRL[@]}" && run2 mnrl2 "${MNRL[@]}" train.batch_size=8 && same mnrl1 mnrl2
+run2 mnrl2_local "${MNRL[@]}" train.batch_size=8 task.mnrl_gather=false &&
+  same mnrl1 mnrl2_local --expect-differ
+CLS=(task.type=classification task.train=data/sick/SICK.txt task.format=sick 'task.eval=""' task.num_labels=3
+     model.head=data/golden/cls_head.safetensors)
+run1 cls1 "${CLS[@]}" && run2 cls2 "${CLS[@]}" train.batch_size=8 && same cls1 cls2
+
+# 2. A stalled rank: rank 1 stops (SIGSTOP) once training runs; rank 0 must fail within the
+# timeout (5 s) with one line naming itself, well before the 60 s a healthy run would wait.
+port=$(free_port)
+MASTER_ADDR=127.0.0.1 MASTER_PORT=$port WORLD_SIZE=2 RANK=1 \
+  "$TRAINER" train --config "$WORK/base.yaml" output.dir="$WORK/stall" train.batch_size=8 \
+  train.max_steps=100000 'task.eval=""' train.ddp_timeout_s=5 > "$WORK/stall.r1.log" 2>&1 &
+p1=$!
+MASTER_ADDR=127.0.0.1 MASTER_PORT=$port WORLD_SIZE=2 RANK=0 \
+  "$TRAINER" train --config "$WORK/base.yaml" output.dir="$WORK/stall" train.batch_size=8 \
+  train.max_steps=100000 'task.eval=""' train.ddp_timeout_s=5 > "$WORK/stall.r0.log" 2>"$WORK/stall.r0.err" &
+p0=$!
+wait_for 60 test -s "$WORK/stall/metrics.jsonl" || fail "the stall run never started training"
+kill -STOP $p1
+stopped=$(date +%s)
+rc=0; wait $p0 || rc=$?
+took=$(( $(date +%s) - stopped ))
+kill -9 $p1 2>/dev/null; wait $p1 2>/dev/null
+echo "stalled rank: rank 0 exited $rc after ${took} s: $(cat "$WORK/stall.r0.err")"
+[ "$rc" -ne 0 ] || fail "rank 0 did not fail when rank 1 stalled"
+[ "$took" -le 20 ] || fail "rank 0 took ${took} s to notice the stall (timeout 5 s)"
+ours_last "$WORK/stall.r0.err" "rank 0: "
+
+# 3. A port in use, a rendezvous nobody joins.
+port=$(free_port)
+"$PY" -c "import socket,time; s=socket.socket(); s.bind(('127.0.0.1',$port)); s.listen(); time.sleep(30)" &
+holder=$!
+sleep 0.5
+MASTER_ADDR=127.0.0.1 MASTER_PORT=$port WORLD_SIZE=2 RANK=0 \
+  "$TRAINER" train --config "$WORK/base.yaml" output.dir="$WORK/busy" train.ddp_timeout_s=3 \
+  > /dev/null 2> "$WORK/busy.err"; rc=$?
+kill $holder 2>/dev/null; wait $holder 2>/dev/null
+echo "port in use: exit $rc: $(cat "$WORK/busy.err")"
+[ "$rc" -ne 0 ] || fail "port in use: exit 0"
+ours_last "$WORK/busy.err" "rank 0: rendezvous: MASTER_PORT $port is already in use"
+start=$(date +%s)
+MASTER_ADDR=127.0.0.1 MASTER_PORT=$(free_port) WORLD_SIZE=2 RANK=1 \
+  "$TRAINER" train --config "$WORK/base.yaml" output.dir="$WORK/alone" train.ddp_timeout_s=3 \
+  > /dev/null 2> "$WORK/alone.err"; rc=$?
+echo "nobody to meet: exit $rc after $(( $(date +%s) - start )) s: $(cat "$WORK/alone.err")"
+[ "$rc" -ne 0 ] || fail "lonely rank: exit 0"
+ours_last "$WORK/alone.err" "rank 1: rendezvous at 127.0.0.1:[0-9]+ failed"
+wait_for 5 no_leftovers || fail "processes left behind: $(pgrep -af "$WORK")"
+finish

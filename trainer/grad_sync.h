@@ -1,0 +1,67 @@
+// Data-parallel gradient averaging, as torch.nn.parallel.DistributedDataParallel's reducer does
+// it (Li et al., VLDB 2020):
+//   - the parameters go into buckets in reverse order of registration (about the order in which
+//     backward produces their gradients), of at most `bucket_bytes` each (the first at most
+//     1 MiB, so that communication starts early);
+//   - each parameter's gradient is a view into its bucket's flat buffer (gradient_as_bucket_view:
+//     no copies), so the optimizer reads the averaged gradients in place;
+//   - a hook after each parameter's gradient accumulation marks it ready; when a bucket is
+//     complete, it is divided by the world size and its all-reduce starts, buckets always in
+//     the same order on every rank, while backward goes on computing earlier layers' gradients;
+//   - on gradient-accumulation micro-steps (set_sync(false)) nothing is communicated: the
+//     gradients accumulate locally and the last micro-step's backward sends their sum.
+// Finish() after the synchronizing backward starts any bucket still waiting (parameters that got
+// no gradient contribute zeros) and waits for all; then every rank holds the same mean gradient.
+// Parameters must be float tensors on one device; pass only parameters the loss uses.
+// Thread-safety: hooks run on autograd threads under an internal lock; the other methods from
+// the training thread, between backward passes.
+#ifndef TUNEFLEET_TRAINER_GRAD_SYNC_H_
+#define TUNEFLEET_TRAINER_GRAD_SYNC_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <torch/types.h>
+
+#include "absl/status/status.h"
+#include "comm/process_group.h"
+
+namespace tunefleet {
+namespace trainer {
+
+inline constexpr int64_t kDefaultBucketBytes = 25 * 1024 * 1024;  // DDP's bucket_cap_mb = 25
+inline constexpr int64_t kFirstBucketBytes = 1024 * 1024;
+
+class GradSync {
+ public:
+  GradSync(comm::ProcessGroup* group, std::vector<torch::Tensor> params,
+           int64_t bucket_bytes = kDefaultBucketBytes);
+  ~GradSync();
+  GradSync(const GradSync&) = delete;
+  GradSync& operator=(const GradSync&) = delete;
+
+  // Rank 0's parameter values to every rank (call once, before training).
+  absl::Status BroadcastParameters();
+  // Zeroes the gradients (the bucket buffers); call before a step's first backward.
+  void ZeroGrads();
+  // Whether the next backward communicates (true on the last micro-step of a step).
+  void set_sync(bool on);
+  // After the synchronizing backward: completes every bucket's all-reduce.
+  absl::Status Finish();
+
+  int64_t num_buckets() const;
+  // Parameter indices (into the constructor's vector) of bucket b, in bucket order.
+  const std::vector<size_t>& bucket_params(int64_t b) const;
+
+  struct State;  // implementation (shared with the autograd hooks)
+
+ private:
+  std::shared_ptr<State> state_;
+  std::vector<std::shared_ptr<torch::autograd::Node>> accumulators_;  // keeps the hooks alive
+};
+
+}  // namespace trainer
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_TRAINER_GRAD_SYNC_H_
