@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Data parallelism across hosts: two network namespaces made here, joined by a veth pair, one
+# trainer rank in each, Gloo between their veth addresses (the only path between them):
+# 2 ranks x batch 8 reproduce 1 process x batch 16 within 1e-5 (losses, gradient norms,
+# evaluations, final weights). Needs root (CI runs as root).
+# Args: trainer binary, compare_runs.py.
+TRAINER=$1 COMPARE=$2
+source tests/integration/lib.sh
+[ "$(id -u)" -eq 0 ] || { fail "needs root to make network namespaces"; finish; }
+A=tfa$$ B=tfb$$ NET=10.211.$((RANDOM % 250 + 1))
+cleanup_netns() { ip netns del "$A" 2>/dev/null; ip netns del "$B" 2>/dev/null; cleanup; }
+trap cleanup_netns EXIT
+ip netns add "$A" && ip netns add "$B" &&
+  ip link add "va$$" type veth peer name "vb$$" &&
+  ip link set "va$$" netns "$A" && ip link set "vb$$" netns "$B" &&
+  ip -n "$A" addr add "$NET.1/24" dev "va$$" && ip -n "$B" addr add "$NET.2/24" dev "vb$$" &&
+  ip -n "$A" link set "va$$" up && ip -n "$B" link set "vb$$" up &&
+  ip -n "$A" link set lo up && ip -n "$B" link set lo up ||
+  { fail "cannot make the namespaces"; finish; }
+echo "hosts: $A ($NET.1), $B ($NET.2)"
+
+head -480 data/stsbenchmark/sts-train.csv > "$WORK/sts480.csv"
+cat > "$WORK/base.yaml" <<YAML
+model: {path: data/bert-tiny-random, pooling: mean, max_seq_len: 128, dropout: 0.0}
+task: {type: sts, train: $WORK/sts480.csv, eval: data/stsbenchmark/sts-dev.csv, format: stsb}
+train: {epochs: 0, max_steps: 24, batch_size: 16, lr: 1.0e-4, warmup_ratio: 0.1, schedule: linear,
+        precision: fp32, shuffle: false, eval_every_steps: 12, log_every_steps: 1, max_grad_norm: 1.0,
+        ddp_timeout_s: 60}
+output: {save: last, checkpoint: false}
+YAML
+"$TRAINER" train --config "$WORK/base.yaml" output.dir="$WORK/one" > "$WORK/one.log" 2>&1 ||
+  fail "one process: $(tail -2 "$WORK/one.log")"
+
+export MASTER_ADDR=$NET.1 MASTER_PORT=29533 WORLD_SIZE=2
+ip netns exec "$B" env RANK=1 LOCAL_RANK=0 "$TRAINER" train --config "$WORK/base.yaml" \
+  output.dir="$WORK/two-b" train.batch_size=8 > "$WORK/b.log" 2>&1 &
+pb=$!
+ip netns exec "$A" env RANK=0 LOCAL_RANK=0 "$TRAINER" train --config "$WORK/base.yaml" \
+  output.dir="$WORK/two" train.batch_size=8 > "$WORK/a.log" 2>&1; ra=$?
+rb=0; wait $pb || rb=$?
+[ "$ra" -eq 0 ] && [ "$rb" -eq 0 ] || fail "ranks exited $ra / $rb: $(tail -2 "$WORK/a.log") | $(tail -2 "$WORK/b.log")"
+grep "^ddp " "$WORK/a.log"
+"$PY" "$COMPARE" "$WORK/one" "$WORK/two" 1e-5 || fail "2 hosts differ from 1 process"
+wait_for 5 no_leftovers || fail "processes left behind: $(pgrep -af "$WORK")"
+finish
