@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <numeric>
 #include <sstream>
 
@@ -17,6 +18,8 @@
 #include "common/cli.h"
 #include "common/logging.h"
 #include "nlohmann/json.hpp"
+#include "comm/process_group.h"
+#include "trainer/autocast.h"
 #include "trainer/bert_model.h"
 #include "trainer/device.h"
 #include "trainer/pooling.h"
@@ -93,7 +96,7 @@ struct TempFile {
 }  // namespace
 
 int RunEncode(const std::vector<std::string>& args) {
-  std::string model_dir, input, output, pooling_name, device_name = "auto";
+  std::string model_dir, input, output, pooling_name, device_name = "auto", precision_name = "fp32";
   int64_t batch_size = 32, max_len = 0;
   CommandLine cli(kProgram, "",
                   "Encodes one sentence a line of --input with the model's pooling; writes one\n"
@@ -109,6 +112,7 @@ int RunEncode(const std::vector<std::string>& args) {
                 "mean | cls | max (default: the model's sentence-transformers pooling, else mean)",
                 "MODE");
   cli.AddString("device", &device_name, "auto | cpu | cuda", "DEVICE");
+  cli.AddString("precision", &precision_name, "fp32 | bf16 (autocast)", "P");
   absl::Status status = cli.Parse(args);
   if (cli.help_requested()) {
     std::cout << cli.Help();
@@ -127,6 +131,12 @@ int RunEncode(const std::vector<std::string>& args) {
   if (status.ok() && device_name != "auto" && device_name != "cpu" && device_name != "cuda") {
     status = absl::InvalidArgumentError("--device must be auto, cpu or cuda");
   }
+  absl::StatusOr<Precision> precision = ParsePrecision(precision_name);
+  if (status.ok() && (!precision.ok() || *precision == Precision::kFp16)) {
+    status = absl::InvalidArgumentError("--precision must be fp32 or bf16");
+  }
+  auto env = comm::DistEnv::FromEnvironment();
+  if (status.ok() && !env.ok()) status = env.status();
   if (!status.ok()) return Fail(kExitUsage, status);
 
   std::ifstream in(input, std::ios::binary);
@@ -158,16 +168,33 @@ int RunEncode(const std::vector<std::string>& args) {
   if (max_len == 0) max_len = info.max_seq_length > 0 ? info.max_seq_length : kDefaultMaxLen;
   max_len = std::min(max_len, info.config.max_position_embeddings);
 
-  const DeviceInfo device = SelectDevice(-1);
+  const DeviceInfo device = SelectDevice(env->distributed() ? env->local_rank : -1);
   if (device_name == "cuda" && !device.device.is_cuda()) {
     return Fail(kExitUsage, absl::FailedPreconditionError("--device cuda: no CUDA device"));
   }
   const torch::Device target = device_name == "cpu" ? torch::Device(torch::kCPU) : device.device;
+  // Under a torchrun-style launcher the ranks share the work: each encodes its part of every
+  // chunk of the input, rank 0 gathers the parts and writes them in input order.
+  std::unique_ptr<comm::ProcessGroup> group;
+  if (env->distributed()) {
+    MakeCurrent(target);
+    auto connected = comm::ProcessGroup::Connect(
+        *env, target.is_cuda() ? comm::ProcessGroup::Backend::kNccl : comm::ProcessGroup::Backend::kGloo,
+        std::chrono::seconds(300));
+    if (!connected.ok()) {
+      return Fail(kExitFailure, absl::Status(connected.status().code(),
+                                             absl::StrCat("rank ", env->rank, ": ",
+                                                          connected.status().message())));
+    }
+    group = std::move(*connected);
+  }
+  const int world = group ? group->size() : 1, rank = group ? group->rank() : 0;
 
   const bool npy = absl::EndsWith(output, ".npy");
-  TempFile temp{output + ".tmp-encode"};
-  std::ofstream out(temp.path, std::ios::binary | std::ios::trunc);
-  if (!out) {
+  TempFile temp{rank == 0 ? output + ".tmp-encode" : ""};
+  std::ofstream out;
+  if (rank == 0) out.open(temp.path, std::ios::binary | std::ios::trunc);
+  if (rank == 0 && !out) {
     return Fail(kExitUsage, absl::PermissionDeniedError(absl::StrCat(
                                 output, ": cannot write: ", std::strerror(errno))));
   }
@@ -182,9 +209,14 @@ int RunEncode(const std::vector<std::string>& args) {
     std::string text;
     const int64_t chunk = batch_size * kBatchesPerChunk;
     for (int64_t begin = 0; begin < n; begin += chunk) {
-      const int64_t size = std::min(chunk, n - begin);
+      const int64_t whole = std::min(chunk, n - begin);
+      // This rank's contiguous part of the chunk: `per` rows, the last ranks' parts short.
+      const int64_t per = (whole + world - 1) / world;
+      const int64_t lo = std::min(whole, rank * per), size = std::min(whole, lo + per) - lo;
       std::vector<Encoding> encodings(size);
-      for (int64_t i = 0; i < size; ++i) encodings[i] = tokenizer->Encode(lines[begin + i], max_len);
+      for (int64_t i = 0; i < size; ++i) {
+        encodings[i] = tokenizer->Encode(lines[begin + lo + i], max_len);
+      }
       std::vector<int64_t> order(size);
       std::iota(order.begin(), order.end(), 0);
       std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
@@ -200,20 +232,38 @@ int RunEncode(const std::vector<std::string>& args) {
           return torch::from_blob(v.data(), {padded.rows, padded.cols}, torch::kLong).clone();
         };
         const torch::Tensor mask = tensor(padded.attention_mask);
-        auto result = BertForward(*model, tensor(padded.input_ids), tensor(padded.token_type_ids), mask);
+        absl::StatusOr<BertOutput> result;
+        {
+          AutocastScope autocast(target.type(), *precision);
+          result = BertForward(*model, tensor(padded.input_ids), tensor(padded.token_type_ids), mask);
+        }
         if (!result.ok()) return Fail(kExitFailure, result.status());
-        torch::Tensor pooled = Pool(result->last_hidden_state, mask.to(target), *pooling);
+        torch::Tensor pooled =
+            Pool(result->last_hidden_state.to(torch::kFloat), mask.to(target), *pooling);
         if (info.normalize) pooled = pooled / pooled.norm(2, 1, true).clamp_min(1e-12);
         const torch::Tensor rows_index = torch::tensor(
             std::vector<int64_t>(order.begin() + b, order.begin() + b + rows), torch::kLong);
         embeddings.index_copy_(0, rows_index, pooled.to(torch::kCPU, torch::kFloat32));
       }
+      if (group != nullptr) {
+        // Parts padded to `per` rows, gathered in rank order: the chunk's rows come first.
+        torch::Tensor part = torch::zeros({per, hidden}, torch::kFloat32);
+        if (size > 0) part.narrow(0, 0, size).copy_(embeddings);
+        if (group->backend() == comm::ProcessGroup::Backend::kNccl) part = part.to(target);
+        absl::StatusOr<torch::Tensor> all = group->AllGather(part);
+        if (!all.ok()) {
+          return Fail(kExitFailure, absl::Status(all.status().code(), absl::StrCat(
+                                                      "rank ", rank, ": ", all.status().message())));
+        }
+        embeddings = all->narrow(0, 0, whole).to(torch::kCPU).contiguous();
+      }
+      if (rank != 0) continue;
       const float* data = embeddings.data_ptr<float>();
       if (npy) {
-        out.write(reinterpret_cast<const char*>(data), size * hidden * sizeof(float));
+        out.write(reinterpret_cast<const char*>(data), whole * hidden * sizeof(float));
       } else {
         text.clear();
-        for (int64_t i = 0; i < size; ++i) AppendJsonLine(data + i * hidden, hidden, &text);
+        for (int64_t i = 0; i < whole; ++i) AppendJsonLine(data + i * hidden, hidden, &text);
         out << text;
       }
     }
@@ -221,6 +271,7 @@ int RunEncode(const std::vector<std::string>& args) {
     return Fail(kExitFailure, absl::InternalError(absl::StrCat("encoding failed: ",
                                                                e.what_without_backtrace())));
   }
+  if (rank != 0) return kExitOk;
   out.close();
   if (!out) return Fail(kExitFailure, absl::DataLossError(absl::StrCat(output, ": write failed")));
   if (std::rename(temp.path.c_str(), output.c_str()) != 0) {
@@ -232,7 +283,8 @@ int RunEncode(const std::vector<std::string>& args) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   TF_LOG(INFO) << "encoded " << n << " sentences (pooling " << PoolingName(*pooling)
                << (info.normalize ? ", normalized" : "") << ", max_len " << max_len << ") on "
-               << target.str() << " in " << seconds << " s into " << output;
+               << target.str() << (world > 1 ? absl::StrCat(" and ", world - 1, " more rank(s)") : "")
+               << " in " << seconds << " s into " << output;
   return kExitOk;
 }
 

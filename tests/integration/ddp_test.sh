@@ -6,7 +6,9 @@
 #     as a check that can fail, not without the gathering), classification (the pooler and the
 #     head in the gradient buckets), and 2 ranks x batch 4 x grad_accum 2;
 #  2. a stalled rank (SIGSTOP): the other fails within train.ddp_timeout_s with a one-line error;
-#  3. a MASTER_PORT in use and a rendezvous nobody joins: one-line errors, no hang.
+#  3. a MASTER_PORT in use and a rendezvous nobody joins: one-line errors, no hang;
+#  4. `trainer encode` on 2 ranks writes the embeddings of 1 process in input order: byte for
+#     byte with one sentence a batch (the same arithmetic per sentence), within 1e-6 in batches.
 # Args: trainer binary, compare_runs.py.
 TRAINER=$1 COMPARE=$2
 source tests/integration/lib.sh
@@ -101,5 +103,31 @@ MASTER_ADDR=127.0.0.1 MASTER_PORT=$(free_port) WORLD_SIZE=2 RANK=1 \
 echo "nobody to meet: exit $rc after $(( $(date +%s) - start )) s: $(cat "$WORK/alone.err")"
 [ "$rc" -ne 0 ] || fail "lonely rank: exit 0"
 ours_last "$WORK/alone.err" "rank 1: rendezvous at 127.0.0.1:[0-9]+ failed"
+# 4. Encoding on 2 ranks.
+cut -f6 data/stsbenchmark/sts-dev.csv | head -700 > "$WORK/sentences.txt"
+enc1() { "$TRAINER" encode --model data/bert-tiny-random --input "$WORK/sentences.txt" "$@" 2>/dev/null; }
+enc2() {
+  local port; port=$(free_port)
+  MASTER_ADDR=127.0.0.1 MASTER_PORT=$port WORLD_SIZE=2 RANK=1 enc1 "$@" --output "$WORK/unused" &
+  local p1=$!
+  MASTER_ADDR=127.0.0.1 MASTER_PORT=$port WORLD_SIZE=2 RANK=0 enc1 "$@"; local rc=$?
+  wait $p1 && [ "$rc" -eq 0 ]
+}
+enc1 --batch_size 1 --output "$WORK/one.jsonl" || fail "encode, 1 process"
+enc2 --batch_size 1 --output "$WORK/two.jsonl" || fail "encode, 2 ranks"
+[ ! -e "$WORK/unused" ] || fail "rank 1 wrote an output file"
+cmp -s "$WORK/one.jsonl" "$WORK/two.jsonl" && echo "encode, batch 1: 2 ranks = 1 process, byte for byte" ||
+  fail "encode on 2 ranks differs from 1 process (batch 1)"
+enc1 --batch_size 32 --output "$WORK/one32.jsonl" && enc2 --batch_size 32 --output "$WORK/two32.jsonl" ||
+  fail "encode, batch 32"
+"$PY" - "$WORK/one32.jsonl" "$WORK/two32.jsonl" <<'PY' || fail "encode on 2 ranks differs from 1 process (batch 32)"
+import json, sys
+a = [json.loads(l)["embedding"] for l in open(sys.argv[1])]
+b = [json.loads(l)["embedding"] for l in open(sys.argv[2])]
+assert len(a) == len(b) == 700, (len(a), len(b))
+d = max(abs(x - y) for u, v in zip(a, b) for x, y in zip(u, v))
+print(f"encode, batch 32: 700 sentences, max abs difference {d:.3g}")
+assert d <= 1e-6
+PY
 wait_for 5 no_leftovers || fail "processes left behind: $(pgrep -af "$WORK")"
 finish
