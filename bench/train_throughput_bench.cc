@@ -24,6 +24,7 @@
 // formula, peak_mem_gib) plus impl, variant, device, step_ms, loss_first (first warm-up step)
 // and loss_last (last timed step). Single process, single device.
 #include <chrono>
+#include <string>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -49,12 +50,14 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "comm/process_group.h"
 #include "common/cli.h"
 #include "trainer/adamw.h"
 #include "trainer/autocast.h"
 #include "trainer/bert_model.h"
 #include "trainer/checkpoint.h"
 #include "trainer/device.h"
+#include "trainer/grad_sync.h"
 #include "trainer/memory_estimate.h"
 
 namespace tunefleet {
@@ -125,13 +128,19 @@ TORCH_MODULE(BertClassifier);
 // Model, one fixed batch and the optimizer of the chosen variant.
 class Trainer {
  public:
-  Trainer(const Options& o, const trainer::BertConfig& config, torch::Device device)
+  Trainer(const Options& o, const trainer::BertConfig& config, torch::Device device,
+          comm::ProcessGroup* group)
       : device_(device),
         precision_(o.precision == "bf16" ? trainer::Precision::kBf16 : trainer::Precision::kFp32),
         model_(config, o.qkv == "fused") {
     model_->to(device);
     model_->train();
     params_ = model_->parameters();
+    if (group != nullptr) {
+      grad_sync_ = std::make_unique<trainer::GradSync>(group, params_);
+      const absl::Status s = grad_sync_->BroadcastParameters();
+      TORCH_CHECK(s.ok(), std::string(s.message()));
+    }
     const auto longs = torch::TensorOptions().dtype(torch::kLong).device(device);
     ids_ = torch::randint(1000, 30000, {o.batch, o.seq}, longs);
     // No padding: the anchor's attention mask is all ones, which transformers drops before
@@ -149,13 +158,20 @@ class Trainer {
   }
 
   // Forward under autocast (bf16) and backward; returns the loss, detached.
+  // Under DDP the gradients are views into the buckets: zeroed here (inside a captured step
+  // too), all-reduced by the hooks during backward, completed by Finish().
   torch::Tensor ForwardBackward() {
+    if (grad_sync_ != nullptr) grad_sync_->ZeroGrads();
     torch::Tensor loss;
     {
       trainer::AutocastScope autocast(device_.type(), precision_);
       loss = torch::nn::functional::cross_entropy(model_->forward(ids_, mask_), labels_);
     }
     loss.backward();
+    if (grad_sync_ != nullptr) {
+      const absl::Status s = grad_sync_->Finish();
+      TORCH_CHECK(s.ok(), std::string(s.message()));
+    }
     return loss.detach();
   }
 
@@ -169,6 +185,7 @@ class Trainer {
 
   // zero_grad(set_to_none=True).
   void ClearGrads() {
+    if (grad_sync_ != nullptr) return;  // bucket views stay; ForwardBackward zeroes them
     for (torch::Tensor& p : params_) p.mutable_grad() = torch::Tensor();
   }
 
@@ -187,6 +204,7 @@ class Trainer {
   torch::Tensor ids_, mask_, labels_;
   std::unique_ptr<torch::optim::AdamW> eager_;
   std::unique_ptr<trainer::AdamW> fused_;
+  std::unique_ptr<trainer::GradSync> grad_sync_;
 };
 
 void Synchronize(const torch::Device& device) {
@@ -335,12 +353,33 @@ int Main(const std::vector<std::string>& args) {
     PrintError(kProgram, parsed);
     return kExitUsage;
   }
+  // Data parallel when started by torchrun (torchrun --no-python ... train_throughput_bench).
+  auto env = comm::DistEnv::FromEnvironment();
+  if (!env.ok()) {
+    PrintError(kProgram, env.status());
+    return kExitUsage;
+  }
   try {
-    const torch::Device device =
-        o.device == "cuda" ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
+    const torch::Device device = o.device == "cuda"
+                                     ? torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(
+                                                                       env->local_rank))
+                                     : torch::Device(torch::kCPU);
+    trainer::MakeCurrent(device);
+    std::unique_ptr<comm::ProcessGroup> group;
+    if (env->distributed()) {
+      auto connected = comm::ProcessGroup::Connect(
+          *env, device.is_cuda() ? comm::ProcessGroup::Backend::kNccl : comm::ProcessGroup::Backend::kGloo,
+          std::chrono::seconds(300));
+      if (!connected.ok()) {
+        PrintError(kProgram, connected.status());
+        return kExitFailure;
+      }
+      group = std::move(*connected);
+    }
+    const int world = env->world_size;
     torch::manual_seed(0);
     const trainer::BertConfig config = ModelConfig(o);
-    Trainer runner(o, config, device);
+    Trainer runner(o, config, device, group.get());
     Synchronize(device);
     trainer::ResetPeakMemory(device);
     Result r;
@@ -350,17 +389,26 @@ int Main(const std::vector<std::string>& args) {
     r = RunEager(runner, o, device);
 #endif
     if (device.is_cuda()) r.peak_mem_gib = trainer::GiB(trainer::PeakMemoryBytes(device));
-    const double samples_per_s = static_cast<double>(o.batch * o.steps) / r.seconds;
+    if (group != nullptr) {  // the slowest rank's time is the job's
+      torch::Tensor t = torch::tensor({r.seconds}, torch::kDouble);
+      if (device.is_cuda()) t = t.to(device);
+      auto gathered = group->AllGather(t);
+      TORCH_CHECK(gathered.ok(), std::string(gathered.status().message()));
+      r.seconds = gathered->max().item<double>();
+      if (env->rank != 0) return kExitOk;
+    }
+    const double samples_per_s = static_cast<double>(o.batch * o.steps * world) / r.seconds;
     const double tflops = samples_per_s * FlopsPerSequence(config, o.seq) / 1e12;
     const std::string peak =
         r.peak_mem_gib ? absl::StrCat(std::round(*r.peak_mem_gib * 100) / 100) : "null";
     std::printf(
         "{\"impl\": \"tunefleet\", \"variant\": \"%s\", \"qkv\": \"%s\", \"model\": \"%s\", "
         "\"precision\": \"%s\", "
-        "\"world\": 1, \"batch_per_gpu\": %lld, \"seq\": %lld, \"device\": \"%s\", "
+        "\"world\": %d, \"batch_per_gpu\": %lld, \"seq\": %lld, \"device\": \"%s\", "
         "\"samples_per_s\": %.1f, \"model_tflops\": %.1f, \"peak_mem_gib\": %s, "
         "\"step_ms\": %.2f, \"loss_first\": %.6f, \"loss_last\": %.6f, \"libtorch\": \"%s\"}\n",
-        o.variant.c_str(), o.qkv.c_str(), o.model.c_str(), o.precision.c_str(), static_cast<long long>(o.batch),
+        o.variant.c_str(), o.qkv.c_str(), o.model.c_str(), o.precision.c_str(), world,
+        static_cast<long long>(o.batch),
         static_cast<long long>(o.seq), o.device.c_str(), samples_per_s, tflops, peak.c_str(),
         1e3 * r.seconds / static_cast<double>(o.steps), r.loss_first, r.loss_last,
         trainer::DescribeLibTorch().c_str());
