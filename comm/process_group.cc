@@ -9,8 +9,14 @@
 #include <cstdlib>
 #include <cstring>
 
-#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
+// PyTorch's wheels ship LibTorch without Gloo's headers: there, only NCCL is available.
+#if __has_include(<gloo/algorithm.h>)
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#define TUNEFLEET_HAS_GLOO 1
+#else
+#define TUNEFLEET_HAS_GLOO 0
+#endif
 #include <torch/version.h>
 #ifdef USE_C10D_NCCL
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
@@ -190,6 +196,11 @@ absl::StatusOr<std::unique_ptr<ProcessGroup>> ProcessGroup::Connect(
       return absl::UnimplementedError("this LibTorch has no NCCL: use CPU ranks (Gloo)");
 #endif
     } else {
+#if !TUNEFLEET_HAS_GLOO
+      return absl::UnimplementedError(
+          "this LibTorch has no Gloo headers: CPU ranks need a LibTorch with Gloo (Debian's); "
+          "GPU ranks use NCCL");
+#else
       auto options = c10d::ProcessGroupGloo::Options::create();
       options->timeout = timeout;
       if (const char* ifname = std::getenv("GLOO_SOCKET_IFNAME"); ifname != nullptr && *ifname) {
@@ -201,6 +212,7 @@ absl::StatusOr<std::unique_ptr<ProcessGroup>> ProcessGroup::Connect(
       }
       impl->pg = c10::make_intrusive<c10d::ProcessGroupGloo>(impl->store, env.rank,
                                                             env.world_size, options);
+#endif
     }
   } catch (const std::exception& e) {
     return absl::UnavailableError(absl::StrCat("process group (", BackendName(backend),
