@@ -17,7 +17,8 @@ BATCHES=("$@")
 GPUS=${GPUS:-2}
 export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0}
 LOG=$(mktemp)
-trap 'rm -f "$LOG"' EXIT
+RAW=$(mktemp)
+trap 'rm -f "$LOG" "$RAW"' EXIT
 RUN=(python3 -m torch.distributed.run --standalone --nproc_per_node="$GPUS")
 
 for b in "${BATCHES[@]}"; do
@@ -26,7 +27,9 @@ for b in "${BATCHES[@]}"; do
     "${a[@]}" --model "$MODEL" --precision bf16 --batch "$b" 2>/dev/null | grep '^{' |
       sed 's/^{/{"impl": "anchor", "variant": "ddp", /' | tee -a "$LOG"
     for v in fused graph; do
-      "${t[@]}" --model "$MODEL" --precision bf16 --batch "$b" --variant "$v" 2>&1 | grep '^{' | tee -a "$LOG"
+      "${t[@]}" --model "$MODEL" --precision bf16 --batch "$b" --variant "$v" > "$RAW" 2>&1
+      grep '^{' "$RAW" | tee -a "$LOG"
+      grep -q '^{' "$RAW" || { echo "$v, $n GPU(s), batch $b failed:"; grep -iE "error" "$RAW" | head -3; }
     done
   done
 done

@@ -256,7 +256,8 @@ Result RunGraph(Trainer& trainer, const Options& o, const torch::Device& device)
     // No gradients before the capture: the captured backward allocates them in the graph's
     // pool (instead of accumulating into old ones), and each replay overwrites them.
     trainer.ClearGrads();
-    graph->capture_begin();
+    // Relaxed capture: under DDP, NCCL's own threads make CUDA calls while this one captures.
+    graph->capture_begin({0, 0}, cudaStreamCaptureModeRelaxed);
     static_loss = trainer.ForwardBackward();
     trainer.OptimizerStep();
     graph->capture_end();

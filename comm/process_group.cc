@@ -223,13 +223,30 @@ absl::StatusOr<std::unique_ptr<ProcessGroup>> ProcessGroup::Connect(
       new ProcessGroup(std::move(impl), env.rank, env.world_size, backend));
 }
 
+ProcessGroup::Pending ProcessGroup::AllReduceMeanAsync(torch::Tensor tensor) {
+#ifdef USE_C10D_NCCL
+  if (backend_ == Backend::kNccl) return AllReduceAsync(std::move(tensor), /*mean=*/true);
+#endif
+  {
+    torch::NoGradGuard no_grad;
+    tensor.div_(static_cast<double>(size_));
+  }
+  return AllReduceAsync(std::move(tensor), /*mean=*/false);
+}
+
 ProcessGroup::Pending ProcessGroup::AllReduceSumAsync(torch::Tensor tensor) {
+  return AllReduceAsync(std::move(tensor), /*mean=*/false);
+}
+
+ProcessGroup::Pending ProcessGroup::AllReduceAsync(torch::Tensor tensor, bool mean) {
   Pending p;
   p.work_ = std::make_unique<Pending::Work>();
   p.work_->what = "all-reduce";
   std::vector<torch::Tensor> tensors = {std::move(tensor)};
+  c10d::AllreduceOptions options;
+  if (mean) options.reduceOp = c10d::ReduceOp::AVG;
   try {
-    p.work_->work = impl_->pg->allreduce(tensors, c10d::AllreduceOptions());
+    p.work_->work = impl_->pg->allreduce(tensors, options);
   } catch (const c10::Error& e) {
     // Reported by Wait(): a work that already failed.
     p.work_->what = absl::StrCat("all-reduce (", FirstLine(e.what_without_backtrace()), ")");

@@ -80,6 +80,8 @@ class ProcessGroup {
 
   // In place: each tensor becomes the sum over ranks.
   Pending AllReduceSumAsync(torch::Tensor tensor);
+  // In place: the mean over ranks (NCCL's AVG in one pass; Gloo divides, then sums).
+  Pending AllReduceMeanAsync(torch::Tensor tensor);
   absl::Status AllReduceSum(torch::Tensor tensor);
   // In place: every rank gets root's tensor.
   absl::Status Broadcast(torch::Tensor tensor, int root = 0);
@@ -90,6 +92,7 @@ class ProcessGroup {
  private:
   struct Impl;
   ProcessGroup(std::unique_ptr<Impl> impl, int rank, int size, Backend backend);
+  Pending AllReduceAsync(torch::Tensor tensor, bool mean);
   std::unique_ptr<Impl> impl_;
   int rank_;
   int size_;

@@ -209,21 +209,18 @@ int RunEncode(const std::vector<std::string>& args) {
     std::string text;
     const int64_t chunk = batch_size * kBatchesPerChunk;
     for (int64_t begin = 0; begin < n; begin += chunk) {
-      const int64_t whole = std::min(chunk, n - begin);
-      // This rank's contiguous part of the chunk: `per` rows, the last ranks' parts short.
-      const int64_t per = (whole + world - 1) / world;
-      const int64_t lo = std::min(whole, rank * per), size = std::min(whole, lo + per) - lo;
+      // Every rank cuts the chunk into the same length-sorted batches that one process would,
+      // and computes every world_size-th of them: the same arithmetic, whatever the ranks.
+      const int64_t size = std::min(chunk, n - begin);
       std::vector<Encoding> encodings(size);
-      for (int64_t i = 0; i < size; ++i) {
-        encodings[i] = tokenizer->Encode(lines[begin + lo + i], max_len);
-      }
+      for (int64_t i = 0; i < size; ++i) encodings[i] = tokenizer->Encode(lines[begin + i], max_len);
       std::vector<int64_t> order(size);
       std::iota(order.begin(), order.end(), 0);
       std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
         return encodings[a].ids.size() > encodings[b].ids.size();
       });
-      torch::Tensor embeddings = torch::empty({size, hidden}, torch::kFloat32);
-      for (int64_t b = 0; b < size; b += batch_size) {
+      torch::Tensor embeddings = torch::zeros({size, hidden}, torch::kFloat32);
+      for (int64_t b = rank * batch_size; b < size; b += batch_size * world) {
         const int64_t rows = std::min(batch_size, size - b);
         std::vector<Encoding> batch;
         for (int64_t r = 0; r < rows; ++r) batch.push_back(encodings[order[b + r]]);
@@ -246,24 +243,23 @@ int RunEncode(const std::vector<std::string>& args) {
         embeddings.index_copy_(0, rows_index, pooled.to(torch::kCPU, torch::kFloat32));
       }
       if (group != nullptr) {
-        // Parts padded to `per` rows, gathered in rank order: the chunk's rows come first.
-        torch::Tensor part = torch::zeros({per, hidden}, torch::kFloat32);
-        if (size > 0) part.narrow(0, 0, size).copy_(embeddings);
-        if (group->backend() == comm::ProcessGroup::Backend::kNccl) part = part.to(target);
-        absl::StatusOr<torch::Tensor> all = group->AllGather(part);
-        if (!all.ok()) {
-          return Fail(kExitFailure, absl::Status(all.status().code(), absl::StrCat(
-                                                      "rank ", rank, ": ", all.status().message())));
+        // Each row was computed by one rank and is zero elsewhere: the sum is the chunk.
+        torch::Tensor all = group->backend() == comm::ProcessGroup::Backend::kNccl
+                                ? embeddings.to(target)
+                                : embeddings;
+        if (absl::Status s = group->AllReduceSum(all); !s.ok()) {
+          return Fail(kExitFailure,
+                      absl::Status(s.code(), absl::StrCat("rank ", rank, ": ", s.message())));
         }
-        embeddings = all->narrow(0, 0, whole).to(torch::kCPU).contiguous();
+        embeddings = all.to(torch::kCPU).contiguous();
       }
       if (rank != 0) continue;
       const float* data = embeddings.data_ptr<float>();
       if (npy) {
-        out.write(reinterpret_cast<const char*>(data), whole * hidden * sizeof(float));
+        out.write(reinterpret_cast<const char*>(data), size * hidden * sizeof(float));
       } else {
         text.clear();
-        for (int64_t i = 0; i < whole; ++i) AppendJsonLine(data + i * hidden, hidden, &text);
+        for (int64_t i = 0; i < size; ++i) AppendJsonLine(data + i * hidden, hidden, &text);
         out << text;
       }
     }

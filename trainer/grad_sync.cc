@@ -32,8 +32,7 @@ struct GradSync::State {
   std::mutex mu;
 
   void Launch(Bucket& b) {
-    b.buffer.div_(static_cast<double>(group->size()));
-    b.pending = group->AllReduceSumAsync(b.buffer);
+    b.pending = group->AllReduceMeanAsync(b.buffer);
     b.launched = true;
   }
 

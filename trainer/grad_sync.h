@@ -6,7 +6,7 @@
 //   - each parameter's gradient is a view into its bucket's flat buffer (gradient_as_bucket_view:
 //     no copies), so the optimizer reads the averaged gradients in place;
 //   - a hook after each parameter's gradient accumulation marks it ready; when a bucket is
-//     complete, it is divided by the world size and its all-reduce starts, buckets always in
+//     complete, its mean all-reduce starts (NCCL's AVG; divide-then-sum on Gloo), buckets always in
 //     the same order on every rank, while backward goes on computing earlier layers' gradients;
 //   - on gradient-accumulation micro-steps (set_sync(false)) nothing is communicated: the
 //     gradients accumulate locally and the last micro-step's backward sends their sum.

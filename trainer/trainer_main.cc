@@ -105,6 +105,9 @@ int ExecTorch(const std::string& subcommand, const std::vector<std::string>& arg
   // LibTorch's own logging (glog in Debian's build) warns about things the trainer reports
   // itself in one line; keep its errors, drop its warnings, unless the user chose a level.
   ::setenv("GLOG_minloglevel", "2", /*overwrite=*/0);
+  // A collective that times out under NCCL ends the process from NCCL's watchdog; without this
+  // it first waits a minute for a debug dump nobody reads.
+  ::setenv("TORCH_NCCL_DUMP_ON_TIMEOUT", "0", /*overwrite=*/0);
   ::execv(path->c_str(), raw.data());
   PrintError(absl::StrCat("trainer ", subcommand).c_str(),
              absl::InternalError(absl::StrCat("cannot run ", *path, ": ", std::strerror(errno))));

@@ -3,7 +3,9 @@
 // a second; keeping it out of `trainer` itself lets the synthetic trainer and `trainer tokenize`
 // start in milliseconds (a sweep of zero-step trials is dispatch-bound: bench/). Users run
 // `trainer`; this binary is found beside it and takes the same arguments.
+#include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -25,11 +27,36 @@ int EnvInt(const char* name, int fallback) {
   return v != nullptr && absl::SimpleAtoi(v, &out) ? out : fallback;
 }
 
+// An exception nobody catches — in practice NCCL's watchdog thread giving up on a collective
+// that timed out (a peer rank stalled or died) — ends the process with one line, not a trace.
+[[noreturn]] void OnTerminate() {
+  std::string what = "terminated";
+  if (std::exception_ptr e = std::current_exception()) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+      what = x.what();
+    } catch (...) {
+    }
+  }
+  what = what.substr(0, what.find('\n'));
+  const bool timeout = what.find("imeout") != std::string::npos ||
+                       what.find("imed out") != std::string::npos;
+  std::fprintf(stderr, "trainer: error: rank %d: %s%s\n", EnvInt("RANK", 0),
+               timeout ? "a collective timed out (train.ddp_timeout_s; a peer rank stalled or "
+                         "exited): "
+                       : "",
+               what.c_str());
+  std::fflush(stderr);
+  std::_Exit(tunefleet::kExitFailure);
+}
+
 }  // namespace
 }  // namespace trainer
 }  // namespace tunefleet
 
 int main(int argc, char** argv) {
+  std::set_terminate(tunefleet::trainer::OnTerminate);
   tunefleet::ChdirToUserWorkingDirectory();
   tunefleet::SetLogRole("trainer");
   tunefleet::SetLogRank(tunefleet::trainer::EnvInt("RANK", -1));
