@@ -258,3 +258,36 @@ TEST(DatasetsTest, EpochOrder) {
 }  // namespace
 }  // namespace trainer
 }  // namespace tunefleet
+
+namespace tunefleet {
+namespace trainer {
+namespace {
+
+// torch.utils.data.DistributedSampler(shuffle=False, drop_last=False) over 10 items, 4 ranks:
+// indices padded to 12 with [0, 1], then indices[rank:12:4].
+TEST(RankShard, MatchesDistributedSampler) {
+  std::vector<int64_t> order(10);
+  for (int i = 0; i < 10; ++i) order[i] = i;
+  EXPECT_EQ(RankShard(order, 0, 4), (std::vector<int64_t>{0, 4, 8}));
+  EXPECT_EQ(RankShard(order, 1, 4), (std::vector<int64_t>{1, 5, 9}));
+  EXPECT_EQ(RankShard(order, 2, 4), (std::vector<int64_t>{2, 6, 0}));
+  EXPECT_EQ(RankShard(order, 3, 4), (std::vector<int64_t>{3, 7, 1}));
+  EXPECT_EQ(RankShard(order, 0, 1), order);
+  // A shuffled order is sharded as it is; every rank gets ceil(n / world).
+  const std::vector<int64_t> shuffled = EpochOrder(7, 42, 3, true);
+  std::vector<int64_t> seen;
+  for (int r = 0; r < 3; ++r) {
+    const auto part = RankShard(shuffled, r, 3);
+    EXPECT_EQ(part.size(), 3u);
+    seen.insert(seen.end(), part.begin(), part.end());
+  }
+  std::sort(seen.begin(), seen.end());
+  // All 7 examples, plus the order's first two again as padding.
+  std::vector<int64_t> want = {0, 1, 2, 3, 4, 5, 6, shuffled[0], shuffled[1]};
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(seen, want);
+}
+
+}  // namespace
+}  // namespace trainer
+}  // namespace tunefleet
