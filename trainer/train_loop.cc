@@ -27,6 +27,7 @@
 #include "trainer/memory_estimate.h"
 #include "trainer/metrics_log.h"
 #include "trainer/pooling.h"
+#include "trainer/progress_watchdog.h"
 #include "trainer/safetensors.h"
 #include "trainer/task_data.h"
 #include "trainer/task_model.h"
@@ -131,6 +132,10 @@ class Run {
   int world_;
   bool quiet_;
   std::unique_ptr<GradSync> grad_sync_;
+  std::unique_ptr<ProgressWatchdog> watchdog_;  // data parallel only
+  void Pet() {
+    if (watchdog_ != nullptr) watchdog_->Pet();
+  }
   Precision precision_ = Precision::kFp32;
   TaskType type_ = TaskType::kSts;
   std::unique_ptr<TaskData> train_, eval_;
@@ -331,6 +336,20 @@ torch::Tensor Run::ForwardBackward(int64_t micro) {
 }
 
 absl::Status Run::Loop() {
+  if (group_ != nullptr) {
+    const int rank = rank_;
+    // The collectives' own timeout is ddp_timeout_s; 2 s later the watchdog ends the rank if
+    // the backend has not (NCCL's watchdog would hold it a minute more).
+    watchdog_ = std::make_unique<ProgressWatchdog>(
+        std::chrono::seconds(c_.train.ddp_timeout_s + 2), [rank](std::chrono::milliseconds idle) {
+          std::fprintf(stderr,
+                       "trainer train: error: rank %d: no progress for %.0f s "
+                       "(train.ddp_timeout_s): a peer rank stalled or exited\n",
+                       rank, static_cast<double>(idle.count()) / 1000.0);
+          std::fflush(stderr);
+          std::_Exit(1);
+        });
+  }
   NewEpochOrder();
   line_start_ = Clock::now();
   while (step_ < total_steps_) {
@@ -361,6 +380,7 @@ absl::Status Run::Loop() {
       for (torch::Tensor& p : params_) p.mutable_grad() = torch::Tensor();
     }
     ++step_;
+    Pet();
     loss_sum_ = loss_sum_.defined() ? loss_sum_ + loss : loss;
     ++loss_steps_;
 
@@ -416,6 +436,7 @@ absl::Status Run::EndOfLine(bool evaluate, bool last) {
                 values["epoch"], values["train/loss"], values["train/grad_norm"], last_lr_,
                 values["train/samples_per_s"]);
   }
+  Pet();
   if (evaluate) {
     const auto eval_start = Clock::now();
     ASSIGN_OR_RETURN(auto metrics,
@@ -435,6 +456,7 @@ absl::Status Run::EndOfLine(bool evaluate, bool last) {
     }
   }
   std::fflush(stdout);
+  Pet();
   summary_.last_metrics = values;
   if (rank_ == 0) {
     RETURN_IF_ERROR(log_.Append(step_, values));
@@ -460,6 +482,7 @@ absl::Status Run::EndOfLine(bool evaluate, bool last) {
   if (rank_ == 0 && o_.client != nullptr && last) {
     RETURN_IF_ERROR(o_.client->ReportFinal(step_, values));
   }
+  Pet();
   line_start_ = Clock::now();
   return absl::OkStatus();
 }
