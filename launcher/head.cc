@@ -570,6 +570,13 @@ void Head::Tick(absl::Time now) {
   }
   for (const std::string& id : due) Send(id, heartbeat);
   next_tick_ = now + std::max(absl::Milliseconds(1), options_.heartbeat_interval / 10);
+  if (options_.on_tick) options_.on_tick(now);
+}
+
+absl::flat_hash_set<std::string> Head::LiveAgentNames() const {
+  absl::flat_hash_set<std::string> out;
+  for (const std::string& id : peers_.AgentsInOrder()) out.insert(peers_.Find(id)->name);
+  return out;
 }
 
 void Head::ShutdownAgents(const std::string& reason) {

@@ -33,6 +33,7 @@
 #define TUNEFLEET_LAUNCHER_HEAD_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,6 +41,7 @@
 #include <zmq.hpp>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
@@ -60,6 +62,9 @@ class Head {
     absl::Duration heartbeat_interval = absl::Seconds(1);
     std::vector<HostEntry> hosts;           // empty: accept any agent
     std::string hosts_file = "hosts.txt";   // named in refusals
+    // Called from the poll loop at every tick (a tenth of the heartbeat interval), e.g. to
+    // follow agents the head started (agent_launcher.h).
+    std::function<void(absl::Time)> on_tick;
   };
 
   // `signals` (may be null) must watch SIGINT and SIGTERM and be created before this Head, so
@@ -78,6 +83,9 @@ class Head {
   // Serves until signalled, stopped or told to shut down by a client (OK), or a fatal socket
   // error.
   absl::Status Run();
+
+  // Names of the agents registered and alive now (poll-loop thread only, e.g. from on_tick).
+  absl::flat_hash_set<std::string> LiveAgentNames() const;
   // Makes Run() send Shutdown to the agents and return OK. Thread-safe; callable before Run().
   void Stop();
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,9 +16,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "absl/time/time.h"
+#include "common/binary_path.h"
 #include "common/cli.h"
 #include "common/logging.h"
+#include "common/file_util.h"
 #include "common/signals.h"
+#include "launcher/agent_launcher.h"
 #include "launcher/head.h"
 #include "launcher/hosts_file.h"
 
@@ -72,8 +76,8 @@ int Main(int argc, char** argv) {
 
   std::string nodes, bind = "tcp://127.0.0.1:5555", keys, start_agents = "ssh";
   std::string remote_shell = "ssh -o BatchMode=yes {host}";
-  std::string endpoint_file;
-  int64_t heartbeat_ms = 1000;
+  std::string endpoint_file, agent_binary, log_dir = "/tmp/tunefleet-head";
+  int64_t heartbeat_ms = 1000, agent_timeout_ms = 30000;
   bool insecure = false;
   CommandLine cli("head", "",
                   "The tunefleet head node: accepts agents (one per host), places trials on\n"
@@ -92,6 +96,12 @@ int Main(int argc, char** argv) {
   cli.AddString("remote_shell", &remote_shell, "command prefix that runs a command on {host}",
                 "TEMPLATE");
   cli.AddBool("insecure", &insecure, "allow a non-loopback --bind without CURVE keys");
+  cli.AddString("agent", &agent_binary,
+                "agent binary on the hosts (default: the one beside this head, same path everywhere)",
+                "PATH");
+  cli.AddInt("agent_timeout_ms", &agent_timeout_ms,
+             "how long a started agent may take to register before its host is reported silent");
+  cli.AddString("log_dir", &log_dir, "logs (the remote shells' output goes to LOG_DIR/agents)", "DIR");
   cli.AddString("endpoint_file", &endpoint_file,
                 "after binding, write the bound endpoint and a newline to this file (atomically)",
                 "PATH");
@@ -112,6 +122,15 @@ int Main(int argc, char** argv) {
   if (status.ok() && (heartbeat_ms < 1 || heartbeat_ms > 3600 * 1000)) {
     status = absl::InvalidArgumentError(
         absl::StrCat("--heartbeat_ms must be between 1 and 3600000, got ", heartbeat_ms));
+  }
+  if (status.ok() && agent_timeout_ms < 1) status = absl::InvalidArgumentError("--agent_timeout_ms must be >= 1");
+  if (status.ok() && start_agents == "ssh" && agent_binary.empty()) {
+    auto found = FindSiblingBinary("launcher/agent");
+    if (found.ok()) {
+      agent_binary = *found;
+    } else {
+      status = found.status();
+    }
   }
   if (!status.ok()) {
     PrintError("head", status);
@@ -141,7 +160,14 @@ int Main(int argc, char** argv) {
                     << "can run commands on the agents";
   }
 
+  // Agents the head starts itself are followed from its poll loop.
+  std::unique_ptr<AgentLauncher> launcher;
+  Head* head_ptr = nullptr;
+  options.on_tick = [&launcher, &head_ptr](absl::Time now) {
+    if (launcher != nullptr && head_ptr != nullptr) launcher->Poll(now, head_ptr->LiveAgentNames());
+  };
   Head head(options, &signals);
+  head_ptr = &head;
   status = head.Bind();
   if (!status.ok()) {
     PrintError("head", status);
@@ -155,13 +181,22 @@ int Main(int argc, char** argv) {
     }
   }
   if (start_agents == "ssh" && !options.hosts.empty()) {
-    // Starting agents over --remote_shell comes later; until then they are started by hand.
+    AgentLauncher::Options lo;
+    lo.remote_shell = remote_shell;
+    lo.agent_binary = agent_binary;
+    lo.head_endpoint = EndpointForAgents(head.endpoint());
+    lo.log_dir = JoinPath(log_dir, "agents");
+    lo.register_timeout = absl::Milliseconds(agent_timeout_ms);
+    launcher = std::make_unique<AgentLauncher>(std::move(lo), options.hosts);
+    launcher->Start(absl::Now());
+  } else if (!options.hosts.empty()) {
     for (const HostEntry& h : options.hosts) {
-      TF_LOG(INFO) << "start: agent --head " << EndpointForAgents(head.endpoint()) << " --name "
-                   << h.host.substr(h.host.find('@') + 1);
+      TF_LOG(INFO) << "waiting for an agent: agent --head " << EndpointForAgents(head.endpoint())
+                   << " --name " << AgentNameOf(h.host);
     }
   }
   status = head.Run();
+  if (launcher != nullptr) launcher->Stop();
   if (!status.ok()) {
     PrintError("head", status);
     return kExitFailure;

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# A cluster on one machine (issue 6, acceptance 1): a head and two agent "hosts" in three network
+# namespaces joined by a bridge. `head --nodes hosts.txt --remote_shell "ip netns exec {host}"`
+# starts the agents itself and reports each host up within seconds; a host whose shell fails (no
+# such namespace) is reported with the shell's exit code and last line. `hpo sweep --head` runs one 2-rank trial, placed across both hosts
+# (Gloo between their addresses); its losses, evaluations and final weights equal one process's
+# with the global batch (1e-5). SIGTERM to the head shuts everything down.
+# Args: head, hpo, trainer binaries; compare_runs.py.
+HEAD=$1 HPO=$2 TRAINER=$3 COMPARE=$4
+source tests/integration/lib.sh
+[ "$(id -u)" -eq 0 ] || { fail "needs root to make network namespaces"; finish; }
+H=tfh$$ A=tfa$$ B=tfb$$ NET=10.212.$((RANDOM % 250 + 1))
+cleanup_all() {
+  [ -n "${head_pid:-}" ] && kill -9 "$head_pid" 2>/dev/null
+  for p in $(pgrep -f -- "[-]-name ($A|$B)" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+  for ns in "$H" "$A" "$B"; do ip netns del "$ns" 2>/dev/null; done
+  cleanup
+}
+trap cleanup_all EXIT
+ip netns add "$H" && ip netns add "$A" && ip netns add "$B" &&
+  ip -n "$H" link add br0 type bridge && ip -n "$H" addr add "$NET.1/24" dev br0 &&
+  ip -n "$H" link set br0 up && ip -n "$H" link set lo up || { fail "cannot make the namespaces"; finish; }
+i=2
+for ns in "$A" "$B"; do
+  ip link add "vh$i-$$" type veth peer name "vx$i-$$" &&
+    ip link set "vh$i-$$" netns "$H" && ip link set "vx$i-$$" netns "$ns" &&
+    ip -n "$H" link set "vh$i-$$" master br0 up &&
+    ip -n "$ns" addr add "$NET.$i/24" dev "vx$i-$$" && ip -n "$ns" link set "vx$i-$$" up &&
+    ip -n "$ns" link set lo up || { fail "cannot wire $ns"; finish; }
+  i=$((i + 1))
+done
+echo "head $H ($NET.1), hosts $A ($NET.2), $B ($NET.3)"
+
+# 1. The head starts the agents and reports each host.
+# A third host has no namespace: its shell fails, and the head must say so.
+Z=tfz$$
+printf '%s slots=1\n%s slots=1\n%s\n' "$A" "$B" "$Z" > "$WORK/hosts.txt"
+ip netns exec "$H" "$HEAD" --nodes "$WORK/hosts.txt" --bind "tcp://$NET.1:0" --insecure \
+  --remote_shell "ip netns exec {host}" --endpoint_file "$WORK/endpoint" \
+  --log_dir "$WORK/headlogs" > "$WORK/head.log" 2>&1 &
+head_pid=$!
+start=$(date +%s.%N)
+wait_for 20 grep -q "agents: 2 of 3 host(s) up" "$WORK/head.log" ||
+  { fail "the agents did not come up: $(tail -5 "$WORK/head.log")"; finish; }
+echo "hosts settled after $(echo "$(date +%s.%N) - $start" | bc) s:"
+grep -E "host ($A|$B|$Z): " "$WORK/head.log" | grep -v starting | cut -d']' -f2
+grep -q "host $A: agent up" "$WORK/head.log" && grep -q "host $B: agent up" "$WORK/head.log" ||
+  fail "a host's agent is not reported up"
+grep -qE "host $Z: the remote shell ended \(exit code [0-9]+\) before an agent registered: .*$Z" \
+  "$WORK/head.log" || fail "the failed host is not reported with its reason"
+
+# 2. One 2-rank trial across both hosts, against one process with the global batch.
+head -480 data/stsbenchmark/sts-train.csv > "$WORK/sts480.csv"
+cat > "$WORK/train.yaml" <<YAML
+model: {path: data/bert-tiny-random, pooling: mean, max_seq_len: 128, dropout: 0.0}
+task: {type: sts, train: $WORK/sts480.csv, eval: data/stsbenchmark/sts-dev.csv, format: stsb}
+train: {epochs: 0, max_steps: 24, batch_size: 16, lr: 1.0e-4, warmup_ratio: 0.1, schedule: linear,
+        precision: fp32, shuffle: false, eval_every_steps: 12, log_every_steps: 1, max_grad_norm: 1.0}
+output: {save: last, checkpoint: false}
+YAML
+cat > "$WORK/sweep.yaml" <<YAML
+name: cluster
+metric: {name: eval/spearman, goal: maximize}
+trainer: {config: $WORK/train.yaml}
+resources: {gpus_per_trial: 2}
+parameters:
+  lr: {values: [5.0e-5]}
+  batch_size: {values: [8]}
+lr_scaling: {rule: linear, base_batch: 32}
+search: {method: random, random: {trials: 1, seed: 0}}
+early_terminate: {type: none}
+max_concurrent_trials: 1
+max_failures_per_trial: 0
+journal: $WORK/run/journal.log
+YAML
+ip netns exec "$H" "$HPO" sweep "$WORK/sweep.yaml" --head "$(cat "$WORK/endpoint")" \
+  > "$WORK/hpo.log" 2>&1 || fail "hpo sweep failed: $(tail -5 "$WORK/hpo.log")"
+tail -3 "$WORK/hpo.log"
+placed=$(grep "placed on" "$WORK/head.log" | head -1)
+echo "${placed#*] }"
+echo "$placed" | grep -q "$A" && echo "$placed" | grep -q "$B" || fail "the trial did not span both hosts"
+# lr_effective = 5e-5 * 8 * 2 / 32 = 2.5e-5 for the global batch of 16.
+"$TRAINER" train --config "$WORK/train.yaml" train.lr=2.5e-5 output.dir="$WORK/one" > "$WORK/one.log" 2>&1 ||
+  fail "one process: $(tail -2 "$WORK/one.log")"
+"$PY" "$COMPARE" "$WORK/one" "$WORK/run/trial-0" 1e-5 || fail "the 2-host trial differs from one process"
+
+# 3. The head shuts the cluster down.
+kill -TERM "$head_pid"
+wait "$head_pid"; rc=$?; head_pid=
+[ "$rc" -eq 0 ] || fail "head exited $rc"
+# ([-] keeps the pattern from matching the command that searches for it.)
+wait_for 10 sh -c "! pgrep -f -- '[-]-name ($A|$B)' >/dev/null" ||
+  fail "agents left: $(pgrep -af -- "[-]-name ($A|$B)")"
+finish
