@@ -44,7 +44,9 @@ AgentLauncher::AgentLauncher(Options options, std::vector<HostEntry> hosts)
 AgentLauncher::~AgentLauncher() { Stop(); }
 
 std::string AgentLauncher::CommandFor(const HostEntry& host) const {
-  std::string command = absl::StrReplaceAll(options_.remote_shell, {{"{host}", host.host}});
+  // exec: the shell becomes the remote shell (or the agent), so signals reach it directly.
+  std::string command =
+      absl::StrCat("exec ", absl::StrReplaceAll(options_.remote_shell, {{"{host}", host.host}}));
   absl::StrAppend(&command, " ", ShellQuote(options_.agent_binary), " --head ",
                   ShellQuote(options_.head_endpoint), " --name ", ShellQuote(AgentNameOf(host.host)));
   if (host.slots > 0) absl::StrAppend(&command, " --slots ", host.slots);

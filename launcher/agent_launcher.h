@@ -2,7 +2,7 @@
 // and within seconds, whether its agent came up and why not.
 //
 // For host H (hosts file: `[user@]H [slots=N]`) it runs, through /bin/sh -c,
-//   <remote_shell with {host} -> [user@]H> <agent> --head <endpoint> --name H [--slots N]
+//   exec <remote_shell with {host} -> [user@]H> <agent> --head <endpoint> --name H [--slots N]
 // e.g. `ssh -o BatchMode=yes gpu1 /opt/tunefleet/agent --head tcp://head:5555 --name gpu1`, or in
 // tests `ip netns exec h1 ...`. The agent binary path is the same on every host (a shared
 // install) unless --agent says otherwise. The remote shell's output goes to LOG_DIR/H.log.

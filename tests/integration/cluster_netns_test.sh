@@ -2,33 +2,16 @@
 # A cluster on one machine (issue 6, acceptance 1): a head and two agent "hosts" in three network
 # namespaces joined by a bridge. `head --nodes hosts.txt --remote_shell "ip netns exec {host}"`
 # starts the agents itself and reports each host up within seconds; a host whose shell fails (no
-# such namespace) is reported with the shell's exit code and last line. `hpo sweep --head` runs one 2-rank trial, placed across both hosts
-# (Gloo between their addresses); its losses, evaluations and final weights equal one process's
-# with the global batch (1e-5). SIGTERM to the head shuts everything down.
+# such namespace) is reported with the shell's exit code and last line. `hpo sweep --head` runs
+# one 2-rank trial, placed across both hosts (Gloo between their addresses); its losses,
+# evaluations and final weights equal one process's with the global batch (1e-5). SIGTERM to
+# the head shuts everything down.
 # Args: head, hpo, trainer binaries; compare_runs.py.
 HEAD=$1 HPO=$2 TRAINER=$3 COMPARE=$4
 source tests/integration/lib.sh
-[ "$(id -u)" -eq 0 ] || { fail "needs root to make network namespaces"; finish; }
-H=tfh$$ A=tfa$$ B=tfb$$ NET=10.212.$((RANDOM % 250 + 1))
-cleanup_all() {
-  [ -n "${head_pid:-}" ] && kill -9 "$head_pid" 2>/dev/null
-  for p in $(pgrep -f -- "[-]-name ($A|$B)" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
-  for ns in "$H" "$A" "$B"; do ip netns del "$ns" 2>/dev/null; done
-  cleanup
-}
-trap cleanup_all EXIT
-ip netns add "$H" && ip netns add "$A" && ip netns add "$B" &&
-  ip -n "$H" link add br0 type bridge && ip -n "$H" addr add "$NET.1/24" dev br0 &&
-  ip -n "$H" link set br0 up && ip -n "$H" link set lo up || { fail "cannot make the namespaces"; finish; }
-i=2
-for ns in "$A" "$B"; do
-  ip link add "vh$i-$$" type veth peer name "vx$i-$$" &&
-    ip link set "vh$i-$$" netns "$H" && ip link set "vx$i-$$" netns "$ns" &&
-    ip -n "$H" link set "vh$i-$$" master br0 up &&
-    ip -n "$ns" addr add "$NET.$i/24" dev "vx$i-$$" && ip -n "$ns" link set "vx$i-$$" up &&
-    ip -n "$ns" link set lo up || { fail "cannot wire $ns"; finish; }
-  i=$((i + 1))
-done
+source tests/integration/netns_lib.sh
+make_cluster 2
+H=$NS_HEAD A=${NS_HOSTS[0]} B=${NS_HOSTS[1]}
 echo "head $H ($NET.1), hosts $A ($NET.2), $B ($NET.3)"
 
 # 1. The head starts the agents and reports each host.
@@ -89,6 +72,5 @@ kill -TERM "$head_pid"
 wait "$head_pid"; rc=$?; head_pid=
 [ "$rc" -eq 0 ] || fail "head exited $rc"
 # ([-] keeps the pattern from matching the command that searches for it.)
-wait_for 10 sh -c "! pgrep -f -- '[-]-name ($A|$B)' >/dev/null" ||
-  fail "agents left: $(pgrep -af -- "[-]-name ($A|$B)")"
+wait_for 10 agents_gone "$A" "$B" || fail "agents left: $(agent_pid "$A") $(agent_pid "$B")"
 finish

@@ -26,7 +26,7 @@ AgentLauncher::Options Opts(const std::string& shell) {
 TEST(AgentLauncher, Command) {
   AgentLauncher l(Opts("ssh -o BatchMode=yes {host}"), {});
   EXPECT_EQ(l.CommandFor(HostEntry{"ubuntu@gpu1", 4, 1}),
-            "ssh -o BatchMode=yes ubuntu@gpu1 '/opt/tune fleet/agent' --head tcp://10.0.0.1:5555 "
+            "exec ssh -o BatchMode=yes ubuntu@gpu1 '/opt/tune fleet/agent' --head tcp://10.0.0.1:5555 "
             "--name gpu1 --slots 4");
   EXPECT_EQ(ShellQuote("it's"), "'it'\\''s'");
   EXPECT_EQ(ShellQuote("plain-word_1.2"), "plain-word_1.2");
@@ -43,8 +43,8 @@ void PollUntilSettled(AgentLauncher& l, const absl::flat_hash_set<std::string>& 
 TEST(AgentLauncher, UpFailedSilent) {
   // The "remote shell" ignores the agent command: host ok sleeps (its agent "registers"),
   // host bad fails like ssh, host mute sleeps and never registers.
-  AgentLauncher l(Opts("case {host} in bad) echo 'ssh: connect to host bad port 22: refused' >&2; "
-                       "exit 255;; *) sleep 5;; esac; :"),
+  AgentLauncher l(Opts("sh -c 'case {host} in bad) echo \"ssh: connect to host bad port 22: "
+                       "refused\" >&2; exit 255;; *) sleep 5;; esac' x"),
                   {HostEntry{"ok", 0, 1}, HostEntry{"bad", 0, 2}, HostEntry{"mute", 0, 3}});
   l.Start(absl::Now());
   PollUntilSettled(l, {"ok"});

@@ -1,0 +1,39 @@
+# Network namespaces for the cluster tests (sourced after lib.sh; needs root).
+#   make_cluster N: a "head" namespace $NS_HEAD with a bridge at $NET.1 and N host namespaces
+#   ${NS_HOSTS[0..N-1]} at $NET.2 ... joined to it by veth pairs. cleanup_cluster removes them
+#   (and kills any agent named after them); it runs on exit.
+NS_HEAD=tfh$$
+NS_HOSTS=()
+NET=10.213.$((RANDOM % 250 + 1))
+cleanup_cluster() {
+  [ -n "${head_pid:-}" ] && kill -9 "$head_pid" 2>/dev/null
+  for ns in "${NS_HOSTS[@]}"; do
+    for p in $(pgrep -f -- "[-]-name $ns( |$)" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+  done
+  for ns in "$NS_HEAD" "${NS_HOSTS[@]}"; do ip netns del "$ns" 2>/dev/null; done
+  cleanup
+}
+trap cleanup_cluster EXIT
+make_cluster() {
+  [ "$(id -u)" -eq 0 ] || { fail "needs root to make network namespaces"; finish; }
+  ip netns add "$NS_HEAD" && ip -n "$NS_HEAD" link add br0 type bridge &&
+    ip -n "$NS_HEAD" addr add "$NET.1/24" dev br0 && ip -n "$NS_HEAD" link set br0 up &&
+    ip -n "$NS_HEAD" link set lo up || { fail "cannot make the head namespace"; finish; }
+  local i ns
+  for ((i = 0; i < $1; i++)); do
+    ns=tf$((i + 1))h$$
+    NS_HOSTS+=("$ns")
+    ip netns add "$ns" && ip link add "vh$i-$$" type veth peer name "vx$i-$$" &&
+      ip link set "vh$i-$$" netns "$NS_HEAD" && ip link set "vx$i-$$" netns "$ns" &&
+      ip -n "$NS_HEAD" link set "vh$i-$$" master br0 up &&
+      ip -n "$ns" addr add "$NET.$((i + 2))/24" dev "vx$i-$$" && ip -n "$ns" link set "vx$i-$$" up &&
+      ip -n "$ns" link set lo up || { fail "cannot wire $ns"; finish; }
+  done
+}
+# agent_pid HOST: the pid of the agent process named HOST.
+agent_pid() { pgrep -f -- "^[^ ]*/agent --head .*--name $1( |$)" | head -1; }
+# agents_gone HOST...: no agent named after any HOST runs.
+agents_gone() {
+  local h
+  for h in "$@"; do [ -z "$(agent_pid "$h")" ] || return 1; done
+}
