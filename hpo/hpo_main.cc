@@ -45,7 +45,7 @@ int ParseOrExit(CommandLine& cli, const std::vector<std::string>& args, const ch
 }
 
 int Sweep(const std::vector<std::string>& args) {
-  std::string head, journal, report_json;
+  std::string head, journal, report_json, keys;
   bool resume = false, dry_run = false;
   int64_t slots = 0;
   CommandLine cli("hpo sweep", "SWEEP.yaml [key=value ...]",
@@ -56,6 +56,7 @@ int Sweep(const std::vector<std::string>& args) {
   cli.AddString("head", &head, "address of a running head; omit for single-node dev mode",
                 "tcp://HOST:PORT");
   cli.AddString("journal", &journal, "journal file (default: the sweep's `journal`)", "PATH");
+  cli.AddString("keys", &keys, "with --head: CURVE key folder (server.pub, client.key)", "DIR");
   cli.AddBool("resume", &resume, "continue the sweep recorded in the journal");
   cli.AddBool("dry_run", &dry_run, "validate the sweep and print its plan; run nothing");
   cli.AddInt("slots", &slots,
@@ -84,6 +85,7 @@ int Sweep(const std::vector<std::string>& args) {
   std::unique_ptr<DevCluster> cluster;
   SweepDriver::Options options;
   options.head = head;
+  options.keys_dir = keys;
   options.resume = resume;
   options.report_json = report_json;
   options.live = ::isatty(STDOUT_FILENO) != 0;

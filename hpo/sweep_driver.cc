@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "comm/codec.h"
+#include "comm/curve_auth.h"
 #include "comm/zmq_channel.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
@@ -121,6 +122,11 @@ absl::Status SweepDriver::Connect() {
   try {
     socket_ = std::make_unique<zmq::socket_t>(context_, zmq::socket_type::dealer);
     comm::ConfigureSocket(*socket_, /*router=*/false);
+    if (!options_.keys_dir.empty()) {
+      absl::StatusOr<comm::ClientKeys> keys = comm::LoadClientKeys(options_.keys_dir);
+      if (!keys.ok()) return absl::InvalidArgumentError(keys.status().message());
+      comm::MakeCurveClient(*socket_, *keys);
+    }
     socket_->connect(options_.head);
   } catch (const zmq::error_t& e) {
     return absl::InvalidArgumentError(absl::StrCat("--head ", options_.head, ": ", e.what()));
@@ -155,8 +161,11 @@ absl::Status SweepDriver::Connect() {
       }
     }
   }
-  return absl::DeadlineExceededError(absl::StrCat("no head answered at ", options_.head, " within ",
-                                                  absl::FormatDuration(options_.connect_timeout)));
+  return absl::DeadlineExceededError(absl::StrCat(
+      "no head answered at ", options_.head, " within ",
+      absl::FormatDuration(options_.connect_timeout),
+      options_.keys_dir.empty() ? " (if the head runs with --keys, give hpo --keys too)"
+                                : " (is this client's key in the head's authorized_keys?)"));
 }
 
 absl::Status SweepDriver::CreateTrial(std::optional<int64_t> retry_of) {

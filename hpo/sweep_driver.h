@@ -45,6 +45,7 @@ class SweepDriver {
     // Dev mode: whether the local head and agent still run.
     std::function<absl::Status()> health_check;
     absl::Duration connect_timeout = absl::Seconds(30);
+    std::string keys_dir;  // CURVE: server.pub and client.key (comm/curve_auth.h)
   };
 
   // `signals` watches SIGINT/SIGTERM (created before any thread).

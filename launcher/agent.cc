@@ -15,6 +15,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "comm/codec.h"
+#include "comm/curve_auth.h"
 #include "comm/zmq_channel.h"
 #include "common/cli.h"
 #include "common/logging.h"
@@ -104,6 +105,11 @@ absl::Status Agent::Setup() {
   try {
     head_ = std::make_unique<zmq::socket_t>(context_, zmq::socket_type::dealer);
     comm::ConfigureSocket(*head_, /*router=*/false);
+    if (!options_.keys_dir.empty()) {
+      absl::StatusOr<comm::ClientKeys> keys = comm::LoadClientKeys(options_.keys_dir);
+      if (!keys.ok()) return keys.status();
+      comm::MakeCurveClient(*head_, *keys);
+    }
     head_->connect(options_.head);
     trainers_ = std::make_unique<zmq::socket_t>(context_, zmq::socket_type::router);
     comm::ConfigureSocket(*trainers_, /*router=*/true);
@@ -196,7 +202,10 @@ absl::Status Agent::Run() {
     }
     if (!welcomed_ && now - registered_at_ > options_.register_timeout && !shutting_down_) {
       fatal_ = absl::StrCat("no answer from the head at ", options_.head, " for ",
-                            absl::FormatDuration(options_.register_timeout));
+                            absl::FormatDuration(options_.register_timeout),
+                            options_.keys_dir.empty()
+                                ? " (if the head runs with --keys, give this agent --keys too)"
+                                : " (is this agent's client key in the head's authorized_keys?)");
     }
     if (welcomed_ && !head_liveness_->Alive(now)) {
       TF_LOG(WARNING) << "lost the head at " << options_.head << " (no heartbeat for "

@@ -46,6 +46,7 @@ class Agent {
     std::string log_dir;         // rank logs when the trial names none
     absl::Duration kill_grace = absl::Seconds(5);
     absl::Duration register_timeout = absl::Seconds(30);  // give up if the head never answers
+    std::string keys_dir;        // CURVE: server.pub and client.key (comm/curve_auth.h)
   };
 
   // `signals` must watch SIGCHLD, SIGINT and SIGTERM and be created before any thread.

@@ -50,6 +50,7 @@ std::string AgentLauncher::CommandFor(const HostEntry& host) const {
   absl::StrAppend(&command, " ", ShellQuote(options_.agent_binary), " --head ",
                   ShellQuote(options_.head_endpoint), " --name ", ShellQuote(AgentNameOf(host.host)));
   if (host.slots > 0) absl::StrAppend(&command, " --slots ", host.slots);
+  if (!options_.keys_dir.empty()) absl::StrAppend(&command, " --keys ", ShellQuote(options_.keys_dir));
   return command;
 }
 

@@ -36,6 +36,7 @@ class AgentLauncher {
     std::string head_endpoint;  // what agents connect to
     std::string log_dir = "/tmp/tunefleet-head";
     absl::Duration register_timeout = absl::Seconds(30);
+    std::string keys_dir;  // passed on as --keys (the same path on every host)
   };
 
   enum class State { kStarting, kUp, kFailed, kSilent };

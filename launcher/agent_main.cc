@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "comm/curve_auth.h"
 #include "common/binary_path.h"
 #include "common/cli.h"
 #include "common/logging.h"
@@ -45,7 +46,8 @@ int Main(int argc, char** argv) {
   if (status.ok() && head.empty()) status = absl::InvalidArgumentError("--head is required");
   if (status.ok() && slots < 0) status = absl::InvalidArgumentError("--slots must be >= 0");
   if (status.ok() && !keys.empty()) {
-    status = absl::InvalidArgumentError("--keys: CURVE authentication is not in this build yet");
+    auto loaded = comm::LoadClientKeys(keys);
+    status = loaded.status();
   }
   if (status.ok() && trainer.empty()) {
     auto found = FindSiblingBinary("trainer/trainer");
@@ -61,6 +63,7 @@ int Main(int argc, char** argv) {
   }
   Agent::Options options;
   options.head = head;
+  options.keys_dir = keys;
   options.name = name;
   options.address = address;
   options.slots = static_cast<int>(slots);

@@ -85,6 +85,7 @@ Head::Head(Options options, SignalFd* signals)
 
 Head::~Head() {
   router_.reset();
+  zap_.reset();
   control_rx_.reset();
   absl::MutexLock lock(&control_mu_);
   control_tx_.reset();
@@ -94,6 +95,14 @@ absl::Status Head::Bind() {
   if (router_ != nullptr) return absl::OkStatus();
   auto router = std::make_unique<zmq::socket_t>(context_, zmq::socket_type::router);
   comm::ConfigureSocket(*router, /*router=*/true);
+  if (!options_.keys_dir.empty()) {
+    absl::StatusOr<comm::ServerKeys> keys = comm::LoadServerKeys(options_.keys_dir);
+    if (!keys.ok()) return absl::InvalidArgumentError(keys.status().message());
+    zap_ = std::make_unique<comm::ZapHandler>(context_, keys->authorized);
+    comm::MakeCurveServer(*router, *keys);
+    TF_LOG(INFO) << "CURVE on: " << keys->authorized.size()
+                 << " authorized client key(s) from " << options_.keys_dir;
+  }
   try {
     router->bind(options_.bind);
   } catch (const zmq::error_t& e) {
@@ -127,9 +136,10 @@ absl::Status Head::Run() {
     zmq::pollitem_t items[] = {
         {static_cast<void*>(*router_), 0, ZMQ_POLLIN, 0},
         {static_cast<void*>(*control_rx_), 0, ZMQ_POLLIN, 0},
+        {zap_ != nullptr ? static_cast<void*>(zap_->socket()) : nullptr, -1, ZMQ_POLLIN, 0},
         {nullptr, signals_ != nullptr ? signals_->fd() : -1, ZMQ_POLLIN, 0},
     };
-    const size_t n_items = signals_ != nullptr ? 3 : 2;
+    const size_t n_items = signals_ != nullptr ? 4 : 3;
     const absl::Duration wait = std::max(absl::ZeroDuration(), next_tick_ - absl::Now());
     try {
       zmq::poll(items, n_items, std::chrono::milliseconds(absl::ToInt64Milliseconds(wait) + 1));
@@ -137,7 +147,8 @@ absl::Status Head::Run() {
       if (e.num() == EINTR) continue;
       return absl::InternalError(absl::StrCat("head poll: ", e.what()));
     }
-    if (signals_ != nullptr && (items[2].revents & ZMQ_POLLIN)) {
+    if (zap_ != nullptr && (items[2].revents & ZMQ_POLLIN)) zap_->HandleRequest();
+    if (signals_ != nullptr && (items[3].revents & ZMQ_POLLIN)) {
       std::vector<int> signals = signals_->Read();
       if (!signals.empty()) {
         TF_LOG(INFO) << "signal " << signals.front() << ": shutting down";

@@ -46,6 +46,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "comm/curve_auth.h"
 #include "comm/proto/messages.pb.h"
 #include "common/signals.h"
 #include "launcher/hosts_file.h"
@@ -62,6 +63,8 @@ class Head {
     absl::Duration heartbeat_interval = absl::Seconds(1);
     std::vector<HostEntry> hosts;           // empty: accept any agent
     std::string hosts_file = "hosts.txt";   // named in refusals
+    // CURVE (comm/curve_auth.h): the key folder of `head --gen_keys`; empty: no encryption.
+    std::string keys_dir;
     // Called from the poll loop at every tick (a tenth of the heartbeat interval), e.g. to
     // follow agents the head started (agent_launcher.h).
     std::function<void(absl::Time)> on_tick;
@@ -120,6 +123,7 @@ class Head {
   std::string session_;
   zmq::context_t context_;
   std::unique_ptr<zmq::socket_t> router_;
+  std::unique_ptr<comm::ZapHandler> zap_;  // CURVE authentication, when keys are set
   std::unique_ptr<zmq::socket_t> control_rx_;  // poll loop side
   absl::Mutex control_mu_;
   std::unique_ptr<zmq::socket_t> control_tx_ ABSL_GUARDED_BY(control_mu_);  // Stop() side

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "absl/time/time.h"
+#include "comm/curve_auth.h"
 #include "common/binary_path.h"
 #include "common/cli.h"
 #include "common/logging.h"
@@ -76,7 +77,7 @@ int Main(int argc, char** argv) {
 
   std::string nodes, bind = "tcp://127.0.0.1:5555", keys, start_agents = "ssh";
   std::string remote_shell = "ssh -o BatchMode=yes {host}";
-  std::string endpoint_file, agent_binary, log_dir = "/tmp/tunefleet-head";
+  std::string endpoint_file, agent_binary, log_dir = "/tmp/tunefleet-head", gen_keys;
   int64_t heartbeat_ms = 1000, agent_timeout_ms = 30000;
   bool insecure = false;
   CommandLine cli("head", "",
@@ -88,7 +89,14 @@ int Main(int argc, char** argv) {
                 "hosts.txt");
   cli.AddString("bind", &bind, "address to listen on (tcp://IP:PORT, tcp://IP:* or ipc://PATH)",
                 "tcp://IP:PORT");
-  cli.AddString("keys", &keys, "CURVE key folder from --gen_keys", "DIR");
+  cli.AddString("keys", &keys,
+                "CURVE key folder from --gen_keys: encrypt the control plane and accept only the "
+                "client keys in DIR/authorized_keys (agents the head starts get --keys DIR too)",
+                "DIR");
+  cli.AddString("gen_keys", &gen_keys,
+                "write a new key folder (server key pair, a client key pair for agents and hpo, "
+                "authorized_keys) and exit",
+                "DIR");
   cli.AddString("start_agents", &start_agents,
                 "ssh: start an agent on each host through --remote_shell; none: agents are "
                 "started by hand or by a scheduler",
@@ -112,6 +120,22 @@ int Main(int argc, char** argv) {
   if (cli.help_requested()) {
     std::cout << cli.Help();
     return kExitOk;
+  }
+  if (status.ok() && !gen_keys.empty()) {
+    status = comm::GenerateKeyFolder(gen_keys);
+    if (!status.ok()) {
+      PrintError("head", status);
+      return kExitFailure;
+    }
+    std::cout << "wrote " << gen_keys << "/{server.key,server.pub,client.key,authorized_keys}: "
+              << "start the head with --keys " << gen_keys << ", agents and hpo with --keys DIR "
+              << "holding server.pub and client.key\n";
+    return kExitOk;
+  }
+  if (status.ok() && keys.empty() && !IsLocalEndpoint(bind) && !insecure) {
+    status = absl::InvalidArgumentError(absl::StrCat(
+        "--bind ", bind, " is reachable from other hosts: give --keys DIR (see --gen_keys) or "
+        "--insecure"));
   }
   if (status.ok() && start_agents != "ssh" && start_agents != "none") {
     status = absl::InvalidArgumentError("--start_agents must be ssh or none, got '" + start_agents + "'");
@@ -153,11 +177,11 @@ int Main(int argc, char** argv) {
     options.hosts = *std::move(hosts);
     options.hosts_file = nodes;
   }
-  if (!keys.empty()) TF_LOG(WARNING) << "--keys is ignored: CURVE is not in this build yet";
-  if (!IsLocalEndpoint(bind)) {
+  options.keys_dir = keys;
+  if (keys.empty() && !IsLocalEndpoint(bind)) {
     TF_LOG(WARNING) << "--bind " << bind << " is reachable from other hosts without encryption or "
-                    << "authentication (CURVE is not in this build yet): anyone who can connect "
-                    << "can run commands on the agents";
+                    << "authentication (--insecure): anyone who can connect can run commands on "
+                    << "the agents";
   }
 
   // Agents the head starts itself are followed from its poll loop.
@@ -187,6 +211,7 @@ int Main(int argc, char** argv) {
     lo.head_endpoint = EndpointForAgents(head.endpoint());
     lo.log_dir = JoinPath(log_dir, "agents");
     lo.register_timeout = absl::Milliseconds(agent_timeout_ms);
+    lo.keys_dir = keys;
     launcher = std::make_unique<AgentLauncher>(std::move(lo), options.hosts);
     launcher->Start(absl::Now());
   } else if (!options.hosts.empty()) {

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The control plane under CURVE (issue 6, acceptance 3): `head --gen_keys` writes the key folder
+# (secret files 0600, never overwritten); a head that binds a non-loopback address without keys
+# is refused unless --insecure; with `--keys` the head accepts an agent and an hpo holding the
+# listed client key — a sweep runs — and refuses a client key not in authorized_keys (the agent
+# never registers, hpo never gets an answer and says why) and a client without keys.
+# Args: head, agent, hpo binaries.
+HEAD=$1 AGENT=$2 HPO=$3
+source tests/integration/lib.sh
+K=$WORK/keys R=$WORK/rogue
+"$HEAD" --gen_keys "$K" > "$WORK/gen.out" 2>&1 || { fail "gen_keys: $(cat "$WORK/gen.out")"; finish; }
+for f in server.key server.pub client.key authorized_keys; do [ -s "$K/$f" ] || fail "no $K/$f"; done
+[ "$(stat -c %a "$K/server.key")" = 600 ] && [ "$(stat -c %a "$K/client.key")" = 600 ] ||
+  fail "secret key files are not 0600"
+"$HEAD" --gen_keys "$K" > /dev/null 2> "$WORK/again.err" && fail "gen_keys overwrote a folder"
+grep -q "not overwriting" "$WORK/again.err" || fail "gen_keys twice: $(cat "$WORK/again.err")"
+"$HEAD" --gen_keys "$WORK/other" > /dev/null 2>&1 || fail "second key folder"
+mkdir -p "$R" && cp "$K/server.pub" "$R/" && cp "$WORK/other/client.key" "$R/"
+
+"$HEAD" --bind tcp://0.0.0.0:0 > /dev/null 2> "$WORK/open.err"; rc=$?
+[ "$rc" -eq 2 ] && grep -q -- "--keys" "$WORK/open.err" || fail "open bind without keys: exit $rc $(cat "$WORK/open.err")"
+
+"$HEAD" --keys "$K" --bind tcp://127.0.0.1:0 --endpoint_file "$WORK/ep" --start_agents none \
+  > "$WORK/head.log" 2>&1 &
+head_pid=$!
+wait_for 10 test -s "$WORK/ep" || { fail "the head did not start: $(cat "$WORK/head.log")"; finish; }
+EP=$(cat "$WORK/ep")
+grep -q "CURVE on: 1 authorized client key" "$WORK/head.log" || fail "head: $(head -3 "$WORK/head.log")"
+cat > "$WORK/sweep.yaml" <<YAML
+name: curve
+metric: {name: eval/spearman, goal: maximize}
+trainer: {synthetic: {steps: 3, seconds_per_step: 0.0, noise: 0.0, seed: 0}}
+resources: {gpus_per_trial: 1}
+parameters:
+  lr: {distribution: log_uniform, min: 1.0e-5, max: 1.0e-3}
+  batch_size: {values: [32]}
+lr_scaling: {rule: linear, base_batch: 32}
+search: {method: random, random: {trials: 3, seed: 0}}
+early_terminate: {type: none}
+max_concurrent_trials: 2
+journal: $WORK/run/journal.log
+YAML
+# A client with an unlisted key, started first: it must give up (30 s) and say why.
+"$HPO" sweep "$WORK/sweep.yaml" --head "$EP" --keys "$R" --journal "$WORK/rogue/journal.log" \
+  > /dev/null 2> "$WORK/rogue_hpo.err" &
+rogue_hpo=$!
+"$AGENT" --head "$EP" --keys "$K" --name good --slots 2 > "$WORK/good.log" 2>&1 &
+"$AGENT" --head "$EP" --keys "$R" --name rogue --slots 2 > "$WORK/rogue.log" 2>&1 &
+rogue_agent=$!
+"$AGENT" --head "$EP" --name nokeys --slots 2 > "$WORK/nokeys.log" 2>&1 &
+nokeys_agent=$!
+wait_for 10 grep -q "agent good registered" "$WORK/head.log" || fail "the keyed agent did not register"
+wait_for 10 grep -q "not in authorized_keys" "$WORK/head.log" || fail "the rogue key was not refused"
+grep "not in authorized_keys" "$WORK/head.log" | head -1 | cut -d']' -f2
+"$HPO" sweep "$WORK/sweep.yaml" --head "$EP" --keys "$K" > "$WORK/hpo.out" 2>&1 ||
+  fail "sweep with keys: $(tail -3 "$WORK/hpo.out")"
+tail -2 "$WORK/hpo.out"
+[ "$(pyq "$WORK/run/journal.log" "sum(t['state']=='COMPLETE' for t in T)")" -eq 3 ] || fail "not 3 trials"
+grep -qE "agent (rogue|nokeys) registered" "$WORK/head.log" && fail "an agent without a listed key registered"
+rc=0; wait "$rogue_hpo" || rc=$?
+echo "rogue hpo: exit $rc: $(tail -1 "$WORK/rogue_hpo.err")"
+[ "$rc" -ne 0 ] && grep -q "authorized_keys" "$WORK/rogue_hpo.err" || fail "the rogue hpo: $(cat "$WORK/rogue_hpo.err")"
+[ "$(pyq "$WORK/run/journal.log" 'len(T)')" -eq 3 ] || fail "the rogue client added trials"
+kill "$rogue_agent" "$nokeys_agent" 2>/dev/null
+kill -TERM "$head_pid"; wait "$head_pid"
+wait_for 10 no_leftovers || fail "processes left behind: $(pgrep -af "$WORK")"
+finish
