@@ -4,15 +4,12 @@
 #include <utility>
 
 #include <ATen/ATen.h>
-#include <torch/version.h>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-
-#define TF_TORCH_AT_LEAST(major, minor) \
-  (TORCH_VERSION_MAJOR > (major) || (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
+#include "trainer/torch_version.h"
 
 namespace tunefleet {
 namespace trainer {

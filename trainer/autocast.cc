@@ -1,12 +1,9 @@
 #include "trainer/autocast.h"
 
 #include <ATen/autocast_mode.h>
-#include <torch/version.h>
 
 #include "absl/strings/str_cat.h"
-
-#define TF_TORCH_AT_LEAST(major, minor) \
-  (TORCH_VERSION_MAJOR > (major) || (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
+#include "trainer/torch_version.h"
 
 namespace tunefleet {
 namespace trainer {

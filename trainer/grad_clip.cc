@@ -1,10 +1,8 @@
 #include "trainer/grad_clip.h"
 
 #include <ATen/ATen.h>
-#include <torch/version.h>
 
-#define TF_TORCH_AT_LEAST(major, minor) \
-  (TORCH_VERSION_MAJOR > (major) || (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
+#include "trainer/torch_version.h"
 
 namespace tunefleet {
 namespace trainer {

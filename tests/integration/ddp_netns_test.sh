@@ -1,23 +1,15 @@
 #!/usr/bin/env bash
-# Data parallelism across hosts: two network namespaces made here, joined by a veth pair, one
-# trainer rank in each, Gloo between their veth addresses (the only path between them):
+# Data parallelism across hosts: two network namespaces made here (tests/integration/netns_lib.sh),
+# one trainer rank in each, Gloo between their addresses (the only path between them):
 # 2 ranks x batch 8 reproduce 1 process x batch 16 within 1e-5 (losses, gradient norms,
 # evaluations, final weights). Needs root (CI runs as root).
 # Args: trainer binary, compare_runs.py.
 TRAINER=$1 COMPARE=$2
 source tests/integration/lib.sh
-[ "$(id -u)" -eq 0 ] || { fail "needs root to make network namespaces"; finish; }
-A=tfa$$ B=tfb$$ NET=10.211.$((RANDOM % 250 + 1))
-cleanup_netns() { ip netns del "$A" 2>/dev/null; ip netns del "$B" 2>/dev/null; cleanup; }
-trap cleanup_netns EXIT
-ip netns add "$A" && ip netns add "$B" &&
-  ip link add "va$$" type veth peer name "vb$$" &&
-  ip link set "va$$" netns "$A" && ip link set "vb$$" netns "$B" &&
-  ip -n "$A" addr add "$NET.1/24" dev "va$$" && ip -n "$B" addr add "$NET.2/24" dev "vb$$" &&
-  ip -n "$A" link set "va$$" up && ip -n "$B" link set "vb$$" up &&
-  ip -n "$A" link set lo up && ip -n "$B" link set lo up ||
-  { fail "cannot make the namespaces"; finish; }
-echo "hosts: $A ($NET.1), $B ($NET.2)"
+source tests/integration/netns_lib.sh
+make_cluster 2
+A=${NS_HOSTS[0]} B=${NS_HOSTS[1]}
+echo "hosts: $A ($NET.2), $B ($NET.3), joined through a bridge"
 
 head -480 data/stsbenchmark/sts-train.csv > "$WORK/sts480.csv"
 cat > "$WORK/base.yaml" <<YAML
@@ -31,7 +23,7 @@ YAML
 "$TRAINER" train --config "$WORK/base.yaml" output.dir="$WORK/one" > "$WORK/one.log" 2>&1 ||
   fail "one process: $(tail -2 "$WORK/one.log")"
 
-export MASTER_ADDR=$NET.1 MASTER_PORT=29533 WORLD_SIZE=2
+export MASTER_ADDR=$NET.2 MASTER_PORT=29533 WORLD_SIZE=2
 ip netns exec "$B" env RANK=1 LOCAL_RANK=0 "$TRAINER" train --config "$WORK/base.yaml" \
   output.dir="$WORK/two-b" train.batch_size=8 > "$WORK/b.log" 2>&1 &
 pb=$!
