@@ -47,7 +47,7 @@ int ParseOrExit(CommandLine& cli, const std::vector<std::string>& args, const ch
 int Sweep(const std::vector<std::string>& args) {
   std::string head, journal, report_json, keys;
   bool resume = false, dry_run = false;
-  int64_t slots = 0;
+  int64_t slots = 0, head_grace_s = 300;
   CommandLine cli("hpo sweep", "SWEEP.yaml [key=value ...]",
                   "Runs the sweep described by SWEEP.yaml. Without --head it runs in single-node\n"
                   "dev mode: it starts a head and a local agent, uses every local GPU (or CPU\n"
@@ -63,6 +63,9 @@ int Sweep(const std::vector<std::string>& args) {
              "dev mode: ranks the local agent runs at once (CPU slots without GPUs; default "
              "max_concurrent_trials x gpus_per_trial)");
   cli.AddString("report_json", &report_json, "write hpo's final view of the study here", "PATH");
+  cli.AddInt("head_grace_s", &head_grace_s,
+             "with --head: after losing the head, wait this long for it to come back (its "
+             "trials go on on the agents); 0: fail at once");
   cli.AllowOverrides();
   cli.ExpectPositional(1, 1);
   if (int rc = ParseOrExit(cli, args, "hpo sweep"); rc >= 0) return rc;
@@ -76,8 +79,9 @@ int Sweep(const std::vector<std::string>& args) {
     std::cout << DescribeSweepPlan(*config);
     return kExitOk;
   }
-  if (slots < 0) {
-    PrintError("hpo sweep", absl::InvalidArgumentError("--slots must be >= 0"));
+  if (slots < 0 || head_grace_s < 0) {
+    PrintError("hpo sweep", absl::InvalidArgumentError(slots < 0 ? "--slots must be >= 0"
+                                                                 : "--head_grace_s must be >= 0"));
     return kExitUsage;
   }
   const std::string run_dir =
@@ -86,6 +90,7 @@ int Sweep(const std::vector<std::string>& args) {
   SweepDriver::Options options;
   options.head = head;
   options.keys_dir = keys;
+  options.head_grace = absl::Seconds(head_grace_s);
   options.resume = resume;
   options.report_json = report_json;
   options.live = ::isatty(STDOUT_FILENO) != 0;

@@ -118,25 +118,57 @@ void SweepDriver::Send(const comm::Envelope& envelope) {
   if (head_liveness_) head_liveness_->Sent(absl::Now());
 }
 
-absl::Status SweepDriver::Connect() {
+absl::Status SweepDriver::OpenSocket() {
   try {
-    socket_ = std::make_unique<zmq::socket_t>(context_, zmq::socket_type::dealer);
-    comm::ConfigureSocket(*socket_, /*router=*/false);
+    auto socket = std::make_unique<zmq::socket_t>(context_, zmq::socket_type::dealer);
+    comm::ConfigureSocket(*socket, /*router=*/false);
     if (!options_.keys_dir.empty()) {
       absl::StatusOr<comm::ClientKeys> keys = comm::LoadClientKeys(options_.keys_dir);
       if (!keys.ok()) return absl::InvalidArgumentError(keys.status().message());
-      comm::MakeCurveClient(*socket_, *keys);
+      comm::MakeCurveClient(*socket, *keys);
     }
-    socket_->connect(options_.head);
+    socket->connect(options_.head);
+    socket_ = std::move(socket);  // the old one closes without lingering (ConfigureSocket)
   } catch (const zmq::error_t& e) {
     return absl::InvalidArgumentError(absl::StrCat("--head ", options_.head, ": ", e.what()));
   }
+  SendRegister();
+  return absl::OkStatus();
+}
+
+void SweepDriver::SendRegister() {
   comm::Envelope hello;
   comm::Register* r = hello.mutable_register_();
   r->set_role(comm::CLIENT);
   r->set_name(absl::StrCat(config_.name, "/", ::getpid()));
   r->set_pid(::getpid());
+  r->set_previous_session(session_);
   Send(hello);
+  registered_at_ = absl::Now();
+}
+
+void SweepDriver::LoseHead(const std::string& why) {
+  if (!head_lost_) {
+    head_lost_ = true;
+    head_lost_at_ = absl::Now();
+    std::cout << why << ": " << running_.size() << " trial(s) go on on the agents; waiting up to "
+              << absl::FormatDuration(options_.head_grace) << " for the head to come back\n"
+              << std::flush;
+  }
+  registered_at_ = absl::InfinitePast();
+}
+
+void SweepDriver::Resubmit() {
+  for (const auto& [number, run] : running_) {
+    comm::Envelope envelope;
+    *envelope.mutable_submit()->mutable_trial() = run.spec;
+    envelope.mutable_submit()->set_resubmit(true);
+    Send(envelope);
+  }
+}
+
+absl::Status SweepDriver::Connect() {
+  RETURN_IF_ERROR(OpenSocket());
   const absl::Time deadline = absl::Now() + options_.connect_timeout;
   while (absl::Now() < deadline) {
     zmq::pollitem_t items[] = {{static_cast<void*>(*socket_), 0, ZMQ_POLLIN, 0},
@@ -157,6 +189,7 @@ absl::Status SweepDriver::Connect() {
         const uint32_t ms = e.welcome().heartbeat_interval_ms();
         head_liveness_ = std::make_unique<comm::Liveness>(ms > 0 ? absl::Milliseconds(ms) : absl::Seconds(1),
                                                           absl::Now());
+        session_ = e.welcome().session();
         return absl::OkStatus();
       }
     }
@@ -198,6 +231,7 @@ absl::Status SweepDriver::CreateTrial(std::optional<int64_t> retry_of) {
   spec->set_log_dir(run_dir_ + "/logs");
   Send(envelope);
   running_[t.number] = Running{};
+  running_[t.number].spec = *spec;
   if (retry_of.has_value() && !options_.live) {
     std::cout << "trial " << t.number << " retries trial " << *retry_of << " (attempt "
               << t.retry_history.size() + 1 << " of " << config_.max_failures_per_trial + 1 << ")\n";
@@ -350,8 +384,22 @@ absl::Status SweepDriver::HandleExit(const comm::Exit& exit) {
 absl::Status SweepDriver::HandleMessage(const comm::Envelope& envelope) {
   switch (envelope.body_case()) {
     case comm::Envelope::kHeartbeat:
-    case comm::Envelope::kWelcome:
       return absl::OkStatus();
+    case comm::Envelope::kWelcome: {
+      if (!head_lost_) return absl::OkStatus();
+      const uint32_t ms = envelope.welcome().heartbeat_interval_ms();
+      head_liveness_ = std::make_unique<comm::Liveness>(
+          ms > 0 ? absl::Milliseconds(ms) : absl::Seconds(1), absl::Now());
+      const bool restarted = envelope.welcome().session() != session_;
+      session_ = envelope.welcome().session();
+      head_lost_ = false;
+      std::cout << "the head is back" << (restarted ? " (restarted)" : "") << " after "
+                << absl::FormatDuration(absl::Trunc(absl::Now() - head_lost_at_, absl::Milliseconds(100)))
+                << "; submitting the " << running_.size() << " unfinished trial(s) again: it "
+                << "finds those the agents still run\n" << std::flush;
+      Resubmit();
+      return absl::OkStatus();
+    }
     case comm::Envelope::kStarted: {
       auto it = running_.find(envelope.started().trial());
       if (it != running_.end()) it->second.where = envelope.started().agent();
@@ -362,6 +410,15 @@ absl::Status SweepDriver::HandleMessage(const comm::Envelope& envelope) {
     case comm::Envelope::kExit:
       return HandleExit(envelope.exit());
     case comm::Envelope::kRefused:
+      if (envelope.refused().reason() == comm::kRefusedRegisterFirst &&
+          options_.head_grace > absl::ZeroDuration() && !session_.empty() &&
+          envelope.refused().session() != session_) {
+        if (!head_lost_) {
+          LoseHead(absl::StrCat("the head at ", options_.head, " restarted"));
+          SendRegister();
+        }
+        return absl::OkStatus();
+      }
       return absl::PermissionDeniedError(absl::StrCat("the head refused this sweep: ", envelope.refused().reason()));
     case comm::Envelope::kShutdown:
       return absl::UnavailableError(absl::StrCat("the head shut down: ", envelope.shutdown().reason()));
@@ -448,7 +505,7 @@ absl::Status SweepDriver::Run() {
   RETURN_IF_ERROR(Connect());
   absl::Status failure;
   while (true) {
-    if (!interrupting_) {
+    if (!interrupting_ && !head_lost_) {
       failure = Fill();
       if (!failure.ok()) break;
     }
@@ -480,15 +537,31 @@ absl::Status SweepDriver::Run() {
     }
     if (!failure.ok()) break;
     const absl::Time now = absl::Now();
-    if (head_liveness_->HeartbeatDue(now)) {
+    if (!head_lost_ && head_liveness_->HeartbeatDue(now)) {
       comm::Envelope hb;
       hb.mutable_heartbeat();
       Send(hb);
     }
-    if (!head_liveness_->Alive(now)) {
-      failure = absl::UnavailableError(absl::StrCat("lost the head at ", options_.head, " (no heartbeat for ",
-                                                    absl::FormatDuration(head_liveness_->interval() * comm::kDefaultLiveness), ")"));
-      break;
+    if (!head_lost_ && !head_liveness_->Alive(now)) {
+      const std::string lost = absl::StrCat("lost the head at ", options_.head, " (no heartbeat for ",
+                                            absl::FormatDuration(head_liveness_->interval() * comm::kDefaultLiveness), ")");
+      if (options_.head_grace <= absl::ZeroDuration() || interrupting_) {
+        failure = absl::UnavailableError(lost);
+        break;
+      }
+      LoseHead(lost);
+    }
+    if (head_lost_) {
+      if (now - head_lost_at_ > options_.head_grace) {
+        failure = absl::UnavailableError(absl::StrCat(
+            "the head at ", options_.head, " did not come back within ",
+            absl::FormatDuration(options_.head_grace)));
+        break;
+      }
+      if (now - registered_at_ >= absl::Seconds(3)) {
+        failure = OpenSocket();
+        if (!failure.ok()) break;
+      }
     }
     if (options_.health_check && now - last_health_check_ > absl::Milliseconds(500)) {
       last_health_check_ = now;

@@ -46,6 +46,9 @@ class SweepDriver {
     std::function<absl::Status()> health_check;
     absl::Duration connect_timeout = absl::Seconds(30);
     std::string keys_dir;  // CURVE: server.pub and client.key (comm/curve_auth.h)
+    // After losing the head, wait this long for it to come back (the trials go on on the
+    // agents), then submit the unfinished trials again; zero: fail at once.
+    absl::Duration head_grace = absl::Minutes(5);
   };
 
   // `signals` watches SIGINT/SIGTERM (created before any thread).
@@ -64,10 +67,17 @@ class SweepDriver {
     bool stop_sent = false;
     std::optional<double> final_value;
     bool missing_metric_logged = false;
+    comm::TrialSpec spec;  // as submitted, to submit again to a restarted head
   };
 
   absl::Status OpenJournal();
   absl::Status Connect();
+  // A fresh socket to the head and a Register on it.
+  absl::Status OpenSocket();
+  void SendRegister();
+  // The head went silent or another instance answers: keep the trials, register again.
+  void LoseHead(const std::string& why);
+  void Resubmit();
   absl::Status Fill();
   absl::Status CreateTrial(std::optional<int64_t> retry_of);
   absl::Status HandleMessage(const comm::Envelope& envelope);
@@ -99,6 +109,10 @@ class SweepDriver {
   zmq::context_t context_;
   std::unique_ptr<zmq::socket_t> socket_;
   std::unique_ptr<comm::Liveness> head_liveness_;
+  std::string session_;  // the head's, from its Welcome
+  bool head_lost_ = false;
+  absl::Time head_lost_at_;
+  absl::Time registered_at_;
   absl::Time start_;
   absl::Time last_shown_ = absl::InfinitePast();
   absl::Time last_health_check_ = absl::InfinitePast();

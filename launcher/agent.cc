@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <deque>
 #include <cerrno>
 #include <cstring>
 #include <thread>
@@ -25,6 +26,13 @@ namespace launcher {
 namespace {
 
 constexpr absl::Duration kDefaultHeartbeat = absl::Seconds(1);
+// Registering again after losing the head: a fresh socket and Register this often.
+constexpr absl::Duration kReregisterEvery = absl::Seconds(3);
+// Ended runs whose Exit the agent keeps for a head that may have missed it.
+constexpr size_t kKeptExits = 64;
+constexpr absl::Duration kKeepExitsFor = absl::Minutes(10);
+// Reports kept per run while the head does not answer them.
+constexpr size_t kKeptReports = 16;
 
 // The local address the head is reached from: what other nodes can use as MASTER_ADDR.
 std::string RouteAddress(const std::string& endpoint) {
@@ -102,15 +110,8 @@ absl::Status Agent::Setup() {
   slot_owner_.assign(static_cast<size_t>(slots_), 0);
   if (options_.log_dir.empty()) options_.log_dir = "/tmp/tunefleet-agent-" + options_.name;
   if (options_.address.empty()) options_.address = RouteAddress(options_.head);
+  if (absl::Status s = ConnectHead(); !s.ok()) return s;
   try {
-    head_ = std::make_unique<zmq::socket_t>(context_, zmq::socket_type::dealer);
-    comm::ConfigureSocket(*head_, /*router=*/false);
-    if (!options_.keys_dir.empty()) {
-      absl::StatusOr<comm::ClientKeys> keys = comm::LoadClientKeys(options_.keys_dir);
-      if (!keys.ok()) return keys.status();
-      comm::MakeCurveClient(*head_, *keys);
-    }
-    head_->connect(options_.head);
     trainers_ = std::make_unique<zmq::socket_t>(context_, zmq::socket_type::router);
     comm::ConfigureSocket(*trainers_, /*router=*/true);
     trainers_->bind("tcp://127.0.0.1:*");
@@ -123,6 +124,46 @@ absl::Status Agent::Setup() {
   return absl::OkStatus();
 }
 
+absl::Status Agent::ConnectHead() {
+  try {
+    auto socket = std::make_unique<zmq::socket_t>(context_, zmq::socket_type::dealer);
+    comm::ConfigureSocket(*socket, /*router=*/false);
+    if (!options_.keys_dir.empty()) {
+      absl::StatusOr<comm::ClientKeys> keys = comm::LoadClientKeys(options_.keys_dir);
+      if (!keys.ok()) return keys.status();
+      comm::MakeCurveClient(*socket, *keys);
+    }
+    socket->connect(options_.head);
+    head_ = std::move(socket);  // the old one closes without lingering (ConfigureSocket)
+  } catch (const zmq::error_t& e) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot connect to head ", options_.head, ": ", e.what()));
+  }
+  return absl::OkStatus();
+}
+
+void Agent::LoseHead(const std::string& why) {
+  if (!head_lost_) {
+    head_lost_ = true;
+    head_lost_at_ = absl::Now();
+    TF_LOG(WARNING) << why << "; " << (runs_.empty() ? std::string("no runs here")
+                                                     : absl::StrCat("keeping its ", runs_.size(), " run(s) going"))
+                    << " for up to " << absl::FormatDuration(options_.head_grace)
+                    << " and registering again";
+  }
+  welcomed_ = false;
+}
+
+comm::HeldRun Agent::Held(uint64_t run_id, const RunState& run) const {
+  comm::HeldRun held;
+  *held.mutable_trial() = run.spec;
+  held.mutable_trial()->set_run_id(run_id);
+  for (int r : run.rank_ids) held.add_ranks(r);
+  held.set_master_addr(run.master_addr);
+  held.set_master_port(run.master_port);
+  for (const comm::Report& r : run.unanswered) *held.add_pending_reports() = r;
+  return held;
+}
+
 void Agent::SendRegister() {
   comm::Envelope envelope;
   comm::Register* r = envelope.mutable_register_();
@@ -133,6 +174,21 @@ void Agent::SendRegister() {
   r->set_slots(slots_);
   for (const GpuInfo& g : gpus_) r->add_gpus(g.name);
   r->set_pid(::getpid());
+  r->set_previous_session(session_);
+  if (!session_.empty()) {
+    // Registering again: everything a restarted head needs to adopt this node's runs. The
+    // frame stays under the size cap: the oldest ended runs go first.
+    for (const auto& [id, run] : runs_) *r->add_runs() = Held(id, run);
+    size_t used = envelope.ByteSizeLong();
+    std::vector<const comm::HeldRun*> newest_first;
+    for (auto it = ended_.rbegin(); it != ended_.rend(); ++it) {
+      const size_t size = it->held.ByteSizeLong() + 8;
+      if (used + size > comm::kMaxFrameBytes * 3 / 4) break;
+      used += size;
+      newest_first.push_back(&it->held);
+    }
+    for (auto it = newest_first.rbegin(); it != newest_first.rend(); ++it) *r->add_runs() = **it;
+  }
   SendToHead(envelope);
   registered_at_ = absl::Now();
   welcomed_ = false;
@@ -200,7 +256,8 @@ absl::Status Agent::Run() {
       hb.mutable_heartbeat();
       SendToHead(hb);
     }
-    if (!welcomed_ && now - registered_at_ > options_.register_timeout && !shutting_down_) {
+    if (!welcomed_ && session_.empty() && now - registered_at_ > options_.register_timeout &&
+        !shutting_down_) {
       fatal_ = absl::StrCat("no answer from the head at ", options_.head, " for ",
                             absl::FormatDuration(options_.register_timeout),
                             options_.keys_dir.empty()
@@ -208,10 +265,22 @@ absl::Status Agent::Run() {
                                 : " (is this agent's client key in the head's authorized_keys?)");
     }
     if (welcomed_ && !head_liveness_->Alive(now)) {
-      TF_LOG(WARNING) << "lost the head at " << options_.head << " (no heartbeat for "
-                      << absl::FormatDuration(head_liveness_->interval() * comm::kDefaultLiveness)
-                      << "); registering again";
-      SendRegister();
+      LoseHead(absl::StrCat("lost the head at ", options_.head, " (no heartbeat for ",
+                            absl::FormatDuration(head_liveness_->interval() * comm::kDefaultLiveness),
+                            ")"));
+      registered_at_ = absl::InfinitePast();
+    }
+    if (head_lost_ && !welcomed_ && !shutting_down_) {
+      if (now - head_lost_at_ > options_.head_grace) {
+        fatal_ = absl::StrCat("the head at ", options_.head, " did not come back within ",
+                              absl::FormatDuration(options_.head_grace));
+      } else if (now - registered_at_ >= kReregisterEvery) {
+        if (absl::Status s = ConnectHead(); !s.ok()) {
+          fatal_ = std::string(s.message());
+        } else {
+          SendRegister();
+        }
+      }
     }
     if (!fatal_.empty() && !shutting_down_) {
       TF_LOG(ERROR) << fatal_;
@@ -239,11 +308,20 @@ void Agent::HandleHeadMessage(const comm::Envelope& envelope) {
       const uint32_t ms = envelope.welcome().heartbeat_interval_ms();
       head_liveness_ = std::make_unique<comm::Liveness>(
           ms > 0 ? absl::Milliseconds(ms) : kDefaultHeartbeat, absl::Now());
-      if (!welcomed_) {
+      if (head_lost_) {
+        TF_LOG(INFO) << "registered again with the head at " << options_.head << " (session "
+                     << envelope.welcome().session() << "), holding " << runs_.size()
+                     << " run(s); it was away "
+                     << absl::FormatDuration(absl::Trunc(absl::Now() - head_lost_at_, absl::Milliseconds(100)));
+      } else if (!welcomed_ && session_.empty()) {
         TF_LOG(INFO) << "registered with the head at " << options_.head << " as " << options_.name
                      << " (" << slots_ << " slot(s), address " << options_.address << ")";
       }
+      const bool first = session_.empty();
+      session_ = envelope.welcome().session();
+      head_lost_ = false;
       welcomed_ = true;
+      if (first && options_.on_registered) options_.on_registered();
       break;
     }
     case comm::Envelope::kHeartbeat:
@@ -254,6 +332,13 @@ void Agent::HandleHeadMessage(const comm::Envelope& envelope) {
     case comm::Envelope::kDecision: {
       auto it = runs_.find(envelope.decision().run_id());
       if (it == runs_.end()) break;  // the run ended meanwhile
+      const comm::Decision& d = envelope.decision();
+      std::deque<comm::Report>& unanswered = it->second.unanswered;
+      unanswered.erase(std::remove_if(unanswered.begin(), unanswered.end(),
+                                      [&d](const comm::Report& r) {
+                                        return r.step() == d.step() || d.action() == comm::Decision::STOP;
+                                      }),
+                       unanswered.end());
       if (envelope.decision().action() == comm::Decision::STOP) it->second.stop_requested = true;
       DeliverDecision(it->second, envelope);
       break;
@@ -269,6 +354,16 @@ void Agent::HandleHeadMessage(const comm::Envelope& envelope) {
       for (auto& [id, run] : runs_) StopRun(run, "head shut down", /*cancelled=*/true);
       break;
     case comm::Envelope::kRefused:
+      if (envelope.refused().reason() == comm::kRefusedRegisterFirst && !session_.empty() &&
+          envelope.refused().session() != session_) {
+        // Another head instance answers at the same address: the head restarted.
+        if (welcomed_ || !head_lost_) {
+          LoseHead(absl::StrCat("the head at ", options_.head, " restarted (session ",
+                                envelope.refused().session(), ")"));
+          SendRegister();
+        }
+        break;
+      }
       if (envelope.refused().reason() == comm::kRefusedRegisterFirst) {
         // The head does not know this agent: it declared it lost (silent too long) and failed
         // its runs. Stop them here too and register again (unless a Register is on its way:
@@ -307,8 +402,12 @@ void Agent::HandleTrainerMessage(const std::string& identity, const comm::Envelo
     return;
   }
   if (envelope.body_case() == comm::Envelope::kReport) {
-    if (runs_.count(envelope.report().run_id()) == 0) return;
-    SendToHead(envelope);
+    auto it = runs_.find(envelope.report().run_id());
+    if (it == runs_.end()) return;
+    std::deque<comm::Report>& unanswered = it->second.unanswered;
+    unanswered.push_back(envelope.report());
+    if (unanswered.size() > kKeptReports) unanswered.pop_front();
+    if (welcomed_) SendToHead(envelope);  // else it goes with the next Register
     return;
   }
   TF_LOG(WARNING) << "unexpected " << comm::BodyName(envelope) << " from a trainer";
@@ -338,6 +437,7 @@ void Agent::StartRun(const comm::Assign& assign) {
   }
   RunState& run = runs_[run_id];
   run.spec = spec;
+  run.rank_ids.assign(assign.ranks().begin(), assign.ranks().end());
   if (shutting_down_) {
     run.cancelled = true;
     run.cancel_reason = "agent is shutting down";
@@ -354,6 +454,8 @@ void Agent::StartRun(const comm::Assign& assign) {
   }
   const std::string master_addr = assign.master_addr().empty() ? options_.address : assign.master_addr();
   const int master_port = assign.master_port() != 0 ? assign.master_port() : PickFreePort(master_addr);
+  run.master_addr = master_addr;
+  run.master_port = master_port;
   const std::string log_dir = spec.log_dir().empty()
                                   ? absl::StrCat(options_.log_dir, "/", spec.sweep().empty() ? "runs" : spec.sweep())
                                   : spec.log_dir();
@@ -483,7 +585,15 @@ void Agent::FinishRuns() {
     } else {
       e->set_outcome(comm::Exit::COMPLETED);
     }
-    SendToHead(envelope);
+    if (welcomed_) SendToHead(envelope);  // else it goes with the next Register
+    EndedRun ended{Held(it->first, run), absl::Now()};
+    ended.held.set_ended(true);
+    *ended.held.mutable_exit() = *e;
+    ended_.push_back(std::move(ended));
+    while (ended_.size() > kKeptExits ||
+           (!ended_.empty() && welcomed_ && absl::Now() - ended_.front().at > kKeepExitsFor)) {
+      ended_.pop_front();
+    }
     for (uint64_t& owner : slot_owner_) {
       if (owner == it->first) owner = 0;
     }

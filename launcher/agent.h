@@ -12,11 +12,20 @@
 // that fails makes the agent stop the run's other local ranks (SIGTERM, then SIGKILL after the
 // grace period) so none is left waiting in a collective; trainers die with the agent
 // (PR_SET_PDEATHSIG).
+//
+// Losing the head (silent for 3 heartbeats, or a head with another session refusing it): the
+// runs go on for up to head_grace while the agent registers again (a fresh socket every few
+// seconds, as zguide's Lazy Pirate); reports wait (the trainers wait for their decisions) and
+// Exits are kept. The Register lists every run it holds, with the reports not yet answered and
+// the Exits of the last runs it ended, so that a restarted head adopts them (head.h). No head
+// within head_grace: every run is stopped and the agent exits.
 // Thread-safety: one poll loop thread owns everything.
 #ifndef TUNEFLEET_LAUNCHER_AGENT_H_
 #define TUNEFLEET_LAUNCHER_AGENT_H_
 
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -47,6 +56,11 @@ class Agent {
     absl::Duration kill_grace = absl::Seconds(5);
     absl::Duration register_timeout = absl::Seconds(30);  // give up if the head never answers
     std::string keys_dir;        // CURVE: server.pub and client.key (comm/curve_auth.h)
+    // How long runs go on without a head after it was lost, waiting for it to come back.
+    absl::Duration head_grace = absl::Minutes(5);
+    // Called once, when the head first welcomes this agent (e.g. a detached agent's parent
+    // may exit then).
+    std::function<void()> on_registered;
   };
 
   // `signals` must watch SIGCHLD, SIGINT and SIGTERM and be created before any thread.
@@ -73,6 +87,15 @@ class Agent {
     int failed_index = -1;           // first local rank that failed
     std::string start_error;         // a rank that could not start
     absl::Time kill_deadline = absl::InfiniteFuture();
+    std::vector<int> rank_ids;       // as assigned
+    std::string master_addr;
+    int master_port = 0;
+    std::deque<comm::Report> unanswered;  // rank 0's Reports with no Decision yet
+  };
+  // A run that ended: its Exit, kept for a head that may not have seen it.
+  struct EndedRun {
+    comm::HeldRun held;
+    absl::Time at;
   };
 
   absl::Status Setup();
@@ -85,6 +108,11 @@ class Agent {
   void FinishRuns();
   void SendToHead(const comm::Envelope& envelope);
   void SendRegister();
+  // A fresh socket to the head (queued messages to a dead head are dropped).
+  absl::Status ConnectHead();
+  // The head is gone or another one answers: keep the runs, register again.
+  void LoseHead(const std::string& why);
+  comm::HeldRun Held(uint64_t run_id, const RunState& run) const;
   int FreeSlots() const;
 
   Options options_;
@@ -100,6 +128,10 @@ class Agent {
   bool welcomed_ = false;
   bool head_lost_logged_ = false;
   absl::Time registered_at_;
+  std::string session_;          // the head's, from its last Welcome
+  bool head_lost_ = false;       // lost after a Welcome; registering again
+  absl::Time head_lost_at_;
+  std::deque<EndedRun> ended_;   // newest last
   bool shutting_down_ = false;
   std::string fatal_;
   std::map<uint64_t, RunState> runs_;

@@ -48,7 +48,8 @@ std::string AgentLauncher::CommandFor(const HostEntry& host) const {
   std::string command =
       absl::StrCat("exec ", absl::StrReplaceAll(options_.remote_shell, {{"{host}", host.host}}));
   absl::StrAppend(&command, " ", ShellQuote(options_.agent_binary), " --head ",
-                  ShellQuote(options_.head_endpoint), " --name ", ShellQuote(AgentNameOf(host.host)));
+                  ShellQuote(options_.head_endpoint), " --name ", ShellQuote(AgentNameOf(host.host)),
+                  " --detach");
   if (host.slots > 0) absl::StrAppend(&command, " --slots ", host.slots);
   if (!options_.keys_dir.empty()) absl::StrAppend(&command, " --keys ", ShellQuote(options_.keys_dir));
   return command;
@@ -101,7 +102,9 @@ void AgentLauncher::Poll(absl::Time now, const absl::flat_hash_set<std::string>&
       Settle(i, State::kUp, absl::StrCat("agent up (registered ",
                                          absl::FormatDuration(absl::Trunc(now - started_, absl::Milliseconds(100))),
                                          " after the start)"));
-    } else if (shell != nullptr && shell->exited()) {
+    } else if (shell != nullptr && shell->exited() && !shell->succeeded()) {
+      // (Exit 0 before registering: the host's agent was running already, and registers by
+      // itself; else it stays silent.)
       const std::string why = LastLine(shell->StderrTail());
       Settle(i, State::kFailed,
              absl::StrCat("the remote shell ended (", shell->DescribeExit(),

@@ -2,15 +2,17 @@
 // and within seconds, whether its agent came up and why not.
 //
 // For host H (hosts file: `[user@]H [slots=N]`) it runs, through /bin/sh -c,
-//   exec <remote_shell with {host} -> [user@]H> <agent> --head <endpoint> --name H [--slots N]
+//   exec <remote_shell with {host} -> [user@]H> <agent> --head <endpoint> --name H --detach [--slots N]
 // e.g. `ssh -o BatchMode=yes gpu1 /opt/tunefleet/agent --head tcp://head:5555 --name gpu1`, or in
 // tests `ip netns exec h1 ...`. The agent binary path is the same on every host (a shared
 // install) unless --agent says otherwise. The remote shell's output goes to LOG_DIR/H.log.
 // Per host, once: "up" when an agent named H registers with the head; "failed" when the remote
 // shell exits before that (its exit code and the last line of its output: ssh's "Permission
 // denied", "Could not resolve hostname", the agent's own error); "silent" when neither happens
-// within the registration timeout. Stop() ends the remote shells (an agent started over ssh gets
-// SIGHUP when its session closes).
+// within the registration timeout. With --detach the agent leaves the remote shell once it has
+// registered, in its own session, so that it outlives the head (a restarted head finds it
+// registering again; starting it again is harmless: an agent of that name already running on
+// the host makes the new one exit 0). Stop() ends the remote shells still running.
 // Thread-safety: used from the head's poll loop only.
 #ifndef TUNEFLEET_LAUNCHER_AGENT_LAUNCHER_H_
 #define TUNEFLEET_LAUNCHER_AGENT_LAUNCHER_H_

@@ -70,10 +70,15 @@ Head::Head(Options options, SignalFd* signals)
       context_(1),
       peers_(options_.hosts, options_.hosts_file,
              options_.heartbeat_interval > absl::ZeroDuration() ? options_.heartbeat_interval
-                                                                : absl::Seconds(1)) {
+                                                                : absl::Seconds(1)),
+      runs_(std::max<uint64_t>(1, options_.first_run_id)) {
   if (options_.heartbeat_interval <= absl::ZeroDuration()) {
     options_.heartbeat_interval = absl::Seconds(1);
   }
+  if (options_.recovery_window <= absl::ZeroDuration()) {
+    options_.recovery_window = 2 * comm::kDefaultLiveness * options_.heartbeat_interval;
+  }
+  recovery_deadline_ = absl::Now() + options_.recovery_window;
   control_rx_ = std::make_unique<zmq::socket_t>(context_, zmq::socket_type::pair);
   control_rx_->set(zmq::sockopt::linger, 0);
   control_rx_->bind(kControlEndpoint);
@@ -293,6 +298,7 @@ void Head::HandleRegister(const std::string& identity, const comm::Register& reg
   Send(identity, welcome);
 
   if (reg.role() == comm::AGENT) {
+    AdoptHeldRuns(identity, named);
     TF_LOG(INFO) << "agent " << name << (inserted ? " registered" : " registered again")
                  << " with " << peer->slots << " slot(s)"
                  << (peer->slots != peer->offered_slots
@@ -309,7 +315,31 @@ void Head::HandleRegister(const std::string& identity, const comm::Register& reg
 }
 
 void Head::HandleSubmit(const std::string& identity, comm::Envelope& envelope) {
-  RunRecord& run = runs_.Submit(std::move(*envelope.mutable_submit()->mutable_trial()), identity);
+  const std::string& client_name = peers_.Find(identity)->name;
+  comm::TrialSpec* trial = envelope.mutable_submit()->mutable_trial();
+  trial->set_client(client_name);
+  if (envelope.submit().resubmit()) {
+    if (RunRecord* orphan = runs_.FindOrphan(client_name, trial->trial()); orphan != nullptr) {
+      runs_.AttachClient(*orphan, identity);
+      TF_LOG(INFO) << "trial " << trial->trial() << " of client " << client_name
+                   << " found again: run " << orphan->run_id << ", held by its agents";
+      DeliverHeld(*orphan);
+      return;
+    }
+    if (const RunRecord* live = runs_.FindForClient(identity, 0, trial->trial());
+        live != nullptr && !live->reported) {
+      return;  // this head never lost it
+    }
+    if (recovering_) {
+      TF_LOG(INFO) << "trial " << trial->trial() << " of client " << client_name
+                   << " submitted again: waiting for the agents that may hold it";
+      held_resubmits_.push_back({identity, std::move(*trial)});
+      return;
+    }
+    TF_LOG(INFO) << "trial " << trial->trial() << " of client " << client_name
+                 << " submitted again and no agent holds it: running it again";
+  }
+  RunRecord& run = runs_.Submit(std::move(*trial), identity);
   const comm::TrialSpec& spec = run.spec;
   if (spec.world_size() < 1) {
     FailQueued(run, absl::StrCat("world_size must be at least 1, got ", spec.world_size()));
@@ -379,8 +409,11 @@ void Head::HandleExit(const std::string& identity, const comm::Exit& exit) {
 void Head::ForwardToClient(const std::string& identity, uint64_t run_id,
                            const comm::Envelope& envelope) {
   RunRecord* run = runs_.Find(run_id);
-  if (run == nullptr || run->reported || run->client.empty() || run->LivePart(identity) == nullptr) {
-    return;  // the run ended or its client left meanwhile
+  if (run == nullptr || run->reported || run->LivePart(identity) == nullptr) return;
+  if (run->client.empty()) {
+    // An adopted run nobody claimed yet keeps what its client should hear (bounded).
+    if (run->adopted && run->held.size() < 1000) run->held.push_back(envelope);
+    return;  // else the run's client left meanwhile
   }
   Send(run->client, envelope);
 }
@@ -507,6 +540,7 @@ void Head::CancelRun(RunRecord& run, const std::string& reason, const std::strin
 
 void Head::ReportAndMaybeErase(RunRecord& run) {
   if (!run.reported) {
+    if (run.adopted && run.client.empty()) return;  // kept for the client that resubmits it
     run.reported = true;
     comm::Envelope envelope;
     *envelope.mutable_exit() = run.Aggregate();
@@ -581,7 +615,104 @@ void Head::Tick(absl::Time now) {
   }
   for (const std::string& id : due) Send(id, heartbeat);
   next_tick_ = now + std::max(absl::Milliseconds(1), options_.heartbeat_interval / 10);
+  if (recovering_ && (now >= recovery_deadline_ ||
+                      (peers_.has_hosts() && peers_.MissingHosts().empty()))) {
+    EndRecovery();
+  }
+  ExpireOrphans(now);
   if (options_.on_tick) options_.on_tick(now);
+}
+
+void Head::AdoptHeldRuns(const std::string& identity, const comm::Register& reg) {
+  const std::string& name = reg.name();
+  const absl::Time now = absl::Now();
+  for (const comm::HeldRun& held : reg.runs()) {
+    const uint64_t run_id = held.trial().run_id();
+    if (!reg.previous_session().empty() && reg.previous_session() == session_) {
+      // This head knew the agent before: runs it no longer has there were failed when the
+      // agent was declared lost.
+      RunRecord* run = runs_.Find(run_id);
+      if (held.ended() || (run != nullptr && run->LivePart(identity) != nullptr)) continue;
+      comm::Envelope envelope;
+      envelope.mutable_cancel()->set_run_id(run_id);
+      envelope.mutable_cancel()->set_trial(held.trial().trial());
+      envelope.mutable_cancel()->set_reason("the head failed this run when it lost the agent");
+      Send(identity, envelope);
+      continue;
+    }
+    RunRecord* run = runs_.Adopt(held, identity, name, now);
+    if (run == nullptr) continue;  // this part is known already
+    TF_LOG(INFO) << "adopted run " << run_id << " (trial " << held.trial().trial()
+                 << (held.trial().sweep().empty() ? "" : " of ") << held.trial().sweep()
+                 << ", rank(s) " << RankRange({held.ranks().begin(), held.ranks().end()}) << " of "
+                 << held.trial().world_size() << ") from agent " << name << ": "
+                 << (held.ended() ? absl::StrCat("ended ", OutcomeName(held.exit().outcome()))
+                                  : std::string("running"));
+    for (const comm::Report& pending : held.pending_reports()) {
+      comm::Envelope report;
+      *report.mutable_report() = pending;
+      if (run->client.empty()) {
+        run->held.push_back(std::move(report));
+      } else if (!run->reported) {
+        Send(run->client, report);
+      }
+    }
+    if (held.ended()) {
+      runs_.RecordExit(*run, identity, held.exit());
+      if (held.exit().outcome() == comm::Exit::FAILED && !run->AllEnded() && !run->cancel_sent) {
+        CancelRun(*run, absl::StrCat("rank ", held.exit().rank(), " on agent ", name, " failed"),
+                  identity);
+      }
+      if (run->AllEnded()) ReportAndMaybeErase(*run);
+    }
+  }
+}
+
+void Head::DeliverHeld(RunRecord& run) {
+  std::vector<comm::Envelope> held;
+  held.swap(run.held);
+  for (const comm::Envelope& envelope : held) Send(run.client, envelope);
+  if (run.AllEnded()) ReportAndMaybeErase(run);
+}
+
+void Head::EndRecovery() {
+  recovering_ = false;
+  std::vector<Resubmit> held;
+  held.swap(held_resubmits_);
+  for (Resubmit& r : held) {
+    const Peer* client = peers_.Find(r.client);
+    if (client == nullptr) continue;  // it left meanwhile
+    if (RunRecord* orphan = runs_.FindOrphan(client->name, r.spec.trial()); orphan != nullptr) {
+      runs_.AttachClient(*orphan, r.client);
+      TF_LOG(INFO) << "trial " << r.spec.trial() << " of client " << client->name
+                   << " found again: run " << orphan->run_id << ", held by its agents";
+      DeliverHeld(*orphan);
+      continue;
+    }
+    RunRecord& run = runs_.Submit(std::move(r.spec), r.client);
+    TF_LOG(INFO) << "trial " << run.spec.trial() << " of client " << client->name
+                 << ": no agent holds it; run " << run.run_id << " runs it again";
+  }
+  Dispatch();
+}
+
+void Head::ExpireOrphans(absl::Time now) {
+  if (now < recovery_deadline_ + options_.orphan_grace) return;
+  for (uint64_t id : runs_.OrphansBefore(now - options_.orphan_grace)) {
+    RunRecord& run = *runs_.Find(id);
+    const std::string reason = absl::StrCat("no client claimed it within ",
+                                            FormatSpan(options_.orphan_grace),
+                                            " of the head's restart");
+    TF_LOG(WARNING) << "run " << id << " (trial " << run.spec.trial() << " of client "
+                    << run.spec.client() << "): " << reason;
+    runs_.ForgetOrphan(run);
+    run.reported = true;
+    if (run.AllEnded()) {
+      runs_.Erase(id);
+    } else if (!run.cancel_sent) {
+      CancelRun(run, reason);
+    }
+  }
 }
 
 absl::flat_hash_set<std::string> Head::LiveAgentNames() const {
@@ -616,6 +747,7 @@ void Head::Send(const std::string& identity, const comm::Envelope& envelope) {
 void Head::Refuse(const std::string& identity, const std::string& reason, bool with_version) {
   comm::Envelope envelope;
   envelope.mutable_refused()->set_reason(reason);
+  envelope.mutable_refused()->set_session(session_);
   if (with_version) envelope.mutable_refused()->set_supported_version(comm::kProtocolVersion);
   Send(identity, envelope);
 }

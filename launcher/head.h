@@ -20,6 +20,13 @@
 //   - Exit from each agent of a run is aggregated into one Exit for the client (run_table.h).
 //   - StatusRequest -> Status; Shutdown from a client, SIGINT/SIGTERM or Stop(): Shutdown to
 //     every agent, and Run() returns OK.
+//   - Restart (the head died and a new one binds the same endpoint): agents and clients find
+//     a head with another session (Refused{register first, session}) and register again;
+//     agents list the runs they hold (Register.runs) and the head adopts them (run_table.h);
+//     clients submit their unfinished trials again (Submit.resubmit) and get the adopted run
+//     back, with the reports and Exit held for them; a resubmitted trial no agent holds runs
+//     again once the recovery window closes. An agent registering again with the same session
+//     (it was declared lost) gets a Cancel for each run the head no longer has on it.
 //
 // Cross-process invariants: an agent's slots are busy from the Assign until that agent's Exit
 // for the run (or its loss); a run's rank 0 lives on its first agent, whose registered address
@@ -68,6 +75,15 @@ class Head {
     // Called from the poll loop at every tick (a tenth of the heartbeat interval), e.g. to
     // follow agents the head started (agent_launcher.h).
     std::function<void(absl::Time)> on_tick;
+    // The first run_id this head gives out. A head that may restart while its agents hold
+    // runs uses a base no earlier instance reached (head_main: the clock).
+    uint64_t first_run_id = 1;
+    // Head restart: for this long after start (zero: 2 x liveness x heartbeat), or until
+    // every hosts-file host registered, trials that clients submit again (Submit.resubmit)
+    // wait for the agents holding them to register, rather than run a second time.
+    absl::Duration recovery_window = absl::ZeroDuration();
+    // Runs adopted from agents that no client claims within this long are cancelled.
+    absl::Duration orphan_grace = absl::Seconds(60);
   };
 
   // `signals` (may be null) must watch SIGINT and SIGTERM and be created before this Head, so
@@ -112,6 +128,13 @@ class Head {
   void LosePeer(const std::string& identity, const std::string& reason);
   void Tick(absl::Time now);
   void ShutdownAgents(const std::string& reason);
+  // An agent's Register.runs: adopted after a restart, cancelled when this head lost them.
+  void AdoptHeldRuns(const std::string& identity, const comm::Register& reg);
+  // Sends an adopted run's held messages to its new client, and its Exit if it has ended.
+  void DeliverHeld(RunRecord& run);
+  // Closes the recovery window: held resubmissions are attached or queued.
+  void EndRecovery();
+  void ExpireOrphans(absl::Time now);
 
   void Send(const std::string& identity, const comm::Envelope& envelope);
   void Refuse(const std::string& identity, const std::string& reason, bool with_version = false);
@@ -132,6 +155,14 @@ class Head {
 
   PeerTable peers_;
   RunTable runs_;
+  // Restart recovery (Options::recovery_window).
+  struct Resubmit {
+    std::string client;  // identity
+    comm::TrialSpec spec;
+  };
+  bool recovering_ = true;
+  absl::Time recovery_deadline_;
+  std::vector<Resubmit> held_resubmits_;
   absl::flat_hash_map<std::string, absl::Time> last_warning_;
   absl::Time next_tick_;
 };

@@ -164,6 +164,8 @@ int Main(int argc, char** argv) {
   Head::Options options;
   options.bind = bind;
   options.heartbeat_interval = absl::Milliseconds(heartbeat_ms);
+  // Run ids no earlier head instance gave out: agents may still hold that one's runs.
+  options.first_run_id = static_cast<uint64_t>(absl::ToUnixSeconds(absl::Now())) * 100000 + 1;
   if (!nodes.empty()) {
     auto hosts = LoadHostsFile(nodes);
     if (!hosts.ok()) {

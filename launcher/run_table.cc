@@ -101,6 +101,7 @@ bool RunTable::RecordExit(RunRecord& run, const std::string& agent, const comm::
 void RunTable::Erase(uint64_t run_id) {
   auto it = runs_.find(run_id);
   if (it == runs_.end()) return;
+  if (it->second.adopted && it->second.client.empty()) ForgetOrphan(it->second);
   if (it->second.queued) {
     queue_.erase(std::remove(queue_.begin(), queue_.end(), run_id), queue_.end());
   }
@@ -116,6 +117,73 @@ void RunTable::DetachClient(RunRecord& run) {
     if (c->second.empty()) by_trial_.erase(c);
   }
   run.client.clear();
+}
+
+RunRecord* RunTable::Adopt(const comm::HeldRun& held, const std::string& agent,
+                           const std::string& agent_name, absl::Time now) {
+  const uint64_t run_id = held.trial().run_id();
+  if (run_id >= next_run_id_) next_run_id_ = run_id + 1;
+  auto [it, inserted] = runs_.try_emplace(run_id);
+  RunRecord& run = it->second;
+  if (inserted) {
+    run.run_id = run_id;
+    run.spec = held.trial();
+    run.queued = false;
+    run.adopted = true;
+    run.adopted_at = now;
+    run.master_addr = held.master_addr();
+    run.master_port = held.master_port();
+    orphans_[run.spec.client()][run.spec.trial()] = run_id;
+  } else {
+    for (const RunPart& p : run.parts) {
+      if (p.agent_name == agent_name) return nullptr;
+    }
+  }
+  RunPart part;
+  part.agent = agent;
+  part.agent_name = agent_name;
+  part.ranks.assign(held.ranks().begin(), held.ranks().end());
+  std::sort(part.ranks.begin(), part.ranks.end());
+  busy_[agent] += static_cast<int>(part.ranks.size());
+  const int first = part.ranks.empty() ? 0 : part.ranks.front();
+  auto at = std::find_if(run.parts.begin(), run.parts.end(), [first](const RunPart& p) {
+    return !p.ranks.empty() && p.ranks.front() > first;
+  });
+  run.parts.insert(at, std::move(part));
+  return &run;
+}
+
+RunRecord* RunTable::FindOrphan(const std::string& client_name, int64_t trial) {
+  auto c = orphans_.find(client_name);
+  if (c == orphans_.end()) return nullptr;
+  auto t = c->second.find(trial);
+  return t == c->second.end() ? nullptr : Find(t->second);
+}
+
+void RunTable::ForgetOrphan(RunRecord& run) {
+  auto c = orphans_.find(run.spec.client());
+  if (c == orphans_.end()) return;
+  auto t = c->second.find(run.spec.trial());
+  if (t != c->second.end() && t->second == run.run_id) c->second.erase(t);
+  if (c->second.empty()) orphans_.erase(c);
+}
+
+void RunTable::AttachClient(RunRecord& run, const std::string& client) {
+  ForgetOrphan(run);
+  run.client = client;
+  by_trial_[client][run.spec.trial()] = run.run_id;
+}
+
+std::vector<uint64_t> RunTable::OrphansBefore(absl::Time cutoff) const {
+  std::vector<uint64_t> out;
+  for (const auto& [name, trials] : orphans_) {
+    for (const auto& [trial, id] : trials) {
+      auto it = runs_.find(id);
+      if (it != runs_.end() && it->second.adopted_at < cutoff) out.push_back(id);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 int RunTable::BusySlots(const std::string& agent) const {

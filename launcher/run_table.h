@@ -1,4 +1,5 @@
-// The head's bookkeeping of runs (one attempt of a trial, head-assigned run_id counting from 1):
+// The head's bookkeeping of runs (one attempt of a trial, head-assigned run_id counting up from a
+// per-head-instance base, so that a restarted head never reuses the ids of runs agents still hold):
 // the FIFO queue of runs waiting for slots, the runs placed on agents with each agent's part
 // (its ranks, and whether that agent reported its Exit), the slots each agent has busy, and the
 // aggregation of the parts' Exits into the one Exit the client gets. No sockets, no clocks: the
@@ -13,6 +14,11 @@
 //   - A run leaves the table when it is dropped from the queue or when its last part ended. It
 //     may outlive its report to the client (`reported`): after an agent loss the client learns
 //     at once, while the other agents' cancelled ranks still hold their slots.
+//   - Adoption (head restart): agents registering again tell the head which runs they hold;
+//     Adopt() rebuilds those runs as placed, with no client yet (an orphan), keyed by the
+//     submitting client's name and trial until that client submits the trial again
+//     (FindOrphan + AttachClient). An orphan keeps what it should tell its client (held) and
+//     stays in the table, even when all its parts ended, until it is reported or dropped.
 // Thread-safety: not thread-safe; owned by the head's poll loop.
 #ifndef TUNEFLEET_LAUNCHER_RUN_TABLE_H_
 #define TUNEFLEET_LAUNCHER_RUN_TABLE_H_
@@ -26,6 +32,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/time/time.h"
 #include "comm/proto/messages.pb.h"
 
 namespace tunefleet {
@@ -52,6 +59,11 @@ struct RunRecord {
   std::optional<comm::Exit> first_failure;
   bool any_cancelled = false;
   bool any_stopped = false;
+  // Adopted from agents by a restarted head; until a client claims it, messages for the
+  // client wait in `held` (in arrival order).
+  bool adopted = false;
+  absl::Time adopted_at;
+  std::vector<comm::Envelope> held;
 
   bool AllEnded() const;
   // The part of `agent` that has not ended, or null.
@@ -63,6 +75,8 @@ struct RunRecord {
 
 class RunTable {
  public:
+  explicit RunTable(uint64_t first_run_id = 1) : next_run_id_(first_run_id) {}
+
   // Gives the run the next run_id and appends it to the queue.
   RunRecord& Submit(comm::TrialSpec spec, const std::string& client);
 
@@ -84,6 +98,20 @@ class RunTable {
   // The run no longer has a client to report to.
   void DetachClient(RunRecord& run);
 
+  // Adds `agent`'s part of a run it held across a head restart; creates the run (placed, no
+  // client) when this is its first part. Returns null when that agent's part is known already
+  // (a repeated Register). Parts stay ordered by their first rank (rank 0's part first).
+  RunRecord* Adopt(const comm::HeldRun& held, const std::string& agent,
+                   const std::string& agent_name, absl::Time now);
+  // The orphan run of the client named `client_name` for `trial`, or null.
+  RunRecord* FindOrphan(const std::string& client_name, int64_t trial);
+  // Gives an orphan its client (identity): Decisions and Cancels find it from now on.
+  void AttachClient(RunRecord& run, const std::string& client);
+  // The run is no orphan any more (dropped unclaimed); its client stays empty.
+  void ForgetOrphan(RunRecord& run);
+  // Orphans adopted before `cutoff`, ascending.
+  std::vector<uint64_t> OrphansBefore(absl::Time cutoff) const;
+
   int BusySlots(const std::string& agent) const;
   // Runs with a running part on `agent`, ascending.
   std::vector<uint64_t> RunsOnAgent(const std::string& agent) const;
@@ -97,6 +125,8 @@ class RunTable {
   // client identity -> trial -> latest run_id.
   absl::flat_hash_map<std::string, absl::flat_hash_map<int64_t, uint64_t>> by_trial_;
   absl::flat_hash_map<std::string, int> busy_;
+  // Orphans: client name -> trial -> run_id.
+  absl::flat_hash_map<std::string, absl::flat_hash_map<int64_t, uint64_t>> orphans_;
 };
 
 }  // namespace launcher

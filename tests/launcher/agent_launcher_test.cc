@@ -27,7 +27,7 @@ TEST(AgentLauncher, Command) {
   AgentLauncher l(Opts("ssh -o BatchMode=yes {host}"), {});
   EXPECT_EQ(l.CommandFor(HostEntry{"ubuntu@gpu1", 4, 1}),
             "exec ssh -o BatchMode=yes ubuntu@gpu1 '/opt/tune fleet/agent' --head tcp://10.0.0.1:5555 "
-            "--name gpu1 --slots 4");
+            "--name gpu1 --detach --slots 4");
   EXPECT_EQ(ShellQuote("it's"), "'it'\\''s'");
   EXPECT_EQ(ShellQuote("plain-word_1.2"), "plain-word_1.2");
   EXPECT_EQ(AgentNameOf("a@b"), "b");
