@@ -82,6 +82,8 @@ struct Options {
   int64_t warmup = 5;
   double dropout = 0.1;
   std::string qkv = "fused";
+  std::string grad_comm = "fp32";  // DDP: dtype of the gradient all-reduce
+  int64_t bucket_mb = 25;          // DDP: gradient bucket cap
 };
 
 struct Result {
@@ -137,7 +139,9 @@ class Trainer {
     model_->train();
     params_ = model_->parameters();
     if (group != nullptr) {
-      grad_sync_ = std::make_unique<trainer::GradSync>(group, params_);
+      grad_sync_ = std::make_unique<trainer::GradSync>(
+          group, params_, o.bucket_mb << 20,
+          o.grad_comm == "bf16" ? c10::optional<torch::ScalarType>(torch::kBFloat16) : c10::nullopt);
       const absl::Status s = grad_sync_->BroadcastParameters();
       TORCH_CHECK(s.ok(), std::string(s.message()));
     }
@@ -240,12 +244,13 @@ Result RunEager(Trainer& trainer, const Options& o, const torch::Device& device)
 // graph: warm-up on a side stream, capture one whole step, replay it.
 Result RunGraph(Trainer& trainer, const Options& o, const torch::Device& device) {
   Result r;
-  c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool();
+  // The caller made a side stream current before building the model.
+  c10::cuda::CUDAStream side = c10::cuda::getCurrentCUDAStream();
+  TORCH_CHECK(side != c10::cuda::getDefaultCUDAStream(), "graph variant on the default stream");
   c10::cuda::device_synchronize();
   auto graph = std::make_unique<at::cuda::CUDAGraph>();
   torch::Tensor static_loss;
   {
-    c10::cuda::CUDAStreamGuard guard(side);
     // Creates the cuBLAS / cuDNN handles and workspaces of this stream, the autograd threads and
     // the optimizer's first moments.
     for (int64_t i = 0; i < kGraphEagerWarmup; ++i) {
@@ -280,6 +285,10 @@ absl::Status Validate(const Options& o) {
   }
   if (o.precision != "fp32" && o.precision != "bf16") {
     return absl::InvalidArgumentError("--precision must be fp32 or bf16");
+  }
+  if (o.bucket_mb < 1) return absl::InvalidArgumentError("--bucket_mb must be >= 1");
+  if (o.grad_comm != "fp32" && o.grad_comm != "bf16") {
+    return absl::InvalidArgumentError("--grad_comm must be fp32 or bf16");
   }
   if (o.variant != "eager" && o.variant != "fused" && o.variant != "graph") {
     return absl::InvalidArgumentError("--variant must be eager, fused or graph");
@@ -344,6 +353,9 @@ int Main(const std::vector<std::string>& args) {
   cli.AddInt("warmup", &o.warmup, "untimed steps first", "N");
   cli.AddDouble("dropout", &o.dropout, "hidden, attention and classifier dropout", "P");
   cli.AddString("qkv", &o.qkv, "fused (one GEMM) or separate (three, as transformers)", "MODE");
+  cli.AddInt("bucket_mb", &o.bucket_mb, "under DDP: gradient bucket cap (MiB)", "N");
+  cli.AddString("grad_comm", &o.grad_comm,
+                "under DDP: fp32 gradient all-reduce, or bf16 (cast, averaged, cast back)", "DTYPE");
   absl::Status parsed = cli.Parse(args);
   if (cli.help_requested()) {
     std::printf("%s", cli.Help().c_str());
@@ -380,6 +392,14 @@ int Main(const std::vector<std::string>& args) {
     const int world = env->world_size;
     torch::manual_seed(0);
     const trainer::BertConfig config = ModelConfig(o);
+#ifdef TUNEFLEET_CUDA
+    // Graph variant: everything on one side stream from the start, the model and the DDP
+    // gradient hooks included (trainer/grad_sync.h): the autograd engine runs a parameter's
+    // gradient accumulation on the stream it was created on, and a capture must not touch the
+    // legacy default stream. (PyTorch's DDP asks the same: built in a side-stream context.)
+    std::optional<c10::cuda::CUDAStreamGuard> side;
+    if (o.variant == "graph") side.emplace(c10::cuda::getStreamFromPool());
+#endif
     Trainer runner(o, config, device, group.get());
     Synchronize(device);
     trainer::ResetPeakMemory(device);
@@ -403,12 +423,13 @@ int Main(const std::vector<std::string>& args) {
     const std::string peak =
         r.peak_mem_gib ? absl::StrCat(std::round(*r.peak_mem_gib * 100) / 100) : "null";
     std::printf(
-        "{\"impl\": \"tunefleet\", \"variant\": \"%s\", \"qkv\": \"%s\", \"model\": \"%s\", "
+        "{\"impl\": \"tunefleet\", \"variant\": \"%s\", \"qkv\": \"%s\", \"grad_comm\": \"%s\", "
+        "\"model\": \"%s\", "
         "\"precision\": \"%s\", "
         "\"world\": %d, \"batch_per_gpu\": %lld, \"seq\": %lld, \"device\": \"%s\", "
         "\"samples_per_s\": %.1f, \"model_tflops\": %.1f, \"peak_mem_gib\": %s, "
         "\"step_ms\": %.2f, \"loss_first\": %.6f, \"loss_last\": %.6f, \"libtorch\": \"%s\"}\n",
-        o.variant.c_str(), o.qkv.c_str(), o.model.c_str(), o.precision.c_str(), world,
+        o.variant.c_str(), o.qkv.c_str(), o.grad_comm.c_str(), o.model.c_str(), o.precision.c_str(), world,
         static_cast<long long>(o.batch),
         static_cast<long long>(o.seq), o.device.c_str(), samples_per_s, tflops, peak.c_str(),
         1e3 * r.seconds / static_cast<double>(o.steps), r.loss_first, r.loss_last,

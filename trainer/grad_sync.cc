@@ -18,6 +18,7 @@ struct GradSync::State {
   std::vector<torch::Tensor> params;
   struct Bucket {
     torch::Tensor buffer;        // flat, the parameters' gradients are views into it
+    torch::Tensor wire;          // the buffer cast to the communication dtype, when it differs
     std::vector<size_t> params;  // indices into `params`
     int64_t waiting = 0;         // parameters not yet ready in this backward
     bool launched = false;
@@ -32,7 +33,13 @@ struct GradSync::State {
   std::mutex mu;
 
   void Launch(Bucket& b) {
-    b.pending = group->AllReduceMeanAsync(b.buffer);
+    if (b.wire.defined()) {
+      torch::NoGradGuard no_grad;
+      b.wire.copy_(b.buffer);
+      b.pending = group->AllReduceMeanAsync(b.wire);
+    } else {
+      b.pending = group->AllReduceMeanAsync(b.buffer);
+    }
     b.launched = true;
   }
 
@@ -81,7 +88,7 @@ class ReadyHook : public torch::autograd::FunctionPostHook {
 }  // namespace
 
 GradSync::GradSync(comm::ProcessGroup* group, std::vector<torch::Tensor> params,
-                   int64_t bucket_bytes)
+                   int64_t bucket_bytes, c10::optional<torch::ScalarType> comm_dtype)
     : state_(std::make_shared<State>()) {
   State& s = *state_;
   s.group = group;
@@ -108,6 +115,11 @@ GradSync::GradSync(comm::ProcessGroup* group, std::vector<torch::Tensor> params,
     int64_t numel = 0;
     for (size_t k : b.params) numel += s.params[k].numel();
     b.buffer = torch::zeros({numel}, s.params[b.params.front()].options());
+    // (Gloo has no bf16 all-reduce: there the buckets go as they are.)
+    if (comm_dtype.has_value() && *comm_dtype != b.buffer.scalar_type() &&
+        group->backend() == comm::ProcessGroup::Backend::kNccl) {
+      b.wire = torch::zeros({numel}, b.buffer.options().dtype(*comm_dtype));
+    }
     int64_t offset = 0;
     for (size_t k : b.params) {
       torch::Tensor& p = s.params[k];
@@ -176,6 +188,10 @@ absl::Status GradSync::Finish() {
     absl::Status w = s.buckets[b].pending.Wait();
     if (status.ok() && !w.ok()) {
       status = absl::Status(w.code(), absl::StrCat("gradient bucket ", b, ": ", w.message()));
+    }
+    if (w.ok() && s.buckets[b].wire.defined()) {
+      torch::NoGradGuard no_grad;
+      s.buckets[b].buffer.copy_(s.buckets[b].wire);
     }
   }
   std::lock_guard<std::mutex> lock(s.mu);

@@ -12,6 +12,13 @@
 //     gradients accumulate locally and the last micro-step's backward sends their sum.
 // Finish() after the synchronizing backward starts any bucket still waiting (parameters that got
 // no gradient contribute zeros) and waits for all; then every rank holds the same mean gradient.
+// With a communication dtype other than the gradients' (bf16, as DDP's bf16_compress_hook), each
+// bucket is cast into a persistent buffer of that dtype, averaged there, and cast back in
+// Finish(): half the bytes on the wire, the mean rounded to bf16. NCCL only: Gloo, which has no
+// bf16 all-reduce, sends the gradients' own dtype.
+// The gradient accumulators get their hooks at construction, and the autograd engine runs them
+// on the stream current then: build the GradSync on the stream the steps run on (a side stream
+// for CUDA-graph capture, as PyTorch's DDP asks).
 // Parameters must be float tensors on one device; pass only parameters the loss uses.
 // Thread-safety: hooks run on autograd threads under an internal lock; the other methods from
 // the training thread, between backward passes.
@@ -36,7 +43,8 @@ inline constexpr int64_t kFirstBucketBytes = 1024 * 1024;
 class GradSync {
  public:
   GradSync(comm::ProcessGroup* group, std::vector<torch::Tensor> params,
-           int64_t bucket_bytes = kDefaultBucketBytes);
+           int64_t bucket_bytes = kDefaultBucketBytes,
+           c10::optional<torch::ScalarType> comm_dtype = c10::nullopt);
   ~GradSync();
   GradSync(const GradSync&) = delete;
   GradSync& operator=(const GradSync&) = delete;

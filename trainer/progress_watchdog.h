@@ -1,9 +1,9 @@
 // A watchdog on the training loop of a data-parallel rank: the loop calls Pet() after every
 // step (and around evaluations and checkpoints); if none comes for `limit`, `on_stall` runs on
-// the watchdog's thread. The trainer sets the limit to train.ddp_timeout_s + 2 s and its handler
-// prints one line and ends the process, so a rank whose peer stalled or died leaves then
-// whatever its backend does (NCCL's own watchdog notices at the timeout but then held the
-// process about a minute more on the 2xH200 host).
+// the watchdog's thread. The trainer sets the limit a little under train.ddp_timeout_s (10%, at
+// least 1 s) and its handler prints one line and ends the process, so a rank whose peer stalled
+// or died leaves within the timeout whatever its backend does (NCCL's own watchdog notices at
+// the timeout but then held the process about a minute more on the 2xH200 host).
 // Thread-safety: Pet() from any thread; the destructor stops the watchdog's thread.
 #ifndef TUNEFLEET_TRAINER_PROGRESS_WATCHDOG_H_
 #define TUNEFLEET_TRAINER_PROGRESS_WATCHDOG_H_

@@ -338,14 +338,22 @@ torch::Tensor Run::ForwardBackward(int64_t micro) {
 absl::Status Run::Loop() {
   if (group_ != nullptr) {
     const int rank = rank_;
-    // The collectives' own timeout is ddp_timeout_s; 2 s later the watchdog ends the rank if
-    // the backend has not (NCCL's watchdog would hold it a minute more).
+    // A peer that stalls or dies leaves this rank blocked in a collective: the watchdog ends
+    // it a little before the collectives' own timeout (ddp_timeout_s), so that the trial fails
+    // within that timeout whatever the backend does (NCCL's watchdog held a rank a minute past
+    // it). The margin, 10% and at least 1 s, covers the process's exit.
+    const auto timeout = std::chrono::milliseconds(c_.train.ddp_timeout_s * 1000);
+    const auto limit = std::max(std::chrono::milliseconds(500),
+                                timeout - std::max(std::chrono::milliseconds(1000), timeout / 10));
+    const int64_t timeout_s = c_.train.ddp_timeout_s;
     watchdog_ = std::make_unique<ProgressWatchdog>(
-        std::chrono::seconds(c_.train.ddp_timeout_s + 2), [rank](std::chrono::milliseconds idle) {
+        limit,
+        [rank, timeout_s](std::chrono::milliseconds idle) {
           std::fprintf(stderr,
-                       "trainer train: error: rank %d: no progress for %.0f s "
-                       "(train.ddp_timeout_s): a peer rank stalled or exited\n",
-                       rank, static_cast<double>(idle.count()) / 1000.0);
+                       "trainer train: error: rank %d: no progress for %.1f s "
+                       "(train.ddp_timeout_s %lld): a peer rank stalled or exited\n",
+                       rank, static_cast<double>(idle.count()) / 1000.0,
+                       static_cast<long long>(timeout_s));
           std::fflush(stderr);
           std::_Exit(1);
         });

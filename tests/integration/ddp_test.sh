@@ -64,7 +64,7 @@ CLS=(task.type=classification task.train=data/sick/SICK.txt task.format=sick 'ta
 run1 cls1 "${CLS[@]}" && run2 cls2 "${CLS[@]}" train.batch_size=8 && same cls1 cls2
 
 # 2. A stalled rank: rank 1 stops (SIGSTOP) once training runs; rank 0 must fail within the
-# timeout (5 s) with one line naming itself, well before the 60 s a healthy run would wait.
+# timeout (5 s, measured from the SIGSTOP to its exit) with one line naming itself.
 port=$(free_port)
 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port WORLD_SIZE=2 RANK=1 \
   "$TRAINER" train --config "$WORK/base.yaml" output.dir="$WORK/stall" train.batch_size=8 \
@@ -76,13 +76,13 @@ MASTER_ADDR=127.0.0.1 MASTER_PORT=$port WORLD_SIZE=2 RANK=0 \
 p0=$!
 wait_for 60 test -s "$WORK/stall/metrics.jsonl" || fail "the stall run never started training"
 kill -STOP $p1
-stopped=$(date +%s)
+stopped=$(date +%s.%N)
 rc=0; wait $p0 || rc=$?
-took=$(( $(date +%s) - stopped ))
+took=$(echo "$(date +%s.%N) - $stopped" | bc)
 kill -9 $p1 2>/dev/null; wait $p1 2>/dev/null
 echo "stalled rank: rank 0 exited $rc after ${took} s: $(cat "$WORK/stall.r0.err")"
 [ "$rc" -ne 0 ] || fail "rank 0 did not fail when rank 1 stalled"
-[ "$took" -le 20 ] || fail "rank 0 took ${took} s to notice the stall (timeout 5 s)"
+(( $(echo "$took <= 5.0" | bc) )) || fail "rank 0 took ${took} s to fail after the stall (timeout 5 s)"
 ours_last "$WORK/stall.r0.err" "rank 0: "
 
 # 3. A port in use, a rendezvous nobody joins.

@@ -69,6 +69,21 @@ TEST(GradSync, BucketsAndViews) {
   EXPECT_TRUE(torch::equal(before, params[2].detach()));
 }
 
+TEST(GradSync, Bf16WireIsNcclOnly) {
+  auto group = OneRank();
+  ASSERT_NE(group, nullptr);
+  // Gloo has no bf16 all-reduce ("Invalid scalar type"): asked for a bf16 wire, the Gloo group
+  // averages fp32 as it is. Gradient 1 + 2^-10 (not a bf16 value) comes back exact.
+  std::vector<torch::Tensor> params = {torch::zeros({4}).requires_grad_()};
+  GradSync sync(group.get(), params, kDefaultBucketBytes, torch::kBFloat16);
+  sync.ZeroGrads();
+  (params[0] * (1.0 + 1.0 / 1024)).sum().backward();
+  const absl::Status finished = sync.Finish();
+  ASSERT_TRUE(finished.ok()) << finished;
+  EXPECT_EQ(params[0].grad().scalar_type(), torch::kFloat);
+  EXPECT_EQ(params[0].grad()[0].item<double>(), 1.0 + 1.0 / 1024);
+}
+
 }  // namespace
 }  // namespace trainer
 }  // namespace tunefleet
