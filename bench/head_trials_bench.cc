@@ -172,6 +172,9 @@ int Main(const std::vector<std::string>& args) {
                 row.usage.loop_cpu_s - first.usage.loop_cpu_s);
   }
   const Row& last = rows.back();
+  // VmHWM is updated lazily by the kernel: the peak is the most of it, the samples and wait4's.
+  int64_t peak_kib = std::max(last.usage.hwm_kib, final->max_rss_kib);
+  for (const Row& row : rows) peak_kib = std::max(peak_kib, row.usage.rss_kib);
   const double cpu = last.usage.cpu_s - first.usage.cpu_s;
   const double loop_cpu = last.usage.loop_cpu_s - first.usage.loop_cpu_s;
   std::vector<std::string> rss;
@@ -196,7 +199,7 @@ int Main(const std::vector<std::string>& args) {
       "poll loop %.2f s)  head rss MiB: %s  peak %.1f\n",
       static_cast<long long>(total), o.agents, o.slots, window.c_str(), r.seconds,
       static_cast<double>(total) / r.seconds, cpu, 1e6 * cpu / static_cast<double>(total),
-      loop_cpu, absl::StrJoin(rss, "  ").c_str(), MiB(last.usage.hwm_kib));
+      loop_cpu, absl::StrJoin(rss, "  ").c_str(), MiB(peak_kib));
   const bool ok = r.completed == total && status->live_agents == o.agents &&
                   status->runs == 0 && final->exit_code == 0;
   if (!ok) std::fprintf(stderr, "%s: FAILED: not every trial completed cleanly\n", kProgram);
