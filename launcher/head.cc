@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <deque>
 #include <random>
 #include <utility>
 
@@ -454,12 +455,20 @@ void Head::Dispatch() {
   std::vector<std::string> agents = peers_.AgentsInOrder();
   // Runs that no placement will ever fit fail now, rather than block the queue forever. With a
   // hosts file, only once every listed host has registered (the cluster may still be forming).
+  // Queued runs up to too_big_checked_run_ fit too_big_checked_total_ slots, so unless the
+  // total changed only the runs submitted since need a look (the queue is in run_id order):
+  // scanning the whole queue on every event made the head quadratic in the queue's length.
   if (!agents.empty() && peers_.MissingHosts().empty()) {
     const int total = peers_.TotalSlots();
+    const uint64_t checked = total == too_big_checked_total_ ? too_big_checked_run_ : 0;
     std::vector<uint64_t> too_big;
-    for (uint64_t id : runs_.queue()) {
-      if (runs_.Find(id)->spec.world_size() > total) too_big.push_back(id);
+    const std::deque<uint64_t>& queue = runs_.queue();
+    for (auto it = queue.rbegin(); it != queue.rend() && *it > checked; ++it) {
+      if (runs_.Find(*it)->spec.world_size() > total) too_big.push_back(*it);
     }
+    if (!queue.empty()) too_big_checked_run_ = std::max(checked, queue.back());
+    too_big_checked_total_ = total;
+    std::reverse(too_big.begin(), too_big.end());  // fail them in queue order
     for (uint64_t id : too_big) {
       RunRecord& run = *runs_.Find(id);
       FailQueued(run, absl::StrCat("needs ", run.spec.world_size(), " ranks but the cluster has ",

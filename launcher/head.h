@@ -164,6 +164,10 @@ class Head {
   absl::Time recovery_deadline_;
   std::vector<Resubmit> held_resubmits_;
   absl::flat_hash_map<std::string, absl::Time> last_warning_;
+  // Dispatch's check for runs larger than the cluster: every queued run with a run_id up to
+  // too_big_checked_run_ fits too_big_checked_total_ slots (-1: nothing checked yet).
+  int too_big_checked_total_ = -1;
+  uint64_t too_big_checked_run_ = 0;
   absl::Time next_tick_;
 };
 

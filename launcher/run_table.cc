@@ -62,7 +62,11 @@ RunRecord* RunTable::FindForClient(const std::string& client, uint64_t run_id, i
 
 void RunTable::Place(RunRecord& run, std::vector<RunPart> parts, std::string master_addr,
                      int master_port) {
-  queue_.erase(std::remove(queue_.begin(), queue_.end(), run.run_id), queue_.end());
+  if (!queue_.empty() && queue_.front() == run.run_id) {
+    queue_.pop_front();  // the usual case (strict FIFO), without a pass over the queue
+  } else {
+    queue_.erase(std::remove(queue_.begin(), queue_.end(), run.run_id), queue_.end());
+  }
   run.queued = false;
   run.parts = std::move(parts);
   run.master_addr = std::move(master_addr);

@@ -85,6 +85,7 @@ class RunTable {
   // `trial` (clients address runs by trial number).
   RunRecord* FindForClient(const std::string& client, uint64_t run_id, int64_t trial);
 
+  // Queued run_ids, ascending (FIFO: run_ids increase with each Submit).
   const std::deque<uint64_t>& queue() const { return queue_; }
   const std::map<uint64_t, RunRecord>& runs() const { return runs_; }
 

@@ -468,6 +468,39 @@ TEST_F(HeadTest, FailsRunsThatCanNeverBePlaced) {
   agent->ExpectNothing();
 }
 
+// Dispatch checks runs against the cluster's size incrementally (only new runs while the total
+// stays the same, the whole queue again when it changes): both paths, in queue order.
+TEST_F(HeadTest, FailsQueuedRunsThatNoLongerFitWhenTheClusterShrinks) {
+  Head::Options options;
+  options.heartbeat_interval = absl::Milliseconds(50);
+  StartHead(options);
+  auto a = Agent("a", 2);
+  auto b = Agent("b", 2);
+  auto client = Client();
+  client->Send(SubmitMessage(1, 4));  // a and b
+  a->Expect(Envelope::kAssign, {b.get(), client.get()});
+  b->Expect(Envelope::kAssign, {a.get(), client.get()});
+  client->Send(SubmitMessage(2, 3));  // fits 4 slots: queued
+  client->Send(SubmitMessage(3, 1));  // queued behind it (strict FIFO)
+  client->Send(SubmitMessage(4, 5));  // never fits
+  Envelope exit = client->Expect(Envelope::kExit, {a.get(), b.get()});
+  EXPECT_EQ(exit.exit().trial(), 4);
+  EXPECT_EQ(exit.exit().reason(), "needs 5 ranks but the cluster has 4 slots");
+
+  // a falls silent: run 1 fails, and run 2 no longer fits the 2 slots left.
+  exit = client->Expect(Envelope::kExit, {b.get()});
+  EXPECT_EQ(exit.exit().trial(), 1);
+  EXPECT_EQ(exit.exit().reason(), "agent a lost (no heartbeat for 150 ms)");
+  exit = client->Expect(Envelope::kExit, {b.get()});
+  EXPECT_EQ(exit.exit().trial(), 2);
+  EXPECT_EQ(exit.exit().outcome(), comm::Exit::FAILED);
+  EXPECT_EQ(exit.exit().reason(), "needs 3 ranks but the cluster has 2 slots");
+  EXPECT_EQ(b->Expect(Envelope::kCancel, {client.get()}).cancel().run_id(), 1u);
+  b->Send(ExitMessage(1, 1, comm::Exit::CANCELLED));
+  EXPECT_EQ(b->Expect(Envelope::kAssign, {client.get()}).assign().trial().trial(), 3);
+  client->ExpectNothing(absl::Milliseconds(1));
+}
+
 TEST_F(HeadTest, LosesASilentAgentAndFailsItsRuns) {
   Head::Options options;
   options.heartbeat_interval = absl::Milliseconds(50);

@@ -1,0 +1,215 @@
+// head_trials_bench: trials per second one head carries through their whole lifecycle, with its
+// CPU time and memory (issue 6: 64 agents x 8 slots, 10,000 trials).
+//
+// A real launcher::Head runs in a forked child process (bench/head_process.h) on a TCP loopback
+// port, so its CPU time and RSS are its own. In this process, on one thread, --agents simulated
+// agents with --slots slots each and one simulated hpo client (bench/sim_cluster.h) register
+// and heartbeat; the client submits --trials one-rank trials, all up-front (--window 0) or
+// keeping --window of them submitted and not yet exited; each Assign is answered by Started,
+// --reports_per_trial Reports (each answered by the client's Decision CONTINUE) and Exit
+// COMPLETED. The trials do no work.
+//
+// Figures: trials/s from the first Submit to the last Exit; the head's CPU time (every thread,
+// and its poll loop alone) over that span, per trial; its RSS before the first Submit and after
+// every --sample_every exits, to judge whether memory stays flat. The simulated peers share the
+// machine with the head, so on a small machine trials/s is a lower bound of what the head
+// alone sustains; the head's CPU per trial is not.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <zmq.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/time.h"
+#include "bench/head_process.h"
+#include "bench/sim_cluster.h"
+#include "common/cli.h"
+#include "launcher/head.h"
+
+namespace tunefleet {
+namespace bench {
+namespace {
+
+constexpr char kProgram[] = "head_trials_bench";
+
+struct Row {
+  int64_t exits = 0;
+  double seconds = 0;
+  HeadProcess::Usage usage;
+};
+
+// "1k", "2.5k", "500".
+std::string CountLabel(int64_t n) {
+  if (n >= 1000 && n % 1000 == 0) return absl::StrCat(n / 1000, "k");
+  if (n >= 1000 && n % 100 == 0) return absl::StrCat(n / 1000, ".", (n % 1000) / 100, "k");
+  return absl::StrCat(n);
+}
+
+double MiB(int64_t kib) { return static_cast<double>(kib) / 1024.0; }
+
+int Main(const std::vector<std::string>& args) {
+  SimOptions o;
+  int64_t agents = o.agents, slots = o.slots, reports = 1, sample_every = 0, heartbeat_ms = 1000;
+  std::string head_log;
+  CommandLine cli(kProgram, "",
+                  "Trials per second one head (a forked child process) carries from a\n"
+                  "simulated hpo client to simulated agents and back, with the head's CPU time\n"
+                  "and RSS (see the file comment).");
+  cli.AddInt("agents", &agents, "simulated agents", "N");
+  cli.AddInt("slots", &slots, "slots per agent", "N");
+  cli.AddInt("trials", &o.trials, "one-rank trials (per round)", "N");
+  cli.AddInt("window", &o.window,
+             "trials submitted and not yet exited at most; 0: submit all up-front", "N");
+  cli.AddInt("rounds", &o.rounds,
+             "without --window: submit --trials up-front this many times, each round once the "
+             "last has exited",
+             "N");
+  cli.AddInt("reports_per_trial", &reports,
+             "Reports per trial, each answered by a Decision before the next (default 1)", "N");
+  cli.AddInt("sample_every", &sample_every,
+             "sample the head's RSS and CPU after every N exits (default: trials / 10)", "N");
+  cli.AddInt("heartbeat_ms", &heartbeat_ms, "the head's heartbeat interval", "MS");
+  cli.AddString("head_log", &head_log,
+                "the head logs INFO (as the real head does) to this file; default: warnings "
+                "only, to stderr",
+                "PATH");
+  absl::Status parsed = cli.Parse(args);
+  if (cli.help_requested()) {
+    std::printf("%s", cli.Help().c_str());
+    return 0;
+  }
+  if (parsed.ok() && (agents < 1 || slots < 1 || o.trials < 1 || o.rounds < 1 || o.window < 0 ||
+                      reports < 0 || sample_every < 0 || heartbeat_ms < 1)) {
+    parsed = absl::InvalidArgumentError(
+        "--agents, --slots, --trials, --rounds and --heartbeat_ms must be positive, the others "
+        "not negative");
+  }
+  if (parsed.ok() && o.rounds > 1 && o.window > 0) {
+    parsed = absl::InvalidArgumentError("--rounds is for up-front submission (no --window)");
+  }
+  if (!parsed.ok()) {
+    PrintError(kProgram, parsed);
+    return 2;
+  }
+  o.agents = static_cast<int>(agents);
+  o.slots = static_cast<int>(slots);
+  o.reports_per_trial = static_cast<int>(reports);
+  const int64_t total = o.trials * o.rounds;
+  o.sample_every = sample_every > 0 ? sample_every : std::max<int64_t>(1, total / 10);
+
+  // Fork the head first, while this process has one thread.
+  launcher::Head::Options head_options;
+  head_options.bind = "tcp://127.0.0.1:*";
+  head_options.heartbeat_interval = absl::Milliseconds(heartbeat_ms);
+  absl::StatusOr<std::unique_ptr<HeadProcess>> head = HeadProcess::Start(head_options, head_log);
+  if (!head.ok()) {
+    PrintError(kProgram, head.status());
+    return 1;
+  }
+
+  zmq::context_t context(1);
+  SimCluster sim(context, (*head)->endpoint(), o);
+  if (absl::Status s = sim.Connect(absl::Seconds(30)); !s.ok()) {
+    PrintError(kProgram, s);
+    return 1;
+  }
+  std::vector<Row> rows;
+  auto sample = [&](int64_t exits, double seconds) {
+    Row row{exits, seconds, {}};
+    absl::StatusOr<HeadProcess::Usage> usage = (*head)->Sample();
+    if (usage.ok()) row.usage = *usage;
+    rows.push_back(row);
+  };
+  sample(0, 0);
+  absl::StatusOr<SimResult> result = sim.Run(sample);
+  if (!result.ok()) {
+    PrintError(kProgram, result.status());
+    return 1;
+  }
+  absl::StatusOr<SimCluster::HeadStatus> status = sim.QueryStatus(absl::Seconds(10));
+  if (!status.ok()) {
+    PrintError(kProgram, status.status());
+    return 1;
+  }
+  if (absl::Status s = sim.ShutdownHead(absl::Seconds(10)); !s.ok()) {
+    PrintError(kProgram, s);
+    return 1;
+  }
+  absl::StatusOr<HeadProcess::Final> final = (*head)->Wait(absl::Seconds(10));
+  if (!final.ok()) {
+    PrintError(kProgram, final.status());
+    return 1;
+  }
+
+  const SimResult& r = *result;
+  const std::string window =
+      o.window > 0 ? absl::StrCat("window ", o.window)
+                   : o.rounds == 1 ? "all up-front"
+                                   : absl::StrCat("up-front in ", o.rounds, " rounds of ", o.trials);
+  std::printf("%s: %lld trials, %d agents x %d slots, %s, %d report(s) per trial, head "
+              "heartbeat %lld ms%s\n",
+              kProgram, static_cast<long long>(total), o.agents, o.slots, window.c_str(),
+              o.reports_per_trial, static_cast<long long>(heartbeat_ms),
+              head_log.empty() ? "" : ", head logging INFO to a file");
+  std::printf("  %8s %8s %12s %9s %11s %13s %12s\n", "exits", "wall s", "trials/s", "(since)",
+              "head rss", "head cpu s", "(poll loop)");
+  const Row& first = rows.front();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Row& row = rows[i];
+    const Row& prev = rows[i == 0 ? 0 : i - 1];
+    const double span = row.seconds - prev.seconds;
+    std::printf("  %8lld %8.2f %12.0f %9.0f %7.1f MiB %13.2f %12.2f\n",
+                static_cast<long long>(row.exits), row.seconds,
+                row.seconds > 0 ? static_cast<double>(row.exits) / row.seconds : 0.0,
+                span > 0 ? static_cast<double>(row.exits - prev.exits) / span : 0.0,
+                MiB(row.usage.rss_kib), row.usage.cpu_s - first.usage.cpu_s,
+                row.usage.loop_cpu_s - first.usage.loop_cpu_s);
+  }
+  const Row& last = rows.back();
+  // VmHWM is updated lazily by the kernel: the peak is the most of it, the samples and wait4's.
+  int64_t peak_kib = std::max(last.usage.hwm_kib, final->max_rss_kib);
+  for (const Row& row : rows) peak_kib = std::max(peak_kib, row.usage.rss_kib);
+  const double cpu = last.usage.cpu_s - first.usage.cpu_s;
+  const double loop_cpu = last.usage.loop_cpu_s - first.usage.loop_cpu_s;
+  std::vector<std::string> rss;
+  rss.push_back(absl::StrFormat("start %.1f", MiB(first.usage.rss_kib)));
+  for (size_t i = 1; i < rows.size(); ++i) {
+    rss.push_back(absl::StrFormat("%s %.1f", CountLabel(rows[i].exits), MiB(rows[i].usage.rss_kib)));
+  }
+  std::vector<std::string> others;
+  for (const auto& [name, n] : r.other_outcomes) others.push_back(absl::StrCat(n, " ", name));
+  std::printf("  outcomes: %lld COMPLETED%s%s; %lld Started, %lld Reports answered; at most "
+              "%lld trials submitted and not yet started; the peers sent %lld heartbeats\n",
+              static_cast<long long>(r.completed), others.empty() ? "" : ", ",
+              absl::StrJoin(others, ", ").c_str(), static_cast<long long>(r.started),
+              static_cast<long long>(r.reports), static_cast<long long>(r.max_queued),
+              static_cast<long long>(r.heartbeats_sent));
+  std::printf("  head afterwards: %d live agents, %d runs held; exit code %d, %.2f s CPU in "
+              "all (wait4), max RSS %.1f MiB (wait4)\n",
+              status->live_agents, status->runs, final->exit_code, final->cpu_s,
+              MiB(final->max_rss_kib));
+  std::printf(
+      "trials %lld  agents %dx%d  %s  wall %.2f s  trials/s %.0f  head cpu %.2f s (%.0f us/trial, "
+      "poll loop %.2f s)  head rss MiB: %s  peak %.1f\n",
+      static_cast<long long>(total), o.agents, o.slots, window.c_str(), r.seconds,
+      static_cast<double>(total) / r.seconds, cpu, 1e6 * cpu / static_cast<double>(total),
+      loop_cpu, absl::StrJoin(rss, "  ").c_str(), MiB(peak_kib));
+  const bool ok = r.completed == total && status->live_agents == o.agents &&
+                  status->runs == 0 && final->exit_code == 0;
+  if (!ok) std::fprintf(stderr, "%s: FAILED: not every trial completed cleanly\n", kProgram);
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace bench
+}  // namespace tunefleet
+
+int main(int argc, char** argv) {
+  return tunefleet::bench::Main(std::vector<std::string>(argv + 1, argv + argc));
+}
