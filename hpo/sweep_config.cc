@@ -3,9 +3,13 @@
 #include <algorithm>
 #include <set>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <climits>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "common/file_util.h"
 #include "common/status_macros.h"
 #include "trainer/train_config.h"
 
@@ -220,8 +224,14 @@ absl::StatusOr<SweepConfig> ParseSweepConfig(const ConfigFile& file) {
   ASSIGN_OR_RETURN(ConfigMap trainer, root.GetMap("trainer"));
   RETURN_IF_ERROR(ParseTrainer(trainer, &c.trainer));
   ASSIGN_OR_RETURN(ConfigMap resources, root.GetOptionalMap("resources"));
-  RETURN_IF_ERROR(resources.AllowOnly({"gpus_per_trial"}));
+  RETURN_IF_ERROR(resources.AllowOnly({"gpus_per_trial", "stage"}));
   RETURN_IF_ERROR(resources.GetOptional("gpus_per_trial", &c.gpus_per_trial));
+  if (resources.Has("stage")) {
+    RETURN_IF_ERROR(resources.Get("stage", &c.stage));
+    for (const std::string& path : c.stage) {
+      if (path.empty()) return resources.Error("stage", "holds an empty path");
+    }
+  }
   RETURN_IF_ERROR(AtLeast(resources, "gpus_per_trial", c.gpus_per_trial, 1));
   ASSIGN_OR_RETURN(ConfigMap parameters, root.GetMap("parameters"));
   RETURN_IF_ERROR(ParseParameters(parameters, &c));
@@ -266,6 +276,24 @@ absl::StatusOr<SweepConfig> LoadSweepConfig(const std::string& path,
     }
     config.trainer.config = trainer_path;
     config.trainer.grad_accum = trainer->train.grad_accum;
+  }
+  // Staged paths: absolute, relative to the working directory, or beside the sweep file.
+  for (std::string& stage : config.stage) {
+    std::string found = stage;
+    if (stage[0] != '/') {
+      const size_t slash = path.rfind('/');
+      const std::string beside = (slash == std::string::npos ? "" : path.substr(0, slash + 1)) + stage;
+      found = PathExists(stage) ? stage : beside;
+      if (found[0] != '/') {
+        char cwd[PATH_MAX];
+        if (::getcwd(cwd, sizeof(cwd)) != nullptr) found = absl::StrCat(cwd, "/", found);
+      }
+    }
+    if (!PathExists(found)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": resources.stage: ", stage, ": no such file or folder"));
+    }
+    stage = found;
   }
   return config;
 }

@@ -83,6 +83,9 @@ struct SweepConfig {
   bool maximize = true;
   TrainerSpec trainer;
   int64_t gpus_per_trial = 1;  // ranks per trial
+  // Files and folders the trials need, staged to agents that share no file system with hpo
+  // (absolute; relative ones are taken from the sweep file's folder).
+  std::vector<std::string> stage;
   LrSpec lr;
   std::vector<int64_t> batch_sizes;  // ascending, unique
   LrScalingSpec lr_scaling;

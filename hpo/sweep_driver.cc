@@ -229,6 +229,7 @@ absl::Status SweepDriver::CreateTrial(std::optional<int64_t> retry_of) {
   spec->set_world_size(static_cast<int32_t>(config_.gpus_per_trial));
   for (const std::string& a : TrainerArgs(config_, t, run_dir_)) spec->add_argv(a);
   spec->set_log_dir(run_dir_ + "/logs");
+  for (const std::string& path : config_.stage) spec->add_stage()->set_path(path);
   Send(envelope);
   running_[t.number] = Running{};
   running_[t.number].spec = *spec;

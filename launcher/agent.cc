@@ -15,8 +15,11 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "comm/codec.h"
 #include "comm/curve_auth.h"
+#include "comm/ucx_transfer.h"
 #include "comm/zmq_channel.h"
 #include "common/cli.h"
 #include "common/logging.h"
@@ -82,6 +85,57 @@ int PickFreePort(const std::string& address) {
   return port;
 }
 
+// The head's host in its endpoint (tcp://HOST:PORT), where its staging server listens.
+std::string HeadHost(const std::string& endpoint) {
+  if (!absl::StartsWith(endpoint, "tcp://")) return "127.0.0.1";
+  std::string host = endpoint.substr(6);
+  const size_t colon = host.rfind(':');
+  return colon == std::string::npos ? host : host.substr(0, colon);
+}
+
+// Fetches every staged path of the trial into the cache (comm/ucx_transfer.h); returns each
+// path's local copy. Runs on its own thread.
+absl::StatusOr<std::map<std::string, std::string>> StageFiles(const std::string& host,
+                                                              const comm::TrialSpec& spec,
+                                                              const std::string& cache_dir) {
+  std::map<std::string, std::string> local;
+  const std::string server = absl::StrCat(host, ":", spec.stage_port());
+  for (const comm::StagedPath& staged : spec.stage()) {
+    absl::StatusOr<comm::FetchResult> got = comm::FetchToCache(server, staged.hash(), cache_dir);
+    if (!got.ok()) {
+      return absl::Status(got.status().code(),
+                          absl::StrCat(staged.path(), ": ", got.status().message()));
+    }
+    if (got->reused) {
+      TF_LOG(INFO) << "run " << spec.run_id() << ": staged " << staged.path() << " ("
+                   << staged.hash().substr(0, 12) << ") reused from the cache, verified in "
+                   << absl::StrFormat("%.3f", got->verify_seconds) << " s: " << got->path;
+    } else {
+      TF_LOG(INFO) << "run " << spec.run_id() << ": staged " << staged.path() << " ("
+                   << staged.hash().substr(0, 12) << ") fetched from " << server << ": "
+                   << got->bytes << " bytes in " << absl::StrFormat("%.3f", got->transfer_seconds)
+                   << " s ("
+                   << absl::StrFormat("%.0f", got->transfer_seconds > 0
+                                                  ? got->bytes / 1e6 / got->transfer_seconds
+                                                  : 0.0)
+                   << " MB/s), verified: " << got->path;
+    }
+    local[staged.path()] = got->path;
+  }
+  return local;
+}
+
+// An argument naming a staged path (PATH, or KEY=PATH) names its local copy instead.
+std::string RewriteStaged(const std::string& arg, const std::map<std::string, std::string>& local) {
+  for (const auto& [path, copy] : local) {
+    if (arg == path) return copy;
+    if (arg.size() > path.size() && absl::EndsWith(arg, path) && arg[arg.size() - path.size() - 1] == '=') {
+      return arg.substr(0, arg.size() - path.size()) + copy;
+    }
+  }
+  return arg;
+}
+
 std::string HostName() {
   char name[256] = {0};
   if (::gethostname(name, sizeof(name) - 1) != 0) return "localhost";
@@ -109,6 +163,7 @@ absl::Status Agent::Setup() {
   }
   slot_owner_.assign(static_cast<size_t>(slots_), 0);
   if (options_.log_dir.empty()) options_.log_dir = "/tmp/tunefleet-agent-" + options_.name;
+  if (options_.cache_dir.empty()) options_.cache_dir = options_.log_dir + "/cache";
   if (options_.address.empty()) options_.address = RouteAddress(options_.head);
   if (absl::Status s = ConnectHead(); !s.ok()) return s;
   try {
@@ -295,6 +350,7 @@ absl::Status Agent::Run() {
         run.kill_deadline = absl::InfiniteFuture();
       }
     }
+    FinishStaging();
     ReapChildren();
     FinishRuns();
   }
@@ -452,6 +508,49 @@ void Agent::StartRun(const comm::Assign& assign) {
                                    " free slot(s), the head assigned ", assign.ranks_size());
     return;
   }
+  free.resize(static_cast<size_t>(assign.ranks_size()));
+  if (spec.stage_size() > 0) {
+    // Fetch what the ranks need first (a thread: the loop goes on heartbeating), then start.
+    for (int s : free) slot_owner_[static_cast<size_t>(s)] = run_id;
+    run.staged_slots = free;
+    run.staged_assign = assign;
+    run.staging = std::async(std::launch::async, StageFiles, HeadHost(options_.head), spec,
+                             options_.cache_dir);
+    return;
+  }
+  SpawnRanks(run_id, run, assign, free);
+}
+
+void Agent::FinishStaging() {
+  for (auto& [run_id, run] : runs_) {
+    if (!run.staging.valid() ||
+        run.staging.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+      continue;
+    }
+    absl::StatusOr<std::map<std::string, std::string>> local = run.staging.get();
+    if (!local.ok()) {
+      run.start_error = absl::StrCat("staging failed: ", local.status().message());
+      TF_LOG(WARNING) << "run " << run_id << " (trial " << run.spec.trial() << "): " << run.start_error;
+      continue;
+    }
+    if (run.cancelled) continue;
+    comm::Assign assign = run.staged_assign;
+    std::vector<std::string> rewritten;
+    for (std::string& arg : *assign.mutable_trial()->mutable_argv()) {
+      std::string local_arg = RewriteStaged(arg, *local);
+      if (local_arg != arg) rewritten.push_back(local_arg);
+      arg = std::move(local_arg);
+    }
+    TF_LOG(INFO) << "run " << run_id << ": the ranks read the staged copies: "
+                 << (rewritten.empty() ? std::string("(no argument names a staged path)")
+                                       : absl::StrJoin(rewritten, " "));
+    SpawnRanks(run_id, run, assign, run.staged_slots);
+  }
+}
+
+void Agent::SpawnRanks(uint64_t run_id, RunState& run, const comm::Assign& assign,
+                       const std::vector<int>& free) {
+  const comm::TrialSpec& spec = assign.trial();
   const std::string master_addr = assign.master_addr().empty() ? options_.address : assign.master_addr();
   const int master_port = assign.master_port() != 0 ? assign.master_port() : PickFreePort(master_addr);
   run.master_addr = master_addr;
@@ -549,7 +648,7 @@ void Agent::ReapChildren() {
 void Agent::FinishRuns() {
   for (auto it = runs_.begin(); it != runs_.end();) {
     RunState& run = it->second;
-    bool done = true;
+    bool done = !run.staging.valid();  // a fetch still going holds the run
     for (const LocalRank& r : run.ranks) {
       if (r.process != nullptr && !r.process->exited()) done = false;
     }

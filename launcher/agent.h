@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <string>
@@ -56,6 +57,7 @@ class Agent {
     absl::Duration kill_grace = absl::Seconds(5);
     absl::Duration register_timeout = absl::Seconds(30);  // give up if the head never answers
     std::string keys_dir;        // CURVE: server.pub and client.key (comm/curve_auth.h)
+    std::string cache_dir;       // staged files (content-addressed); default LOG_DIR/cache
     // How long runs go on without a head after it was lost, waiting for it to come back.
     absl::Duration head_grace = absl::Minutes(5);
     // Called once, when the head first welcomes this agent (e.g. a detached agent's parent
@@ -91,6 +93,10 @@ class Agent {
     std::string master_addr;
     int master_port = 0;
     std::deque<comm::Report> unanswered;  // rank 0's Reports with no Decision yet
+    // Staging (TrialSpec.stage): the fetch in flight, the slots kept for the ranks meanwhile.
+    std::future<absl::StatusOr<std::map<std::string, std::string>>> staging;
+    std::vector<int> staged_slots;
+    comm::Assign staged_assign;
   };
   // A run that ended: its Exit, kept for a head that may not have seen it.
   struct EndedRun {
@@ -102,6 +108,10 @@ class Agent {
   void HandleHeadMessage(const comm::Envelope& envelope);
   void HandleTrainerMessage(const std::string& identity, const comm::Envelope& envelope);
   void StartRun(const comm::Assign& assign);
+  void SpawnRanks(uint64_t run_id, RunState& run, const comm::Assign& assign,
+                  const std::vector<int>& free);
+  // Starts the ranks of runs whose staged files have arrived (or fails them).
+  void FinishStaging();
   void DeliverDecision(RunState& run, const comm::Envelope& envelope);
   void StopRun(RunState& run, const std::string& reason, bool cancelled);
   void ReapChildren();

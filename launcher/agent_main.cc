@@ -28,7 +28,7 @@ std::string HostName() {
 }
 
 int Main(int argc, char** argv) {
-  std::string head, name, keys, trainer, log_dir, address;
+  std::string head, name, keys, trainer, log_dir, address, cache_dir;
   int64_t slots = 0, kill_grace_ms = 5000, head_grace_s = 300;
   bool detach = false;
   CommandLine cli("agent", "",
@@ -45,6 +45,8 @@ int Main(int argc, char** argv) {
   cli.AddString("keys", &keys, "CURVE key folder from head --gen_keys", "DIR");
   cli.AddString("trainer", &trainer, "trainer binary (default: the one built beside this agent)", "PATH");
   cli.AddString("log_dir", &log_dir, "rank logs (default /tmp/tunefleet-agent-NAME)", "DIR");
+  cli.AddString("cache_dir", &cache_dir,
+                "files the head stages for trials, by content hash (default LOG_DIR/cache)", "DIR");
   cli.AddInt("kill_grace_ms", &kill_grace_ms, "time a stopped rank gets between SIGTERM and SIGKILL");
   cli.AddInt("head_grace_s", &head_grace_s,
              "after losing the head, keep the runs going this long while registering again");
@@ -115,6 +117,7 @@ int Main(int argc, char** argv) {
   options.slots = static_cast<int>(slots);
   options.trainer_binary = trainer;
   options.log_dir = log_dir;
+  options.cache_dir = cache_dir;
   options.kill_grace = absl::Milliseconds(kill_grace_ms);
   options.head_grace = absl::Seconds(head_grace_s);
   options.on_registered = [&ready_fd] { ReportReady(&ready_fd); };

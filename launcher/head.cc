@@ -120,6 +120,7 @@ absl::Status Head::Bind() {
   }
   router_ = std::move(router);
   endpoint_ = comm::LastEndpoint(*router_);
+  stager_ = std::make_unique<Stager>(StageBindIp(endpoint_));
   TF_LOG(INFO) << "listening on " << endpoint_ << " (session " << session_ << ", heartbeat "
                << FormatSpan(options_.heartbeat_interval) << ")";
   return absl::OkStatus();
@@ -346,6 +347,7 @@ void Head::HandleSubmit(const std::string& identity, comm::Envelope& envelope) {
     FailQueued(run, absl::StrCat("world_size must be at least 1, got ", spec.world_size()));
     return;
   }
+  if (!PrepareStaging(run)) return;
   TF_LOG(INFO) << "run " << run.run_id << " (trial " << spec.trial()
                << (spec.sweep().empty() ? "" : " of ") << spec.sweep() << ", "
                << spec.world_size() << " rank(s)) submitted by client " << peers_.Find(identity)->name;
@@ -534,6 +536,16 @@ void Head::FailQueued(RunRecord& run, const std::string& reason) {
   runs_.Erase(run.run_id);
 }
 
+bool Head::PrepareStaging(RunRecord& run) {
+  if (run.spec.stage_size() == 0) return true;
+  absl::Status staged = stager_->Prepare(&run.spec);
+  if (!staged.ok()) {
+    FailQueued(run, std::string(staged.message()));
+    return false;
+  }
+  return true;
+}
+
 void Head::CancelRun(RunRecord& run, const std::string& reason, const std::string& except) {
   run.cancel_sent = true;
   for (const RunPart& part : run.parts) {
@@ -701,6 +713,7 @@ void Head::EndRecovery() {
     RunRecord& run = runs_.Submit(std::move(r.spec), r.client);
     TF_LOG(INFO) << "trial " << run.spec.trial() << " of client " << client->name
                  << ": no agent holds it; run " << run.run_id << " runs it again";
+    PrepareStaging(run);
   }
   Dispatch();
 }

@@ -59,6 +59,7 @@
 #include "launcher/hosts_file.h"
 #include "launcher/peer_table.h"
 #include "launcher/run_table.h"
+#include "launcher/stager.h"
 
 namespace tunefleet {
 namespace launcher {
@@ -121,6 +122,8 @@ class Head {
   // Places queued runs in FIFO order while the first fits; fails those that never can.
   void Dispatch();
   void FailQueued(RunRecord& run, const std::string& reason);
+  // Hashes and serves the run's staged paths (stager.h); fails the run when it cannot.
+  bool PrepareStaging(RunRecord& run);
   // Sends Cancel to every agent of the run whose part has not ended, except `except`.
   void CancelRun(RunRecord& run, const std::string& reason, const std::string& except = "");
   // Sends the client the run's aggregated Exit (once), and erases the run if nothing runs.
@@ -163,6 +166,7 @@ class Head {
   bool recovering_ = true;
   absl::Time recovery_deadline_;
   std::vector<Resubmit> held_resubmits_;
+  std::unique_ptr<Stager> stager_;  // from Bind()
   absl::flat_hash_map<std::string, absl::Time> last_warning_;
   // Dispatch's check for runs larger than the cluster: every queued run with a run_id up to
   // too_big_checked_run_ fits too_big_checked_total_ slots (-1: nothing checked yet).

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Staging over UCX through the trial flow (issue 6, acceptance 5): a head and one agent host in
+# two network namespaces; a sweep of 2 trials whose training set is a 50 MB file named in
+# `resources.stage`. The head hashes it and serves it (UCX bulk server on its address); the
+# agent fetches it into its cache for trial 0 (verified by SHA-256) and reuses it for trial 1;
+# the trainer is pointed at the cached copy (task.train=CACHE/HASH); both trials complete.
+# Args: head, hpo binaries.
+HEAD=$1 HPO=$2
+source tests/integration/lib.sh
+source tests/integration/netns_lib.sh
+make_cluster 1
+H=$NS_HEAD A=${NS_HOSTS[0]}
+printf '%s slots=1\n' "$A" > "$WORK/hosts.txt"
+"$PY" -c "
+d = open('data/stsbenchmark/sts-train.csv').read()
+open('$WORK/big-train.csv', 'w').write(d * (50 * 1000 * 1000 // len(d) + 1))"
+SUM=$(sha256sum "$WORK/big-train.csv" | cut -d' ' -f1)
+echo "dataset: $(stat -c %s "$WORK/big-train.csv") bytes, sha256 ${SUM:0:16}..."
+ip netns exec "$H" "$HEAD" --nodes "$WORK/hosts.txt" --bind "tcp://$NET.1:5555" --insecure \
+  --remote_shell "ip netns exec {host}" --heartbeat_ms 1000 --log_dir "$WORK/headlogs" \
+  > "$WORK/head.log" 2>&1 &
+head_pid=$!
+wait_for 20 grep -q "agents: all 1 host(s) up" "$WORK/head.log" ||
+  { fail "the agent did not come up: $(tail -5 "$WORK/head.log")"; finish; }
+cat > "$WORK/train.yaml" <<YAML
+model: {path: data/bert-tiny-random, pooling: mean, max_seq_len: 64, dropout: 0.0}
+task: {type: sts, train: data/stsbenchmark/sts-train.csv, eval: data/stsbenchmark/sts-dev.csv, format: stsb}
+train: {epochs: 0, max_steps: 10, batch_size: 8, precision: fp32, eval_every_steps: 10,
+        log_every_steps: 5}
+output: {save: none, checkpoint: false}
+YAML
+cat > "$WORK/sweep.yaml" <<YAML
+name: staging
+metric: {name: eval/spearman, goal: maximize}
+trainer: {config: $WORK/train.yaml, overrides: {task.train: $WORK/big-train.csv}}
+resources: {gpus_per_trial: 1, stage: [$WORK/big-train.csv]}
+parameters:
+  lr: {values: [1.0e-4, 2.0e-4]}
+  batch_size: {values: [8]}
+lr_scaling: {rule: linear, base_batch: 32}
+search: {method: grid}
+early_terminate: {type: none}
+max_concurrent_trials: 1
+max_failures_per_trial: 0
+journal: $WORK/run/journal.log
+YAML
+ip netns exec "$H" "$HPO" sweep "$WORK/sweep.yaml" --head "tcp://$NET.1:5555" > "$WORK/hpo.log" 2>&1
+rc=$?
+tail -3 "$WORK/hpo.log"
+[ "$rc" -eq 0 ] || fail "hpo sweep exited $rc"
+AL=/tmp/tunefleet-agent-$A/agent.log
+grep -E "staging server|staging $WORK" "$WORK/head.log" | cut -d']' -f2- | sed "s|$WORK/||g; s/^/  head:/"
+grep -E "staged|staged copies" "$AL" | cut -d']' -f2- | sed "s|$WORK/||g; s/^/  agent:/"
+[ "$(grep -c "staging $WORK/big-train.csv as ${SUM:0:12}" "$WORK/head.log")" -eq 1 ] ||
+  fail "the head did not hash the dataset once as ${SUM:0:12}"
+grep -q "staged $WORK/big-train.csv (${SUM:0:12}) fetched from $NET.1:[0-9]*: $(stat -c %s "$WORK/big-train.csv") bytes" "$AL" ||
+  fail "trial 0 did not fetch the whole dataset from the head"
+[ "$(grep -c "staged $WORK/big-train.csv (${SUM:0:12}) reused from the cache" "$AL")" -eq 1 ] ||
+  fail "trial 1 did not reuse the cached copy"
+CACHED=/tmp/tunefleet-agent-$A/cache/$SUM
+[ "$(sha256sum "$CACHED" 2>/dev/null | cut -d' ' -f1)" = "$SUM" ] || fail "the cached copy's sha256 differs"
+[ "$(grep -c "the ranks read the staged copies: task.train=$CACHED" "$AL")" -eq 2 ] ||
+  fail "the trainers were not pointed at the cached copy"
+J="$WORK/run/journal.log"
+[ "$(pyq "$J" "[t['state'] for t in T]")" = "['COMPLETE', 'COMPLETE']" ] ||
+  fail "journal states: $(pyq "$J" "[t['state'] for t in T]")"
+kill -TERM "$head_pid"; wait "$head_pid"; head_pid=
+wait_for 10 agents_gone "$A" || fail "the agent is left"
+finish
