@@ -29,6 +29,19 @@ std::vector<Envelope> Samples() {
   reg->add_gpus("NVIDIA H100 80GB HBM3");
   reg->set_pid(4242);
   out.push_back(e);
+  // An agent registering again with a restarted head: the runs it holds.
+  reg->set_previous_session("0123456789abcdef");
+  comm::HeldRun* held = reg->add_runs();
+  held->mutable_trial()->set_run_id(179542289000001);
+  held->mutable_trial()->set_trial(3);
+  held->mutable_trial()->add_argv("train");
+  held->add_ranks(0);
+  held->set_master_addr("10.0.0.1");
+  held->set_master_port(29501);
+  held->set_ended(true);
+  held->mutable_exit()->set_outcome(Exit::COMPLETED);
+  held->add_pending_reports()->set_step(20);
+  out.push_back(e);
   e.Clear();
   e.mutable_welcome()->set_session("abc");
   e.mutable_welcome()->set_heartbeat_interval_ms(1000);
@@ -44,6 +57,12 @@ std::vector<Envelope> Samples() {
   spec->add_argv("train");
   spec->add_argv("--config=configs/sbert_stsb.yaml");
   (*spec->mutable_env())["TUNEFLEET_TRIAL"] = "7";
+  comm::StagedPath* staged = spec->add_stage();
+  staged->set_path("/data/sts-train.csv");
+  staged->set_hash(std::string(64, 'a'));
+  staged->set_bytes(50000000);
+  spec->set_stage_port(40000);
+  e.mutable_submit()->set_resubmit(true);
   out.push_back(e);
   e.Clear();
   *e.mutable_assign()->mutable_trial() = *spec;
@@ -98,7 +117,7 @@ std::vector<Envelope> Samples() {
 
 TEST(CodecTest, EveryMessageTypeRoundTrips) {
   std::vector<Envelope> samples = Samples();
-  ASSERT_EQ(samples.size(), 14u);  // one per body type of the oneof
+  ASSERT_EQ(samples.size(), 15u);  // one per body type of the oneof, and a Register with held runs
   for (const Envelope& e : samples) {
     absl::StatusOr<std::string> frame = EncodeEnvelope(e);
     ASSERT_TRUE(frame.ok()) << frame.status();
