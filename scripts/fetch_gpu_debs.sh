@@ -19,10 +19,12 @@ CORE=(
   nlohmann-json3-dev                   # header only
   libicu-dev libicu72                  # ICU 72: Unicode tables of trainer/wordpiece_tokenizer
   libprotobuf-dev libprotobuf32 libprotoc32 protobuf-compiler  # protoc 3.21 + headers (comm/proto)
+  libucx-dev libucx0                   # UCX 1.13: bulk staging (comm/ucx_transfer)
 )
 FALLBACK=(
   libbsd0 libmd0                       # libzmq5 -> libbsd0 -> libmd0
   libgssapi-krb5-2 libkrb5-3 libk5crypto3 libkrb5support0 libcom-err2 libkeyutils1  # -> GSSAPI
+  libnuma1 libibverbs1 librdmacm1      # libucx0's runtime libraries
 )
 
 if ! command -v apt-get >/dev/null; then

@@ -4,7 +4,7 @@
 # afterwards. Run from the repository root (scripts/gpu_build.sh needs .carry/debs).
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-SKIP_TESTS=1 scripts/gpu_build.sh > /tmp/build.log 2>&1; echo "gpu_build exit $?"
+SKIP_TESTS=1 scripts/gpu_build.sh > /tmp/build.log 2>&1; rc=$?; echo "gpu_build exit $rc"; grep -E "ucx|UCX" /tmp/build.log | head -3; [ $rc -eq 0 ] || { grep -E "error|Error|FAILED" /tmp/build.log | head -8; tail -5 /tmp/build.log; exit 1; }
 export LD_LIBRARY_PATH=/tmp/tfdeps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 B=build/gpu/bin
 now() { python3 -c 'import time; print(f"{time.time():.3f}")'; }
