@@ -224,7 +224,8 @@ absl::StatusOr<SweepConfig> ParseSweepConfig(const ConfigFile& file) {
   ASSIGN_OR_RETURN(ConfigMap trainer, root.GetMap("trainer"));
   RETURN_IF_ERROR(ParseTrainer(trainer, &c.trainer));
   ASSIGN_OR_RETURN(ConfigMap resources, root.GetOptionalMap("resources"));
-  RETURN_IF_ERROR(resources.AllowOnly({"gpus_per_trial", "stage"}));
+  RETURN_IF_ERROR(resources.AllowOnly({"gpus_per_trial", "stage", "fetch_back"}));
+  RETURN_IF_ERROR(resources.GetOptional("fetch_back", &c.fetch_back));
   RETURN_IF_ERROR(resources.GetOptional("gpus_per_trial", &c.gpus_per_trial));
   if (resources.Has("stage")) {
     RETURN_IF_ERROR(resources.Get("stage", &c.stage));

@@ -86,6 +86,8 @@ struct SweepConfig {
   // Files and folders the trials need, staged to agents that share no file system with hpo
   // (absolute; relative ones are taken from the sweep file's folder).
   std::vector<std::string> stage;
+  // Copy each trial's output folder back from rank 0's node when it ends (TrialSpec.fetch_back).
+  bool fetch_back = false;
   LrSpec lr;
   std::vector<int64_t> batch_sizes;  // ascending, unique
   LrScalingSpec lr_scaling;

@@ -230,6 +230,9 @@ absl::Status SweepDriver::CreateTrial(std::optional<int64_t> retry_of) {
   for (const std::string& a : TrainerArgs(config_, t, run_dir_)) spec->add_argv(a);
   spec->set_log_dir(run_dir_ + "/logs");
   for (const std::string& path : config_.stage) spec->add_stage()->set_path(path);
+  if (config_.fetch_back && !config_.trainer.synthetic) {
+    spec->set_fetch_back(absl::StrCat(run_dir_, "/trial-", t.number));  // its output.dir
+  }
   Send(envelope);
   running_[t.number] = Running{};
   running_[t.number].spec = *spec;

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -624,6 +625,33 @@ void Agent::StopRun(RunState& run, const std::string& reason, bool cancelled) {
   }
 }
 
+void Agent::OfferFetchBack(const RunState& run, comm::Exit* exit) {
+  const std::string& path = run.spec.fetch_back();
+  if (path.empty() || std::find(run.rank_ids.begin(), run.rank_ids.end(), 0) == run.rank_ids.end()) {
+    return;  // nothing asked, or rank 0 (which writes the output) ran elsewhere
+  }
+  if (bulk_ == nullptr) {
+    absl::StatusOr<std::unique_ptr<comm::BulkServer>> started = comm::BulkServer::Start(options_.address, 0);
+    if (!started.ok()) {
+      exit->set_fetch_error(absl::StrCat("cannot start this agent's bulk server: ", started.status().message()));
+      return;
+    }
+    bulk_ = std::move(*started);
+  }
+  absl::StatusOr<std::string> hash = bulk_->Publish(path);
+  if (!hash.ok()) {
+    exit->set_fetch_error(std::string(hash.status().message()));
+    return;
+  }
+  const std::string address = bulk_->address();
+  int port = 0;
+  if (!absl::SimpleAtoi(address.substr(address.rfind(':') + 1), &port)) return;
+  exit->set_fetch_hash(*hash);
+  exit->set_fetch_port(port);
+  TF_LOG(INFO) << "run " << run.spec.run_id() << ": serving " << path << " (" << hash->substr(0, 12)
+               << ") for the head on " << address;
+}
+
 void Agent::ReapChildren() {
   int status = 0;
   pid_t pid;
@@ -683,6 +711,9 @@ void Agent::FinishRuns() {
       e->set_outcome(comm::Exit::STOPPED);
     } else {
       e->set_outcome(comm::Exit::COMPLETED);
+    }
+    if (e->outcome() == comm::Exit::COMPLETED || e->outcome() == comm::Exit::STOPPED) {
+      OfferFetchBack(run, e);
     }
     if (welcomed_) SendToHead(envelope);  // else it goes with the next Register
     EndedRun ended{Held(it->first, run), absl::Now()};

@@ -38,6 +38,7 @@
 #include "absl/time/time.h"
 #include "comm/liveness.h"
 #include "comm/proto/messages.pb.h"
+#include "comm/ucx_transfer.h"
 #include "common/signals.h"
 #include "launcher/child_process.h"
 #include "launcher/gpu_detect.h"
@@ -123,6 +124,8 @@ class Agent {
   // The head is gone or another one answers: keep the runs, register again.
   void LoseHead(const std::string& why);
   comm::HeldRun Held(uint64_t run_id, const RunState& run) const;
+  // Serves the run's fetch_back path for the head and names it in `exit`.
+  void OfferFetchBack(const RunState& run, comm::Exit* exit);
   int FreeSlots() const;
 
   Options options_;
@@ -142,6 +145,7 @@ class Agent {
   bool head_lost_ = false;       // lost after a Welcome; registering again
   absl::Time head_lost_at_;
   std::deque<EndedRun> ended_;   // newest last
+  std::unique_ptr<comm::BulkServer> bulk_;  // serves fetch_back folders (started on first use)
   bool shutting_down_ = false;
   std::string fatal_;
   std::map<uint64_t, RunState> runs_;

@@ -399,6 +399,7 @@ void Head::HandleExit(const std::string& identity, const comm::Exit& exit) {
     TF_LOG(DEBUG) << "dropped an exit for run " << exit.run_id() << ": not running there";
     return;
   }
+  if (!exit.fetch_hash().empty() || !exit.fetch_error().empty()) StartFetchBack(*run, identity, exit);
   if (exit.outcome() == comm::Exit::FAILED && !run->AllEnded() && !run->cancel_sent) {
     const std::string& agent = peers_.Find(identity)->name;
     CancelRun(*run, absl::StrCat("rank ", exit.rank(), " on agent ", agent, " failed",
@@ -560,6 +561,7 @@ void Head::CancelRun(RunRecord& run, const std::string& reason, const std::strin
 }
 
 void Head::ReportAndMaybeErase(RunRecord& run) {
+  if (fetches_.contains(run.run_id)) return;  // FinishFetchBacks() comes back here
   if (!run.reported) {
     if (run.adopted && run.client.empty()) return;  // kept for the client that resubmits it
     run.reported = true;
@@ -641,7 +643,40 @@ void Head::Tick(absl::Time now) {
     EndRecovery();
   }
   ExpireOrphans(now);
+  FinishFetchBacks();
   if (options_.on_tick) options_.on_tick(now);
+}
+
+void Head::StartFetchBack(RunRecord& run, const std::string& agent, const comm::Exit& exit) {
+  const Peer* peer = peers_.Find(agent);
+  if (!exit.fetch_error().empty() || peer == nullptr) {
+    TF_LOG(WARNING) << "run " << run.run_id << " (trial " << run.spec.trial() << "): "
+                    << run.spec.fetch_back() << " not fetched back: "
+                    << (exit.fetch_error().empty() ? "its agent left" : exit.fetch_error());
+    return;
+  }
+  const std::string server = absl::StrCat(peer->address, ":", exit.fetch_port());
+  fetches_[run.run_id] = std::async(std::launch::async, FetchBack, server, exit.fetch_hash(),
+                                    run.spec.fetch_back());
+}
+
+void Head::FinishFetchBacks() {
+  std::vector<uint64_t> done;
+  for (auto& [id, pending] : fetches_) {
+    if (pending.wait_for(std::chrono::seconds(0)) == std::future_status::ready) done.push_back(id);
+  }
+  for (uint64_t id : done) {
+    absl::StatusOr<std::string> outcome = fetches_[id].get();
+    fetches_.erase(id);
+    RunRecord* run = runs_.Find(id);
+    const std::string what = run == nullptr ? std::string("its output") : run->spec.fetch_back();
+    if (outcome.ok()) {
+      TF_LOG(INFO) << "run " << id << ": " << what << ": " << *outcome;
+    } else {
+      TF_LOG(WARNING) << "run " << id << ": " << what << " not fetched back: " << outcome.status().message();
+    }
+    if (run != nullptr && run->AllEnded()) ReportAndMaybeErase(*run);
+  }
 }
 
 void Head::AdoptHeldRuns(const std::string& identity, const comm::Register& reg) {

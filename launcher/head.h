@@ -41,6 +41,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <memory>
 #include <string>
 #include <vector>
@@ -138,6 +139,10 @@ class Head {
   // Closes the recovery window: held resubmissions are attached or queued.
   void EndRecovery();
   void ExpireOrphans(absl::Time now);
+  // Starts copying back what rank 0's agent serves for the run (Exit.fetch_hash).
+  void StartFetchBack(RunRecord& run, const std::string& agent, const comm::Exit& exit);
+  // Logs finished fetch-backs and reports their runs.
+  void FinishFetchBacks();
 
   void Send(const std::string& identity, const comm::Envelope& envelope);
   void Refuse(const std::string& identity, const std::string& reason, bool with_version = false);
@@ -167,6 +172,9 @@ class Head {
   absl::Time recovery_deadline_;
   std::vector<Resubmit> held_resubmits_;
   std::unique_ptr<Stager> stager_;  // from Bind()
+  // Fetch-backs in flight (TrialSpec.fetch_back): run -> the outcome line; the run's report to
+  // its client waits for it.
+  absl::flat_hash_map<uint64_t, std::future<absl::StatusOr<std::string>>> fetches_;
   absl::flat_hash_map<std::string, absl::Time> last_warning_;
   // Dispatch's check for runs larger than the cluster: every queued run with a run_id up to
   // too_big_checked_run_ fits too_big_checked_total_ slots (-1: nothing checked yet).

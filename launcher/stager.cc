@@ -1,6 +1,7 @@
 #include "launcher/stager.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -8,6 +9,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "comm/content_hash.h"
+#include "common/file_util.h"
 #include "common/logging.h"
 
 namespace tunefleet {
@@ -22,6 +26,27 @@ uint64_t TreeBytes(const std::string& path) {
 }
 
 }  // namespace
+
+absl::StatusOr<std::string> FetchBack(const std::string& server, const std::string& hash,
+                                      const std::string& dest) {
+  if (PathExists(dest)) {
+    absl::StatusOr<std::string> here = comm::HashPath(dest);
+    if (here.ok() && *here == hash) return std::string("already here (same content)");
+  }
+  const size_t slash = dest.rfind('/');
+  const std::string parent = slash == std::string::npos || slash == 0 ? "." : dest.substr(0, slash);
+  if (absl::Status made = MakeDirs(parent); !made.ok()) return made;
+  const std::string cache = JoinPath(parent, ".tunefleet-fetch");
+  absl::StatusOr<comm::FetchResult> got = comm::FetchToCache(server, hash, cache);
+  if (!got.ok()) return got.status();
+  if (PathExists(dest)) {
+    if (absl::Status removed = RemoveTree(dest); !removed.ok()) return removed;
+  }
+  if (absl::Status moved = RenamePath(got->path, dest); !moved.ok()) return moved;
+  ::rmdir(cache.c_str());  // when nothing else is cached there
+  return absl::StrCat("fetched ", got->bytes, " bytes from ", server, " in ",
+                      absl::StrFormat("%.3f", got->transfer_seconds), " s, verified");
+}
 
 std::string StageBindIp(const std::string& endpoint) {
   if (!absl::StartsWith(endpoint, "tcp://")) return "127.0.0.1";

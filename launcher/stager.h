@@ -42,6 +42,13 @@ class Stager {
   std::map<std::string, Published> published_;
 };
 
+// The other direction (TrialSpec.fetch_back): puts the content `hash` that the bulk server at
+// `server` ("IP:PORT") serves at `dest`: nothing moves when `dest` already holds that content
+// (a shared file system); else it is fetched beside `dest` (DEST_DIR/.tunefleet-fetch), verified
+// and renamed over it. Returns one line saying which. Blocking: run it on a thread.
+absl::StatusOr<std::string> FetchBack(const std::string& server, const std::string& hash,
+                                      const std::string& dest);
+
 // The IP a head bound to `endpoint` serves bulk data on: tcp://IP:PORT -> IP, tcp://*:PORT ->
 // 0.0.0.0, ipc:// and others -> 127.0.0.1.
 std::string StageBindIp(const std::string& endpoint);

@@ -4,6 +4,9 @@
 # `resources.stage`. The head hashes it and serves it (UCX bulk server on its address); the
 # agent fetches it into its cache for trial 0 (verified by SHA-256) and reuses it for trial 1;
 # the trainer is pointed at the cached copy (task.train=CACHE/HASH); both trials complete.
+# The agent host also gets its own mount namespace with an empty tmpfs over the sweep's run
+# folder, so the trials' output folders (metrics, saved model) exist only on its side until the
+# head fetches them back (resources.fetch_back) into the same paths on its own side.
 # Args: head, hpo binaries.
 HEAD=$1 HPO=$2
 source tests/integration/lib.sh
@@ -16,8 +19,10 @@ d = open('data/stsbenchmark/sts-train.csv').read()
 open('$WORK/big-train.csv', 'w').write(d * (50 * 1000 * 1000 // len(d) + 1))"
 SUM=$(sha256sum "$WORK/big-train.csv" | cut -d' ' -f1)
 echo "dataset: $(stat -c %s "$WORK/big-train.csv") bytes, sha256 ${SUM:0:16}..."
+mkdir -p "$WORK/run"
+SHELL_TEMPLATE="ip netns exec {host} unshare --mount --propagation private sh -c 'mount -t tmpfs tf-run $WORK/run && exec \"\$0\" \"\$@\"'"
 ip netns exec "$H" "$HEAD" --nodes "$WORK/hosts.txt" --bind "tcp://$NET.1:5555" --insecure \
-  --remote_shell "ip netns exec {host}" --heartbeat_ms 1000 --log_dir "$WORK/headlogs" \
+  --remote_shell "$SHELL_TEMPLATE" --heartbeat_ms 1000 --log_dir "$WORK/headlogs" \
   > "$WORK/head.log" 2>&1 &
 head_pid=$!
 wait_for 20 grep -q "agents: all 1 host(s) up" "$WORK/head.log" ||
@@ -27,13 +32,13 @@ model: {path: data/bert-tiny-random, pooling: mean, max_seq_len: 64, dropout: 0.
 task: {type: sts, train: data/stsbenchmark/sts-train.csv, eval: data/stsbenchmark/sts-dev.csv, format: stsb}
 train: {epochs: 0, max_steps: 10, batch_size: 8, precision: fp32, eval_every_steps: 10,
         log_every_steps: 5}
-output: {save: none, checkpoint: false}
+output: {save: best, checkpoint: false}
 YAML
 cat > "$WORK/sweep.yaml" <<YAML
 name: staging
 metric: {name: eval/spearman, goal: maximize}
 trainer: {config: $WORK/train.yaml, overrides: {task.train: $WORK/big-train.csv}}
-resources: {gpus_per_trial: 1, stage: [$WORK/big-train.csv]}
+resources: {gpus_per_trial: 1, stage: [$WORK/big-train.csv], fetch_back: true}
 parameters:
   lr: {values: [1.0e-4, 2.0e-4]}
   batch_size: {values: [8]}
@@ -61,6 +66,13 @@ CACHED=/tmp/tunefleet-agent-$A/cache/$SUM
 [ "$(sha256sum "$CACHED" 2>/dev/null | cut -d' ' -f1)" = "$SUM" ] || fail "the cached copy's sha256 differs"
 [ "$(grep -c "the ranks read the staged copies: task.train=$CACHED" "$AL")" -eq 2 ] ||
   fail "the trainers were not pointed at the cached copy"
+grep -E "fetched back|not fetched back|$WORK/run/trial-[01]: " "$WORK/head.log" | cut -d']' -f2- | sed "s|$WORK/||g; s/^/  head:/"
+for t in 0 1; do
+  [ -s "$WORK/run/trial-$t/metrics.jsonl" ] && [ -s "$WORK/run/trial-$t/model/config.json" ] ||
+    fail "trial $t's output folder was not fetched back: $(ls -R "$WORK/run/trial-$t" 2>&1 | head -5)"
+  grep -q "run [0-9]*: $WORK/run/trial-$t: fetched [0-9]* bytes from $NET.2:[0-9]* in" "$WORK/head.log" ||
+    fail "the head did not fetch trial $t's output over UCX"
+done
 J="$WORK/run/journal.log"
 [ "$(pyq "$J" "[t['state'] for t in T]")" = "['COMPLETE', 'COMPLETE']" ] ||
   fail "journal states: $(pyq "$J" "[t['state'] for t in T]")"
