@@ -375,9 +375,29 @@ void Agent::HandleHeadMessage(const comm::Envelope& envelope) {
                      << " (" << slots_ << " slot(s), address " << options_.address << ")";
       }
       const bool first = session_.empty();
+      const bool was_lost = head_lost_;
+      const absl::Time lost_at = head_lost_at_;
       session_ = envelope.welcome().session();
       head_lost_ = false;
       welcomed_ = true;
+      if (was_lost) {
+        // What happened after the Register this Welcome answers was not in it: the Exits of
+        // runs that ended while the head was away, the reports still unanswered. The head
+        // drops what it already has (an Exit for an ended part; hpo keeps a step's first value).
+        for (const EndedRun& ended : ended_) {
+          if (ended.at < lost_at) continue;
+          comm::Envelope exit;
+          *exit.mutable_exit() = ended.held.exit();
+          SendToHead(exit);
+        }
+        for (const auto& [id, run] : runs_) {
+          for (const comm::Report& r : run.unanswered) {
+            comm::Envelope report;
+            *report.mutable_report() = r;
+            SendToHead(report);
+          }
+        }
+      }
       if (first && options_.on_registered) options_.on_registered();
       break;
     }
