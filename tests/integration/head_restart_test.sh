@@ -27,7 +27,7 @@ wait_for 20 grep -q "agents: all 2 host(s) up" "$WORK/head1.log" ||
 cat > "$WORK/train.yaml" <<YAML
 model: {path: data/bert-tiny-random, pooling: mean, max_seq_len: 64, dropout: 0.0}
 task: {type: sts, train: data/stsbenchmark/sts-train.csv, eval: data/stsbenchmark/sts-dev.csv, format: stsb}
-train: {epochs: 0, max_steps: 60, batch_size: 8, precision: fp32, eval_every_steps: 20,
+train: {epochs: 0, max_steps: 40, batch_size: 8, precision: fp32, eval_every_steps: 20,
         log_every_steps: 5}
 output: {save: none, checkpoint: false}
 YAML
@@ -79,7 +79,7 @@ grep -q "adopted run .*(trial 1 " "$WORK/head2.log" || fail "trial 1 was not ado
 steps=$("$PY" -c "
 import json,sys
 s=[json.loads(l)['step'] for l in open('$M') if 'train/loss' in l]
-print('ok' if s == sorted(s) and len(s) == len(set(s)) and s[-1] == 60 else s)")
+print('ok' if s == sorted(s) and len(s) == len(set(s)) and s[-1] == 40 else s)")
 [ "$steps" = ok ] || fail "trial 1's loss trajectory restarted or stopped early: $steps"
 grep -q "eval/spearman" "$M" || fail "trial 1 never evaluated"
 kill -TERM "$head_pid"; wait "$head_pid"; head_pid=
