@@ -23,6 +23,7 @@
 #include "comm/ucx_transfer.h"
 #include "comm/zmq_channel.h"
 #include "common/cli.h"
+#include "common/file_util.h"
 #include "common/logging.h"
 
 namespace tunefleet {
@@ -167,13 +168,27 @@ absl::Status Agent::Setup() {
   if (options_.cache_dir.empty()) options_.cache_dir = options_.log_dir + "/cache";
   if (options_.address.empty()) options_.address = RouteAddress(options_.head);
   if (absl::Status s = ConnectHead(); !s.ok()) return s;
+  // The trainers' socket: a Unix socket in the agent's own folder (other users cannot connect:
+  // the socket file is not writable for them), else TCP on loopback when the path would be too
+  // long for a Unix socket (108 bytes).
+  const std::string ipc = options_.log_dir + "/trainers.sock";
   try {
     trainers_ = std::make_unique<zmq::socket_t>(context_, zmq::socket_type::router);
     comm::ConfigureSocket(*trainers_, /*router=*/true);
-    trainers_->bind("tcp://127.0.0.1:*");
+    bool bound = false;
+    if (ipc.size() < 100 && MakeDirs(options_.log_dir).ok()) {
+      try {
+        trainers_->bind("ipc://" + ipc);
+        bound = true;
+      } catch (const zmq::error_t& e) {
+        TF_LOG(WARNING) << "cannot bind ipc://" << ipc << " (" << e.what() << "); trainers use TCP on loopback";
+      }
+    }
+    if (!bound) trainers_->bind("tcp://127.0.0.1:*");
     trainer_endpoint_ = comm::LastEndpoint(*trainers_);
+    TF_LOG(INFO) << "trainers report on " << trainer_endpoint_;
   } catch (const zmq::error_t& e) {
-    return absl::InvalidArgumentError(absl::StrCat("cannot connect to head ", options_.head, ": ", e.what()));
+    return absl::InternalError(absl::StrCat("cannot open the trainers' socket: ", e.what()));
   }
   head_liveness_ = std::make_unique<comm::Liveness>(kDefaultHeartbeat, absl::Now());
   SendRegister();
