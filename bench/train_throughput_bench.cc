@@ -84,6 +84,7 @@ struct Options {
   std::string qkv = "fused";
   std::string grad_comm = "fp32";  // DDP: dtype of the gradient all-reduce
   int64_t bucket_mb = 25;          // DDP: gradient bucket cap
+  bool no_overlap = false;         // DDP: every bucket's all-reduce after backward (diagnostic)
 };
 
 struct Result {
@@ -142,6 +143,7 @@ class Trainer {
       grad_sync_ = std::make_unique<trainer::GradSync>(
           group, params_, o.bucket_mb << 20,
           o.grad_comm == "bf16" ? c10::optional<torch::ScalarType>(torch::kBFloat16) : c10::nullopt);
+      grad_sync_->set_overlap(!o.no_overlap);
       const absl::Status s = grad_sync_->BroadcastParameters();
       TORCH_CHECK(s.ok(), std::string(s.message()));
     }
@@ -354,6 +356,8 @@ int Main(const std::vector<std::string>& args) {
   cli.AddDouble("dropout", &o.dropout, "hidden, attention and classifier dropout", "P");
   cli.AddString("qkv", &o.qkv, "fused (one GEMM) or separate (three, as transformers)", "MODE");
   cli.AddInt("bucket_mb", &o.bucket_mb, "under DDP: gradient bucket cap (MiB)", "N");
+  cli.AddBool("no_overlap", &o.no_overlap,
+              "under DDP: start every bucket's all-reduce after backward (how much overlap hides)");
   cli.AddString("grad_comm", &o.grad_comm,
                 "under DDP: fp32 gradient all-reduce, or bf16 (cast, averaged, cast back)", "DTYPE");
   absl::Status parsed = cli.Parse(args);

@@ -29,6 +29,7 @@ struct GradSync::State {
   std::vector<bool> ready;         // parameter index -> ready in this backward
   int64_t next_launch = 0;
   bool sync = true;
+  bool overlap = true;
   bool detached = false;
   std::mutex mu;
 
@@ -55,7 +56,7 @@ struct GradSync::State {
     if (detached || !sync || ready[index]) return;
     ready[index] = true;
     --buckets[bucket_of[index]].waiting;
-    LaunchReady();
+    if (overlap) LaunchReady();
   }
 
   void Reset() {
@@ -172,6 +173,11 @@ void GradSync::ZeroGrads() {
 void GradSync::set_sync(bool on) {
   std::lock_guard<std::mutex> lock(state_->mu);
   state_->sync = on;
+}
+
+void GradSync::set_overlap(bool on) {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  state_->overlap = on;
 }
 
 absl::Status GradSync::Finish() {

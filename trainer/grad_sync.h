@@ -55,6 +55,9 @@ class GradSync {
   void ZeroGrads();
   // Whether the next backward communicates (true on the last micro-step of a step).
   void set_sync(bool on);
+  // Whether buckets start from the hooks during backward (default), or all in Finish() (no
+  // overlap: a diagnostic of how much the overlap hides).
+  void set_overlap(bool on);
   // After the synchronizing backward: completes every bucket's all-reduce.
   absl::Status Finish();
 

@@ -69,6 +69,24 @@ TEST(GradSync, BucketsAndViews) {
   EXPECT_TRUE(torch::equal(before, params[2].detach()));
 }
 
+TEST(GradSync, WithoutOverlapFinishSendsEveryBucket) {
+  auto group = OneRank();
+  ASSERT_NE(group, nullptr);
+  std::vector<torch::Tensor> params = {torch::zeros({300 * 1024}).requires_grad_(),
+                                       torch::zeros({8}).requires_grad_()};
+  GradSync sync(group.get(), params, /*bucket_bytes=*/1024 * 1024);
+  ASSERT_EQ(sync.num_buckets(), 2);
+  sync.set_overlap(false);
+  for (int step = 0; step < 2; ++step) {
+    sync.ZeroGrads();
+    ((params[0] * 3.0).sum() + (params[1] * 5.0).sum()).backward();
+    const absl::Status finished = sync.Finish();
+    ASSERT_TRUE(finished.ok()) << finished;
+    EXPECT_TRUE(torch::allclose(params[0].grad(), torch::full_like(params[0], 3.0))) << step;
+    EXPECT_TRUE(torch::allclose(params[1].grad(), torch::full_like(params[1], 5.0))) << step;
+  }
+}
+
 TEST(GradSync, Bf16WireIsNcclOnly) {
   auto group = OneRank();
   ASSERT_NE(group, nullptr);
