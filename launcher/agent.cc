@@ -660,31 +660,25 @@ void Agent::StopRun(RunState& run, const std::string& reason, bool cancelled) {
   }
 }
 
-void Agent::OfferFetchBack(const RunState& run, comm::Exit* exit) {
+bool Agent::StartFetchBackOffer(RunState& run, comm::Exit* exit) {
   const std::string& path = run.spec.fetch_back();
   if (path.empty() || std::find(run.rank_ids.begin(), run.rank_ids.end(), 0) == run.rank_ids.end()) {
-    return;  // nothing asked, or rank 0 (which writes the output) ran elsewhere
+    return false;  // nothing asked, or rank 0 (which writes the output) ran elsewhere
   }
   if (bulk_ == nullptr) {
     absl::StatusOr<std::unique_ptr<comm::BulkServer>> started = comm::BulkServer::Start(options_.address, 0);
-    if (!started.ok()) {
-      exit->set_fetch_error(absl::StrCat("cannot start this agent's bulk server: ", started.status().message()));
-      return;
+    const std::string address = started.ok() ? (*started)->address() : "";
+    if (!started.ok() || !absl::SimpleAtoi(address.substr(address.rfind(':') + 1), &bulk_port_)) {
+      exit->set_fetch_error(absl::StrCat("cannot start this agent's bulk server: ",
+                                         started.ok() ? address : started.status().message()));
+      return false;
     }
     bulk_ = std::move(*started);
   }
-  absl::StatusOr<std::string> hash = bulk_->Publish(path);
-  if (!hash.ok()) {
-    exit->set_fetch_error(std::string(hash.status().message()));
-    return;
-  }
-  const std::string address = bulk_->address();
-  int port = 0;
-  if (!absl::SimpleAtoi(address.substr(address.rfind(':') + 1), &port)) return;
-  exit->set_fetch_hash(*hash);
-  exit->set_fetch_port(port);
-  TF_LOG(INFO) << "run " << run.spec.run_id() << ": serving " << path << " (" << hash->substr(0, 12)
-               << ") for the head on " << address;
+  // Hashing a model folder takes a while: off the loop, which goes on heartbeating.
+  comm::BulkServer* server = bulk_.get();
+  run.publishing = std::async(std::launch::async, [server, path] { return server->Publish(path); });
+  return true;
 }
 
 void Agent::ReapChildren() {
@@ -719,6 +713,25 @@ void Agent::FinishRuns() {
       ++it;
       continue;
     }
+    if (run.exit.has_value()) {
+      // Its ranks ended earlier; the fetch-back folder was being hashed (a thread).
+      if (run.publishing.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+        ++it;
+        continue;
+      }
+      absl::StatusOr<std::string> hash = run.publishing.get();
+      if (hash.ok()) {
+        run.exit->set_fetch_hash(*hash);
+        run.exit->set_fetch_port(bulk_port_);
+        TF_LOG(INFO) << "run " << it->first << ": serving " << run.spec.fetch_back() << " ("
+                     << hash->substr(0, 12) << ") for the head on port " << bulk_port_;
+      } else {
+        run.exit->set_fetch_error(std::string(hash.status().message()));
+      }
+      SendExit(it->first, run, *run.exit);
+      it = runs_.erase(it);
+      continue;
+    }
     comm::Envelope envelope;
     comm::Exit* e = envelope.mutable_exit();
     e->set_run_id(it->first);
@@ -747,22 +760,31 @@ void Agent::FinishRuns() {
     } else {
       e->set_outcome(comm::Exit::COMPLETED);
     }
-    if (e->outcome() == comm::Exit::COMPLETED || e->outcome() == comm::Exit::STOPPED) {
-      OfferFetchBack(run, e);
-    }
-    if (welcomed_) SendToHead(envelope);  // else it goes with the next Register
-    EndedRun ended{Held(it->first, run), absl::Now()};
-    ended.held.set_ended(true);
-    *ended.held.mutable_exit() = *e;
-    ended_.push_back(std::move(ended));
-    while (ended_.size() > kKeptExits ||
-           (!ended_.empty() && welcomed_ && absl::Now() - ended_.front().at > kKeepExitsFor)) {
-      ended_.pop_front();
-    }
     for (uint64_t& owner : slot_owner_) {
       if (owner == it->first) owner = 0;
     }
+    if ((e->outcome() == comm::Exit::COMPLETED || e->outcome() == comm::Exit::STOPPED) &&
+        StartFetchBackOffer(run, e)) {
+      run.exit = *e;  // sent once the folder is hashed
+      ++it;
+      continue;
+    }
+    SendExit(it->first, run, *e);
     it = runs_.erase(it);
+  }
+}
+
+void Agent::SendExit(uint64_t run_id, const RunState& run, const comm::Exit& exit) {
+  comm::Envelope envelope;
+  *envelope.mutable_exit() = exit;
+  if (welcomed_) SendToHead(envelope);  // else it goes with the next Register
+  EndedRun ended{Held(run_id, run), absl::Now()};
+  ended.held.set_ended(true);
+  *ended.held.mutable_exit() = exit;
+  ended_.push_back(std::move(ended));
+  while (ended_.size() > kKeptExits ||
+         (!ended_.empty() && welcomed_ && absl::Now() - ended_.front().at > kKeepExitsFor)) {
+    ended_.pop_front();
   }
 }
 

@@ -28,6 +28,7 @@
 #include <functional>
 #include <future>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -98,6 +99,9 @@ class Agent {
     std::future<absl::StatusOr<std::map<std::string, std::string>>> staging;
     std::vector<int> staged_slots;
     comm::Assign staged_assign;
+    // Fetch-back: the Exit waits while its folder is hashed for the bulk server.
+    std::optional<comm::Exit> exit;
+    std::future<absl::StatusOr<std::string>> publishing;
   };
   // A run that ended: its Exit, kept for a head that may not have seen it.
   struct EndedRun {
@@ -124,8 +128,11 @@ class Agent {
   // The head is gone or another one answers: keep the runs, register again.
   void LoseHead(const std::string& why);
   comm::HeldRun Held(uint64_t run_id, const RunState& run) const;
-  // Serves the run's fetch_back path for the head and names it in `exit`.
-  void OfferFetchBack(const RunState& run, comm::Exit* exit);
+  // Starts publishing the run's fetch_back path on this agent's bulk server (on a thread);
+  // false when there is none to offer (`exit` then says why, if it failed).
+  bool StartFetchBackOffer(RunState& run, comm::Exit* exit);
+  // Sends the run's Exit (or keeps it for the next Register) and remembers it.
+  void SendExit(uint64_t run_id, const RunState& run, const comm::Exit& exit);
   int FreeSlots() const;
 
   Options options_;
@@ -146,6 +153,7 @@ class Agent {
   absl::Time head_lost_at_;
   std::deque<EndedRun> ended_;   // newest last
   std::unique_ptr<comm::BulkServer> bulk_;  // serves fetch_back folders (started on first use)
+  int bulk_port_ = 0;
   bool shutting_down_ = false;
   std::string fatal_;
   std::map<uint64_t, RunState> runs_;
