@@ -25,6 +25,7 @@
 #include "common/cli.h"
 #include "common/file_util.h"
 #include "common/logging.h"
+#include "launcher/staged_files.h"
 
 namespace tunefleet {
 namespace launcher {
@@ -85,57 +86,6 @@ int PickFreePort(const std::string& address) {
   }
   ::close(fd);
   return port;
-}
-
-// The head's host in its endpoint (tcp://HOST:PORT), where its staging server listens.
-std::string HeadHost(const std::string& endpoint) {
-  if (!absl::StartsWith(endpoint, "tcp://")) return "127.0.0.1";
-  std::string host = endpoint.substr(6);
-  const size_t colon = host.rfind(':');
-  return colon == std::string::npos ? host : host.substr(0, colon);
-}
-
-// Fetches every staged path of the trial into the cache (comm/ucx_transfer.h); returns each
-// path's local copy. Runs on its own thread.
-absl::StatusOr<std::map<std::string, std::string>> StageFiles(const std::string& host,
-                                                              const comm::TrialSpec& spec,
-                                                              const std::string& cache_dir) {
-  std::map<std::string, std::string> local;
-  const std::string server = absl::StrCat(host, ":", spec.stage_port());
-  for (const comm::StagedPath& staged : spec.stage()) {
-    absl::StatusOr<comm::FetchResult> got = comm::FetchToCache(server, staged.hash(), cache_dir);
-    if (!got.ok()) {
-      return absl::Status(got.status().code(),
-                          absl::StrCat(staged.path(), ": ", got.status().message()));
-    }
-    if (got->reused) {
-      TF_LOG(INFO) << "run " << spec.run_id() << ": staged " << staged.path() << " ("
-                   << staged.hash().substr(0, 12) << ") reused from the cache, verified in "
-                   << absl::StrFormat("%.3f", got->verify_seconds) << " s: " << got->path;
-    } else {
-      TF_LOG(INFO) << "run " << spec.run_id() << ": staged " << staged.path() << " ("
-                   << staged.hash().substr(0, 12) << ") fetched from " << server << ": "
-                   << got->bytes << " bytes in " << absl::StrFormat("%.3f", got->transfer_seconds)
-                   << " s ("
-                   << absl::StrFormat("%.0f", got->transfer_seconds > 0
-                                                  ? got->bytes / 1e6 / got->transfer_seconds
-                                                  : 0.0)
-                   << " MB/s), verified: " << got->path;
-    }
-    local[staged.path()] = got->path;
-  }
-  return local;
-}
-
-// An argument naming a staged path (PATH, or KEY=PATH) names its local copy instead.
-std::string RewriteStaged(const std::string& arg, const std::map<std::string, std::string>& local) {
-  for (const auto& [path, copy] : local) {
-    if (arg == path) return copy;
-    if (arg.size() > path.size() && absl::EndsWith(arg, path) && arg[arg.size() - path.size() - 1] == '=') {
-      return arg.substr(0, arg.size() - path.size()) + copy;
-    }
-  }
-  return arg;
 }
 
 std::string HostName() {
