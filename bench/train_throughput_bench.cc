@@ -85,6 +85,7 @@ struct Options {
   std::string grad_comm = "fp32";  // DDP: dtype of the gradient all-reduce
   int64_t bucket_mb = 25;          // DDP: gradient bucket cap
   bool no_overlap = false;         // DDP: every bucket's all-reduce after backward (diagnostic)
+  bool optimizer_per_bucket = false;  // DDP, fused: step each bucket's parameters once it is reduced
 };
 
 struct Result {
@@ -157,6 +158,15 @@ class Trainer {
       eager_ = std::make_unique<torch::optim::AdamW>(
           params_, torch::optim::AdamWOptions(kLr).betas({kBeta1, kBeta2}).eps(kEps).weight_decay(
                        kWeightDecay));
+    } else if (o.optimizer_per_bucket && grad_sync_ != nullptr) {
+      // One optimizer per gradient bucket (the same arithmetic per parameter), stepped from
+      // GradSync::Finish as each bucket's mean arrives.
+      for (int64_t b = 0; b < grad_sync_->num_buckets(); ++b) {
+        std::vector<torch::Tensor> bucket;
+        for (size_t k : grad_sync_->bucket_params(b)) bucket.push_back(params_[k]);
+        bucket_fused_.push_back(std::make_unique<trainer::AdamW>(
+            bucket, trainer::AdamWOptions{kBeta1, kBeta2, kEps, kWeightDecay}));
+      }
     } else {
       fused_ = std::make_unique<trainer::AdamW>(
           params_, trainer::AdamWOptions{kBeta1, kBeta2, kEps, kWeightDecay});
@@ -175,7 +185,11 @@ class Trainer {
     }
     loss.backward();
     if (grad_sync_ != nullptr) {
-      const absl::Status s = grad_sync_->Finish();
+      std::function<void(int64_t)> after_bucket;
+      if (!bucket_fused_.empty()) {
+        after_bucket = [this](int64_t b) { bucket_fused_[static_cast<size_t>(b)]->Step(kLr); };
+      }
+      const absl::Status s = grad_sync_->Finish(after_bucket);
       TORCH_CHECK(s.ok(), std::string(s.message()));
     }
     return loss.detach();
@@ -184,9 +198,9 @@ class Trainer {
   void OptimizerStep() {
     if (eager_ != nullptr) {
       eager_->step();
-    } else {
+    } else if (fused_ != nullptr) {
       fused_->Step(kLr);
-    }
+    }  // else the bucket optimizers stepped in ForwardBackward
   }
 
   // zero_grad(set_to_none=True).
@@ -210,6 +224,7 @@ class Trainer {
   torch::Tensor ids_, mask_, labels_;
   std::unique_ptr<torch::optim::AdamW> eager_;
   std::unique_ptr<trainer::AdamW> fused_;
+  std::vector<std::unique_ptr<trainer::AdamW>> bucket_fused_;
   std::unique_ptr<trainer::GradSync> grad_sync_;
 };
 
@@ -356,6 +371,9 @@ int Main(const std::vector<std::string>& args) {
   cli.AddDouble("dropout", &o.dropout, "hidden, attention and classifier dropout", "P");
   cli.AddString("qkv", &o.qkv, "fused (one GEMM) or separate (three, as transformers)", "MODE");
   cli.AddInt("bucket_mb", &o.bucket_mb, "under DDP: gradient bucket cap (MiB)", "N");
+  cli.AddBool("optimizer_per_bucket", &o.optimizer_per_bucket,
+              "under DDP, variant fused or graph: step each bucket's parameters as soon as its "
+              "all-reduce completes (hides the last buckets' communication)");
   cli.AddBool("no_overlap", &o.no_overlap,
               "under DDP: start every bucket's all-reduce after backward (how much overlap hides)");
   cli.AddString("grad_comm", &o.grad_comm,

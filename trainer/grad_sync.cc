@@ -180,7 +180,7 @@ void GradSync::set_overlap(bool on) {
   state_->overlap = on;
 }
 
-absl::Status GradSync::Finish() {
+absl::Status GradSync::Finish(const std::function<void(int64_t)>& after_bucket) {
   State& s = *state_;
   {
     std::lock_guard<std::mutex> lock(s.mu);
@@ -199,6 +199,7 @@ absl::Status GradSync::Finish() {
       torch::NoGradGuard no_grad;
       s.buckets[b].buffer.copy_(s.buckets[b].wire);
     }
+    if (status.ok() && after_bucket) after_bucket(static_cast<int64_t>(b));
   }
   std::lock_guard<std::mutex> lock(s.mu);
   s.Reset();

@@ -26,6 +26,7 @@
 #define TUNEFLEET_TRAINER_GRAD_SYNC_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -58,8 +59,11 @@ class GradSync {
   // Whether buckets start from the hooks during backward (default), or all in Finish() (no
   // overlap: a diagnostic of how much the overlap hides).
   void set_overlap(bool on);
-  // After the synchronizing backward: completes every bucket's all-reduce.
-  absl::Status Finish();
+  // After the synchronizing backward: completes every bucket's all-reduce. With `after_bucket`,
+  // calls it with each bucket's index as soon as that bucket's mean gradient is in place (in
+  // bucket order), while later buckets may still be in flight: an optimizer can step those
+  // parameters (bucket_params) then, hiding the last buckets' communication.
+  absl::Status Finish(const std::function<void(int64_t)>& after_bucket = nullptr);
 
   int64_t num_buckets() const;
   // Parameter indices (into the constructor's vector) of bucket b, in bucket order.

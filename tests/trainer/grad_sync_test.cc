@@ -87,6 +87,26 @@ TEST(GradSync, WithoutOverlapFinishSendsEveryBucket) {
   }
 }
 
+TEST(GradSync, FinishCallsBackEachBucketInOrderWithItsMean) {
+  auto group = OneRank();
+  ASSERT_NE(group, nullptr);
+  std::vector<torch::Tensor> params = {torch::zeros({300 * 1024}).requires_grad_(),
+                                       torch::zeros({8}).requires_grad_()};
+  GradSync sync(group.get(), params, /*bucket_bytes=*/1024 * 1024);
+  ASSERT_EQ(sync.num_buckets(), 2);  // bucket 0: params[1] (reverse order), bucket 1: params[0]
+  sync.ZeroGrads();
+  ((params[0] * 3.0).sum() + (params[1] * 5.0).sum()).backward();
+  std::vector<int64_t> order;
+  std::vector<double> seen;
+  const absl::Status finished = sync.Finish([&](int64_t b) {
+    order.push_back(b);
+    seen.push_back(params[sync.bucket_params(b).front()].grad()[0].item<double>());
+  });
+  ASSERT_TRUE(finished.ok()) << finished;
+  EXPECT_EQ(order, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(seen, (std::vector<double>{5.0, 3.0}));
+}
+
 TEST(GradSync, Bf16WireIsNcclOnly) {
   auto group = OneRank();
   ASSERT_NE(group, nullptr);
