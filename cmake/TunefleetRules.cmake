@@ -77,15 +77,25 @@ endfunction()
 
 # tunefleet_cc_binary(NAME n [TESTONLY] SRCS ... [COPTS|LINKOPTS|DEFINES|DEPS|DATA ...])
 # -> executable n in <build>/bin/. TESTONLY (helpers of tests): target <pkg>_<n>, file n in the
-# folder's build dir.
+# folder's build dir. LINKSHARED (Bazel's linkshared): a shared library whose file is named n.
 function(tunefleet_cc_binary)
-  cmake_parse_arguments(ARG "TESTONLY" "NAME" "SRCS;COPTS;LINKOPTS;DEFINES;DEPS;DATA" ${ARGN})
+  cmake_parse_arguments(ARG "TESTONLY;LINKSHARED" "NAME" "SRCS;COPTS;LINKOPTS;DEFINES;DEPS;DATA"
+                        ${ARGN})
   if(ARG_TESTONLY)
     _tunefleet_package(pkg)
     set(target "${pkg}_${ARG_NAME}")
-    add_executable(${target} ${ARG_SRCS})
-    set_target_properties(${target} PROPERTIES OUTPUT_NAME ${ARG_NAME})
+    if(ARG_LINKSHARED)
+      add_library(${target} SHARED ${ARG_SRCS})
+      set_target_properties(${target} PROPERTIES PREFIX "" SUFFIX "" OUTPUT_NAME ${ARG_NAME}
+                            NO_SONAME ON)
+    else()
+      add_executable(${target} ${ARG_SRCS})
+      set_target_properties(${target} PROPERTIES OUTPUT_NAME ${ARG_NAME})
+    endif()
   else()
+    if(ARG_LINKSHARED)
+      message(FATAL_ERROR "${ARG_NAME}: LINKSHARED is for TESTONLY helpers only")
+    endif()
     set(target ${ARG_NAME})
     add_executable(${target} ${ARG_SRCS})
     set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/bin")

@@ -166,7 +166,7 @@ def convert(pkg, comment, rules, index):
         attrs = dict(attrs)
         name = attrs.pop("name")
         unknown = set(attrs) - IGNORED_ATTRS - {
-            "srcs", "hdrs", "deps", "data", "args", "copts", "linkopts", "defines"}
+            "srcs", "hdrs", "deps", "data", "args", "copts", "linkopts", "defines", "linkshared"}
         if unknown:
             raise ValueError("//%s:%s: unsupported attribute(s) %s" % (pkg, name, sorted(unknown)))
         srcs = attrs.get("srcs", [])
@@ -190,6 +190,8 @@ def convert(pkg, comment, rules, index):
                         ("HDRS", attrs.get("hdrs", []))] + common + [("DEPS", deps)])
         elif kind == "cc_binary":
             head = [name, "TESTONLY"] if attrs.get("testonly") else [name]
+            if attrs.get("linkshared"):
+                head.append("LINKSHARED")
             text = call("tunefleet_cc_binary", [("NAME", head), ("SRCS", srcs)] + common
                         + [("DEPS", deps), ("DATA", data)])
         elif kind == "cc_test":

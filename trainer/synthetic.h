@@ -39,7 +39,9 @@ class AgentClient;
 
 // Runs the synthetic trial: sleeps seconds_per_step per step, reports each step through
 // `client` (when not null; stops when told to), prints one JSON object a line on stdout
-// ({"step": s, METRIC: v}), and reports the final value.
+// ({"step": s, METRIC: v}), and reports the final value. Under an agent only rank 0 has a
+// client; the other ranks of a multi-rank trial run the same steps silently (a pruned trial's
+// other ranks therefore end at their last step, not at the decision).
 absl::Status RunSynthetic(const SyntheticOptions& options, AgentClient* client);
 
 }  // namespace trainer

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -76,7 +77,11 @@ int Synthetic(const std::vector<std::string>& args) {
   }
   o.lr_effective = lr_effective;
   o.batch_size = batch_size;
-  auto client = AgentClient::FromEnvironment();
+  // Only rank 0 reports (synthetic ranks share no process group): the others sleep through
+  // the same steps and end, so a multi-rank synthetic trial occupies all its slots.
+  const char* rank = std::getenv("RANK");
+  absl::StatusOr<std::unique_ptr<AgentClient>> client = std::unique_ptr<AgentClient>();
+  if (rank == nullptr || std::string(rank) == "0") client = AgentClient::FromEnvironment();
   if (!client.ok()) {
     PrintError("trainer synthetic", client.status());
     return kExitFailure;
