@@ -24,9 +24,9 @@
 // formula, peak_mem_gib) plus impl, variant, device, step_ms, loss_first (first warm-up step)
 // and loss_last (last timed step). Single process, single device.
 #include <chrono>
-#include <string>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,6 +42,7 @@
 #include <torch/utils.h>
 
 #ifdef TUNEFLEET_CUDA
+#include <ATen/cuda/CUDAEvent.h>
 #include <ATen/cuda/CUDAGraph.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAGuard.h>
@@ -86,6 +87,7 @@ struct Options {
   int64_t bucket_mb = 25;          // DDP: gradient bucket cap
   bool no_overlap = false;         // DDP: every bucket's all-reduce after backward (diagnostic)
   bool optimizer_per_bucket = false;  // DDP, fused: step each bucket's parameters once it is reduced
+  bool phases = false;             // CUDA, eager / fused: time each step's phases with CUDA events
 };
 
 struct Result {
@@ -93,6 +95,7 @@ struct Result {
   double loss_first = 0.0;
   double loss_last = 0.0;
   std::optional<double> peak_mem_gib;
+  std::string phases_json = "null";  // --phases: mean milliseconds of each phase of a timed step
 };
 
 // The anchor's flops_per_seq: forward matmuls + attention, times 3 for forward + backward.
@@ -183,7 +186,9 @@ class Trainer {
       trainer::AutocastScope autocast(device_.type(), precision_);
       loss = torch::nn::functional::cross_entropy(model_->forward(ids_, mask_), labels_);
     }
+    Mark(1);
     loss.backward();
+    Mark(2);
     if (grad_sync_ != nullptr) {
       std::function<void(int64_t)> after_bucket;
       if (!bucket_fused_.empty()) {
@@ -192,6 +197,7 @@ class Trainer {
       const absl::Status s = grad_sync_->Finish(after_bucket);
       TORCH_CHECK(s.ok(), std::string(s.message()));
     }
+    Mark(3);
     return loss.detach();
   }
 
@@ -210,11 +216,17 @@ class Trainer {
   }
 
   torch::Tensor Step() {
+    Mark(0);
     torch::Tensor loss = ForwardBackward();
     OptimizerStep();
+    Mark(4);
     ClearGrads();
     return loss;
   }
+
+  // --phases: called at the step's start (0), after forward (1), after backward (2), once the
+  // gradients are reduced (3) and after the optimizer (4); unset, nothing is recorded.
+  void set_marker(std::function<void(int)> marker) { marker_ = std::move(marker); }
 
  private:
   torch::Device device_;
@@ -226,6 +238,11 @@ class Trainer {
   std::unique_ptr<trainer::AdamW> fused_;
   std::vector<std::unique_ptr<trainer::AdamW>> bucket_fused_;
   std::unique_ptr<trainer::GradSync> grad_sync_;
+  std::function<void(int)> marker_;
+
+  void Mark(int point) {
+    if (marker_) marker_(point);
+  }
 };
 
 void Synchronize(const torch::Device& device) {
@@ -240,6 +257,50 @@ double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
 
+#ifdef TUNEFLEET_CUDA
+// --phases: CUDA events on the step's stream at the trainer's five marks of every timed step.
+// Where the stream waited for the gradient all-reduce (mark 3), "reduce" is the communication
+// that backward did not hide; the GPU's clock, not the host's.
+class PhaseTimer {
+ public:
+  static constexpr int kMarks = 5;
+  explicit PhaseTimer(int64_t steps) {
+    for (int64_t i = 0; i < steps * kMarks; ++i) {
+      events_.push_back(std::make_unique<at::cuda::CUDAEvent>(cudaEventDefault));
+    }
+  }
+  void Mark(int point) {
+    if (step_ < 0 || point < 0 || point >= kMarks) return;
+    if (point == 0 && next_ > 0) ++step_;
+    const size_t i = static_cast<size_t>(step_ * kMarks + point);
+    if (i < events_.size()) events_[i]->record();
+    next_ = 1;
+  }
+  void Start() { step_ = 0; }
+  // After a device synchronization: mean ms of forward, backward, reduce and optimizer.
+  std::string Json() const {
+    static const char* kNames[] = {"forward", "backward", "reduce", "optimizer"};
+    const int64_t steps = static_cast<int64_t>(events_.size()) / kMarks;
+    std::string out = "{";
+    for (int p = 0; p + 1 < kMarks; ++p) {
+      double sum = 0;
+      for (int64_t s = 0; s < steps; ++s) {
+        sum += events_[static_cast<size_t>(s * kMarks + p)]->elapsed_time(
+            *events_[static_cast<size_t>(s * kMarks + p + 1)]);
+      }
+      absl::StrAppend(&out, p == 0 ? "" : ", ", "\"", kNames[p], "\": ",
+                      std::round(100 * sum / static_cast<double>(steps)) / 100);
+    }
+    return out + "}";
+  }
+
+ private:
+  std::vector<std::unique_ptr<at::cuda::CUDAEvent>> events_;
+  int64_t step_ = -1;
+  int next_ = 0;
+};
+#endif
+
 // eager and fused: the anchor's loop.
 Result RunEager(Trainer& trainer, const Options& o, const torch::Device& device) {
   Result r;
@@ -247,6 +308,14 @@ Result RunEager(Trainer& trainer, const Options& o, const torch::Device& device)
     torch::Tensor loss = trainer.Step();
     if (i == 0) r.loss_first = loss.item<double>();
   }
+#ifdef TUNEFLEET_CUDA
+  std::unique_ptr<PhaseTimer> phases;
+  if (o.phases) {
+    phases = std::make_unique<PhaseTimer>(o.steps);
+    trainer.set_marker([&phases](int point) { phases->Mark(point); });
+    phases->Start();
+  }
+#endif
   Synchronize(device);
   const auto start = std::chrono::steady_clock::now();
   torch::Tensor loss;
@@ -254,6 +323,12 @@ Result RunEager(Trainer& trainer, const Options& o, const torch::Device& device)
   Synchronize(device);
   r.seconds = Seconds(start);
   r.loss_last = loss.item<double>();
+#ifdef TUNEFLEET_CUDA
+  if (phases != nullptr) {
+    trainer.set_marker(nullptr);
+    r.phases_json = phases->Json();
+  }
+#endif
   return r;
 }
 
@@ -323,6 +398,9 @@ absl::Status Validate(const Options& o) {
   if (o.dropout < 0.0 || o.dropout >= 1.0) {
     return absl::InvalidArgumentError("--dropout must lie in [0, 1)");
   }
+  if (o.phases && (o.variant == "graph" || o.device != "cuda")) {
+    return absl::InvalidArgumentError("--phases needs --device cuda and --variant eager or fused");
+  }
   if (o.variant == "graph") {
 #ifndef TUNEFLEET_CUDA
     return absl::InvalidArgumentError("--variant graph needs a CUDA build of LibTorch");
@@ -374,6 +452,9 @@ int Main(const std::vector<std::string>& args) {
   cli.AddBool("optimizer_per_bucket", &o.optimizer_per_bucket,
               "under DDP, variant fused or graph: step each bucket's parameters as soon as its "
               "all-reduce completes (hides the last buckets' communication)");
+  cli.AddBool("phases", &o.phases,
+              "CUDA, eager or fused: mean ms of forward, backward, reduce (the gradient "
+              "all-reduce backward did not hide) and optimizer per timed step (CUDA events)");
   cli.AddBool("no_overlap", &o.no_overlap,
               "under DDP: start every bucket's all-reduce after backward (how much overlap hides)");
   cli.AddString("grad_comm", &o.grad_comm,
@@ -450,11 +531,13 @@ int Main(const std::vector<std::string>& args) {
         "\"precision\": \"%s\", "
         "\"world\": %d, \"batch_per_gpu\": %lld, \"seq\": %lld, \"device\": \"%s\", "
         "\"samples_per_s\": %.1f, \"model_tflops\": %.1f, \"peak_mem_gib\": %s, "
-        "\"step_ms\": %.2f, \"loss_first\": %.6f, \"loss_last\": %.6f, \"libtorch\": \"%s\"}\n",
+        "\"step_ms\": %.2f, \"phases_ms\": %s, \"loss_first\": %.6f, \"loss_last\": %.6f, "
+        "\"libtorch\": \"%s\"}\n",
         o.variant.c_str(), o.qkv.c_str(), o.grad_comm.c_str(), o.model.c_str(), o.precision.c_str(), world,
         static_cast<long long>(o.batch),
         static_cast<long long>(o.seq), o.device.c_str(), samples_per_s, tflops, peak.c_str(),
-        1e3 * r.seconds / static_cast<double>(o.steps), r.loss_first, r.loss_last,
+        1e3 * r.seconds / static_cast<double>(o.steps), r.phases_json.c_str(), r.loss_first,
+        r.loss_last,
         trainer::DescribeLibTorch().c_str());
     std::fflush(stdout);
   } catch (const c10::Error& e) {

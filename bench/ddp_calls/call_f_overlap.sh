@@ -7,7 +7,9 @@
 # (each bucket's parameters stepped as soon as its mean arrives, hiding the last bucket, the word
 # embeddings, behind the other buckets' AdamW); the anchor in the same call.
 # If --no_overlap costs no more than the default, the overlap hides nothing and the ~2 ms a step
-# that 2 GPUs add (BENCHMARKS, stop 11) is the all-reduce itself.
+# that 2 GPUs add (BENCHMARKS, stop 11) is the all-reduce itself. The fused runs time their
+# phases (--phases): a longer backward on 2 GPUs is contention, a "reduce" phase is exposed
+# communication.
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
 O=${OUT:-/tmp/out}; mkdir -p "$O"
@@ -20,16 +22,17 @@ L="$O/overlap.jsonl"
 tag() { sed "s/^{/{\"cfg\": \"$1\", /" | grep '^{' >> "$L"; }
 for bv in "32 graph" "128 fused"; do
   read -r b v <<< "$bv"
+  P=(); [ "$v" = fused ] && P=(--phases)  # CUDA events: forward, backward, reduce, optimizer
   python3 .carry/bench/pytorch_anchor.py --model bert-base --precision bf16 --batch $b 2>/dev/null | sed 's/^{/{"impl": "anchor", "variant": "ddp", /' | tag a
   "${RUN[@]}" .carry/bench/pytorch_anchor.py --model bert-base --precision bf16 --batch $b 2>/dev/null | sed 's/^{/{"impl": "anchor", "variant": "ddp", /' | tag a
-  $B/train_throughput_bench --model bert-base --precision bf16 --batch $b --variant $v 2>/dev/null | tag base
+  $B/train_throughput_bench --model bert-base --precision bf16 --batch $b --variant $v "${P[@]}" 2>/dev/null | tag base
   for cfg in "base" "--no_overlap" "CUDA_DEVICE_MAX_CONNECTIONS=1" "CUDA_DEVICE_MAX_CONNECTIONS=1 TORCH_NCCL_HIGH_PRIORITY=1" \
              "--optimizer_per_bucket" "--optimizer_per_bucket CUDA_DEVICE_MAX_CONNECTIONS=1"; do
     envs=(); flags=()
     for w in $cfg; do case $w in base) ;; --*) flags+=("$w") ;; *) envs+=("$w") ;; esac; done
-    env "${envs[@]}" "${RUN[@]}" --no-python $B/train_throughput_bench --model bert-base --precision bf16 --batch $b --variant $v "${flags[@]}" 2>"$O/err.log" | tag "$cfg"
+    env "${envs[@]}" "${RUN[@]}" --no-python $B/train_throughput_bench --model bert-base --precision bf16 --batch $b --variant $v "${P[@]}" "${flags[@]}" 2>"$O/err.log" | tag "$cfg"
   done
-  $B/train_throughput_bench --model bert-base --precision bf16 --batch $b --variant $v 2>/dev/null | tag base
+  $B/train_throughput_bench --model bert-base --precision bf16 --batch $b --variant $v "${P[@]}" 2>/dev/null | tag base
 done
 python3 - "$L" <<'PY'
 import json, sys
@@ -43,5 +46,8 @@ for b in (32, 128):
     for r in R:
         if r["impl"] != "anchor" and r["world"] == 2:
             m = sum(o1) / len(o1)
-            print(f"  {r['variant']:6s} {r['cfg']:55s} 1 GPU {o1}  2 GPUs {r['samples_per_s']:8.0f} ({r['step_ms']:.2f} ms)  eff {r['samples_per_s']/(2*m):.1%}  x anchor {r['samples_per_s']/a2[0]:.2f}")
+            print(f"  {r['variant']:6s} {r['cfg']:55s} 1 GPU {o1}  2 GPUs {r['samples_per_s']:8.0f} ({r['step_ms']:.2f} ms)  eff {r['samples_per_s']/(2*m):.1%}  x anchor {r['samples_per_s']/a2[0]:.2f}  phases {r.get('phases_ms')}")
+    for r in R:
+        if r["impl"] != "anchor" and r["world"] == 1 and r.get("phases_ms"):
+            print(f"  1 GPU phases {r['phases_ms']}")
 PY
