@@ -9,7 +9,8 @@
 #  3. a MASTER_PORT in use and a rendezvous nobody joins: one-line errors, no hang;
 #  4. `trainer encode` on 2 ranks writes the embeddings of 1 process in input order, byte for
 #     byte (the ranks compute the same length-sorted batches one process would), at batch 1
-#     and at batch 32.
+#     and at batch 32; on 4 ranks at batch 32 too.
+#  Cases of 1 run on 4 ranks (batch 4) as well: sts and mnrl.
 # Args: trainer binary, compare_runs.py.
 TRAINER=$1 COMPARE=$2
 source tests/integration/lib.sh
@@ -30,19 +31,23 @@ ours_last() {
 }
 free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
-# run2 OUT ARGS...: two ranks over Gloo on loopback; both must succeed.
-run2() {
-  local out=$1; shift
+# runn N OUT ARGS...: N ranks over Gloo on loopback; all must succeed.
+runn() {
+  local n=$1 out=$2; shift 2
   local port; port=$(free_port)
-  MASTER_ADDR=127.0.0.1 MASTER_PORT=$port WORLD_SIZE=2 RANK=1 LOCAL_RANK=1 \
-    "$TRAINER" train --config "$WORK/base.yaml" output.dir="$WORK/$out" "$@" > "$WORK/$out.r1.log" 2>&1 &
-  local p1=$!
-  MASTER_ADDR=127.0.0.1 MASTER_PORT=$port WORLD_SIZE=2 RANK=0 LOCAL_RANK=0 \
+  local pids=() r rc0 rcs=""
+  for ((r = 1; r < n; r++)); do
+    MASTER_ADDR=127.0.0.1 MASTER_PORT=$port WORLD_SIZE=$n RANK=$r LOCAL_RANK=$r OMP_NUM_THREADS=1 \
+      "$TRAINER" train --config "$WORK/base.yaml" output.dir="$WORK/$out" "$@" > "$WORK/$out.r$r.log" 2>&1 &
+    pids+=($!)
+  done
+  MASTER_ADDR=127.0.0.1 MASTER_PORT=$port WORLD_SIZE=$n RANK=0 LOCAL_RANK=0 OMP_NUM_THREADS=$(( n > 2 ? 1 : 2 )) \
     "$TRAINER" train --config "$WORK/base.yaml" output.dir="$WORK/$out" "$@" > "$WORK/$out.r0.log" 2>&1
-  local rc0=$? rc1=0
-  wait $p1 || rc1=$?
-  [ "$rc0" -eq 0 ] && [ "$rc1" -eq 0 ] || { fail "$out: ranks exited $rc0 / $rc1: $(tail -2 "$WORK/$out.r0.log") $(tail -2 "$WORK/$out.r1.log")"; return 1; }
+  rc0=$?
+  for r in "${!pids[@]}"; do wait "${pids[$r]}" || rcs="$rcs rank $((r + 1)) exited $?"; done
+  [ "$rc0" -eq 0 ] && [ -z "$rcs" ] || { fail "$out: rank 0 exited $rc0;$rcs: $(tail -2 "$WORK/$out.r0.log") $(tail -2 "$WORK/$out.r1.log")"; return 1; }
 }
+run2() { runn 2 "$@"; }
 run1() {
   local out=$1; shift
   "$TRAINER" train --config "$WORK/base.yaml" output.dir="$WORK/$out" "$@" > "$WORK/$out.log" 2>&1 ||
@@ -62,6 +67,10 @@ run2 mnrl2_local "${MNRL[@]}" train.batch_size=8 task.mnrl_gather=false &&
 CLS=(task.type=classification task.train=data/sick/SICK.txt task.format=sick 'task.eval=""' task.num_labels=3
      model.head=data/golden/cls_head.safetensors)
 run1 cls1 "${CLS[@]}" && run2 cls2 "${CLS[@]}" train.batch_size=8 && same cls1 cls2
+# Four ranks of batch 4 (the ring and the shards of more than two; MNRL negatives from all four).
+runn 4 sts4 train.batch_size=4 && same sts1 sts4
+grep -q "^ddp      4 ranks (gloo)" "$WORK/sts4.r0.log" || fail "rank 0 did not report 4 ranks: $(grep ddp "$WORK/sts4.r0.log")"
+runn 4 mnrl4 "${MNRL[@]}" train.batch_size=4 && same mnrl1 mnrl4
 
 # 2. A stalled rank: rank 1 stops (SIGSTOP) once training runs; rank 0 must fail within the
 # timeout (5 s, measured from the SIGSTOP to its exit) with one line naming itself.
@@ -107,13 +116,19 @@ ours_last "$WORK/alone.err" "rank 1: rendezvous at 127.0.0.1:[0-9]+ failed"
 # 4. Encoding on 2 ranks.
 cut -f6 data/stsbenchmark/sts-dev.csv | head -700 > "$WORK/sentences.txt"
 enc1() { "$TRAINER" encode --model data/bert-tiny-random --input "$WORK/sentences.txt" "$@" 2>/dev/null; }
-enc2() {
+encn() {
+  local n=$1; shift
   local port; port=$(free_port)
-  MASTER_ADDR=127.0.0.1 MASTER_PORT=$port WORLD_SIZE=2 RANK=1 enc1 "$@" --output "$WORK/unused" &
-  local p1=$!
-  MASTER_ADDR=127.0.0.1 MASTER_PORT=$port WORLD_SIZE=2 RANK=0 enc1 "$@"; local rc=$?
-  wait $p1 && [ "$rc" -eq 0 ]
+  local pids=() r rc ok=0
+  for ((r = 1; r < n; r++)); do
+    MASTER_ADDR=127.0.0.1 MASTER_PORT=$port WORLD_SIZE=$n RANK=$r enc1 "$@" --output "$WORK/unused" &
+    pids+=($!)
+  done
+  MASTER_ADDR=127.0.0.1 MASTER_PORT=$port WORLD_SIZE=$n RANK=0 enc1 "$@"; rc=$?
+  for r in "${pids[@]}"; do wait "$r" || ok=1; done
+  [ "$rc" -eq 0 ] && [ "$ok" -eq 0 ]
 }
+enc2() { encn 2 "$@"; }
 enc1 --batch_size 1 --output "$WORK/one.jsonl" || fail "encode, 1 process"
 enc2 --batch_size 1 --output "$WORK/two.jsonl" || fail "encode, 2 ranks"
 [ ! -e "$WORK/unused" ] || fail "rank 1 wrote an output file"
@@ -124,5 +139,9 @@ enc1 --batch_size 32 --output "$WORK/one32.jsonl" && enc2 --batch_size 32 --outp
 [ "$(wc -l < "$WORK/two32.jsonl")" -eq 700 ] || fail "encode, batch 32: $(wc -l < "$WORK/two32.jsonl") lines"
 cmp -s "$WORK/one32.jsonl" "$WORK/two32.jsonl" && echo "encode, batch 32: 2 ranks = 1 process, byte for byte" ||
   fail "encode on 2 ranks differs from 1 process (batch 32)"
+encn 4 --batch_size 32 --output "$WORK/four32.jsonl" || fail "encode, 4 ranks, batch 32"
+cmp -s "$WORK/one32.jsonl" "$WORK/four32.jsonl" && echo "encode, batch 32: 4 ranks = 1 process, byte for byte" ||
+  fail "encode on 4 ranks differs from 1 process (batch 32)"
+[ ! -e "$WORK/unused" ] || fail "a rank other than 0 wrote an output file"
 wait_for 5 no_leftovers || fail "processes left behind: $(pgrep -af "$WORK")"
 finish
