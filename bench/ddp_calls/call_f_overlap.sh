@@ -6,7 +6,7 @@
 # as Megatron-LM sets it), --optimizer_per_bucket
 # (each bucket's parameters stepped as soon as its mean arrives, hiding the last bucket, the word
 # embeddings, behind the other buckets' AdamW), NCCL's CTA efficiency policy (fewest CTAs that
-# keep its speed, for overlap) and at most 8 CTAs; the anchor in the same call.
+# keep its speed, for overlap) and at most 4 or 8 CTAs; the anchor in the same call.
 # If --no_overlap costs no more than the default, the overlap hides nothing and the ~2 ms a step
 # that 2 GPUs add (BENCHMARKS, stop 11) is the all-reduce itself. The fused runs time their
 # phases (--phases): a longer backward on 2 GPUs is contention, a "reduce" phase is exposed
@@ -30,7 +30,7 @@ for bv in "${STEPS[@]}"; do
   "${RUN[@]}" .carry/bench/pytorch_anchor.py --model bert-base --precision bf16 --batch $b 2>/dev/null | sed 's/^{/{"impl": "anchor", "variant": "ddp", /' | tag a
   $B/train_throughput_bench --model bert-base --precision bf16 --batch $b --variant $v "${P[@]}" 2>/dev/null | tag base
   for cfg in "base" "--no_overlap" "CUDA_DEVICE_MAX_CONNECTIONS=1" "--optimizer_per_bucket" \
-             "NCCL_CTA_POLICY=1" "NCCL_MAX_CTAS=8"; do
+             "NCCL_CTA_POLICY=1" "NCCL_MAX_CTAS=4" "NCCL_MAX_CTAS=8"; do
     envs=(); flags=()
     for w in $cfg; do case $w in base) ;; --*) flags+=("$w") ;; *) envs+=("$w") ;; esac; done
     env "${envs[@]}" "${RUN[@]}" --no-python $B/train_throughput_bench --model bert-base --precision bf16 --batch $b --variant $v "${P[@]}" "${flags[@]}" 2>"$O/err.log" | tag "$cfg"
