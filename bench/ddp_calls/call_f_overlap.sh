@@ -11,13 +11,7 @@
 # that 2 GPUs add (BENCHMARKS, stop 11) is the all-reduce itself. The fused runs time their
 # phases (--phases): a longer backward on 2 GPUs is contention, a "reduce" phase is exposed
 # communication.
-set -uo pipefail
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
-O=${OUT:-/tmp/out}; mkdir -p "$O"
-SKIP_TESTS=1 scripts/gpu_build.sh > "$O/build.log" 2>&1; rc=$?; echo "gpu_build exit $rc"
-[ $rc -eq 0 ] || { grep -E "error|FAILED" "$O/build.log" | head -8; exit 1; }
-export LD_LIBRARY_PATH=/tmp/tfdeps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-B=build/gpu/bin
+source bench/ddp_calls/lib.sh
 RUN=(python3 -m torch.distributed.run --standalone --nproc_per_node=2)
 L="$O/overlap.jsonl"
 tag() { sed "s/^{/{\"cfg\": \"$1\", /" | grep '^{' >> "$L"; }

@@ -4,14 +4,8 @@
 # anchor (`torchrun pytorch_anchor.py`) and train_throughput_bench (graph step at batch 32,
 # fused and graph at 128), in one call; scaling efficiency = N-GPU / (N x 1-GPU).
 # Run from the repository root with the anchor in .carry/bench/ and `.carry` carried.
-set -uo pipefail
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
-O=${OUT:-/tmp/out}; mkdir -p "$O"
+source bench/ddp_calls/lib.sh
 G=$(nvidia-smi -L | wc -l); echo "$G GPU(s): $(nvidia-smi -L | head -1)"
-SKIP_TESTS=1 scripts/gpu_build.sh > "$O/build.log" 2>&1; rc=$?; echo "gpu_build exit $rc"
-[ $rc -eq 0 ] || { grep -E "error|FAILED" "$O/build.log" | head -8; exit 1; }
-export LD_LIBRARY_PATH=/tmp/tfdeps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-B=build/gpu/bin
 L="$O/scaling.jsonl"
 tag() { grep '^{' | sed "s/^{/{\"cfg\": \"$1\", /" >> "$L"; }
 for n in 1 2 4 8; do

@@ -3,13 +3,9 @@
 # head and one agent with all G GPUs). G single-GPU trials at once, the same G one after another,
 # then 2 trials of G/2 GPUs at once; BERT-base (random init) on STS-B, 150 steps, batch 32, bf16.
 # nvidia-smi is sampled every second during the packed and wide sweeps: which trainer pid runs on
-# which GPU. (call_e_packing.sh is the 2-GPU version.)
-set -uo pipefail
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-SKIP_TESTS=1 scripts/gpu_build.sh > /tmp/build.log 2>&1; rc=$?; echo "gpu_build exit $rc"
-[ $rc -eq 0 ] || { grep -E "error|FAILED" /tmp/build.log | head -8; exit 1; }
-export LD_LIBRARY_PATH=/tmp/tfdeps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-B=$PWD/build/gpu/bin
+# which GPU. (It replaces call_e_packing.sh, the 2-GPU version that ran in stop 10; on 2 GPUs
+# its wide sweep is 2 one-GPU trials at once.)
+source bench/ddp_calls/lib.sh
 G=$(nvidia-smi -L | wc -l); echo "$G GPU(s)"
 LRS=$(python3 -c "print(', '.join(f'{(k + 1) * 1e-5:.1e}' for k in range($G)))")
 python3 -c "

@@ -3,13 +3,7 @@
 # events after forward, backward, the gradient all-reduce wait, the optimizer), BERT-base bf16,
 # fused step at batch 32 and 128, alone and as a 1-rank DDP job (torchrun, NCCL: GradSync's
 # hooks and bucket views, no peer), beside the graph step and the anchor in the same call.
-set -uo pipefail
-export PYTHONUNBUFFERED=1
-O=${OUT:-/tmp/out}; mkdir -p "$O"
-SKIP_TESTS=1 scripts/gpu_build.sh > "$O/build.log" 2>&1; rc=$?; echo "gpu_build exit $rc"
-[ $rc -eq 0 ] || { grep -E "error|FAILED" "$O/build.log" | head -8; exit 1; }
-export LD_LIBRARY_PATH=/tmp/tfdeps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-B=build/gpu/bin
+source bench/ddp_calls/lib.sh
 RUN1=(python3 -m torch.distributed.run --standalone --nproc_per_node=1 --no-python)
 L="$O/phases.jsonl"
 tag() { grep '^{' | sed "s/^{/{\"cfg\": \"$1\", /" | tee -a "$L" | cut -c1-400; }

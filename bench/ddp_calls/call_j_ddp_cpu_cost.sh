@@ -4,13 +4,7 @@
 # each bucket's all-reduce launch (from the autograd thread) delays the backward kernels behind
 # it. Fused step, BERT-base bf16, --phases; default, 100 MiB buckets (5 collectives instead of
 # 19), the NCCL flight recorder off, every launch after backward (--no_overlap); the same at 128.
-set -uo pipefail
-export PYTHONUNBUFFERED=1
-O=${OUT:-/tmp/out}; mkdir -p "$O"
-SKIP_TESTS=1 scripts/gpu_build.sh > "$O/build.log" 2>&1; rc=$?; echo "gpu_build exit $rc"
-[ $rc -eq 0 ] || { grep -E "error|FAILED" "$O/build.log" | head -8; exit 1; }
-export LD_LIBRARY_PATH=/tmp/tfdeps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-B=build/gpu/bin
+source bench/ddp_calls/lib.sh
 RUN1=(python3 -m torch.distributed.run --standalone --nproc_per_node=1 --no-python)
 L="$O/cpu_cost.jsonl"
 show() { grep '^{' | sed "s/^{/{\"cfg\": \"$1\", /" | tee -a "$L" | python3 -c "
