@@ -3,7 +3,7 @@
 # head and one agent with all G GPUs). G single-GPU trials at once, the same G one after another,
 # then 2 trials of G/2 GPUs at once; BERT-base (random init) on STS-B, 150 steps, batch 32, bf16.
 # nvidia-smi is sampled every second during the packed and wide sweeps: which trainer pid runs on
-# which GPU. (It replaces call_e_packing.sh, the 2-GPU version that ran in stop 10; on 2 GPUs
+# which GPU. (It replaces call_e_packing.sh, the 2-GPU version that ran on the 2xH200 host; on 2 GPUs
 # its wide sweep is 2 one-GPU trials at once.)
 source bench/ddp_calls/lib.sh
 G=$(nvidia-smi -L | wc -l); echo "$G GPU(s)"
