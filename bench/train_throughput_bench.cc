@@ -269,14 +269,12 @@ class PhaseTimer {
       events_.push_back(std::make_unique<at::cuda::CUDAEvent>(cudaEventDefault));
     }
   }
+  // Mark 0 opens the next step.
   void Mark(int point) {
-    if (step_ < 0 || point < 0 || point >= kMarks) return;
-    if (point == 0 && next_ > 0) ++step_;
-    const size_t i = static_cast<size_t>(step_ * kMarks + point);
-    if (i < events_.size()) events_[i]->record();
-    next_ = 1;
+    if (point == 0) ++step_;
+    const int64_t i = step_ * kMarks + point;
+    if (step_ >= 0 && i < static_cast<int64_t>(events_.size())) events_[static_cast<size_t>(i)]->record();
   }
-  void Start() { step_ = 0; }
   // After a device synchronization: mean ms of forward, backward, reduce and optimizer.
   std::string Json() const {
     static const char* kNames[] = {"forward", "backward", "reduce", "optimizer"};
@@ -297,7 +295,6 @@ class PhaseTimer {
  private:
   std::vector<std::unique_ptr<at::cuda::CUDAEvent>> events_;
   int64_t step_ = -1;
-  int next_ = 0;
 };
 #endif
 
@@ -313,7 +310,6 @@ Result RunEager(Trainer& trainer, const Options& o, const torch::Device& device)
   if (o.phases) {
     phases = std::make_unique<PhaseTimer>(o.steps);
     trainer.set_marker([&phases](int point) { phases->Mark(point); });
-    phases->Start();
   }
 #endif
   Synchronize(device);
