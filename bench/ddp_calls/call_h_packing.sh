@@ -45,8 +45,11 @@ sweep packed 1 $G "$LRS"
 kill $s
 sweep serial 1 1 "$LRS"
 smi wide; s=$!
-sweep wide $((G / 2)) 2 "1.0e-4, 2.0e-4"
+# Each rank of an agent's run sees only its own GPU (CUDA_VISIBLE_DEVICES): NCCL's log says
+# whether the peers still talk over NVLink (P2P) or through host memory (SHM).
+NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,P2P sweep wide $((G / 2)) 2 "1.0e-4, 2.0e-4"
 kill $s
+echo "NCCL transports of the wide trials: $(grep -ho 'via [A-Za-z/]*' $W/wide/logs/trial-*/rank-*.log | sort | uniq -c | tr '\n' ' ')"
 for k in packed wide; do
   echo "$k sweep: pids seen per GPU: $(cut -d, -f2 $W/smi-$k.txt | sort | uniq | while read g; do grep -c ", *$g" <(sort -u $W/smi-$k.txt) ; done | tr '\n' ' ')"
   echo "$k sweep: GPUs seen per pid: $(cut -d, -f1 $W/smi-$k.txt | sort -u | while read p; do grep "^$p," $W/smi-$k.txt | cut -d, -f2 | sort -u | wc -l; done | tr '\n' ' ')"
