@@ -62,18 +62,22 @@ std::string ProgressTable::Header(const Study& study, const SweepProgress& p) co
 std::string ProgressTable::Row(const Trial& t, const std::string& where) const {
   const auto step = t.LastStep();
   std::string state = TrialStateName(t.state);
-  if (t.state == TrialState::kRunning && !where.empty()) state = where == "queued" ? "QUEUED" : "RUNNING";
-  return absl::StrFormat(" %5d  %-6s  %.3e  %.3e  %5d  %-8s  %4s  %s\n", t.number, t.phase,
-                         t.params.count(kLrParam) ? t.params.at(kLrParam) : 0.0, t.lr_effective,
-                         static_cast<int>(t.params.count(kBatchParam) ? t.params.at(kBatchParam) : 0),
-                         state, step.has_value() ? std::to_string(*step) : "-", LastValue(t));
+  const bool running = t.state == TrialState::kRunning && !where.empty();
+  if (running) state = where == "queued" ? "QUEUED" : "RUNNING";
+  std::string row = absl::StrFormat(
+      " %5d  %-6s  %.3e  %.3e  %5d  %-8s  %4s  %-*s", t.number, t.phase,
+      t.params.count(kLrParam) ? t.params.at(kLrParam) : 0.0, t.lr_effective,
+      static_cast<int>(t.params.count(kBatchParam) ? t.params.at(kBatchParam) : 0), state,
+      step.has_value() ? std::to_string(*step) : "-", MetricWidth(), LastValue(t));
+  if (running && where != "queued") absl::StrAppend(&row, "  ", where);
+  return row + "\n";
 }
 
 std::string ProgressTable::Render(const Study& study, const SweepProgress& p, int max_rows) const {
   std::string out = Header(study, p);
-  absl::StrAppend(&out, absl::StrFormat(" %5s  %-6s  %-9s  %-9s  %5s  %-8s  %4s  %s\n", "trial",
-                                        "phase", "lr", "lr_eff", "batch", "state", "step",
-                                        config_.metric_name));
+  absl::StrAppend(&out, absl::StrFormat(" %5s  %-6s  %-9s  %-9s  %5s  %-8s  %4s  %-*s  %s\n",
+                                        "trial", "phase", "lr", "lr_eff", "batch", "state",
+                                        "step", MetricWidth(), config_.metric_name, "on"));
   std::vector<const Trial*> rows;
   for (const Trial& t : study.trials) {
     if (t.state == TrialState::kRunning) rows.push_back(&t);
@@ -90,7 +94,24 @@ std::string ProgressTable::Render(const Study& study, const SweepProgress& p, in
   return out;
 }
 
-std::string ProgressTable::EventLine(const Trial& t) const {
+std::string Placement(const std::map<std::string, std::vector<int32_t>>& slots_by_agent) {
+  std::string out;
+  for (const auto& [agent, unsorted] : slots_by_agent) {
+    std::vector<int32_t> slots = unsorted;
+    std::sort(slots.begin(), slots.end());
+    absl::StrAppend(&out, out.empty() ? "" : " ", agent, ":");
+    for (size_t i = 0; i < slots.size();) {
+      size_t j = i;
+      while (j + 1 < slots.size() && slots[j + 1] == slots[j] + 1) ++j;
+      absl::StrAppend(&out, i == 0 ? "" : ",", slots[i]);
+      if (j > i) absl::StrAppend(&out, j == i + 1 ? "," : "-", slots[j]);
+      i = j + 1;
+    }
+  }
+  return out;
+}
+
+std::string ProgressTable::EventLine(const Trial& t, const std::string& where) const {
   std::string out = absl::StrFormat("trial %d %s  lr=%.3e lr_eff=%.3e batch=%d", t.number,
                                     TrialStateName(t.state), t.params.at(kLrParam), t.lr_effective,
                                     static_cast<int>(t.params.at(kBatchParam)));
@@ -100,9 +121,9 @@ std::string ProgressTable::EventLine(const Trial& t) const {
   } else if (t.state == TrialState::kPruned && step.has_value()) {
     absl::StrAppend(&out, absl::StrFormat("  at step %d (%s=%.4f)", *step, config_.metric_name,
                                           t.intermediate_values.rbegin()->second));
-  } else if (t.state == TrialState::kFail) {
-    absl::StrAppend(&out, "  ", t.fail_reason);
   }
+  if (!where.empty()) absl::StrAppend(&out, "  on ", where);
+  if (t.state == TrialState::kFail) absl::StrAppend(&out, "  ", t.fail_reason);
   return out + "\n";
 }
 

@@ -5,10 +5,12 @@
 #ifndef TUNEFLEET_HPO_PROGRESS_TABLE_H_
 #define TUNEFLEET_HPO_PROGRESS_TABLE_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/time/time.h"
 #include "hpo/sweep_config.h"
@@ -21,8 +23,12 @@ struct SweepProgress {
   int64_t planned = 0;        // points the search will run (best known)
   bool planned_exact = false; // false while the grid is not known yet
   absl::Duration elapsed;
-  std::map<int64_t, std::string> where;  // running trial -> "queued" | agent name
+  std::map<int64_t, std::string> where;  // running trial -> "queued" | Placement(...)
 };
+
+// Where a run's ranks run, compactly: agent name, colon, its slots (GPU indices on GPU nodes)
+// with runs of consecutive ones as ranges: "local:0-3", "node-a:0,1 node-b:6,7".
+std::string Placement(const std::map<std::string, std::vector<int32_t>>& slots_by_agent);
 
 class ProgressTable {
  public:
@@ -31,8 +37,9 @@ class ProgressTable {
   // The live block: header and up to `max_rows` trials (running first, then the latest
   // finished). Ends with a newline.
   std::string Render(const Study& study, const SweepProgress& progress, int max_rows) const;
-  // One line for a trial that just finished (or failed and will be retried).
-  std::string EventLine(const Trial& trial) const;
+  // One line for a trial that just finished (or failed and will be retried); `where`, when
+  // not empty, is where it ran (Placement).
+  std::string EventLine(const Trial& trial, const std::string& where = "") const;
   std::string Header(const Study& study, const SweepProgress& progress) const;
   std::string Summary(const Study& study, const SweepProgress& progress,
                       const std::string& journal) const;
@@ -41,6 +48,8 @@ class ProgressTable {
 
  private:
   std::string Row(const Trial& trial, const std::string& where) const;
+  // The metric column: as wide as its name, at least 9.
+  int MetricWidth() const { return std::max(9, static_cast<int>(config_.metric_name.size())); }
   SweepConfig config_;
 };
 

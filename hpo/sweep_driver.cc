@@ -365,7 +365,7 @@ absl::Status SweepDriver::HandleExit(const comm::Exit& exit) {
       break;
   }
   RETURN_IF_ERROR(FinishTrial(t, state));
-  if (!options_.live) std::cout << table_.EventLine(t);
+  if (!options_.live) std::cout << table_.EventLine(t, Placement(run.placed));
   if (state == TrialState::kFail && !interrupting_ && !absl::StartsWith(t.fail_reason, "interrupted")) {
     if (!t.stderr_tail.empty() && !options_.live) {
       std::string tail = t.stderr_tail;
@@ -406,7 +406,10 @@ absl::Status SweepDriver::HandleMessage(const comm::Envelope& envelope) {
     }
     case comm::Envelope::kStarted: {
       auto it = running_.find(envelope.started().trial());
-      if (it != running_.end()) it->second.where = envelope.started().agent();
+      if (it != running_.end()) {
+        const comm::Started& s = envelope.started();
+        it->second.placed[s.agent()].assign(s.slots().begin(), s.slots().end());
+      }
       return absl::OkStatus();
     }
     case comm::Envelope::kReport:
@@ -464,7 +467,9 @@ SweepProgress SweepDriver::Progress() const {
   } else {
     p.planned = MaxPlannedTrials(config_);
   }
-  for (const auto& [number, run] : running_) p.where[number] = run.where;
+  for (const auto& [number, run] : running_) {
+    p.where[number] = run.placed.empty() ? "queued" : Placement(run.placed);
+  }
   return p;
 }
 

@@ -11,12 +11,14 @@
 #ifndef TUNEFLEET_HPO_SWEEP_DRIVER_H_
 #define TUNEFLEET_HPO_SWEEP_DRIVER_H_
 
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <zmq.hpp>
 
@@ -63,7 +65,7 @@ class SweepDriver {
 
  private:
   struct Running {
-    std::string where = "queued";
+    std::map<std::string, std::vector<int32_t>> placed;  // agent -> slots, from Started
     bool stop_sent = false;
     std::optional<double> final_value;
     bool missing_metric_logged = false;

@@ -50,8 +50,13 @@ sweep packed 1 8 "$EIGHT"
 grep -q "using 8 of 8 GPU(s): Fake GPU 0" "$WORK/packed/logs/agent.log" ||
   fail "the agent did not take the 8 fake GPUs: $(grep -h "GPU\|slot" "$WORK/packed/logs/agent.log" | head -2)"
 "$PY" "$CHECK" check "$WORK/packed.samples" 1 8 8 || fail "packed: see above"
+# hpo says where each trial ran: 8 distinct GPUs, then the two halves.
+[ "$(grep -o ' on local:[0-9]*$' "$WORK/packed.log" | sort -u | wc -l)" -eq 8 ] ||
+  fail "packed: hpo's lines do not name 8 GPUs: $(grep -o ' on .*' "$WORK/packed.log" | tr '\n' ' ')"
 sweep wide 4 2 "1.0e-4, 2.0e-4"
 "$PY" "$CHECK" check "$WORK/wide.samples" 4 2 8 || fail "wide: see above"
+[ "$(grep -o ' on local:.*' "$WORK/wide.log" | sort | tr '\n' ' ')" = " on local:0-3  on local:4-7 " ] ||
+  fail "wide: hpo's lines say $(grep -o ' on .*' "$WORK/wide.log" | tr '\n' ' ')"
 sweep serial 1 1 "$EIGHT"
 "$PY" "$CHECK" check "$WORK/serial.samples" 1 8 1 || fail "serial: see above"
 echo "packed ${wall_packed:-?} ms vs serial ${wall_serial:-?} ms"

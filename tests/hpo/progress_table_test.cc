@@ -1,0 +1,69 @@
+#include "hpo/progress_table.h"
+
+#include <gtest/gtest.h>
+
+namespace tunefleet {
+namespace hpo {
+namespace {
+
+TEST(PlacementTest, RangesAndAgents) {
+  EXPECT_EQ(Placement({}), "");
+  EXPECT_EQ(Placement({{"local", {3}}}), "local:3");
+  EXPECT_EQ(Placement({{"local", {2, 0, 3, 1}}}), "local:0-3");
+  EXPECT_EQ(Placement({{"local", {0, 1}}}), "local:0,1");
+  EXPECT_EQ(Placement({{"local", {0, 1, 2, 5, 7, 8}}}), "local:0-2,5,7,8");
+  EXPECT_EQ(Placement({{"node-b", {6, 7}}, {"node-a", {0, 1}}}), "node-a:0,1 node-b:6,7");
+}
+
+class ProgressTableTest : public ::testing::Test {
+ protected:
+  ProgressTableTest() : table_(Config()) {}
+  static SweepConfig Config() {
+    SweepConfig c;
+    c.metric_name = "eval/spearman";
+    return c;
+  }
+  static Trial MakeTrial(int64_t number, TrialState state) {
+    Trial t;
+    t.number = number;
+    t.state = state;
+    t.params = {{"lr", 1e-4}, {"batch_size", 32}};
+    t.lr_effective = 1e-4;
+    t.phase = "random";
+    return t;
+  }
+  ProgressTable table_;
+};
+
+TEST_F(ProgressTableTest, EventLineSaysWhereTheTrialRan) {
+  Trial t = MakeTrial(7, TrialState::kComplete);
+  t.value = 0.8;
+  EXPECT_EQ(table_.EventLine(t, "local:4-7"),
+            "trial 7 COMPLETE  lr=1.000e-04 lr_eff=1.000e-04 batch=32  eval/spearman=0.8000  "
+            "on local:4-7\n");
+  EXPECT_EQ(table_.EventLine(t), "trial 7 COMPLETE  lr=1.000e-04 lr_eff=1.000e-04 batch=32  "
+                                 "eval/spearman=0.8000\n");
+  Trial failed = MakeTrial(8, TrialState::kFail);
+  failed.fail_reason = "exit code 1";
+  EXPECT_EQ(table_.EventLine(failed, "local:0"),
+            "trial 8 FAIL  lr=1.000e-04 lr_eff=1.000e-04 batch=32  on local:0  exit code 1\n");
+}
+
+TEST_F(ProgressTableTest, RunningRowsShowTheirGpus) {
+  Study study;
+  study.trials = {MakeTrial(0, TrialState::kRunning), MakeTrial(1, TrialState::kRunning),
+                  MakeTrial(2, TrialState::kComplete)};
+  study.trials[2].value = 0.5;
+  SweepProgress p;
+  p.where = {{0, "local:0-3"}, {1, "queued"}};
+  const std::string out = table_.Render(study, p, 10);
+  EXPECT_NE(out.find("RUNNING"), std::string::npos) << out;
+  EXPECT_NE(out.find("local:0-3\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("QUEUED"), std::string::npos) << out;
+  EXPECT_EQ(out.find("queued"), std::string::npos) << out;
+  EXPECT_NE(out.find("  on\n"), std::string::npos) << out;  // the column's header
+}
+
+}  // namespace
+}  // namespace hpo
+}  // namespace tunefleet
