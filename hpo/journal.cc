@@ -413,6 +413,8 @@ void ApplyUserAttr(const std::string& key, const Json& v, Trial* t) {
     t->fail_reason = AsString(v, what);
   } else if (key == "stderr_tail") {
     t->stderr_tail = AsString(v, what);
+  } else if (key == "placement") {
+    t->placement = AsString(v, what);
   }
   // Other user attrs have no place in Trial.
 }

@@ -69,7 +69,11 @@ std::string ProgressTable::Row(const Trial& t, const std::string& where) const {
       t.params.count(kLrParam) ? t.params.at(kLrParam) : 0.0, t.lr_effective,
       static_cast<int>(t.params.count(kBatchParam) ? t.params.at(kBatchParam) : 0), state,
       step.has_value() ? std::to_string(*step) : "-", MetricWidth(), LastValue(t));
-  if (running && where != "queued") absl::StrAppend(&row, "  ", where);
+  if (running && where != "queued") {
+    absl::StrAppend(&row, "  ", where);
+  } else if (!running && !t.placement.empty()) {
+    absl::StrAppend(&row, "  ", t.placement);
+  }
   return row + "\n";
 }
 

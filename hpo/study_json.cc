@@ -43,6 +43,9 @@ std::string TrialJson(const Trial& t, const SearchSpace& dists) {
   if (!t.stderr_tail.empty()) {
     user.push_back(absl::StrCat("\"stderr_tail\": ", JsonString(t.stderr_tail)));
   }
+  if (!t.placement.empty()) {
+    user.push_back(absl::StrCat("\"placement\": ", JsonString(t.placement)));
+  }
   for (const auto& [name, v] : t.system_attrs) {
     system.push_back(absl::StrCat(JsonString(name), ": ", JsonFloat(v)));
   }

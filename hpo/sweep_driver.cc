@@ -365,7 +365,7 @@ absl::Status SweepDriver::HandleExit(const comm::Exit& exit) {
       break;
   }
   RETURN_IF_ERROR(FinishTrial(t, state));
-  if (!options_.live) std::cout << table_.EventLine(t, Placement(run.placed));
+  if (!options_.live) std::cout << table_.EventLine(t, t.placement);
   if (state == TrialState::kFail && !interrupting_ && !absl::StartsWith(t.fail_reason, "interrupted")) {
     if (!t.stderr_tail.empty() && !options_.live) {
       std::string tail = t.stderr_tail;
@@ -406,11 +406,13 @@ absl::Status SweepDriver::HandleMessage(const comm::Envelope& envelope) {
     }
     case comm::Envelope::kStarted: {
       auto it = running_.find(envelope.started().trial());
-      if (it != running_.end()) {
-        const comm::Started& s = envelope.started();
-        it->second.placed[s.agent()].assign(s.slots().begin(), s.slots().end());
-      }
-      return absl::OkStatus();
+      if (it == running_.end()) return absl::OkStatus();
+      const comm::Started& s = envelope.started();
+      it->second.placed[s.agent()].assign(s.slots().begin(), s.slots().end());
+      // Journaled as the trial's user attr "placement" (Optuna shows it too).
+      Trial& t = study_.trials[static_cast<size_t>(s.trial())];
+      t.placement = Placement(it->second.placed);
+      return journal_->SetUserAttr(t.number, "placement", JsonString(t.placement));
     }
     case comm::Envelope::kReport:
       return HandleReport(envelope.report());

@@ -45,6 +45,7 @@ struct Trial {
   int64_t point = -1;       // index of the point in the sweep's plan (retries share it)
   std::string fail_reason;  // FAIL only: "exit code 1", "killed by signal 9", "interrupted"
   std::string stderr_tail;  // FAIL only: the end of the failing rank's stderr
+  std::string placement;    // where it ran: agent and GPU (slot) indices, "local:0-3"
 
   std::string datetime_start;     // ISO 8601, local time, microseconds (Optuna's format)
   std::string datetime_complete;  // empty until finished

@@ -54,6 +54,7 @@ TEST_F(ProgressTableTest, RunningRowsShowTheirGpus) {
   study.trials = {MakeTrial(0, TrialState::kRunning), MakeTrial(1, TrialState::kRunning),
                   MakeTrial(2, TrialState::kComplete)};
   study.trials[2].value = 0.5;
+  study.trials[2].placement = "node-a:6,7";
   SweepProgress p;
   p.where = {{0, "local:0-3"}, {1, "queued"}};
   const std::string out = table_.Render(study, p, 10);
@@ -62,6 +63,7 @@ TEST_F(ProgressTableTest, RunningRowsShowTheirGpus) {
   EXPECT_NE(out.find("QUEUED"), std::string::npos) << out;
   EXPECT_EQ(out.find("queued"), std::string::npos) << out;
   EXPECT_NE(out.find("  on\n"), std::string::npos) << out;  // the column's header
+  EXPECT_NE(out.find("node-a:6,7\n"), std::string::npos) << out;  // a finished trial's
 }
 
 }  // namespace

@@ -50,7 +50,10 @@ sweep packed 1 8 "$EIGHT"
 grep -q "using 8 of 8 GPU(s): Fake GPU 0" "$WORK/packed/logs/agent.log" ||
   fail "the agent did not take the 8 fake GPUs: $(grep -h "GPU\|slot" "$WORK/packed/logs/agent.log" | head -2)"
 "$PY" "$CHECK" check "$WORK/packed.samples" 1 8 8 || fail "packed: see above"
-# hpo says where each trial ran: 8 distinct GPUs, then the two halves.
+# hpo says where each trial ran (its lines, the journal's user attr "placement"): 8 distinct
+# GPUs, then the two halves.
+[ "$(pyq "$WORK/packed/journal.log" "len({t['user_attrs'].get('placement') for t in T})")" -eq 8 ] ||
+  fail "packed: the journal's placements: $(pyq "$WORK/packed/journal.log" "[t['user_attrs'].get('placement') for t in T]")"
 [ "$(grep -o ' on local:[0-9]*$' "$WORK/packed.log" | sort -u | wc -l)" -eq 8 ] ||
   fail "packed: hpo's lines do not name 8 GPUs: $(grep -o ' on .*' "$WORK/packed.log" | tr '\n' ' ')"
 sweep wide 4 2 "1.0e-4, 2.0e-4"
