@@ -62,18 +62,13 @@ std::string ProgressTable::Header(const Study& study, const SweepProgress& p) co
 std::string ProgressTable::Row(const Trial& t, const std::string& where) const {
   const auto step = t.LastStep();
   std::string state = TrialStateName(t.state);
-  const bool running = t.state == TrialState::kRunning && !where.empty();
-  if (running) state = where == "queued" ? "QUEUED" : "RUNNING";
+  if (t.state == TrialState::kRunning && !where.empty()) state = where == "queued" ? "QUEUED" : "RUNNING";
   std::string row = absl::StrFormat(
       " %5d  %-6s  %.3e  %.3e  %5d  %-8s  %4s  %-*s", t.number, t.phase,
       t.params.count(kLrParam) ? t.params.at(kLrParam) : 0.0, t.lr_effective,
       static_cast<int>(t.params.count(kBatchParam) ? t.params.at(kBatchParam) : 0), state,
       step.has_value() ? std::to_string(*step) : "-", MetricWidth(), LastValue(t));
-  if (running && where != "queued") {
-    absl::StrAppend(&row, "  ", where);
-  } else if (!running && !t.placement.empty()) {
-    absl::StrAppend(&row, "  ", t.placement);
-  }
+  if (!t.placement.empty()) absl::StrAppend(&row, "  ", t.placement);
   return row + "\n";
 }
 
@@ -115,7 +110,7 @@ std::string Placement(const std::map<std::string, std::vector<int32_t>>& slots_b
   return out;
 }
 
-std::string ProgressTable::EventLine(const Trial& t, const std::string& where) const {
+std::string ProgressTable::EventLine(const Trial& t) const {
   std::string out = absl::StrFormat("trial %d %s  lr=%.3e lr_eff=%.3e batch=%d", t.number,
                                     TrialStateName(t.state), t.params.at(kLrParam), t.lr_effective,
                                     static_cast<int>(t.params.at(kBatchParam)));
@@ -126,7 +121,7 @@ std::string ProgressTable::EventLine(const Trial& t, const std::string& where) c
     absl::StrAppend(&out, absl::StrFormat("  at step %d (%s=%.4f)", *step, config_.metric_name,
                                           t.intermediate_values.rbegin()->second));
   }
-  if (!where.empty()) absl::StrAppend(&out, "  on ", where);
+  if (!t.placement.empty()) absl::StrAppend(&out, "  on ", t.placement);
   if (t.state == TrialState::kFail) absl::StrAppend(&out, "  ", t.fail_reason);
   return out + "\n";
 }

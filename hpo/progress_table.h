@@ -23,7 +23,7 @@ struct SweepProgress {
   int64_t planned = 0;        // points the search will run (best known)
   bool planned_exact = false; // false while the grid is not known yet
   absl::Duration elapsed;
-  std::map<int64_t, std::string> where;  // running trial -> "queued" | Placement(...)
+  std::map<int64_t, std::string> where;  // running trial -> "queued" | "running"
 };
 
 // Where a run's ranks run, compactly: agent name, colon, its slots (GPU indices on GPU nodes)
@@ -37,9 +37,9 @@ class ProgressTable {
   // The live block: header and up to `max_rows` trials (running first, then the latest
   // finished). Ends with a newline.
   std::string Render(const Study& study, const SweepProgress& progress, int max_rows) const;
-  // One line for a trial that just finished (or failed and will be retried); `where`, when
-  // not empty, is where it ran (Placement).
-  std::string EventLine(const Trial& trial, const std::string& where = "") const;
+  // One line for a trial that just finished (or failed and will be retried), with where it
+  // ran (Trial::placement).
+  std::string EventLine(const Trial& trial) const;
   std::string Header(const Study& study, const SweepProgress& progress) const;
   std::string Summary(const Study& study, const SweepProgress& progress,
                       const std::string& journal) const;

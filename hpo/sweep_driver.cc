@@ -365,7 +365,7 @@ absl::Status SweepDriver::HandleExit(const comm::Exit& exit) {
       break;
   }
   RETURN_IF_ERROR(FinishTrial(t, state));
-  if (!options_.live) std::cout << table_.EventLine(t, t.placement);
+  if (!options_.live) std::cout << table_.EventLine(t);
   if (state == TrialState::kFail && !interrupting_ && !absl::StartsWith(t.fail_reason, "interrupted")) {
     if (!t.stderr_tail.empty() && !options_.live) {
       std::string tail = t.stderr_tail;
@@ -470,7 +470,7 @@ SweepProgress SweepDriver::Progress() const {
     p.planned = MaxPlannedTrials(config_);
   }
   for (const auto& [number, run] : running_) {
-    p.where[number] = run.placed.empty() ? "queued" : Placement(run.placed);
+    p.where[number] = run.placed.empty() ? "queued" : "running";
   }
   return p;
 }

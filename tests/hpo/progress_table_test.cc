@@ -38,14 +38,17 @@ class ProgressTableTest : public ::testing::Test {
 TEST_F(ProgressTableTest, EventLineSaysWhereTheTrialRan) {
   Trial t = MakeTrial(7, TrialState::kComplete);
   t.value = 0.8;
-  EXPECT_EQ(table_.EventLine(t, "local:4-7"),
+  t.placement = "local:4-7";
+  EXPECT_EQ(table_.EventLine(t),
             "trial 7 COMPLETE  lr=1.000e-04 lr_eff=1.000e-04 batch=32  eval/spearman=0.8000  "
             "on local:4-7\n");
+  t.placement.clear();
   EXPECT_EQ(table_.EventLine(t), "trial 7 COMPLETE  lr=1.000e-04 lr_eff=1.000e-04 batch=32  "
                                  "eval/spearman=0.8000\n");
   Trial failed = MakeTrial(8, TrialState::kFail);
   failed.fail_reason = "exit code 1";
-  EXPECT_EQ(table_.EventLine(failed, "local:0"),
+  failed.placement = "local:0";
+  EXPECT_EQ(table_.EventLine(failed),
             "trial 8 FAIL  lr=1.000e-04 lr_eff=1.000e-04 batch=32  on local:0  exit code 1\n");
 }
 
@@ -53,10 +56,11 @@ TEST_F(ProgressTableTest, RunningRowsShowTheirGpus) {
   Study study;
   study.trials = {MakeTrial(0, TrialState::kRunning), MakeTrial(1, TrialState::kRunning),
                   MakeTrial(2, TrialState::kComplete)};
+  study.trials[0].placement = "local:0-3";
   study.trials[2].value = 0.5;
   study.trials[2].placement = "node-a:6,7";
   SweepProgress p;
-  p.where = {{0, "local:0-3"}, {1, "queued"}};
+  p.where = {{0, "running"}, {1, "queued"}};
   const std::string out = table_.Render(study, p, 10);
   EXPECT_NE(out.find("RUNNING"), std::string::npos) << out;
   EXPECT_NE(out.find("local:0-3\n"), std::string::npos) << out;
