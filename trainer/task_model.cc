@@ -1,5 +1,6 @@
 #include "trainer/task_model.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -34,10 +35,28 @@ torch::Tensor TaskModelImpl::Embed(const TextBatch& batch) {
   return Pool(out.last_hidden_state, batch.attention_mask, pooling_);
 }
 
+std::pair<torch::Tensor, torch::Tensor> TaskModelImpl::EmbedPair(const TextBatch& a,
+                                                                  const TextBatch& b) {
+  const int64_t la = a.input_ids.size(1), lb = b.input_ids.size(1), l = std::max(la, lb);
+  const auto pad = [l](const torch::Tensor& t) {
+    return t.size(1) == l ? t : torch::constant_pad_nd(t, {0, l - t.size(1)}, 0);
+  };
+  TextBatch both;
+  both.input_ids = torch::cat({pad(a.input_ids), pad(b.input_ids)});
+  if (a.token_type_ids.defined() && b.token_type_ids.defined()) {
+    both.token_type_ids = torch::cat({pad(a.token_type_ids), pad(b.token_type_ids)});
+  }
+  both.attention_mask = torch::cat({pad(a.attention_mask), pad(b.attention_mask)});
+  both.padded = a.padded || b.padded || la != lb;
+  const torch::Tensor e = Embed(both);
+  const int64_t na = a.input_ids.size(0);
+  return {e.narrow(0, 0, na), e.narrow(0, na, e.size(0) - na)};
+}
+
 torch::Tensor TaskModelImpl::Logits(const TaskBatch& batch) {
   TORCH_CHECK(!classifier_.is_empty(), "task ", TaskTypeName(type_), " has no classifier");
   if (type_ == TaskType::kNli) {
-    const torch::Tensor u = Embed(batch.first), v = Embed(batch.second);
+    const auto [u, v] = EmbedPair(batch.first, batch.second);
     return classifier_(torch::cat({u, v, torch::abs(u - v)}, 1));
   }
   const BertOutput out =
@@ -50,10 +69,12 @@ torch::Tensor TaskModelImpl::Logits(const TaskBatch& batch) {
 
 torch::Tensor TaskModelImpl::Loss(const TaskBatch& batch) {
   switch (type_) {
-    case TaskType::kSts:
-      return CosineSimilarityLoss(Embed(batch.first), Embed(batch.second), batch.scores);
+    case TaskType::kSts: {
+      const auto [u, v] = EmbedPair(batch.first, batch.second);
+      return CosineSimilarityLoss(u, v, batch.scores);
+    }
     case TaskType::kMnrl: {
-      const torch::Tensor anchors = Embed(batch.first), positives = Embed(batch.second);
+      const auto [anchors, positives] = EmbedPair(batch.first, batch.second);
       if (group_ != nullptr && mnrl_gather_ && group_->size() > 1) {
         return MultipleNegativesRankingLoss(anchors, AllGatherWithGrad(group_, positives),
                                             kMnrlScale, group_->rank() * anchors.size(0));

@@ -13,6 +13,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <torch/nn/module.h>
@@ -37,6 +38,11 @@ class TaskModelImpl : public torch::nn::Module {
 
   // Pooled sentence embeddings [B, H].
   torch::Tensor Embed(const TextBatch& batch);
+  // Both sides of a pair (sts, mnrl, nli) in one encoder pass: the shorter side is padded to
+  // the longer with masked positions, which attention and pooling ignore, so each embedding is
+  // Embed's (to rounding: the kernels see other shapes). One pass launches half the kernels,
+  // and small batches are bound by the launches.
+  std::pair<torch::Tensor, torch::Tensor> EmbedPair(const TextBatch& a, const TextBatch& b);
   // Classifier logits [B, K] (nli, classification).
   torch::Tensor Logits(const TaskBatch& batch);
   // The task's training loss (a scalar).
