@@ -134,9 +134,13 @@ endfunction()
 
 # Registers test //<pkg path>:<name> running COMMAND from the repository root (the cwd Bazel gives
 # tests, so "configs/lr.yaml" resolves), with Bazel's timeout for SIZE (default medium), labels
-# <pkg>, SIZE (and optuna, below), TEST_TMPDIR set, and DATA (filegroups, files, targets) as
-# REQUIRED_FILES.
-function(_tunefleet_add_test name size data)
+# <pkg>, SIZE, the Bazel tags (and optuna and netns, below), TEST_TMPDIR set, and DATA
+# (filegroups, files, targets) as REQUIRED_FILES. A test that needs what this host lacks is
+# registered DISABLED, with the reason at configure time (ctest: "Not Run (Disabled)"):
+#   netns (it makes network namespaces: its data has netns_lib.sh): no `ip` (iproute2) here;
+#   gloo (CPU ranks over Gloo, Bazel tag "gloo"): this LibTorch has no Gloo (PyTorch's wheels).
+# Bazel (CI) has no such escape: there every test runs.
+function(_tunefleet_add_test name size data tags)
   if(NOT size)
     set(size medium)
   endif()
@@ -169,6 +173,12 @@ function(_tunefleet_add_test name size data)
   # Label "optuna" when the test's script or data files import Python's Optuna (Debian's
   # python3-optuna): `ctest -LE optuna` skips them where it is missing.
   set(labels "${pkg};${size}")
+  list(APPEND labels ${tags})
+  foreach(item IN LISTS data)
+    if(item MATCHES "netns_lib\\.sh$")
+      list(APPEND labels netns)
+    endif()
+  endforeach()
   list(GET ARGN 0 command)
   foreach(file IN LISTS command required)
     if(NOT file MATCHES "^\\$<" AND EXISTS "${file}" AND NOT IS_DIRECTORY "${file}")
@@ -181,6 +191,23 @@ function(_tunefleet_add_test name size data)
   endforeach()
   set_tests_properties("${test}" PROPERTIES TIMEOUT ${timeout} LABELS "${labels}"
                        ENVIRONMENT "TEST_TMPDIR=${tmpdir}")
+  set(unmet "")
+  if("netns" IN_LIST labels)
+    find_program(TUNEFLEET_IP_PROGRAM ip)
+    if(NOT TUNEFLEET_IP_PROGRAM)
+      set(unmet "no ip (iproute2) to make network namespaces")
+    endif()
+  endif()
+  if("gloo" IN_LIST labels)
+    find_path(TUNEFLEET_GLOO_INCLUDE gloo/algorithm.h PATHS ${TORCH_INCLUDE_DIRS} /usr/include)
+    if(NOT TUNEFLEET_GLOO_INCLUDE)
+      set(unmet "this LibTorch has no Gloo for CPU ranks")
+    endif()
+  endif()
+  if(unmet)
+    set_tests_properties("${test}" PROPERTIES DISABLED TRUE)
+    message(STATUS "test ${test}: disabled here, ${unmet}")
+  endif()
   if(required)
     set_tests_properties("${test}" PROPERTIES REQUIRED_FILES "${required}")
   endif()
@@ -190,21 +217,22 @@ endfunction()
 #                   [COPTS|LINKOPTS|DEFINES|DEPS ...])
 # -> executable n (target <pkg>_<n>) in the folder's build dir, test //<pkg path>:n.
 function(tunefleet_cc_test)
-  cmake_parse_arguments(ARG "" "NAME;SIZE" "SRCS;ARGS;COPTS;LINKOPTS;DEFINES;DEPS;DATA" ${ARGN})
+  cmake_parse_arguments(ARG "" "NAME;SIZE" "SRCS;ARGS;COPTS;LINKOPTS;DEFINES;DEPS;DATA;TAGS" ${ARGN})
   _tunefleet_package(pkg)
   set(target "${pkg}_${ARG_NAME}")
   add_executable(${target} ${ARG_SRCS})
   set_target_properties(${target} PROPERTIES OUTPUT_NAME ${ARG_NAME})
   _tunefleet_executable(${target} COPTS ${ARG_COPTS} LINKOPTS ${ARG_LINKOPTS}
                         DEFINES ${ARG_DEFINES} DEPS ${ARG_DEPS} DATA ${ARG_DATA})
-  _tunefleet_add_test(${ARG_NAME} "${ARG_SIZE}" "${ARG_DATA}" $<TARGET_FILE:${target}> ${ARG_ARGS})
+  _tunefleet_add_test(${ARG_NAME} "${ARG_SIZE}" "${ARG_DATA}" "${ARG_TAGS}" $<TARGET_FILE:${target}>
+                      ${ARG_ARGS})
 endfunction()
 
 # tunefleet_sh_test(NAME n SRCS script.sh [ARGS ...] [DATA ...] [SIZE ...]) -> test //<pkg path>:n.
 # Bazel's $(location //pkg:bin) becomes $<TARGET_FILE:bin> (pkg_bin for TESTONLY binaries).
 function(tunefleet_sh_test)
-  cmake_parse_arguments(ARG "" "NAME;SIZE" "SRCS;ARGS;DATA" ${ARGN})
-  _tunefleet_add_test(${ARG_NAME} "${ARG_SIZE}" "${ARG_DATA}"
+  cmake_parse_arguments(ARG "" "NAME;SIZE" "SRCS;ARGS;DATA;TAGS" ${ARGN})
+  _tunefleet_add_test(${ARG_NAME} "${ARG_SIZE}" "${ARG_DATA}" "${ARG_TAGS}"
                       "${CMAKE_CURRENT_SOURCE_DIR}/${ARG_SRCS}" ${ARG_ARGS})
 endfunction()
 

@@ -197,11 +197,13 @@ def convert(pkg, comment, rules, index):
         elif kind == "cc_test":
             size = [attrs.get("size", "medium")]
             text = call("tunefleet_cc_test", [("NAME", [name]), ("SIZE", size), ("SRCS", srcs)]
-                        + common + [("DEPS", deps), ("ARGS", args), ("DATA", data)])
+                        + common + [("DEPS", deps), ("ARGS", args), ("DATA", data),
+                                    ("TAGS", attrs.get("tags", []))])
         elif kind == "sh_test":
             size = [attrs.get("size", "medium")]
             text = call("tunefleet_sh_test", [("NAME", [name]), ("SIZE", size), ("SRCS", srcs),
-                                              ("ARGS", args), ("DATA", data)])
+                                              ("ARGS", args), ("DATA", data),
+                                              ("TAGS", attrs.get("tags", []))])
         elif kind == "sh_binary":
             text = call("tunefleet_sh_binary", [("NAME", [name]), ("SRCS", srcs), ("DATA", data)])
         elif kind == "filegroup":
