@@ -91,6 +91,29 @@ void AdamW::Step(double lr) {
   }
 }
 
+void AdamW::StepWithDeviceLr(const torch::Tensor& lr) {
+  TORCH_CHECK(fused_, "AdamW::StepWithDeviceLr needs the fused implementation");
+#if TF_TORCH_AT_LEAST(2, 4)
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> p, g, m, v, t;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    TORCH_CHECK(params_[i].grad().defined() && state_[i].exp_avg.defined(),
+                "AdamW::StepWithDeviceLr: parameter ", i, " has no gradient or no state yet");
+    p.push_back(params_[i]);
+    g.push_back(params_[i].grad());
+    m.push_back(state_[i].exp_avg);
+    v.push_back(state_[i].exp_avg_sq);
+    t.push_back(state_[i].step);
+  }
+  const AdamWOptions& o = options_;
+  at::_foreach_add_(t, at::Scalar(1.0));
+  at::_fused_adamw_(p, g, m, v, /*max_exp_avg_sqs=*/at::TensorList(), t, lr, o.beta1, o.beta2,
+                    o.weight_decay, o.eps, /*amsgrad=*/false, /*maximize=*/false);
+#else
+  (void)lr;
+#endif
+}
+
 std::map<std::string, torch::Tensor> AdamW::StateDict() const {
   std::map<std::string, torch::Tensor> out;
   for (size_t i = 0; i < state_.size(); ++i) {

@@ -38,6 +38,13 @@ class AdamW {
   // Updates every parameter that has a gradient, with learning rate `lr`.
   void Step(double lr);
 
+  // As Step(lr), with the rate read from `lr` (a float32 scalar on the parameters' device)
+  // when the kernel runs, so that a step captured in a CUDA graph follows the schedule. Fused
+  // implementation only (fused()), and every parameter must already have a gradient and state
+  // (after a first Step): nothing is allocated here.
+  void StepWithDeviceLr(const torch::Tensor& lr);
+  bool fused() const { return fused_; }
+
   // Which implementation Step() runs: "fused", "foreach".
   const char* implementation() const;
 

@@ -48,7 +48,7 @@ absl::Status ParseTask(const ConfigMap& m, TaskConfig* task) {
 absl::Status ParseTrain(const ConfigMap& m, TrainConfig* t) {
   RETURN_IF_ERROR(m.AllowOnly({"epochs", "max_steps", "batch_size", "lr", "weight_decay",
                                "warmup_ratio", "schedule", "max_grad_norm", "grad_accum",
-                               "precision", "seed", "shuffle", "grad_checkpointing",
+                               "precision", "seed", "shuffle", "grad_checkpointing", "cuda_graphs",
                                "eval_every_steps", "log_every_steps", "ddp_bucket_mb",
                                "ddp_timeout_s"}));
   RETURN_IF_ERROR(m.GetOptional("epochs", &t->epochs));
@@ -86,6 +86,7 @@ absl::Status ParseTrain(const ConfigMap& m, TrainConfig* t) {
   if (t->seed < 0) return m.Error("seed", absl::StrCat("must be >= 0, got ", t->seed));
   RETURN_IF_ERROR(m.GetOptional("shuffle", &t->shuffle));
   RETURN_IF_ERROR(m.GetOptional("grad_checkpointing", &t->grad_checkpointing));
+  RETURN_IF_ERROR(m.GetEnum("cuda_graphs", {"auto", "true", "false"}, &t->cuda_graphs));
   RETURN_IF_ERROR(m.GetOptional("eval_every_steps", &t->eval_every_steps));
   if (t->eval_every_steps < 0) {
     return m.Error("eval_every_steps",

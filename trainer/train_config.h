@@ -55,6 +55,9 @@ struct TrainConfig {
   int64_t seed = 42;
   bool shuffle = true;
   bool grad_checkpointing = false;
+  // Replay each step as CUDA graphs (trainer/step_graphs.h): "auto" on one GPU when the step
+  // allows it (bf16 or fp32, no gradient checkpointing), "true" also under DDP, "false" never.
+  std::string cuda_graphs = "auto";
   int64_t eval_every_steps = 100;  // 0: evaluate only at the end
   int64_t log_every_steps = 10;
   // Data parallelism (WORLD_SIZE > 1): gradient bucket size, and how long a collective (or the

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -29,6 +30,7 @@
 #include "trainer/pooling.h"
 #include "trainer/progress_watchdog.h"
 #include "trainer/safetensors.h"
+#include "trainer/step_graphs.h"
 #include "trainer/task_data.h"
 #include "trainer/task_model.h"
 #include "trainer/train_state.h"
@@ -78,6 +80,11 @@ class Run {
         quiet_(options.quiet || rank_ != 0) {}
 
   absl::StatusOr<TrainSummary> Go() {
+    DecideGraphs();
+    // CUDA graphs: the whole run on a side stream, the model and the gradient hooks included
+    // (trainer/step_graphs.h).
+    std::optional<SideStreamScope> side;
+    if (graphs_) side.emplace(device_);
     RETURN_IF_ERROR(Setup());
     const auto start = Clock::now();
     try {
@@ -98,14 +105,29 @@ class Run {
     summary_.best = best_;
     summary_.best_step = best_step_;
     summary_.peak_bytes = PeakMemoryBytes(device_);
+    summary_.cuda_graphs = step_graphs_ != nullptr ? step_graphs_->captured() : 0;
     return summary_;
   }
 
  private:
   absl::Status Setup();
   absl::Status Loop();
-  // Forward and backward of `micro` batches starting at batch_in_epoch_; the summed loss.
-  torch::Tensor ForwardBackward(int64_t micro);
+  // Sets graphs_ and graphs_note_ from the config and the device.
+  void DecideGraphs();
+  // Forward and backward of `micro` batches starting at batch_in_epoch_, replaying graphs when
+  // `graphed`; the mean loss.
+  torch::Tensor ForwardBackward(int64_t micro, bool graphed);
+  // One micro-step of `micro` on `batch` (on the device): gradients zeroed first when `first`,
+  // forward, backward of the loss / micro; under DDP the buckets communicate when `sync`
+  // (complete after GradSync::Finish). Returns the loss, detached.
+  torch::Tensor MicroStep(const TaskBatch& batch, int64_t micro, bool first, bool sync);
+  // After a step's micro-steps: gradient norm, clipping, AdamW at `lr` on the device (the
+  // update StepGraphs captures). Returns the norm.
+  torch::Tensor UpdateAt(const torch::Tensor& lr);
+  // Whether this step replays graphs: graphs_ and a step already run in this process with every
+  // parameter's gradient and optimizer state in place (else the first replayed step would
+  // allocate them inside a capture).
+  bool Graphed();
   absl::Status EndOfLine(bool evaluate, bool last);
   absl::Status SaveModel();
   absl::Status SaveCheckpoint();
@@ -132,6 +154,10 @@ class Run {
   int world_;
   bool quiet_;
   std::unique_ptr<GradSync> grad_sync_;
+  bool graphs_ = false;
+  std::string graphs_note_;  // why not, or "" when graphs_
+  std::unique_ptr<StepGraphs> step_graphs_;
+  int64_t steps_run_ = 0;  // in this process
   std::unique_ptr<ProgressWatchdog> watchdog_;  // data parallel only
   void Pet() {
     if (watchdog_ != nullptr) watchdog_->Pet();
@@ -278,6 +304,19 @@ absl::Status Run::Setup() {
       return absl::Status(s.code(), absl::StrCat(c_.output.dir, "/checkpoint: ", s.message()));
     }
   }
+  if (graphs_) {
+    step_graphs_ = std::make_unique<StepGraphs>(
+        device_,
+        [this](const TaskBatch& batch, int64_t micro, bool first, bool sync) {
+          torch::Tensor loss = MicroStep(batch, micro, first, sync);
+          if (sync && grad_sync_ != nullptr) {
+            const absl::Status s = grad_sync_->Finish();
+            TORCH_CHECK(s.ok(), std::string(s.message()));
+          }
+          return loss;
+        },
+        [this](const torch::Tensor& lr) { return UpdateAt(lr); });
+  }
   if (rank_ == 0) {
     RETURN_IF_ERROR(log_.Open(InFolder(c_.output.dir, "metrics.jsonl"), o_.resume ? step_ : -1));
   }
@@ -297,6 +336,11 @@ absl::Status Run::Setup() {
     std::printf("memory   estimate %s\n", estimate.Describe().c_str());
     std::printf("optim    AdamW (%s), %s, warmup %lld steps\n", optimizer_->implementation(),
                 c_.train.schedule.c_str(), static_cast<long long>(schedule_->warmup_steps()));
+    if (device_.is_cuda()) {
+      std::printf("steps    %s\n", graphs_ ? "replayed as CUDA graphs from the second step "
+                                            "(train.cuda_graphs)"
+                                          : absl::StrCat("eager: ", graphs_note_).c_str());
+    }
     if (group_ != nullptr) {
       std::printf("ddp      %d ranks (%s), batch %lld per rank = %lld global, %lld gradient "
                   "buckets of <= %lld MiB\n",
@@ -312,25 +356,83 @@ absl::Status Run::Setup() {
   return absl::OkStatus();
 }
 
-torch::Tensor Run::ForwardBackward(int64_t micro) {
-  const int64_t n = static_cast<int64_t>(order_.size()), b = c_.train.batch_size;
-  if (grad_sync_ != nullptr) grad_sync_->ZeroGrads();
+void Run::DecideGraphs() {
+  const std::string& want = c_.train.cuda_graphs;
+  if (!device_.is_cuda()) {
+    graphs_note_ = "not on a GPU";
+  } else if (want == "false") {
+    graphs_note_ = "train.cuda_graphs: false";
+  } else if (!StepGraphs::Available()) {
+    graphs_note_ = "this LibTorch cannot capture CUDA graphs";
+  } else if (c_.train.precision == "fp16") {
+    graphs_note_ = "fp16's loss scaling decides on the host whether a step happens "
+                   "(bf16 replays CUDA graphs)";
+  } else if (c_.train.grad_checkpointing) {
+    graphs_note_ = "train.grad_checkpointing re-runs layers under saved random states, "
+                   "which a CUDA graph cannot replay";
+  } else if (world_ > 1 && want == "auto") {
+    graphs_note_ = "CUDA graphs under DDP only with train.cuda_graphs: true";
+  } else {
+    graphs_ = true;
+  }
+}
+
+bool Run::Graphed() {
+  if (step_graphs_ == nullptr || steps_run_ == 0) return false;
+  if (steps_run_ == 1) {  // once: can the captures find everything in place?
+    bool ready = optimizer_->fused();
+    for (const torch::Tensor& p : params_) ready = ready && p.grad().defined();
+    if (!ready) {
+      step_graphs_.reset();
+      graphs_note_ = "a parameter got no gradient in the first step";
+      if (!quiet_) std::printf("steps    eager from now: %s\n", graphs_note_.c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
+torch::Tensor Run::MicroStep(const TaskBatch& batch, int64_t micro, bool first, bool sync) {
+  if (first) {
+    if (grad_sync_ != nullptr) {
+      grad_sync_->ZeroGrads();
+    } else if (step_graphs_ != nullptr) {  // persistent gradients (else they are none here)
+      std::vector<torch::Tensor> grads = DefinedGrads(params_);
+      if (!grads.empty()) at::_foreach_zero_(grads);
+    }
+  }
   const double loss_scale = precision_ == Precision::kFp16 ? scaler_.scale() : 1.0;
+  torch::Tensor loss;
+  {
+    AutocastScope autocast(device_.type(), precision_);
+    loss = model_->Loss(batch).to(torch::kFloat);
+  }
+  if (grad_sync_ != nullptr) grad_sync_->set_sync(sync);
+  (loss * (loss_scale / static_cast<double>(micro))).backward();
+  return loss.detach();
+}
+
+torch::Tensor Run::UpdateAt(const torch::Tensor& lr) {
+  std::vector<torch::Tensor> grads = DefinedGrads(params_);
+  torch::Tensor norm = TotalGradNorm(grads);
+  if (c_.train.max_grad_norm > 0) ClipGradsByTotalNorm(grads, norm, c_.train.max_grad_norm);
+  optimizer_->StepWithDeviceLr(lr);
+  return norm;
+}
+
+torch::Tensor Run::ForwardBackward(int64_t micro, bool graphed) {
+  const int64_t n = static_cast<int64_t>(order_.size()), b = c_.train.batch_size;
   torch::Tensor total;
   for (int64_t m = 0; m < micro; ++m) {
     const int64_t begin = (batch_in_epoch_ + m) * b;
     std::vector<int64_t> indices(order_.begin() + begin, order_.begin() + std::min(n, begin + b));
     samples_ += static_cast<int64_t>(indices.size());
-    const TaskBatch batch = train_->Batch(indices, pad_multiple()).To(device_);
-    torch::Tensor loss;
-    {
-      AutocastScope autocast(device_.type(), precision_);
-      loss = model_->Loss(batch).to(torch::kFloat);
-    }
-    if (grad_sync_ != nullptr) grad_sync_->set_sync(m == micro - 1);
-    (loss * (loss_scale / static_cast<double>(micro))).backward();
-    const torch::Tensor detached = loss.detach();
-    total = total.defined() ? total + detached : detached;
+    const TaskBatch batch = train_->Batch(indices, pad_multiple());
+    const bool first = m == 0, sync = m == micro - 1;
+    // A replayed graph's loss is overwritten by its next replay: cloned.
+    const torch::Tensor loss = graphed ? step_graphs_->MicroStep(batch, micro, first, sync).clone()
+                                       : MicroStep(batch.To(device_), micro, first, sync);
+    total = total.defined() ? total + loss : loss;
   }
   return total / static_cast<double>(micro);
 }
@@ -367,25 +469,34 @@ absl::Status Run::Loop() {
       NewEpochOrder();
     }
     const int64_t micro = std::min(c_.train.grad_accum, batches_per_epoch_ - batch_in_epoch_);
-    const torch::Tensor loss = ForwardBackward(micro);
+    const bool graphed = Graphed();
+    const torch::Tensor loss = ForwardBackward(micro, graphed);
     batch_in_epoch_ += micro;
-    if (grad_sync_ != nullptr) RETURN_IF_ERROR(grad_sync_->Finish());
-
-    std::vector<torch::Tensor> grads = DefinedGrads(params_);
-    if (precision_ == Precision::kFp16) ScaleGrads(grads, 1.0 / scaler_.scale());
-    last_norm_ = TotalGradNorm(grads);
-    last_lr_ = schedule_->At(step_);
-    bool skip = false;
-    if (precision_ == Precision::kFp16) {
-      skip = !std::isfinite(last_norm_.item<double>());
-      scaler_.Update(skip);
-    }
-    if (!skip) {
-      if (c_.train.max_grad_norm > 0) ClipGradsByTotalNorm(grads, last_norm_, c_.train.max_grad_norm);
-      optimizer_->Step(last_lr_);
-    }
-    if (grad_sync_ == nullptr) {  // set to none; under DDP the bucket views are zeroed instead
-      for (torch::Tensor& p : params_) p.mutable_grad() = torch::Tensor();
+    ++steps_run_;
+    if (graphed) {  // the captured update; Finish ran inside the last micro-step's graph
+      last_lr_ = schedule_->At(step_);
+      last_norm_ = step_graphs_->Update(last_lr_).clone();
+    } else {
+      if (grad_sync_ != nullptr) RETURN_IF_ERROR(grad_sync_->Finish());
+      std::vector<torch::Tensor> grads = DefinedGrads(params_);
+      if (precision_ == Precision::kFp16) ScaleGrads(grads, 1.0 / scaler_.scale());
+      last_norm_ = TotalGradNorm(grads);
+      last_lr_ = schedule_->At(step_);
+      bool skip = false;
+      if (precision_ == Precision::kFp16) {
+        skip = !std::isfinite(last_norm_.item<double>());
+        scaler_.Update(skip);
+      }
+      if (!skip) {
+        if (c_.train.max_grad_norm > 0) {
+          ClipGradsByTotalNorm(grads, last_norm_, c_.train.max_grad_norm);
+        }
+        optimizer_->Step(last_lr_);
+      }
+      // Set to none; under DDP the bucket views are zeroed instead, and graphs keep theirs.
+      if (grad_sync_ == nullptr && step_graphs_ == nullptr) {
+        for (torch::Tensor& p : params_) p.mutable_grad() = torch::Tensor();
+      }
     }
     ++step_;
     Pet();
@@ -402,6 +513,10 @@ absl::Status Run::Loop() {
     if (o_.interrupt_after_steps > 0 && step_ == o_.interrupt_after_steps && !last) {
       return absl::OkStatus();
     }
+  }
+  if (step_graphs_ != nullptr && !quiet_) {
+    std::printf("graphs   %lld CUDA graphs captured in %.2f s\n",
+                static_cast<long long>(step_graphs_->captured()), step_graphs_->capture_seconds());
   }
   if (rank_ == 0 && (c_.output.save == "last" || (c_.output.save == "best" && eval_ == nullptr))) {
     RETURN_IF_ERROR(SaveModel());

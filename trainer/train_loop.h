@@ -58,6 +58,7 @@ struct TrainSummary {
   double estimate_bytes = 0;
   double peak_bytes = 0;
   double seconds = 0;
+  int64_t cuda_graphs = 0;  // graphs captured (train.cuda_graphs); 0: every step ran eagerly
 };
 
 // A CUDA out-of-memory error comes back as ResourceExhausted naming the batch size and the
