@@ -42,33 +42,39 @@ absl::StatusOr<std::map<std::string, double>> Evaluate(TaskModel& model, const T
     std::vector<double> predictions(n), truth(n);
     double loss_sum = 0.0;
     int64_t correct = 0;
+    // Results stay on the device until the end: one copy back, no wait after each batch.
+    std::vector<torch::Tensor> cos_parts, loss_parts, correct_parts;
     for (int64_t begin = 0; begin < local; begin += batch_size) {
       std::vector<int64_t> indices(order.begin() + begin,
                                    order.begin() + std::min(local, begin + batch_size));
-      const TaskBatch batch = data.Batch(indices, device.is_cuda() ? 8 : 1).To(device);
+      const TaskBatch host = data.Batch(indices, device.is_cuda() ? 8 : 1);
+      const TaskBatch batch = host.To(device);
       AutocastScope autocast(device.type(), precision);
       if (HasClassifier(data.type())) {
         const torch::Tensor logits = model->Logits(batch).to(torch::kFloat);
-        loss_sum += torch::nn::functional::cross_entropy(
-                        logits, batch.labels,
-                        torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
-                        .item<double>();
-        correct += logits.argmax(1).eq(batch.labels).sum().item<int64_t>();
+        loss_parts.push_back(torch::nn::functional::cross_entropy(
+            logits, batch.labels,
+            torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum)));
+        correct_parts.push_back(logits.argmax(1).eq(batch.labels).sum());
       } else {
-        const torch::Tensor u = model->Embed(batch.first).to(torch::kFloat);
-        const torch::Tensor v = model->Embed(batch.second).to(torch::kFloat);
-        const torch::Tensor cos =
-            torch::nn::functional::cosine_similarity(
-                u, v, torch::nn::functional::CosineSimilarityFuncOptions().dim(1))
-                .to(torch::kCPU, torch::kDouble);
-        const torch::Tensor gold = batch.scores.to(torch::kCPU, torch::kDouble);
-        const auto c = cos.accessor<double, 1>();
+        // Both sides in one encoder pass (trainer/task_model.h).
+        const auto [u, v] = model->EmbedPair(batch.first, batch.second);
+        cos_parts.push_back(torch::nn::functional::cosine_similarity(
+            u.to(torch::kFloat), v.to(torch::kFloat),
+            torch::nn::functional::CosineSimilarityFuncOptions().dim(1)));
+        const torch::Tensor gold = host.scores.to(torch::kDouble);
         const auto g = gold.accessor<double, 1>();
-        for (size_t i = 0; i < indices.size(); ++i) {
-          predictions[indices[i]] = c[static_cast<int64_t>(i)];
-          truth[indices[i]] = g[static_cast<int64_t>(i)];
-        }
+        for (size_t i = 0; i < indices.size(); ++i) truth[indices[i]] = g[static_cast<int64_t>(i)];
       }
+    }
+    if (!cos_parts.empty()) {
+      const torch::Tensor cos = torch::cat(cos_parts).to(torch::kCPU, torch::kDouble);
+      const auto c = cos.accessor<double, 1>();
+      for (int64_t i = 0; i < local; ++i) predictions[order[i]] = c[i];
+    }
+    if (!loss_parts.empty()) {
+      loss_sum = torch::stack(loss_parts).sum().item<double>();
+      correct = torch::stack(correct_parts).sum().item<int64_t>();
     }
     if (group != nullptr && group->size() > 1) {
       // Each example was evaluated by exactly one rank: sums give every rank the whole set.

@@ -1,5 +1,6 @@
 // Evaluation of a task model on a TaskData set, in eval mode and without gradients, batch by
-// batch (sentences sorted by length within the set for less padding; results in input order):
+// batch (sentences sorted by length within the set for less padding; results in input order;
+// both sides of a pair in one encoder pass; results kept on the device until the end of the set):
 //   sts, mnrl       eval/spearman and eval/pearson of cos(pool(a), pool(b)) against the scores
 //                   (sentence-transformers' EmbeddingSimilarityEvaluator, cosine)
 //   nli,

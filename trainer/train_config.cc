@@ -49,7 +49,7 @@ absl::Status ParseTrain(const ConfigMap& m, TrainConfig* t) {
   RETURN_IF_ERROR(m.AllowOnly({"epochs", "max_steps", "batch_size", "lr", "weight_decay",
                                "warmup_ratio", "schedule", "max_grad_norm", "grad_accum",
                                "precision", "seed", "shuffle", "grad_checkpointing", "cuda_graphs",
-                               "eval_every_steps", "log_every_steps", "ddp_bucket_mb",
+                               "eval_every_steps", "eval_batch_size", "log_every_steps", "ddp_bucket_mb",
                                "ddp_timeout_s"}));
   RETURN_IF_ERROR(m.GetOptional("epochs", &t->epochs));
   if (t->epochs < 0) return m.Error("epochs", absl::StrCat("must be >= 0, got ", t->epochs));
@@ -91,6 +91,11 @@ absl::Status ParseTrain(const ConfigMap& m, TrainConfig* t) {
   if (t->eval_every_steps < 0) {
     return m.Error("eval_every_steps",
                    absl::StrCat("must be >= 0 (0: only at the end), got ", t->eval_every_steps));
+  }
+  RETURN_IF_ERROR(m.GetOptional("eval_batch_size", &t->eval_batch_size));
+  if (t->eval_batch_size < 0) {
+    return m.Error("eval_batch_size",
+                   absl::StrCat("must be >= 0 (0: chosen for the device), got ", t->eval_batch_size));
   }
   RETURN_IF_ERROR(m.GetOptional("log_every_steps", &t->log_every_steps));
   if (t->log_every_steps < 1) {

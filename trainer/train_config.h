@@ -59,6 +59,9 @@ struct TrainConfig {
   // allows it (bf16 or fp32, no gradient checkpointing), "true" also under DDP, "false" never.
   std::string cuda_graphs = "auto";
   int64_t eval_every_steps = 100;  // 0: evaluate only at the end
+  // Examples per evaluation batch (inference, no gradients); 0: the larger of batch_size and
+  // 64 on the CPU, 256 on a GPU.
+  int64_t eval_batch_size = 0;
   int64_t log_every_steps = 10;
   // Data parallelism (WORLD_SIZE > 1): gradient bucket size, and how long a collective (or the
   // rendezvous) may wait for a peer before the trial fails.

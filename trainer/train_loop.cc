@@ -112,6 +112,11 @@ class Run {
  private:
   absl::Status Setup();
   absl::Status Loop();
+  // train.eval_batch_size, or the default for the device (measured: docs/BENCHMARKS.md).
+  int64_t EvalBatchSize() const {
+    if (c_.train.eval_batch_size > 0) return c_.train.eval_batch_size;
+    return std::max<int64_t>(c_.train.batch_size, device_.is_cuda() ? 256 : 64);
+  }
   // Sets graphs_ and graphs_note_ from the config and the device.
   void DecideGraphs();
   // Forward and backward of `micro` batches starting at batch_in_epoch_, replaying graphs when
@@ -563,7 +568,7 @@ absl::Status Run::EndOfLine(bool evaluate, bool last) {
   if (evaluate) {
     const auto eval_start = Clock::now();
     ASSIGN_OR_RETURN(auto metrics,
-                     Evaluate(model_, *eval_, device_, std::max<int64_t>(c_.train.batch_size, 64),
+                     Evaluate(model_, *eval_, device_, EvalBatchSize(),
                               precision_, group_));
     values.insert(metrics.begin(), metrics.end());
     const double primary = metrics[summary_.primary_metric];

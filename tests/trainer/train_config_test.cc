@@ -104,8 +104,10 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{9, "  lrate: 1", 9,
                 "train.lrate: unknown key; expected one of: epochs, max_steps, batch_size, lr, "
                 "weight_decay, warmup_ratio, schedule, max_grad_norm, grad_accum, precision, "
-                "seed, shuffle, grad_checkpointing, cuda_graphs, eval_every_steps, log_every_steps, "
-                "ddp_bucket_mb, ddp_timeout_s"},
+                "seed, shuffle, grad_checkpointing, cuda_graphs, eval_every_steps, eval_batch_size, "
+                "log_every_steps, ddp_bucket_mb, ddp_timeout_s"},
+        BadCase{9, "  eval_batch_size: -1", 9,
+                "train.eval_batch_size: must be >= 0 (0: chosen for the device), got -1"},
         BadCase{9, "  cuda_graphs: sometimes", 9,
                 "train.cuda_graphs: expected one of auto, true, false; got 'sometimes'"},
         BadCase{9, "  shuffle: sometimes", 9, "train.shuffle: expected true or false, got 'sometimes'"},
