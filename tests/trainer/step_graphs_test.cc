@@ -19,6 +19,7 @@
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/trainer/trainer_test_util.h"
 #include "trainer/bert_model.h"
 #include "trainer/datasets.h"
 #include "trainer/pooling.h"
@@ -34,21 +35,7 @@ namespace {
 
 using Json = nlohmann::json;
 
-std::string TempDir(const std::string& name) {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  return std::string(tmp != nullptr ? tmp : "/tmp") + "/step-graphs-" + name;
-}
-
-std::vector<Json> ReadLines(const std::string& path) {
-  std::vector<Json> out;
-  std::ifstream in(path);
-  for (std::string line; std::getline(in, line);) out.push_back(Json::parse(line));
-  return out;
-}
-
-double RelErr(double got, double want) {
-  return std::abs(got - want) / std::max(std::abs(want), 1e-12);
-}
+std::string TempDir(const std::string& name) { return TestTempPath("step-graphs-" + name); }
 
 TaskData StsData(int64_t rows) {
   auto tokenizer = WordPieceTokenizer::FromVocabFile("data/bert-tiny-random/vocab.txt");
@@ -101,14 +88,8 @@ TEST(StepGraphs, PairPaddedToCommonLengthKeepsEmbeddingsAndLoss) {
 
 // STS-B: 200 training rows, batch 16 (the last of each epoch 8), grad_accum 2: 7 steps an epoch.
 TrainerConfig SmallSts(const std::string& name) {
-  static const std::string train = [] {
-    const std::string path = TempDir("sts-train-200.csv");
-    std::ifstream in("data/stsbenchmark/sts-train.csv");
-    std::ofstream o(path);
-    std::string line;
-    for (int i = 0; i < 200 && std::getline(in, line); ++i) o << line << "\n";
-    return path;
-  }();
+  static const std::string train =
+      FirstLines("data/stsbenchmark/sts-train.csv", 200, "step-graphs-sts-train-200.csv");
   TrainerConfig c;
   c.source = "test";
   c.model.path = "data/bert-tiny-random";
@@ -160,8 +141,8 @@ void CompareEagerAndGraphs(TrainerConfig c, double tol) {
   auto graphs = RunTraining(c, o);
   ASSERT_TRUE(graphs.ok()) << graphs.status();
   EXPECT_GE(graphs->cuda_graphs, 2);  // a micro-step key and the update at least
-  const auto a = ReadLines(dir + "-eager/metrics.jsonl");
-  const auto b = ReadLines(dir + "-graphs/metrics.jsonl");
+  const auto a = ReadJsonLines(dir + "-eager/metrics.jsonl");
+  const auto b = ReadJsonLines(dir + "-graphs/metrics.jsonl");
   ASSERT_EQ(a.size(), b.size());
   ASSERT_GE(a.size(), 10u);
   for (size_t i = 0; i < a.size(); ++i) {
@@ -215,37 +196,20 @@ TEST(StepGraphs, GoldenTrajectoriesOnGpu) {
                         Case{"mnrl", "mnrl", "data/paws-wiki/dev.tsv", "paws"},
                         Case{"cls", "classification", "data/sick/SICK.txt", "sick"}}) {
     const Json& g = all.at(k.kind);
-    TrainerConfig c;
-    c.source = "golden";
-    c.model.path = "data/bert-tiny-random";
-    c.model.dropout = g.at("dropout").get<double>();
-    c.task.type = k.type;
-    c.task.train = k.data;
-    c.task.format = k.format;
+    TrainerConfig c = GoldenTrainerConfig(g, k.type, k.data, k.format,
+                                          TempDir(std::string("golden-") + k.kind));
+    c.output.save = "none";
     if (std::string(k.kind) == "cls") {
       c.model.head = "data/golden/cls_head.safetensors";
       c.task.num_labels = 3;
     }
-    c.train.epochs = 0;
-    c.train.max_steps = g.at("steps").get<int64_t>();
-    c.train.batch_size = g.at("batch").get<int64_t>();
-    c.train.lr = g.at("lr").get<double>();
-    c.train.weight_decay = g.at("weight_decay").get<double>();
-    c.train.warmup_ratio = 0.0;
-    c.train.schedule = "constant";
-    c.train.max_grad_norm = g.at("max_grad_norm").get<double>();
-    c.train.precision = "fp32";
-    c.train.shuffle = false;
-    c.train.log_every_steps = 1;
-    c.output.dir = TempDir(std::string("golden-") + k.kind);
-    c.output.save = "none";
     TrainOptions o;
     o.quiet = true;
     o.device = torch::Device(torch::kCUDA, 0);
     auto s = RunTraining(c, o);
     ASSERT_TRUE(s.ok()) << k.kind << ": " << s.status();
     EXPECT_GE(s->cuda_graphs, 2) << k.kind;
-    const auto lines = ReadLines(c.output.dir + "/metrics.jsonl");
+    const auto lines = ReadJsonLines(c.output.dir + "/metrics.jsonl");
     const Json& loss = g.at("losses");
     const Json& norm = g.at("grad_norms_before_clip");
     ASSERT_EQ(lines.size(), loss.size()) << k.kind;

@@ -16,6 +16,7 @@
 #include "common/file_util.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/trainer/trainer_test_util.h"
 #include "trainer/bert_model.h"
 #include "trainer/checkpoint.h"
 #include "trainer/datasets.h"
@@ -32,29 +33,14 @@ namespace {
 
 using Json = nlohmann::json;
 
-std::string TempDir(const std::string& name) {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  return std::string(tmp != nullptr ? tmp : "/tmp") + "/train-loop-" + name;
-}
+std::string TempDir(const std::string& name) { return TestTempPath("train-loop-" + name); }
 
 // STS-B on bert-tiny-random: 640 training rows (a slice written to a temp file), dev 200 rows.
 TrainerConfig SmallSts(const std::string& out) {
-  static const std::string train = [] {
-    const std::string path = TempDir("sts-train-640.csv");
-    std::ifstream in("data/stsbenchmark/sts-train.csv");
-    std::ofstream o(path);
-    std::string line;
-    for (int i = 0; i < 640 && std::getline(in, line); ++i) o << line << "\n";
-    return path;
-  }();
-  static const std::string dev = [] {
-    const std::string path = TempDir("sts-dev-200.csv");
-    std::ifstream in("data/stsbenchmark/sts-dev.csv");
-    std::ofstream o(path);
-    std::string line;
-    for (int i = 0; i < 200 && std::getline(in, line); ++i) o << line << "\n";
-    return path;
-  }();
+  static const std::string train =
+      FirstLines("data/stsbenchmark/sts-train.csv", 640, "train-loop-sts-train-640.csv");
+  static const std::string dev =
+      FirstLines("data/stsbenchmark/sts-dev.csv", 200, "train-loop-sts-dev-200.csv");
   TrainerConfig c;
   c.source = "test";
   c.model.path = "data/bert-tiny-random";

@@ -14,6 +14,7 @@
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/trainer/trainer_test_util.h"
 #include "trainer/bert_model.h"
 #include "trainer/datasets.h"
 #include "trainer/pooling.h"
@@ -33,45 +34,6 @@ Json Golden(const std::string& kind) {
   std::ifstream in("data/golden/train_trajectories.json");
   EXPECT_TRUE(in.good());
   return Json::parse(in).at(kind);
-}
-
-TrainerConfig GoldenConfig(const Json& g, const std::string& type, const std::string& data,
-                           const std::string& format, const std::string& out) {
-  TrainerConfig c;
-  c.source = "golden";
-  c.model.path = "data/bert-tiny-random";
-  c.model.pooling = "mean";
-  c.model.max_seq_len = 128;
-  c.model.dropout = g.at("dropout").get<double>();
-  c.task.type = type;
-  c.task.train = data;
-  c.task.format = format;
-  c.train.epochs = 0;
-  c.train.max_steps = g.at("steps").get<int64_t>();
-  c.train.batch_size = g.at("batch").get<int64_t>();
-  c.train.lr = g.at("lr").get<double>();
-  c.train.weight_decay = g.at("weight_decay").get<double>();
-  c.train.warmup_ratio = 0.0;
-  c.train.schedule = "constant";
-  c.train.max_grad_norm = g.at("max_grad_norm").get<double>();
-  c.train.precision = "fp32";
-  c.train.shuffle = false;
-  c.train.log_every_steps = 1;
-  c.output.dir = out;
-  c.output.save = "last";
-  c.output.checkpoint = false;
-  return c;
-}
-
-std::vector<Json> ReadLines(const std::string& path) {
-  std::vector<Json> out;
-  std::ifstream in(path);
-  for (std::string line; std::getline(in, line);) out.push_back(Json::parse(line));
-  return out;
-}
-
-double RelErr(double got, double want) {
-  return std::abs(got - want) / std::max(std::abs(want), 1e-12);
 }
 
 // Mean-pooled embeddings of the first 8 sentence1 of sts-dev, in eval mode.
@@ -102,7 +64,7 @@ void CheckTrajectory(const std::string& kind, TrainerConfig config) {
   ASSERT_TRUE(summary.ok()) << summary.status();
   EXPECT_EQ(summary->steps, 30);
 
-  const std::vector<Json> lines = ReadLines(config.output.dir + "/metrics.jsonl");
+  const std::vector<Json> lines = ReadJsonLines(config.output.dir + "/metrics.jsonl");
   const auto& losses = g.at("losses");
   const auto& norms = g.at("grad_norms_before_clip");
   ASSERT_EQ(lines.size(), losses.size());
@@ -133,25 +95,22 @@ void CheckTrajectory(const std::string& kind, TrainerConfig config) {
               kind.c_str(), worst_loss, worst_norm, worst_emb);
 }
 
-std::string OutDir(const std::string& kind) {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  return std::string(tmp != nullptr ? tmp : "/tmp") + "/trajectory-" + kind;
-}
+std::string OutDir(const std::string& kind) { return TestTempPath("trajectory-" + kind); }
 
 TEST(TrainTrajectory, CosineMatchesSentenceTransformers) {
   const Json g = Golden("cosine");
-  CheckTrajectory("cosine", GoldenConfig(g, "sts", "data/stsbenchmark/sts-train.csv", "stsb",
+  CheckTrajectory("cosine", GoldenTrainerConfig(g, "sts", "data/stsbenchmark/sts-train.csv", "stsb",
                                          OutDir("cosine")));
 }
 
 TEST(TrainTrajectory, MnrlMatchesSentenceTransformers) {
   const Json g = Golden("mnrl");
-  CheckTrajectory("mnrl", GoldenConfig(g, "mnrl", "data/paws-wiki/dev.tsv", "paws", OutDir("mnrl")));
+  CheckTrajectory("mnrl", GoldenTrainerConfig(g, "mnrl", "data/paws-wiki/dev.tsv", "paws", OutDir("mnrl")));
 }
 
 TEST(TrainTrajectory, ClassificationMatchesTransformers) {
   const Json g = Golden("cls");
-  TrainerConfig c = GoldenConfig(g, "classification", "data/sick/SICK.txt", "sick", OutDir("cls"));
+  TrainerConfig c = GoldenTrainerConfig(g, "classification", "data/sick/SICK.txt", "sick", OutDir("cls"));
   c.model.head = "data/golden/cls_head.safetensors";
   c.task.num_labels = 3;
   CheckTrajectory("cls", c);

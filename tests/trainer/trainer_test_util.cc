@@ -1,0 +1,66 @@
+#include "tests/trainer/trainer_test_util.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+
+namespace tunefleet {
+namespace trainer {
+
+std::string TestTempPath(const std::string& name) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  return std::string(tmp != nullptr ? tmp : "/tmp") + "/" + name;
+}
+
+std::string FirstLines(const std::string& source, int rows, const std::string& name) {
+  const std::string path = TestTempPath(name);
+  std::ifstream in(source);
+  std::ofstream out(path);
+  std::string line;
+  for (int i = 0; i < rows && std::getline(in, line); ++i) out << line << "\n";
+  return path;
+}
+
+std::vector<nlohmann::json> ReadJsonLines(const std::string& path) {
+  std::vector<nlohmann::json> out;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line));
+  return out;
+}
+
+double RelErr(double got, double want) {
+  return std::abs(got - want) / std::max(std::abs(want), 1e-12);
+}
+
+TrainerConfig GoldenTrainerConfig(const nlohmann::json& g, const std::string& type,
+                                  const std::string& data, const std::string& format,
+                                  const std::string& out) {
+  TrainerConfig c;
+  c.source = "golden";
+  c.model.path = "data/bert-tiny-random";
+  c.model.pooling = "mean";
+  c.model.max_seq_len = 128;
+  c.model.dropout = g.at("dropout").get<double>();
+  c.task.type = type;
+  c.task.train = data;
+  c.task.format = format;
+  c.train.epochs = 0;
+  c.train.max_steps = g.at("steps").get<int64_t>();
+  c.train.batch_size = g.at("batch").get<int64_t>();
+  c.train.lr = g.at("lr").get<double>();
+  c.train.weight_decay = g.at("weight_decay").get<double>();
+  c.train.warmup_ratio = 0.0;
+  c.train.schedule = "constant";
+  c.train.max_grad_norm = g.at("max_grad_norm").get<double>();
+  c.train.precision = "fp32";
+  c.train.shuffle = false;
+  c.train.log_every_steps = 1;
+  c.output.dir = out;
+  c.output.save = "last";
+  c.output.checkpoint = false;
+  return c;
+}
+
+}  // namespace trainer
+}  // namespace tunefleet

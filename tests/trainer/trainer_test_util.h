@@ -1,0 +1,39 @@
+// Helpers the trainer's tests share: temporary paths, slices of data files, metrics.jsonl, and
+// the trainer config of a golden Hugging Face trajectory (data/golden/train_trajectories.json).
+// Thread-safety: stateless, except that FirstLines writes a file.
+#ifndef TUNEFLEET_TESTS_TRAINER_TRAINER_TEST_UTIL_H_
+#define TUNEFLEET_TESTS_TRAINER_TRAINER_TEST_UTIL_H_
+
+#include <string>
+#include <vector>
+
+#include "nlohmann/json.hpp"
+#include "trainer/train_config.h"
+
+namespace tunefleet {
+namespace trainer {
+
+// $TEST_TMPDIR/NAME (or /tmp/NAME).
+std::string TestTempPath(const std::string& name);
+
+// Writes the first `rows` lines of `source` to TestTempPath(name); returns that path.
+std::string FirstLines(const std::string& source, int rows, const std::string& name);
+
+// Each line of a JSON-lines file (metrics.jsonl), parsed.
+std::vector<nlohmann::json> ReadJsonLines(const std::string& path);
+
+// |got - want| / max(|want|, 1e-12).
+double RelErr(double got, double want);
+
+// The trainer config that reproduces golden trajectory `g` (one entry of
+// train_trajectories.json: steps, batch, lr, weight_decay, max_grad_norm, dropout): task `type`
+// on `data` in `format`, bert-tiny-random with mean pooling, constant rate, fp32, file order, a
+// line logged each step, the last model saved to `out`, no checkpoint.
+TrainerConfig GoldenTrainerConfig(const nlohmann::json& g, const std::string& type,
+                                  const std::string& data, const std::string& format,
+                                  const std::string& out);
+
+}  // namespace trainer
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_TESTS_TRAINER_TRAINER_TEST_UTIL_H_
