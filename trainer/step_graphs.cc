@@ -163,7 +163,9 @@ torch::Tensor StepGraphs::Capture(Graph& g, const std::function<torch::Tensor()>
     }
     throw;
   }
+  const auto end = std::chrono::steady_clock::now();
   g.graph.capture_end();
+  instantiate_seconds_ += Since(end);
   return out;
 }
 

@@ -80,8 +80,9 @@ class StepGraphs {
 
   // Graphs captured so far (micro-step keys + the update graph).
   int64_t captured() const;
-  // Seconds spent capturing them.
+  // Seconds spent capturing them, and of those in capture_end (CUDA's graph instantiation).
   double capture_seconds() const { return capture_seconds_; }
+  double instantiate_seconds() const { return instantiate_seconds_; }
 
   // `batch` with both texts of a pair padded to the longer one's length (mask 0, ids 0).
   static TaskBatch PadPairToCommonLength(const TaskBatch& batch);
@@ -100,6 +101,7 @@ class StepGraphs {
   std::unique_ptr<Graph> update_graph_;
   torch::Tensor lr_;
   double capture_seconds_ = 0;
+  double instantiate_seconds_ = 0;
 };
 
 }  // namespace trainer

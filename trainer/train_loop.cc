@@ -18,6 +18,7 @@
 #include "common/status_macros.h"
 #include "trainer/adamw.h"
 #include "trainer/autocast.h"
+#include "trainer/background_writer.h"
 #include "trainer/bert_model.h"
 #include "trainer/datasets.h"
 #include "trainer/evaluator.h"
@@ -164,6 +165,9 @@ class Run {
   std::unique_ptr<StepGraphs> step_graphs_;
   int64_t steps_run_ = 0;  // in this process
   std::unique_ptr<ProgressWatchdog> watchdog_;  // data parallel only
+  // Checkpoints reach the disk on a background thread (from host copies of the state), one at a
+  // time; the run waits for the last before it ends. Declared after what the jobs do not use.
+  BackgroundWriter checkpoint_writer_;
   void Pet() {
     if (watchdog_ != nullptr) watchdog_->Pet();
   }
@@ -516,17 +520,18 @@ absl::Status Run::Loop() {
       if (summary_.stopped) break;
     }
     if (o_.interrupt_after_steps > 0 && step_ == o_.interrupt_after_steps && !last) {
-      return absl::OkStatus();
+      return checkpoint_writer_.Wait();
     }
   }
   if (step_graphs_ != nullptr && !quiet_) {
-    std::printf("graphs   %lld CUDA graphs captured in %.2f s\n",
-                static_cast<long long>(step_graphs_->captured()), step_graphs_->capture_seconds());
+    std::printf("graphs   %lld CUDA graphs captured in %.2f s (%.2f s of it instantiating)\n",
+                static_cast<long long>(step_graphs_->captured()), step_graphs_->capture_seconds(),
+                step_graphs_->instantiate_seconds());
   }
   if (rank_ == 0 && (c_.output.save == "last" || (c_.output.save == "best" && eval_ == nullptr))) {
     RETURN_IF_ERROR(SaveModel());
   }
-  return absl::OkStatus();
+  return checkpoint_writer_.Wait();
 }
 
 absl::StatusOr<double> Run::MeanOverRanks(const torch::Tensor& value) {
@@ -632,11 +637,20 @@ absl::Status Run::SaveModel() {
 }
 
 absl::Status Run::SaveCheckpoint() {
+  // A host copy of everything (the training goes on changing the live tensors), then the files
+  // on the background thread: the loop waits only for the copy.
+  const auto copy = [](const std::map<std::string, torch::Tensor>& in) {
+    std::map<std::string, torch::Tensor> out;
+    for (const auto& [k, v] : in) {
+      out[k] = v.detach().to(torch::kCPU, /*non_blocking=*/false, /*copy=*/true).contiguous();
+    }
+    return out;
+  };
   TrainStateFiles state;
   state.config = model_->bert()->config();
-  state.encoder = BertStateDict(model_->bert());
-  state.head = model_->HeadStateDict();
-  state.optimizer = optimizer_->StateDict();
+  state.encoder = copy(BertStateDict(model_->bert()));
+  state.head = copy(model_->HeadStateDict());
+  state.optimizer = copy(optimizer_->StateDict());
   TrainProgress& p = state.progress;
   p.step = step_;
   p.epoch = epoch_;
@@ -647,7 +661,10 @@ absl::Status Run::SaveCheckpoint() {
   p.scaler_good_steps = scaler_.good_steps();
   p.scaler_skipped = scaler_.skipped_steps();
   p.fingerprint = Fingerprint();
-  return SaveTrainState(c_.output.dir, state, c_.model.path);
+  return checkpoint_writer_.Start(
+      [dir = c_.output.dir, source = c_.model.path, state = std::move(state)] {
+        return SaveTrainState(dir, state, source);
+      });
 }
 
 }  // namespace
