@@ -1,5 +1,7 @@
 #include "trainer/train_loop.h"
 
+#include <torch/cuda.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -86,7 +88,9 @@ class Run {
     // (trainer/step_graphs.h).
     std::optional<SideStreamScope> side;
     if (graphs_) side.emplace(device_);
+    const auto setup_start = Clock::now();
     RETURN_IF_ERROR(Setup());
+    summary_.times.setup = SecondsSince(setup_start);
     const auto start = Clock::now();
     try {
       RETURN_IF_ERROR(Loop());
@@ -107,6 +111,7 @@ class Run {
     summary_.best_step = best_step_;
     summary_.peak_bytes = PeakMemoryBytes(device_);
     summary_.cuda_graphs = step_graphs_ != nullptr ? step_graphs_->captured() : 0;
+    if (step_graphs_ != nullptr) summary_.times.captures = step_graphs_->capture_seconds();
     return summary_;
   }
 
@@ -137,6 +142,8 @@ class Run {
   absl::Status EndOfLine(bool evaluate, bool last);
   absl::Status SaveModel();
   absl::Status SaveCheckpoint();
+  // Waits for the checkpoint in flight (counted as checkpoint time); its status.
+  absl::Status WaitForWriter();
   std::string Fingerprint() const;
   // Padding to multiples of 8 on GPUs (aligned tensor-core shapes, few distinct shapes).
   int64_t pad_multiple() const { return device_.is_cuda() ? 8 : 1; }
@@ -477,6 +484,7 @@ absl::Status Run::Loop() {
       batch_in_epoch_ = 0;
       NewEpochOrder();
     }
+    const auto step_start = Clock::now();
     const int64_t micro = std::min(c_.train.grad_accum, batches_per_epoch_ - batch_in_epoch_);
     const bool graphed = Graphed();
     const torch::Tensor loss = ForwardBackward(micro, graphed);
@@ -509,6 +517,12 @@ absl::Status Run::Loop() {
     }
     ++step_;
     Pet();
+    if (steps_run_ == 1) {  // waited for here, so that its GPU time is its own
+      if (device_.is_cuda()) torch::cuda::synchronize(device_.index());
+      summary_.times.first_step += SecondsSince(step_start);
+    } else {
+      summary_.times.steps += SecondsSince(step_start);
+    }
     loss_sum_ = loss_sum_.defined() ? loss_sum_ + loss : loss;
     ++loss_steps_;
 
@@ -520,7 +534,7 @@ absl::Status Run::Loop() {
       if (summary_.stopped) break;
     }
     if (o_.interrupt_after_steps > 0 && step_ == o_.interrupt_after_steps && !last) {
-      return checkpoint_writer_.Wait();
+      return WaitForWriter();
     }
   }
   if (step_graphs_ != nullptr && !quiet_) {
@@ -529,9 +543,18 @@ absl::Status Run::Loop() {
                 step_graphs_->instantiate_seconds());
   }
   if (rank_ == 0 && (c_.output.save == "last" || (c_.output.save == "best" && eval_ == nullptr))) {
+    const auto start = Clock::now();
     RETURN_IF_ERROR(SaveModel());
+    summary_.times.model += SecondsSince(start);
   }
-  return checkpoint_writer_.Wait();
+  return WaitForWriter();
+}
+
+absl::Status Run::WaitForWriter() {
+  const auto start = Clock::now();
+  absl::Status s = checkpoint_writer_.Wait();
+  summary_.times.checkpoint += SecondsSince(start);
+  return s;
 }
 
 absl::StatusOr<double> Run::MeanOverRanks(const torch::Tensor& value) {
@@ -551,6 +574,7 @@ absl::StatusOr<bool> Run::AgreeOnStop(bool stop) {
 }
 
 absl::Status Run::EndOfLine(bool evaluate, bool last) {
+  const auto line_end = Clock::now();
   std::map<std::string, double> values;
   const double seconds = SecondsSince(line_start_);
   values["epoch"] = static_cast<double>(epoch_) +
@@ -570,6 +594,7 @@ absl::Status Run::EndOfLine(bool evaluate, bool last) {
                 values["train/samples_per_s"]);
   }
   Pet();
+  summary_.times.steps += SecondsSince(line_end);  // the loss read waited for the steps
   if (evaluate) {
     const auto eval_start = Clock::now();
     ASSIGN_OR_RETURN(auto metrics,
@@ -582,19 +607,31 @@ absl::Status Run::EndOfLine(bool evaluate, bool last) {
       for (const auto& [k, v] : metrics) std::printf("  %s %.5g", k.c_str(), v);
       std::printf("  (%.2f s)\n", SecondsSince(eval_start));
     }
+    summary_.times.evaluation += SecondsSince(eval_start);
     if (std::isfinite(primary) && (!std::isfinite(best_) || primary > best_)) {
       best_ = primary;
       best_step_ = step_;
-      if (c_.output.save == "best" && rank_ == 0) RETURN_IF_ERROR(SaveModel());
+      if (c_.output.save == "best" && rank_ == 0) {
+        const auto start = Clock::now();
+        RETURN_IF_ERROR(SaveModel());
+        summary_.times.model += SecondsSince(start);
+      }
     }
   }
   std::fflush(stdout);
   Pet();
   summary_.last_metrics = values;
   if (rank_ == 0) {
+    const auto log_start = Clock::now();
     RETURN_IF_ERROR(log_.Append(step_, values));
-    if (c_.output.checkpoint && (evaluate || last)) RETURN_IF_ERROR(SaveCheckpoint());
+    summary_.times.reports += SecondsSince(log_start);
+    if (c_.output.checkpoint && (evaluate || last)) {
+      const auto start = Clock::now();
+      RETURN_IF_ERROR(SaveCheckpoint());
+      summary_.times.checkpoint += SecondsSince(start);
+    }
   }
+  const auto report_start = Clock::now();
   loss_sum_ = torch::Tensor();
   loss_steps_ = 0;
   samples_ = 0;
@@ -615,6 +652,7 @@ absl::Status Run::EndOfLine(bool evaluate, bool last) {
   if (rank_ == 0 && o_.client != nullptr && last) {
     RETURN_IF_ERROR(o_.client->ReportFinal(step_, values));
   }
+  summary_.times.reports += SecondsSince(report_start);
   Pet();
   line_start_ = Clock::now();
   return absl::OkStatus();

@@ -59,6 +59,19 @@ struct TrainSummary {
   double peak_bytes = 0;
   double seconds = 0;
   int64_t cuda_graphs = 0;  // graphs captured (train.cuda_graphs); 0: every step ran eagerly
+  // Where the time went, in seconds: setup (model, data, device) before the loop, then the
+  // loop's phases, which sum to `seconds` up to the loop's own bookkeeping. "steps" is waited
+  // for where the loss is read (each log line), so the GPU's time lands there.
+  struct Times {
+    double setup = 0;
+    double first_step = 0;   // the first step: CUDA, cuBLAS and allocator warm-up
+    double steps = 0;        // the other steps, captures included
+    double captures = 0;     // of `steps`: recording CUDA graphs (eager speed)
+    double evaluation = 0;
+    double model = 0;        // the best / last model's files (the part the loop waited for)
+    double checkpoint = 0;   // checkpoints: host copies, and waits for the background writer
+    double reports = 0;      // metrics.jsonl, reports to hpo, agreeing on a stop across ranks
+  } times;
 };
 
 // A CUDA out-of-memory error comes back as ResourceExhausted naming the batch size and the

@@ -137,6 +137,21 @@ TEST(TrainLoop, EvaluatesOnScheduleAndKeepsTheBestModel) {
   auto model = LoadBertCheckpoint(c.output.dir + "/model");
   ASSERT_TRUE(model.ok()) << model.status();
   EXPECT_EQ(model->pooling, "mean");
+
+  // Where the time went: every phase was timed, and the phases make up the loop's time.
+  const TrainSummary::Times& t = s->times;
+  EXPECT_GT(t.setup, 0);
+  EXPECT_GT(t.first_step, 0);
+  EXPECT_GT(t.steps, 0);
+  EXPECT_EQ(t.captures, 0);  // no graphs on the CPU
+  EXPECT_GT(t.evaluation, 0);
+  EXPECT_GT(t.model, 0);       // output.save: best
+  EXPECT_GT(t.checkpoint, 0);  // output.checkpoint
+  EXPECT_GT(t.reports, 0);     // metrics.jsonl
+  const double phases =
+      t.first_step + t.steps + t.evaluation + t.model + t.checkpoint + t.reports;
+  EXPECT_LE(phases, s->seconds + 1e-3);
+  EXPECT_GE(phases, 0.8 * s->seconds);
 }
 
 TEST(TrainLoop, RefusesToResumeAnotherRun) {
