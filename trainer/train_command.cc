@@ -140,11 +140,11 @@ int RunTrain(const std::vector<std::string>& args) {
                 static_cast<long long>(s.best_step));
   }
   const TrainSummary::Times& t = s.times;
-  std::printf("\ntime     setup %.2f s; first step %.2f s, steps %.2f s", t.setup, t.first_step,
-              t.steps);
+  std::printf("\ntime     setup %.2f s (model %.2f s, data %.2f s); first step %.2f s, steps %.2f s",
+              t.setup, t.setup_model, t.setup_data, t.first_step, t.steps);
   if (s.cuda_graphs > 0) std::printf(" (%.2f s of it capturing CUDA graphs)", t.captures);
-  std::printf(", evaluation %.2f s, model files %.2f s, checkpoints %.2f s, reports %.2f s",
-              t.evaluation, t.model, t.checkpoint, t.reports);
+  std::printf(", evaluation %.2f s, saving %.2f s, reports %.2f s", t.evaluation, t.saving,
+              t.reports);
   std::printf("\nmemory   peak %.2f GiB %s (estimate %.2f GiB)\n", GiB(s.peak_bytes),
               device.device.is_cuda() ? "allocated on the GPU" : "resident (whole process)",
               GiB(s.estimate_bytes));

@@ -113,11 +113,17 @@ absl::Status ParseTrain(const ConfigMap& m, TrainConfig* t) {
 }
 
 absl::Status ParseOutput(const ConfigMap& m, OutputConfig* out) {
-  RETURN_IF_ERROR(m.AllowOnly({"dir", "save", "checkpoint"}));
+  RETURN_IF_ERROR(m.AllowOnly({"dir", "save", "checkpoint", "checkpoint_every_s"}));
   RETURN_IF_ERROR(m.GetOptional("dir", &out->dir));
   if (out->dir.empty()) return m.Error("dir", "must not be empty");
   RETURN_IF_ERROR(m.GetEnum("save", {"best", "last", "none"}, &out->save));
   RETURN_IF_ERROR(m.GetOptional("checkpoint", &out->checkpoint));
+  RETURN_IF_ERROR(m.GetOptional("checkpoint_every_s", &out->checkpoint_every_s));
+  if (!(out->checkpoint_every_s >= 0)) {
+    return m.Error("checkpoint_every_s",
+                   absl::StrCat("must be >= 0 (0: at every evaluation), got ",
+                                out->checkpoint_every_s));
+  }
   return absl::OkStatus();
 }
 

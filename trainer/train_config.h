@@ -4,7 +4,7 @@
 //   model: {path: DIR, pooling: mean, max_seq_len: 128, dropout: 0.1}
 //   task: {type: sts, train: FILE, eval: FILE, format: stsb}
 //   train: {epochs: 1, max_steps: 0, batch_size: 32, lr: 2.0e-5, ...}
-//   output: {dir: runs/sbert, save: best, checkpoint: true}
+//   output: {dir: runs/sbert, save: best, checkpoint: true, checkpoint_every_s: 300}
 //
 // Parsing checks types and ranges only; whether the files exist is checked when training starts.
 #ifndef TUNEFLEET_TRAINER_TRAIN_CONFIG_H_
@@ -72,9 +72,11 @@ struct TrainConfig {
 struct OutputConfig {
   std::string dir = "runs/sbert";
   std::string save = "best";  // best | last | none: the model written to OUTPUT_DIR/model
-  // Write OUTPUT_DIR/checkpoint (model, head, optimizer, progress) at each evaluation and at the
-  // end, for `trainer train --resume`.
+  // Write OUTPUT_DIR/checkpoint (model, head, optimizer, progress) for `trainer train --resume`:
+  // at the end, and at an evaluation once checkpoint_every_s seconds have passed since the last
+  // one (or the start); 0: at every evaluation. A crash loses at most that much training.
   bool checkpoint = true;
+  double checkpoint_every_s = 300;
 };
 
 struct TrainerConfig {

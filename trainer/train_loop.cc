@@ -26,6 +26,7 @@
 #include "trainer/evaluator.h"
 #include "trainer/grad_clip.h"
 #include "trainer/grad_sync.h"
+#include "trainer/host_snapshot.h"
 #include "trainer/loss_scaler.h"
 #include "trainer/lr_schedule.h"
 #include "trainer/memory_estimate.h"
@@ -140,9 +141,18 @@ class Run {
   // allocate them inside a capture).
   bool Graphed();
   absl::Status EndOfLine(bool evaluate, bool last);
-  absl::Status SaveModel();
-  absl::Status SaveCheckpoint();
-  // Waits for the checkpoint in flight (counted as checkpoint time); its status.
+  // Holds the model as it is now (host copies) to be written as OUTPUT_DIR/model by the next
+  // Save(): a better model found before then replaces it unwritten.
+  absl::Status StageModel();
+  // On the background writer: the staged model, if any, then, when `checkpoint`,
+  // OUTPUT_DIR/checkpoint as it is now (from host copies). Waits only for the copies (and for
+  // the write before, whose error it returns).
+  absl::Status Save(bool checkpoint);
+  // Whether the run ends by writing the model: output.save last, or best with nothing to judge.
+  bool LastModelWanted() const {
+    return c_.output.save == "last" || (c_.output.save == "best" && eval_ == nullptr);
+  }
+  // Waits for the write in flight (counted as saving time); its status.
   absl::Status WaitForWriter();
   std::string Fingerprint() const;
   // Padding to multiples of 8 on GPUs (aligned tensor-core shapes, few distinct shapes).
@@ -172,9 +182,15 @@ class Run {
   std::unique_ptr<StepGraphs> step_graphs_;
   int64_t steps_run_ = 0;  // in this process
   std::unique_ptr<ProgressWatchdog> watchdog_;  // data parallel only
-  // Checkpoints reach the disk on a background thread (from host copies of the state), one at a
-  // time; the run waits for the last before it ends. Declared after what the jobs do not use.
-  BackgroundWriter checkpoint_writer_;
+  // The model and checkpoints reach the disk on a background thread, from host copies of the
+  // state, one write at a time; the run waits for the last before it ends.
+  HostSnapshot model_encoder_, model_head_;  // the staged model
+  HostSnapshot encoder_copy_, head_copy_, optimizer_copy_;  // the checkpoint
+  HostSnapshot::Tensors staged_encoder_, staged_head_;
+  bool model_staged_ = false;  // not yet handed to the writer
+  int64_t model_step_ = -1;    // the step of the model staged last
+  Clock::time_point last_checkpoint_;  // or the loop's start
+  BackgroundWriter writer_;  // after the buffers it reads: destroyed (waited for) first
   void Pet() {
     if (watchdog_ != nullptr) watchdog_->Pet();
   }
@@ -226,9 +242,12 @@ absl::Status Run::Setup() {
         c_.source, ": train.precision ", c_.train.precision, " needs a GPU (on ", device_.str(),
         " use bf16 or fp32)"));
   }
+  auto phase = Clock::now();
   ASSIGN_OR_RETURN(WordPieceTokenizer tokenizer,
                    WordPieceTokenizer::FromVocabFile(InFolder(c_.model.path, "vocab.txt")));
   ASSIGN_OR_RETURN(BertModel encoder, LoadEncoder(c_));
+  summary_.times.setup_model = SecondsSince(phase);
+  phase = Clock::now();
   const int64_t max_len = std::min<int64_t>(c_.model.max_seq_len,
                                             encoder->config().max_position_embeddings);
   ASSIGN_OR_RETURN(std::vector<Example> train_rows, ReadDataset(c_.task.train, c_.task.format));
@@ -244,6 +263,7 @@ absl::Status Run::Setup() {
     eval_ = std::make_unique<TaskData>(std::move(eval));
     num_labels = std::max(num_labels, eval_->num_labels());
   }
+  summary_.times.setup_data = SecondsSince(phase);
   if (c_.task.num_labels > 0) {
     if (num_labels > c_.task.num_labels && HasClassifier(type_)) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -478,6 +498,7 @@ absl::Status Run::Loop() {
   }
   NewEpochOrder();
   line_start_ = Clock::now();
+  last_checkpoint_ = line_start_;
   while (step_ < total_steps_) {
     if (batch_in_epoch_ >= batches_per_epoch_) {
       ++epoch_;
@@ -542,18 +563,16 @@ absl::Status Run::Loop() {
                 static_cast<long long>(step_graphs_->captured()), step_graphs_->capture_seconds(),
                 step_graphs_->instantiate_seconds());
   }
-  if (rank_ == 0 && (c_.output.save == "last" || (c_.output.save == "best" && eval_ == nullptr))) {
-    const auto start = Clock::now();
-    RETURN_IF_ERROR(SaveModel());
-    summary_.times.model += SecondsSince(start);
-  }
+  // Stopped by the pruner: the last line was not the planned last step's.
+  if (rank_ == 0 && LastModelWanted() && model_step_ != step_) RETURN_IF_ERROR(StageModel());
+  if (model_staged_) RETURN_IF_ERROR(Save(/*checkpoint=*/false));
   return WaitForWriter();
 }
 
 absl::Status Run::WaitForWriter() {
   const auto start = Clock::now();
-  absl::Status s = checkpoint_writer_.Wait();
-  summary_.times.checkpoint += SecondsSince(start);
+  absl::Status s = writer_.Wait();
+  summary_.times.saving += SecondsSince(start);
   return s;
 }
 
@@ -611,13 +630,10 @@ absl::Status Run::EndOfLine(bool evaluate, bool last) {
     if (std::isfinite(primary) && (!std::isfinite(best_) || primary > best_)) {
       best_ = primary;
       best_step_ = step_;
-      if (c_.output.save == "best" && rank_ == 0) {
-        const auto start = Clock::now();
-        RETURN_IF_ERROR(SaveModel());
-        summary_.times.model += SecondsSince(start);
-      }
+      if (c_.output.save == "best" && rank_ == 0) RETURN_IF_ERROR(StageModel());
     }
   }
+  if (last && LastModelWanted() && rank_ == 0) RETURN_IF_ERROR(StageModel());
   std::fflush(stdout);
   Pet();
   summary_.last_metrics = values;
@@ -625,11 +641,10 @@ absl::Status Run::EndOfLine(bool evaluate, bool last) {
     const auto log_start = Clock::now();
     RETURN_IF_ERROR(log_.Append(step_, values));
     summary_.times.reports += SecondsSince(log_start);
-    if (c_.output.checkpoint && (evaluate || last)) {
-      const auto start = Clock::now();
-      RETURN_IF_ERROR(SaveCheckpoint());
-      summary_.times.checkpoint += SecondsSince(start);
-    }
+    const bool checkpoint =
+        c_.output.checkpoint &&
+        (last || (evaluate && SecondsSince(last_checkpoint_) >= c_.output.checkpoint_every_s));
+    if (checkpoint || (last && model_staged_)) RETURN_IF_ERROR(Save(checkpoint));
   }
   const auto report_start = Clock::now();
   loss_sum_ = torch::Tensor();
@@ -658,51 +673,70 @@ absl::Status Run::EndOfLine(bool evaluate, bool last) {
   return absl::OkStatus();
 }
 
-absl::Status Run::SaveModel() {
-  const std::string dir = InFolder(c_.output.dir, "model");
+absl::Status Run::StageModel() {
+  const auto start = Clock::now();
+  RETURN_IF_ERROR(writer_.Wait());  // it may be reading the staged buffers
+  staged_encoder_ = model_encoder_.Copy(BertStateDict(model_->bert()));
+  staged_head_ = model_head_.Copy(model_->HeadStateDict());
+  model_staged_ = true;
+  model_step_ = step_;
+  summary_.times.saving += SecondsSince(start);
+  return absl::OkStatus();
+}
+
+absl::Status Run::Save(bool checkpoint) {
+  const auto start = Clock::now();
+  // The writer may still read the buffers: it finishes first. Then host copies (the training
+  // goes on changing the live tensors) and the files on the background thread.
+  RETURN_IF_ERROR(writer_.Wait());
+  const bool model = model_staged_;
+  model_staged_ = false;
+  const BertConfig config = model_->bert()->config();
+  TrainStateFiles state;
+  if (checkpoint) {
+    state.config = config;
+    if (model && model_step_ == step_) {  // the same weights: copied once
+      state.encoder = staged_encoder_;
+      state.head = staged_head_;
+    } else {
+      state.encoder = encoder_copy_.Copy(BertStateDict(model_->bert()));
+      state.head = head_copy_.Copy(model_->HeadStateDict());
+    }
+    state.optimizer = optimizer_copy_.Copy(optimizer_->StateDict());
+    TrainProgress& p = state.progress;
+    p.step = step_;
+    p.epoch = epoch_;
+    p.batch_in_epoch = batch_in_epoch_;
+    p.best = best_;
+    p.best_step = best_step_;
+    p.loss_scale = precision_ == Precision::kFp16 ? scaler_.scale() : 0.0;
+    p.scaler_good_steps = scaler_.good_steps();
+    p.scaler_skipped = scaler_.skipped_steps();
+    p.fingerprint = Fingerprint();
+    last_checkpoint_ = Clock::now();
+  }
   CheckpointSaveOptions options;
   options.source_dir = c_.model.path;
   options.pooling = c_.model.pooling;
   options.max_seq_length = c_.model.max_seq_len;
-  RETURN_IF_ERROR(SaveBertModel(model_->bert(), dir, options));
-  const auto head = model_->HeadStateDict();
-  if (!head.empty()) {
-    std::map<std::string, torch::Tensor> cpu;
-    for (const auto& [k, v] : head) cpu[k] = v.detach().to(torch::kCPU).contiguous();
-    RETURN_IF_ERROR(WriteSafetensors(InFolder(dir, "head.safetensors"), cpu));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status Run::SaveCheckpoint() {
-  // A host copy of everything (the training goes on changing the live tensors), then the files
-  // on the background thread: the loop waits only for the copy.
-  const auto copy = [](const std::map<std::string, torch::Tensor>& in) {
-    std::map<std::string, torch::Tensor> out;
-    for (const auto& [k, v] : in) {
-      out[k] = v.detach().to(torch::kCPU, /*non_blocking=*/false, /*copy=*/true).contiguous();
+  using Tensors = HostSnapshot::Tensors;
+  const Tensors encoder = model ? staged_encoder_ : Tensors();
+  const Tensors head = model ? staged_head_ : Tensors();
+  absl::Status started = writer_.Start([model, checkpoint, config, encoder, head, options,
+                                        state = std::move(state), dir = c_.output.dir,
+                                        source = c_.model.path]() -> absl::Status {
+    if (model) {  // first: a checkpoint's best must be on disk with it
+      const std::string model_dir = InFolder(dir, "model");
+      RETURN_IF_ERROR(SaveBertCheckpoint(model_dir, config, encoder, options));
+      if (!head.empty()) {
+        RETURN_IF_ERROR(WriteSafetensors(InFolder(model_dir, "head.safetensors"), head));
+      }
     }
-    return out;
-  };
-  TrainStateFiles state;
-  state.config = model_->bert()->config();
-  state.encoder = copy(BertStateDict(model_->bert()));
-  state.head = copy(model_->HeadStateDict());
-  state.optimizer = copy(optimizer_->StateDict());
-  TrainProgress& p = state.progress;
-  p.step = step_;
-  p.epoch = epoch_;
-  p.batch_in_epoch = batch_in_epoch_;
-  p.best = best_;
-  p.best_step = best_step_;
-  p.loss_scale = precision_ == Precision::kFp16 ? scaler_.scale() : 0.0;
-  p.scaler_good_steps = scaler_.good_steps();
-  p.scaler_skipped = scaler_.skipped_steps();
-  p.fingerprint = Fingerprint();
-  return checkpoint_writer_.Start(
-      [dir = c_.output.dir, source = c_.model.path, state = std::move(state)] {
-        return SaveTrainState(dir, state, source);
-      });
+    if (checkpoint) RETURN_IF_ERROR(SaveTrainState(dir, state, source));
+    return absl::OkStatus();
+  });
+  summary_.times.saving += SecondsSince(start);
+  return started;
 }
 
 }  // namespace

@@ -64,12 +64,13 @@ struct TrainSummary {
   // for where the loss is read (each log line), so the GPU's time lands there.
   struct Times {
     double setup = 0;
+    double setup_model = 0;  // of `setup`: reading the model folder (vocabulary and weights)
+    double setup_data = 0;   // of `setup`: reading and tokenizing the training and eval sets
     double first_step = 0;   // the first step: CUDA, cuBLAS and allocator warm-up
     double steps = 0;        // the other steps, captures included
     double captures = 0;     // of `steps`: recording CUDA graphs (eager speed)
     double evaluation = 0;
-    double model = 0;        // the best / last model's files (the part the loop waited for)
-    double checkpoint = 0;   // checkpoints: host copies, and waits for the background writer
+    double saving = 0;       // the model's and checkpoints' host copies, waits for their writes
     double reports = 0;      // metrics.jsonl, reports to hpo, agreeing on a stop across ranks
   } times;
 };

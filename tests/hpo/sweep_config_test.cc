@@ -87,7 +87,8 @@ TEST(SweepConfigTest, ShippedConfigsParse) {
   ASSERT_TRUE(lr.ok()) << lr.status();
   EXPECT_FALSE(lr->trainer.synthetic);
   EXPECT_EQ(lr->trainer.config, "configs/sbert_stsb.yaml");
-  EXPECT_EQ(lr->trainer.overrides, std::vector<std::string>{"train.epochs=1"});
+  EXPECT_EQ(lr->trainer.overrides,
+            (std::vector<std::string>{"train.epochs=1", "output.checkpoint=false"}));
   auto synthetic = LoadSweepConfig("configs/synthetic.yaml");
   ASSERT_TRUE(synthetic.ok()) << synthetic.status();
   EXPECT_TRUE(synthetic->trainer.synthetic);

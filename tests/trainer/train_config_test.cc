@@ -41,16 +41,20 @@ TEST(TrainerConfigTest, BaseParsesWithDefaults) {
   EXPECT_EQ(c->train.schedule, "linear");  // default
   EXPECT_DOUBLE_EQ(c->train.max_grad_norm, 1.0);
   EXPECT_EQ(c->output.save, "best");
+  EXPECT_TRUE(c->output.checkpoint);                    // default
+  EXPECT_DOUBLE_EQ(c->output.checkpoint_every_s, 300);  // default
 }
 
 TEST(TrainerConfigTest, OverridesLikeLightning) {
   auto c = LoadTrainerConfig(Write(0, ""), {"train.lr=3e-5", "train.precision=fp32",
-                                            "model.pooling=cls", "train.shuffle=false"});
+                                            "model.pooling=cls", "train.shuffle=false",
+                                            "output.checkpoint_every_s=0.5"});
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_DOUBLE_EQ(c->train.lr, 3e-5);
   EXPECT_EQ(c->train.precision, "fp32");
   EXPECT_EQ(c->model.pooling, "cls");
   EXPECT_FALSE(c->train.shuffle);
+  EXPECT_DOUBLE_EQ(c->output.checkpoint_every_s, 0.5);
 }
 
 TEST(TrainerConfigTest, ShippedConfigParses) {
@@ -115,6 +119,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{9, "  ddp_bucket_mb: 0", 9, "train.ddp_bucket_mb: must be in [1, 4096], got 0"},
         BadCase{10, "output: {dir: runs/x, save: sometimes}", 10,
                 "output.save: expected one of best, last, none; got 'sometimes'"},
+        BadCase{10, "output: {dir: runs/x, checkpoint_every_s: -5}", 10,
+                "output.checkpoint_every_s: must be >= 0 (0: at every evaluation), got -5"},
+        BadCase{10, "output: {dir: runs/x, checkpoint_every: 5}", 10,
+                "output.checkpoint_every: unknown key; expected one of: dir, save, checkpoint, "
+                "checkpoint_every_s"},
         BadCase{10, "optimizer: adamw", 10,
                 "optimizer: unknown key; expected one of: model, task, train, output"}));
 

@@ -3,8 +3,9 @@
 //     metrics.jsonl and the same weights, bit for bit, as the run that was never interrupted
 //     (fp32, dropout 0, shuffled epochs, gradient accumulation, a linear schedule with warm-up);
 //     resuming with another batch size is refused, naming the checkpoint;
+//   - checkpoints at most every output.checkpoint_every_s, and at the end;
 //   - evaluation lines and the best model: eval/spearman at every eval_every_steps and at the
-//     end, the saved model is the best one;
+//     end, the saved model holds the best step's weights; the time line's phases add up;
 //   - bad input: a missing data file, an empty one, rows lacking columns, a head file of the
 //     wrong shape, fp16 on the CPU: each a clear error naming the file, never a crash.
 #include <cmath>
@@ -59,6 +60,7 @@ TrainerConfig SmallSts(const std::string& out) {
   c.train.log_every_steps = 5;
   c.output.dir = out;
   c.output.save = "best";
+  c.output.checkpoint_every_s = 0;  // a checkpoint at every evaluation
   return c;
 }
 
@@ -110,8 +112,15 @@ TEST(TrainLoop, ResumedRunEqualsUninterruptedRun) {
   }
 }
 
+// lr 3e-3 overshoots: the best evaluation comes before the last.
+TrainerConfig OvershootingSts(const std::string& out) {
+  TrainerConfig c = SmallSts(out);
+  c.train.lr = 3e-3;
+  return c;
+}
+
 TEST(TrainLoop, EvaluatesOnScheduleAndKeepsTheBestModel) {
-  const TrainerConfig c = SmallSts(TempDir("evals"));
+  const TrainerConfig c = OvershootingSts(TempDir("evals"));
   TrainOptions quiet;
   quiet.quiet = true;
   auto s = RunTraining(c, quiet);
@@ -137,21 +146,53 @@ TEST(TrainLoop, EvaluatesOnScheduleAndKeepsTheBestModel) {
   auto model = LoadBertCheckpoint(c.output.dir + "/model");
   ASSERT_TRUE(model.ok()) << model.status();
   EXPECT_EQ(model->pooling, "mean");
+  // The model holds the weights of the best step, bit for bit (written in the background while
+  // the training went on): the checkpoint of a run stopped at that step holds the same.
+  const TrainerConfig until_best = OvershootingSts(TempDir("until-best"));
+  TrainOptions stop_at_best = quiet;
+  ASSERT_LT(best_step, 40);  // (lr 3e-3: the last evaluation is not the best)
+  stop_at_best.interrupt_after_steps = best_step;
+  ASSERT_TRUE(RunTraining(until_best, stop_at_best).ok());
+  auto at_best = LoadBertCheckpoint(until_best.output.dir + "/checkpoint");
+  ASSERT_TRUE(at_best.ok()) << at_best.status();
+  ASSERT_EQ(model->tensors.size(), at_best->tensors.size());
+  for (const auto& [name, t] : at_best->tensors) {
+    EXPECT_TRUE(torch::equal(model->tensors.at(name), t)) << name;
+  }
 
   // Where the time went: every phase was timed, and the phases make up the loop's time.
   const TrainSummary::Times& t = s->times;
-  EXPECT_GT(t.setup, 0);
+  EXPECT_GT(t.setup_model, 0);
+  EXPECT_GT(t.setup_data, 0);
+  EXPECT_GE(t.setup, t.setup_model + t.setup_data);
   EXPECT_GT(t.first_step, 0);
   EXPECT_GT(t.steps, 0);
   EXPECT_EQ(t.captures, 0);  // no graphs on the CPU
   EXPECT_GT(t.evaluation, 0);
-  EXPECT_GT(t.model, 0);       // output.save: best
-  EXPECT_GT(t.checkpoint, 0);  // output.checkpoint
-  EXPECT_GT(t.reports, 0);     // metrics.jsonl
-  const double phases =
-      t.first_step + t.steps + t.evaluation + t.model + t.checkpoint + t.reports;
+  EXPECT_GT(t.saving, 0);   // output.save: best, output.checkpoint
+  EXPECT_GT(t.reports, 0);  // metrics.jsonl
+  const double phases = t.first_step + t.steps + t.evaluation + t.saving + t.reports;
   EXPECT_LE(phases, s->seconds + 1e-3);
   EXPECT_GE(phases, 0.8 * s->seconds);
+}
+
+TEST(TrainLoop, CheckpointsNoMoreOftenThanCheckpointEverySeconds) {
+  TrainOptions quiet;
+  quiet.quiet = true;
+  TrainerConfig c = SmallSts(TempDir("cadence"));
+  c.output.checkpoint_every_s = 3600;
+  TrainOptions interrupted = quiet;
+  interrupted.interrupt_after_steps = 33;  // past evaluations at 15 and 30, within the hour
+  ASSERT_TRUE(RunTraining(c, interrupted).ok());
+  EXPECT_FALSE(PathExists(c.output.dir + "/checkpoint"));
+  EXPECT_EQ(Lines(c.output.dir + "/metrics.jsonl").size(), 6u);  // the lines up to step 30
+
+  // To the end: one checkpoint, the last step's, and the best model beside it.
+  ASSERT_TRUE(RunTraining(c, quiet).ok());
+  std::ifstream in(c.output.dir + "/checkpoint/trainer_state.json");
+  ASSERT_TRUE(in.good());
+  EXPECT_EQ(Json::parse(in)["step"].get<int64_t>(), 40);
+  EXPECT_TRUE(PathExists(c.output.dir + "/model/model.safetensors"));
 }
 
 TEST(TrainLoop, RefusesToResumeAnotherRun) {
