@@ -54,15 +54,35 @@ torch::Tensor Activate(const torch::Tensor& x, const std::string& act) {
   return torch::silu(x);  // silu, swish (ParseBertConfig admits nothing else)
 }
 
+}  // namespace
+
+// torch::nn::Linear's parameters and forward, without its constructor's kaiming init: the
+// weights are left uninitialized here and set by BertModelImpl (transformers' init) or by
+// LoadBertWeights, so loading a checkpoint draws no random numbers (1 s for BERT-base).
+class BertDenseImpl : public torch::nn::Module {
+ public:
+  BertDenseImpl(int64_t in, int64_t out) {
+    weight = register_parameter("weight", torch::empty({out, in}));
+    bias = register_parameter("bias", torch::empty({out}));
+  }
+  torch::Tensor forward(const torch::Tensor& x) { return torch::linear(x, weight, bias); }
+  torch::Tensor weight, bias;
+};
+
+namespace {
+
+using Dense = std::shared_ptr<BertDenseImpl>;
+Dense MakeDense(int64_t in, int64_t out) { return std::make_shared<BertDenseImpl>(in, out); }
+
 class SelfAttentionImpl : public torch::nn::Module {
  public:
   explicit SelfAttentionImpl(const BertConfig& c)
       : heads_(c.num_attention_heads),
         head_dim_(c.hidden_size / c.num_attention_heads),
         dropout_(c.attention_probs_dropout_prob) {
-    query_ = register_module("query", torch::nn::Linear(c.hidden_size, c.hidden_size));
-    key_ = register_module("key", torch::nn::Linear(c.hidden_size, c.hidden_size));
-    value_ = register_module("value", torch::nn::Linear(c.hidden_size, c.hidden_size));
+    query_ = register_module("query", MakeDense(c.hidden_size, c.hidden_size));
+    key_ = register_module("key", MakeDense(c.hidden_size, c.hidden_size));
+    value_ = register_module("value", MakeDense(c.hidden_size, c.hidden_size));
   }
 
   void set_fused_qkv(bool on) { fused_qkv_ = on; }
@@ -85,9 +105,9 @@ class SelfAttentionImpl : public torch::nn::Module {
       k = parts[1].transpose(1, 2);
       v = parts[2].transpose(1, 2);
     } else {
-      q = heads(query_(x));
-      k = heads(key_(x));
-      v = heads(value_(x));
+      q = heads(query_->forward(x));
+      k = heads(key_->forward(x));
+      v = heads(value_->forward(x));
     }
     // No mask: nothing is padded (transformers drops an all-ones mask too), so SDPA may pick
     // the flash kernel.
@@ -112,25 +132,25 @@ class SelfAttentionImpl : public torch::nn::Module {
   int64_t head_dim_;
   double dropout_;
   bool fused_qkv_ = true;
-  torch::nn::Linear query_{nullptr}, key_{nullptr}, value_{nullptr};
+  Dense query_, key_, value_;
 };
 
 // dense -> dropout -> + residual -> LayerNorm (BertSelfOutput and BertOutput).
 class ResidualNormImpl : public torch::nn::Module {
  public:
   ResidualNormImpl(int64_t in, int64_t out, double eps, double dropout) : dropout_(dropout) {
-    dense_ = register_module("dense", torch::nn::Linear(in, out));
+    dense_ = register_module("dense", MakeDense(in, out));
     norm_ = register_module("LayerNorm",
                             torch::nn::LayerNorm(torch::nn::LayerNormOptions({out}).eps(eps)));
   }
 
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& residual) {
-    return norm_(torch::dropout(dense_(x), dropout_, is_training()) + residual);
+    return norm_(torch::dropout(dense_->forward(x), dropout_, is_training()) + residual);
   }
 
  private:
   double dropout_;
-  torch::nn::Linear dense_{nullptr};
+  Dense dense_;
   torch::nn::LayerNorm norm_{nullptr};
 };
 
@@ -174,7 +194,7 @@ class BertLayerImpl : public torch::nn::Module {
     attention_output_ = attention->register_module(
         "output", std::make_shared<ResidualNormImpl>(h, h, c.layer_norm_eps, c.hidden_dropout_prob));
     auto intermediate = register_module("intermediate", std::make_shared<torch::nn::Module>());
-    intermediate_ = intermediate->register_module("dense", torch::nn::Linear(h, inner));
+    intermediate_ = intermediate->register_module("dense", MakeDense(h, inner));
     output_ = register_module("output", std::make_shared<ResidualNormImpl>(
                                             inner, h, c.layer_norm_eps, c.hidden_dropout_prob));
   }
@@ -183,14 +203,14 @@ class BertLayerImpl : public torch::nn::Module {
 
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& mask) {
     const torch::Tensor a = attention_output_->forward(self_->forward(x, mask), x);
-    return output_->forward(Activate(intermediate_(a), act_), a);
+    return output_->forward(Activate(intermediate_->forward(a), act_), a);
   }
 
  private:
   std::string act_;
   std::shared_ptr<SelfAttentionImpl> self_;
   std::shared_ptr<ResidualNormImpl> attention_output_;
-  torch::nn::Linear intermediate_{nullptr};
+  Dense intermediate_;
   std::shared_ptr<ResidualNormImpl> output_;
 };
 
@@ -244,7 +264,8 @@ struct CheckpointedLayer : public torch::autograd::Function<CheckpointedLayer> {
 
 }  // namespace
 
-BertModelImpl::BertModelImpl(const BertConfig& config, bool add_pooling_layer) : config_(config) {
+BertModelImpl::BertModelImpl(const BertConfig& config, bool add_pooling_layer, bool init_weights)
+    : config_(config) {
   embeddings_ = register_module("embeddings", std::make_shared<BertEmbeddingsImpl>(config));
   auto encoder = register_module("encoder", std::make_shared<torch::nn::Module>());
   auto layers = encoder->register_module("layer", torch::nn::ModuleList());
@@ -255,12 +276,13 @@ BertModelImpl::BertModelImpl(const BertConfig& config, bool add_pooling_layer) :
   if (add_pooling_layer) {
     auto pooler = register_module("pooler", std::make_shared<torch::nn::Module>());
     pooler_dense_ = pooler->register_module(
-        "dense", std::make_shared<torch::nn::LinearImpl>(config.hidden_size, config.hidden_size));
+        "dense", std::make_shared<BertDenseImpl>(config.hidden_size, config.hidden_size));
   }
+  if (!init_weights) return;
   // transformers' _init_weights.
   torch::NoGradGuard no_grad;
   for (const auto& m : modules(/*include_self=*/false)) {
-    if (auto* linear = m->as<torch::nn::Linear>()) {
+    if (auto* linear = m->as<BertDenseImpl>()) {
       linear->weight.normal_(0.0, kInitializerRange);
       linear->bias.zero_();
     } else if (auto* embedding = m->as<torch::nn::Embedding>()) {
@@ -333,7 +355,10 @@ absl::StatusOr<BertOutput> BertForward(BertModel& model, const torch::Tensor& in
   }
 }
 
-absl::Status LoadBertWeights(BertModel& model, const std::map<std::string, torch::Tensor>& tensors) {
+namespace {
+
+absl::Status LoadWeights(BertModel& model, const std::map<std::string, torch::Tensor>& tensors,
+                         bool adopt) {
   std::vector<std::string> missing, unexpected;
   try {
     torch::NoGradGuard no_grad;
@@ -350,7 +375,13 @@ absl::Status LoadBertWeights(BertModel& model, const std::map<std::string, torch
             absl::StrJoin(it->second.sizes(), ", "), "], the model needs [",
             absl::StrJoin(item.value().sizes(), ", "), "]"));
       }
-      item.value().copy_(it->second);
+      const torch::Tensor& t = it->second;
+      torch::Tensor p = item.value();  // a handle: set_data changes the parameter itself
+      if (adopt && t.is_contiguous() && t.device() == p.device() && t.dtype() == p.dtype()) {
+        p.set_data(t);
+      } else {
+        p.copy_(t);
+      }
     }
     for (const auto& [name, tensor] : tensors) {
       if (params.find(name) == nullptr) unexpected.push_back(name);
@@ -367,6 +398,17 @@ absl::Status LoadBertWeights(BertModel& model, const std::map<std::string, torch
   return absl::OkStatus();
 }
 
+}  // namespace
+
+absl::Status LoadBertWeights(BertModel& model, const std::map<std::string, torch::Tensor>& tensors) {
+  return LoadWeights(model, tensors, /*adopt=*/false);
+}
+
+absl::Status LoadBertWeights(BertModel& model, std::map<std::string, torch::Tensor>&& tensors) {
+  std::map<std::string, torch::Tensor> owned = std::move(tensors);
+  return LoadWeights(model, owned, /*adopt=*/true);
+}
+
 std::map<std::string, torch::Tensor> BertStateDict(const BertModel& model) {
   std::map<std::string, torch::Tensor> out;
   for (const auto& item : model->named_parameters(/*recurse=*/true)) out[item.key()] = item.value();
@@ -376,14 +418,14 @@ std::map<std::string, torch::Tensor> BertStateDict(const BertModel& model) {
 absl::StatusOr<BertModel> LoadBertModel(const std::string& dir, BertCheckpoint* info) {
   ASSIGN_OR_RETURN(BertCheckpoint checkpoint, LoadBertCheckpoint(dir));
   try {
-    BertModel model(checkpoint.config, checkpoint.has_pooler);
+    BertModel model(checkpoint.config, checkpoint.has_pooler, /*init_weights=*/false);
     if (!checkpoint.has_pooler) {
       TF_LOG(WARNING) << dir << " has no pooler weights: the model has no pooler";
       for (auto it = checkpoint.tensors.begin(); it != checkpoint.tensors.end();) {
         it = absl::StartsWith(it->first, "pooler.") ? checkpoint.tensors.erase(it) : std::next(it);
       }
     }
-    absl::Status s = LoadBertWeights(model, checkpoint.tensors);
+    absl::Status s = LoadBertWeights(model, std::move(checkpoint.tensors));
     if (!s.ok()) return absl::Status(s.code(), absl::StrCat(dir, ": ", s.message()));
     model->eval();
     if (info != nullptr) {

@@ -35,12 +35,18 @@ struct BertOutput {
   torch::Tensor pooler_output;      // [B, H]; undefined when the model has no pooler
 };
 
+class BertDenseImpl;
 class BertEmbeddingsImpl;
 class BertLayerImpl;
 
 class BertModelImpl : public torch::nn::Module {
  public:
-  explicit BertModelImpl(const BertConfig& config, bool add_pooling_layer = true);
+  // `init_weights`: initialize the weights as transformers does (normal(0, 0.02), biases 0,
+  // LayerNorm 1 / 0); false when they are about to be overwritten (LoadBertWeights): the dense
+  // layers' weights (85M of BERT-base's 110M) are then left uninitialized, which saves about a
+  // second of random numbers on the CPU.
+  explicit BertModelImpl(const BertConfig& config, bool add_pooling_layer = true,
+                         bool init_weights = true);
 
   // int64 [B, T] each; token_type_ids and attention_mask may be undefined (zeros / all ones:
   // without a mask nothing is masked, and the attention may use the flash kernel).
@@ -62,7 +68,7 @@ class BertModelImpl : public torch::nn::Module {
   bool gradient_checkpointing_ = false;
   std::shared_ptr<BertEmbeddingsImpl> embeddings_;
   std::vector<std::shared_ptr<BertLayerImpl>> layers_;
-  std::shared_ptr<torch::nn::LinearImpl> pooler_dense_;
+  std::shared_ptr<BertDenseImpl> pooler_dense_;
 };
 TORCH_MODULE(BertModel);
 
@@ -75,6 +81,10 @@ absl::StatusOr<BertOutput> BertForward(BertModel& model, const torch::Tensor& in
 // Copies `tensors` (BertModel names) into the model's parameters. Every parameter must be given
 // with its shape, and every tensor must name a parameter.
 absl::Status LoadBertWeights(BertModel& model, const std::map<std::string, torch::Tensor>& tensors);
+// The same, but the model takes over the tensors that need no conversion (contiguous, on the
+// parameter's device, of its dtype) instead of copying them: for tensors read for this model
+// alone (a checkpoint just loaded), it saves a copy of the weights into freshly faulted memory.
+absl::Status LoadBertWeights(BertModel& model, std::map<std::string, torch::Tensor>&& tensors);
 
 // The parameters by name (the tensors themselves, not copies).
 std::map<std::string, torch::Tensor> BertStateDict(const BertModel& model);

@@ -60,13 +60,13 @@ absl::StatusOr<BertModel> LoadEncoder(const TrainerConfig& config) {
   BertConfig bert = checkpoint.config;
   bert.hidden_dropout_prob = config.model.dropout;
   bert.attention_probs_dropout_prob = config.model.dropout;
-  BertModel model(bert, checkpoint.has_pooler);
+  BertModel model(bert, checkpoint.has_pooler, /*init_weights=*/false);  // all loaded below
   if (!checkpoint.has_pooler) {
     for (auto it = checkpoint.tensors.begin(); it != checkpoint.tensors.end();) {
       it = absl::StartsWith(it->first, "pooler.") ? checkpoint.tensors.erase(it) : std::next(it);
     }
   }
-  absl::Status s = LoadBertWeights(model, checkpoint.tensors);
+  absl::Status s = LoadBertWeights(model, std::move(checkpoint.tensors));
   if (!s.ok()) return absl::Status(s.code(), absl::StrCat(config.model.path, ": ", s.message()));
   return model;
 }

@@ -213,6 +213,51 @@ TEST(BertModelTest, SaveAndLoadAgainGivesTheSameOutputs) {
   for (const auto& [name, t] : a) EXPECT_TRUE(torch::equal(t, b.at(name))) << name;
 }
 
+// Loading from a map the caller gives up takes the tensors over (no copy) where they fit, and
+// copies the others; loading from a map the caller keeps always copies, so two models loaded
+// from it share nothing. A model built uninitialized and loaded computes what a loaded one does.
+TEST(BertModelTest, LoadingTakesOverGivenUpTensorsAndCopiesKeptOnes) {
+  const auto reference = BertStateDict(Model());
+  std::map<std::string, torch::Tensor> kept;
+  for (const auto& [name, t] : reference) kept[name] = t.clone();
+  BertModel copied(Model()->config(), true, /*init_weights=*/false);
+  ASSERT_TRUE(LoadBertWeights(copied, kept).ok());
+
+  std::map<std::string, torch::Tensor> given;
+  for (const auto& [name, t] : reference) given[name] = t.clone();
+  given["embeddings.LayerNorm.weight"] = given["embeddings.LayerNorm.weight"].to(torch::kDouble);
+  given["encoder.layer.0.attention.self.query.weight"] =
+      given["encoder.layer.0.attention.self.query.weight"].t().contiguous().t();  // strided
+  std::map<std::string, const void*> where;
+  for (const auto& [name, t] : given) where[name] = t.data_ptr();
+  BertModel adopted(Model()->config(), true, /*init_weights=*/false);
+  ASSERT_TRUE(LoadBertWeights(adopted, std::move(given)).ok());
+
+  const auto a = BertStateDict(adopted), c = BertStateDict(copied);
+  for (const auto& [name, t] : reference) {
+    EXPECT_TRUE(torch::equal(a.at(name), t)) << name;
+    EXPECT_TRUE(torch::equal(c.at(name), t)) << name;
+    EXPECT_NE(c.at(name).data_ptr(), kept.at(name).data_ptr()) << name;
+    const bool converted = name == "embeddings.LayerNorm.weight" ||
+                           name == "encoder.layer.0.attention.self.query.weight";
+    EXPECT_EQ(a.at(name).data_ptr() == where.at(name), !converted) << name;
+    EXPECT_EQ(a.at(name).scalar_type(), torch::kFloat) << name;
+    EXPECT_TRUE(a.at(name).requires_grad()) << name;
+  }
+  torch::NoGradGuard no_grad;
+  adopted->eval();  // as Model() is: no dropout
+  const torch::Tensor ids = torch::tensor({{101, 7592, 2088, 102}}, torch::kLong);
+  auto x = BertForward(adopted, ids, {}, {});
+  auto y = BertForward(Model(), ids, {}, {});
+  ASSERT_TRUE(x.ok() && y.ok());
+  EXPECT_TRUE(torch::equal(x->last_hidden_state, y->last_hidden_state));
+  // A missing weight is still an error: nothing uninitialized is left in a loaded model.
+  std::map<std::string, torch::Tensor> short_one = kept;
+  short_one.erase("encoder.layer.1.output.dense.weight");
+  BertModel partial(Model()->config(), true, /*init_weights=*/false);
+  EXPECT_FALSE(LoadBertWeights(partial, std::move(short_one)).ok());
+}
+
 TEST(BertModelTest, CheckpointWithoutPoolerGivesModelWithoutPooler) {
   const std::string dir = ::testing::TempDir() + "/bert_no_pooler";
   auto tensors = BertStateDict(Model());
