@@ -148,14 +148,22 @@ double Since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
+// Memory segments (cudaMalloc calls) the caching allocator has made on `device` so far.
+int64_t SegmentsAllocated(const torch::Device& device) {
+  return c10::cuda::CUDACachingAllocator::getDeviceStats(device.index()).segment[0].allocated;
+}
+
 }  // namespace
 
 torch::Tensor StepGraphs::Capture(Graph& g, const std::function<torch::Tensor()>& fn) {
+  const int64_t segments = SegmentsAllocated(device_);
   // Relaxed: under DDP, NCCL's threads make CUDA calls while this one captures.
   g.graph.capture_begin(pool_->id, cudaStreamCaptureModeRelaxed);
   torch::Tensor out;
   try {
+    const auto record = std::chrono::steady_clock::now();
     out = fn();
+    record_seconds_ += Since(record);
   } catch (...) {
     try {
       g.graph.capture_end();
@@ -166,6 +174,7 @@ torch::Tensor StepGraphs::Capture(Graph& g, const std::function<torch::Tensor()>
   const auto end = std::chrono::steady_clock::now();
   g.graph.capture_end();
   instantiate_seconds_ += Since(end);
+  capture_segments_ += SegmentsAllocated(device_) - segments;
   return out;
 }
 

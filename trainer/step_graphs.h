@@ -80,9 +80,13 @@ class StepGraphs {
 
   // Graphs captured so far (micro-step keys + the update graph).
   int64_t captured() const;
-  // Seconds spent capturing them, and of those in capture_end (CUDA's graph instantiation).
+  // Seconds spent capturing them; of those, recording the step's work (the host launching it
+  // into the capture) and in capture_end (CUDA's graph instantiation); and the memory segments
+  // (cudaMalloc calls) the captures made for their pool.
   double capture_seconds() const { return capture_seconds_; }
+  double record_seconds() const { return record_seconds_; }
   double instantiate_seconds() const { return instantiate_seconds_; }
+  int64_t capture_segments() const { return capture_segments_; }
 
   // `batch` with both texts of a pair padded to the longer one's length (mask 0, ids 0).
   static TaskBatch PadPairToCommonLength(const TaskBatch& batch);
@@ -101,7 +105,9 @@ class StepGraphs {
   std::unique_ptr<Graph> update_graph_;
   torch::Tensor lr_;
   double capture_seconds_ = 0;
+  double record_seconds_ = 0;
   double instantiate_seconds_ = 0;
+  int64_t capture_segments_ = 0;
 };
 
 }  // namespace trainer

@@ -559,9 +559,11 @@ absl::Status Run::Loop() {
     }
   }
   if (step_graphs_ != nullptr && !quiet_) {
-    std::printf("graphs   %lld CUDA graphs captured in %.2f s (%.2f s of it instantiating)\n",
+    std::printf("graphs   %lld CUDA graphs captured in %.2f s (recording %.2f s, instantiating "
+                "%.2f s; %lld new memory segments)\n",
                 static_cast<long long>(step_graphs_->captured()), step_graphs_->capture_seconds(),
-                step_graphs_->instantiate_seconds());
+                step_graphs_->record_seconds(), step_graphs_->instantiate_seconds(),
+                static_cast<long long>(step_graphs_->capture_segments()));
   }
   // Stopped by the pruner: the last line was not the planned last step's.
   if (rank_ == 0 && LastModelWanted() && model_step_ != step_) RETURN_IF_ERROR(StageModel());
