@@ -4,10 +4,7 @@
 # BERT-base (random init), bf16; process wall time, and the capture time with its instantiation
 # share (the `graphs` line).
 source bench/ddp_calls/lib.sh
-python3 -c "
-import torch; from transformers import BertConfig, BertModel
-torch.manual_seed(0); BertModel(BertConfig()).save_pretrained('/tmp/bert-base-random')" > /dev/null 2>&1
-cp data/bert-uncased-vocab/vocab.txt /tmp/bert-base-random/
+bert_base_random
 for b in 32 128; do for v in false auto false auto; do
   t0=$(date +%s.%N)
   $B/trainer train --config configs/sbert_stsb.yaml model.path=/tmp/bert-base-random train.precision=bf16 \

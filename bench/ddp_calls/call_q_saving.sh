@@ -10,15 +10,8 @@
 source bench/ddp_calls/lib.sh
 (cd build/gpu && ctest -R "host_snapshot_test|train_loop_test|step_graphs_test|background_writer_test|train_config_test" --output-on-failure) > "$O/ctest.log" 2>&1
 echo "ctest exit $?: $(grep -E "tests passed|tests failed" "$O/ctest.log")"
-rm -rf /tmp/new_bin && cp -r build/gpu/bin /tmp/new_bin
-for f in train_loop.h train_loop.cc train_command.cc; do cp trainer/$f /tmp/new_$f; cp .carry/tmp/before_$f trainer/$f; done
-cmake --build build/gpu -j16 --target trainer_torch > "$O/build_old.log" 2>&1; echo "before build exit $?"
-rm -rf /tmp/old_bin && cp -r build/gpu/bin /tmp/old_bin
-for f in train_loop.h train_loop.cc train_command.cc; do cp /tmp/new_$f trainer/$f; done
-python3 -c "
-import torch; from transformers import BertConfig, BertModel
-torch.manual_seed(0); BertModel(BertConfig()).save_pretrained('/tmp/bert-base-random')" > /dev/null 2>&1
-cp data/bert-uncased-vocab/vocab.txt /tmp/bert-base-random/
+build_before train_loop.h train_loop.cc train_command.cc
+bert_base_random
 for b in 32 128; do for r in 1 2; do for v in old new0 new; do
   bin=/tmp/${v%0}_bin; extra=""; [ $v = new0 ] && extra="output.checkpoint_every_s=0"
   rm -rf /tmp/tq; t0=$(date +%s.%N)

@@ -13,10 +13,7 @@ for r in 1 2; do for c in configs/lr.yaml /tmp/lr_ckpt.yaml; do
   echo "$c: exit $rc, wall $(python3 -c "print(f'{$(date +%s.%N) - $t0:.1f}')") s; complete $(grep -c 'COMPLETE' "$O/sweep.$r.$(basename $c).log"), pruned $(grep -c 'PRUNED' "$O/sweep.$r.$(basename $c).log"); runs/ $(du -sh runs | cut -f1)"
   grep -E "^best trial" "$O/sweep.$r.$(basename $c).log" | tail -1
 done; done
-python3 -c "
-import torch; from transformers import BertConfig, BertModel
-torch.manual_seed(0); BertModel(BertConfig()).save_pretrained('/tmp/bert-base-random')" > /dev/null 2>&1
-cp data/bert-uncased-vocab/vocab.txt /tmp/bert-base-random/
+bert_base_random
 for b in 32 128; do for r in 1 2; do
   rm -rf /tmp/tr; t0=$(date +%s.%N)
   $B/trainer train --config configs/sbert_stsb.yaml model.path=/tmp/bert-base-random train.precision=bf16 \

@@ -8,15 +8,8 @@
 # loaded kernels?); the PyTorch anchor last.
 source bench/ddp_calls/lib.sh
 $B/model_load_bench --device cuda --repeats 3 --dir /tmp/mlb 2>&1 | tail -7
-rm -rf /tmp/new_bin && cp -r build/gpu/bin /tmp/new_bin
-for f in bert_model.h bert_model.cc train_loop.cc; do cp trainer/$f /tmp/new_$f; cp .carry/tmp/before_$f trainer/$f; done
-cmake --build build/gpu -j16 --target trainer_torch > "$O/build_old.log" 2>&1; echo "before build exit $?"
-rm -rf /tmp/old_bin && cp -r build/gpu/bin /tmp/old_bin
-for f in bert_model.h bert_model.cc train_loop.cc; do cp /tmp/new_$f trainer/$f; done
-python3 -c "
-import torch; from transformers import BertConfig, BertModel
-torch.manual_seed(0); BertModel(BertConfig()).save_pretrained('/tmp/bert-base-random')" > /dev/null 2>&1
-cp data/bert-uncased-vocab/vocab.txt /tmp/bert-base-random/
+build_before bert_model.h bert_model.cc train_loop.cc
+bert_base_random
 trial() {  # trial BIN BATCH LOG [env...]
   local bin=$1 b=$2 log=$3; shift 3
   rm -rf /tmp/ts; local t0=$(date +%s.%N)

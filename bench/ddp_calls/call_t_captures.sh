@@ -6,10 +6,7 @@
 source bench/ddp_calls/lib.sh
 (cd build/gpu && ctest -R "step_graphs_test|train_loop_test|bert_model_test|host_snapshot_test|train_trajectory_test" --output-on-failure) > "$O/ctest.log" 2>&1
 echo "ctest exit $?: $(grep -E "tests passed|tests failed" "$O/ctest.log")"
-python3 -c "
-import torch; from transformers import BertConfig, BertModel
-torch.manual_seed(0); BertModel(BertConfig()).save_pretrained('/tmp/bert-base-random')" > /dev/null 2>&1
-cp data/bert-uncased-vocab/vocab.txt /tmp/bert-base-random/
+bert_base_random
 trial() {  # trial BATCH LOG [env...]
   local b=$1 log=$2; shift 2
   rm -rf /tmp/tt; local t0=$(date +%s.%N)
