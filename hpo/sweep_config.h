@@ -76,6 +76,17 @@ struct SuccessiveHalvingSpec {
   int64_t bootstrap_count = 0;
 };
 
+// Optuna HyperbandPruner(min_resource, max_resource, reduction_factor, bootstrap_count), on the
+// samples axis. min_resource 0 in the YAML is "auto" (one evaluation interval), which
+// LoadSweepConfig resolves to a number of samples before any pruner is made; max_resource 0 is
+// Optuna's "auto" (the largest last step of the COMPLETE trials, plus one).
+struct HyperbandSpec {
+  int64_t min_resource = 0;
+  int64_t max_resource = 0;
+  int64_t reduction_factor = 3;
+  int64_t bootstrap_count = 0;
+};
+
 struct SweepConfig {
   std::string source;  // the file it came from
   std::string name;
@@ -94,9 +105,10 @@ struct SweepConfig {
   std::string method = "random_then_grid";  // random | grid | random_then_grid
   RandomPhaseSpec random;
   GridPhaseSpec grid;
-  std::string pruner = "none";  // none | median | successive_halving
+  std::string pruner = "none";  // none | median | successive_halving | hyperband
   MedianSpec median;
   SuccessiveHalvingSpec successive_halving;
+  HyperbandSpec hyperband;
   int64_t max_concurrent_trials = 1;
   int64_t max_failures_per_trial = 2;
   std::string journal;  // default runs/NAME/journal.log
