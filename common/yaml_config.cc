@@ -39,6 +39,14 @@ bool ValidKeyPart(const std::string& part) {
   return true;
 }
 
+bool HasScalarKey(const YAML::Node& map, const std::string& key) {
+  if (!map.IsMap()) return false;
+  for (auto it = map.begin(); it != map.end(); ++it) {
+    if (it->first.IsScalar() && it->first.Scalar() == key) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 ConfigFile::ConfigFile(std::shared_ptr<Source> source) : source_(std::move(source)) {}
@@ -104,9 +112,24 @@ absl::Status ConfigFile::ApplyOverride(const std::string& assignment) {
   YAML::Node current;
   current.reset(source_->root);
   std::string walked;
-  for (size_t i = 0; i + 1 < parts.size(); ++i) {
-    walked = walked.empty() ? parts[i] : walked + "." + parts[i];
-    YAML::Node next = current[parts[i]];
+  size_t i = 0;
+  while (true) {
+    // The key at this level: the longest run of parts that the file writes as one key with
+    // dots in it (`parameters: {train.weight_decay: ...}`), else the next part alone.
+    size_t end = i + 1;
+    for (size_t j = parts.size(); j > i + 1; --j) {
+      if (HasScalarKey(current, absl::StrJoin(parts.begin() + i, parts.begin() + j, "."))) {
+        end = j;
+        break;
+      }
+    }
+    const std::string part = absl::StrJoin(parts.begin() + i, parts.begin() + end, ".");
+    if (end == parts.size()) {
+      current[part] = value;
+      break;
+    }
+    walked = walked.empty() ? part : walked + "." + part;
+    YAML::Node next = current[part];
     if (!next.IsDefined() || next.IsNull()) {
       next = YAML::Node(YAML::NodeType::Map);
     } else if (!next.IsMap()) {
@@ -115,8 +138,8 @@ absl::Status ConfigFile::ApplyOverride(const std::string& assignment) {
                                                      ") is not a mapping"));
     }
     current.reset(next);
+    i = end;
   }
-  current[parts.back()] = value;
   source_->overrides[key] = assignment;
   return absl::OkStatus();
 }

@@ -15,7 +15,9 @@
 //
 // Overrides follow Hydra / Lightning: `a.b.c=VALUE`, VALUE parsed as YAML (3e-5, true, [16, 32],
 // {x: 1}); intermediate mappings are created when missing, so a misspelt key is then reported as
-// unknown by AllowOnly, naming the override.
+// unknown by AllowOnly, naming the override. A key that the file writes with dots in it
+// (`parameters: {train.weight_decay: {max: 0.1}}`) is matched whole, so
+// `parameters.train.weight_decay.max=0.2` sets that entry's max.
 // Thread-safety: a ConfigFile and its ConfigMaps are immutable after ApplyOverrides and may be
 // read from several threads; ApplyOverride must not run concurrently with reads.
 #ifndef TUNEFLEET_COMMON_YAML_CONFIG_H_

@@ -146,6 +146,29 @@ TEST(ConfigOverrideTest, OverridesReplaceNestedValues) {
   EXPECT_EQ(batch, 64);
 }
 
+TEST(ConfigOverrideTest, DottedKeysInTheFileAreMatchedWhole) {
+  auto f = ConfigFile::Parse(
+      "parameters:\n  train.weight_decay: {min: 0.0, max: 0.1}\n  lr: {max: 1}\n", "t.yaml");
+  ASSERT_TRUE(f->ApplyOverrides({"parameters.train.weight_decay.max=0.2", "parameters.lr.max=2",
+                                 "parameters.train.weight_decay={min: 0.05, max: 0.3}",
+                                 "parameters.model.dropout.max=0.5"})
+                  .ok());
+  auto parameters = Root(*f).GetMap("parameters");
+  ASSERT_TRUE(parameters.ok());
+  // The dotted entry was replaced whole by the third override; no nested 'train' was made.
+  EXPECT_EQ(parameters->Keys(), (std::vector<std::string>{"train.weight_decay", "lr", "model"}));
+  auto wd = parameters->GetMap("train.weight_decay");
+  ASSERT_TRUE(wd.ok());
+  double min = 0, max = 0;
+  ASSERT_TRUE(wd->Get("min", &min).ok());
+  ASSERT_TRUE(wd->Get("max", &max).ok());
+  EXPECT_DOUBLE_EQ(min, 0.05);
+  EXPECT_DOUBLE_EQ(max, 0.3);
+  auto dropout = parameters->GetMap("model");
+  ASSERT_TRUE(dropout.ok());
+  EXPECT_TRUE(dropout->IsMap("dropout"));
+}
+
 TEST(ConfigOverrideTest, OverrideParsesYamlValues) {
   auto f = ConfigFile::Parse("p: {values: [1]}\n", "t.yaml");
   ASSERT_TRUE(f->ApplyOverride("p.values=[16, 32, 64]").ok());
