@@ -20,7 +20,8 @@ namespace trainer {
 
 struct AgentClient::Impl {
   Impl() : context_(1) {}
-  absl::Status Send(int64_t step, const std::map<std::string, double>& metrics, bool final);
+  absl::Status Send(int64_t step, int64_t samples, const std::map<std::string, double>& metrics,
+                    bool final);
   // Waits for the Decision on `step` (or any STOP); nullopt after the timeout.
   std::optional<comm::Decision::Action> AwaitDecision(int64_t step);
 
@@ -74,13 +75,15 @@ absl::StatusOr<std::unique_ptr<AgentClient>> AgentClient::FromEnvironment() {
   return std::unique_ptr<AgentClient>(new AgentClient(std::move(client)));
 }
 
-absl::Status AgentClient::Impl::Send(int64_t step, const std::map<std::string, double>& metrics, bool final) {
+absl::Status AgentClient::Impl::Send(int64_t step, int64_t samples,
+                                     const std::map<std::string, double>& metrics, bool final) {
   comm::Envelope envelope;
   comm::Report* report = envelope.mutable_report();
   report->set_run_id(run_id_);
   report->set_trial(trial_);
   report->set_rank(rank_);
   report->set_step(step);
+  report->set_samples(samples);
   report->set_final(final);
   for (const auto& [k, v] : metrics) (*report->mutable_metrics())[k] = v;
   return comm::Send(*socket_, envelope);
@@ -110,14 +113,16 @@ std::optional<comm::Decision::Action> AgentClient::Impl::AwaitDecision(int64_t s
   return std::nullopt;
 }
 
-absl::StatusOr<bool> AgentClient::Report(int64_t step, const std::map<std::string, double>& metrics) {
-  absl::Status sent = impl_->Send(step, metrics, /*final=*/false);
+absl::StatusOr<bool> AgentClient::Report(int64_t step, int64_t samples,
+                                         const std::map<std::string, double>& metrics) {
+  absl::Status sent = impl_->Send(step, samples, metrics, /*final=*/false);
   if (!sent.ok()) return sent;
   return impl_->AwaitDecision(step) == comm::Decision::STOP;
 }
 
-absl::Status AgentClient::ReportFinal(int64_t step, const std::map<std::string, double>& metrics) {
-  absl::Status sent = impl_->Send(step, metrics, /*final=*/true);
+absl::Status AgentClient::ReportFinal(int64_t step, int64_t samples,
+                                      const std::map<std::string, double>& metrics) {
+  absl::Status sent = impl_->Send(step, samples, metrics, /*final=*/true);
   if (!sent.ok()) return sent;
   // hpo acknowledges the final value with a Decision; waiting for it means the value reached
   // hpo before this process exits (and before the agent reports the exit).

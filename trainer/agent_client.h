@@ -25,12 +25,17 @@ class AgentClient {
   // TUNEFLEET_DECISION_TIMEOUT_MS (default 60000).
   static absl::StatusOr<std::unique_ptr<AgentClient>> FromEnvironment();
 
-  // Sends an intermediate report and waits for the decision on it. True: stop now. When no
-  // decision comes within the timeout the trainer goes on (and logs it once).
-  absl::StatusOr<bool> Report(int64_t step, const std::map<std::string, double>& metrics);
-  // Sends the trial's final value and waits (up to the timeout) for hpo's acknowledgement, a
-  // Decision on that step, so that the value is delivered before the trainer exits.
-  absl::Status ReportFinal(int64_t step, const std::map<std::string, double>& metrics);
+  // Sends an intermediate report of optimizer step `step` at `samples` on the sweep's resource
+  // axis (Report.samples: the evaluation's key, trainer/train_loop.h) and waits for the
+  // decision on it, which is matched by step. True: stop now. When no decision comes within
+  // the timeout the trainer goes on (and logs it once).
+  absl::StatusOr<bool> Report(int64_t step, int64_t samples,
+                              const std::map<std::string, double>& metrics);
+  // Sends the trial's final value (`samples`: the trial's total samples) and waits (up to the
+  // timeout) for hpo's acknowledgement, a Decision on that step, so that the value is
+  // delivered before the trainer exits.
+  absl::Status ReportFinal(int64_t step, int64_t samples,
+                           const std::map<std::string, double>& metrics);
 
   int64_t trial() const { return trial_; }
 

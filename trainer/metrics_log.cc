@@ -13,8 +13,10 @@
 namespace tunefleet {
 namespace trainer {
 
-std::string MetricsLine(int64_t step, const std::map<std::string, double>& values) {
+std::string MetricsLine(int64_t step, const std::map<std::string, double>& values,
+                        int64_t samples) {
   std::string out = absl::StrCat("{\"step\": ", step);
+  if (samples >= 0) absl::StrAppend(&out, ", \"samples\": ", samples);
   for (const auto& [key, value] : values) {
     absl::StrAppend(&out, ", ", nlohmann::json(key).dump(), ": ");
     if (std::isfinite(value)) {
@@ -53,9 +55,10 @@ absl::Status MetricsLog::Open(const std::string& path, int64_t resume_step) {
   return absl::OkStatus();
 }
 
-absl::Status MetricsLog::Append(int64_t step, const std::map<std::string, double>& values) {
+absl::Status MetricsLog::Append(int64_t step, const std::map<std::string, double>& values,
+                               int64_t samples) {
   if (file_ == nullptr) return absl::FailedPreconditionError("metrics log is not open");
-  const std::string line = MetricsLine(step, values) + "\n";
+  const std::string line = MetricsLine(step, values, samples) + "\n";
   if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() || std::fflush(file_) != 0) {
     return absl::DataLossError(absl::StrCat(path_, ": write failed: ", std::strerror(errno)));
   }

@@ -1,4 +1,5 @@
-// OUTPUT_DIR/metrics.jsonl: one JSON object a line, {"step": N, "key": value, ...}, appended
+// OUTPUT_DIR/metrics.jsonl: one JSON object a line, {"step": N, "samples": M, "key": value, ...}
+// ("samples", an integer, only when given), appended
 // and flushed line by line so that a crash loses at most the line being written. Opening it to
 // resume from step S drops the lines of steps after S (written after the checkpoint being
 // resumed), rewriting the file atomically. Non-finite values are written as null.
@@ -25,7 +26,9 @@ class MetricsLog {
 
   // Truncates `path` (resume_step < 0) or keeps its lines with step <= resume_step.
   absl::Status Open(const std::string& path, int64_t resume_step = -1);
-  absl::Status Append(int64_t step, const std::map<std::string, double>& values);
+  // `samples` >= 0 is written as "samples" after "step"; < 0: no such field.
+  absl::Status Append(int64_t step, const std::map<std::string, double>& values,
+                      int64_t samples = -1);
   const std::string& path() const { return path_; }
 
  private:
@@ -34,7 +37,8 @@ class MetricsLog {
 };
 
 // One JSON line (no newline) as Append writes it.
-std::string MetricsLine(int64_t step, const std::map<std::string, double>& values);
+std::string MetricsLine(int64_t step, const std::map<std::string, double>& values,
+                        int64_t samples = -1);
 
 }  // namespace trainer
 }  // namespace tunefleet

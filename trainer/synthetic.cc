@@ -49,25 +49,27 @@ double SyntheticValue(const SyntheticOptions& o, int64_t step) {
 }
 
 absl::Status RunSynthetic(const SyntheticOptions& o, AgentClient* client) {
-  int64_t last = 0;
   for (int64_t step = 1; step <= o.steps; ++step) {
     if (o.seconds_per_step > 0) {
       std::this_thread::sleep_for(std::chrono::duration<double>(o.seconds_per_step));
     }
     const double value = SyntheticValue(o, step);
-    std::printf("{\"step\": %lld, \"%s\": %.17g}\n", static_cast<long long>(step), o.metric.c_str(), value);
+    const int64_t samples = step * o.samples_per_step;
+    std::printf("{\"step\": %lld, \"samples\": %lld, \"%s\": %.17g}\n",
+                static_cast<long long>(step), static_cast<long long>(samples), o.metric.c_str(),
+                value);
     std::fflush(stdout);
-    last = step;
-    if (client != nullptr) {
-      absl::StatusOr<bool> stop = client->Report(step, {{o.metric, value}});
-      if (!stop.ok()) return stop.status();
-      if (*stop) {
-        TF_LOG(INFO) << "stopped at step " << step << " by the pruner";
-        return absl::OkStatus();
-      }
+    if (client == nullptr) continue;
+    // The last step is the final report only, as the trainer's last evaluation is.
+    if (step == o.steps) return client->ReportFinal(step, samples, {{o.metric, value}});
+    absl::StatusOr<bool> stop = client->Report(step, samples, {{o.metric, value}});
+    if (!stop.ok()) return stop.status();
+    if (*stop) {
+      TF_LOG(INFO) << "stopped at step " << step << " by the pruner";
+      return absl::OkStatus();
     }
   }
-  if (client != nullptr) return client->ReportFinal(last, {{o.metric, SyntheticValue(o, last)}});
+  if (client != nullptr) return client->ReportFinal(0, 0, {{o.metric, SyntheticValue(o, 0)}});
   return absl::OkStatus();
 }
 

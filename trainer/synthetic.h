@@ -12,6 +12,9 @@
 // so the optimum is lr_effective = 3e-4 at batch 32, quality falls off smoothly in both, and the
 // same trial configuration always yields the same curve. The final value is value(steps)
 // (value(0) = noise only, for zero-step trials).
+//
+// The resource axis (Report.samples) is independent of batch_size: step s reports
+// samples = s * samples_per_step, and the final report carries steps * samples_per_step.
 #ifndef TUNEFLEET_TRAINER_SYNTHETIC_H_
 #define TUNEFLEET_TRAINER_SYNTHETIC_H_
 
@@ -30,6 +33,7 @@ struct SyntheticOptions {
   int64_t seed = 0;
   double lr_effective = 3e-4;
   int64_t batch_size = 32;
+  int64_t samples_per_step = 64;  // >= 1: each step's place on the samples axis
   std::string metric = "eval/spearman";
 };
 
@@ -37,9 +41,11 @@ double SyntheticValue(const SyntheticOptions& options, int64_t step);
 
 class AgentClient;
 
-// Runs the synthetic trial: sleeps seconds_per_step per step, reports each step through
-// `client` (when not null; stops when told to), prints one JSON object a line on stdout
-// ({"step": s, METRIC: v}), and reports the final value. Under an agent only rank 0 has a
+// Runs the synthetic trial: sleeps seconds_per_step per step, prints one JSON object a line on
+// stdout ({"step": s, "samples": s * samples_per_step, METRIC: v}), and reports each step
+// through `client` (when not null) at samples s * samples_per_step, stopping when told to; the
+// last step is reported as the final value only (as the trainer's last evaluation is), and a
+// zero-step trial reports value(0) at 0 samples. Under an agent only rank 0 has a
 // client; the other ranks of a multi-rank trial run the same steps silently (a pruned trial's
 // other ranks therefore end at their last step, not at the decision).
 absl::Status RunSynthetic(const SyntheticOptions& options, AgentClient* client);

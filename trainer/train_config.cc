@@ -1,5 +1,7 @@
 #include "trainer/train_config.h"
 
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 
@@ -45,11 +47,50 @@ absl::Status ParseTask(const ConfigMap& m, TaskConfig* task) {
   return absl::OkStatus();
 }
 
+// eval_every_steps, eval_every_samples, eval_every_epochs: each >= 0, at most one > 0. A YAML
+// that sets samples or epochs and says nothing of steps drops the steps default.
+absl::Status ParseEvalCadence(const ConfigMap& m, TrainConfig* t) {
+  const bool steps_given = m.Has("eval_every_steps");
+  RETURN_IF_ERROR(m.GetOptional("eval_every_steps", &t->eval_every_steps));
+  if (t->eval_every_steps < 0) {
+    return m.Error("eval_every_steps",
+                   absl::StrCat("must be >= 0 (0: only at the end), got ", t->eval_every_steps));
+  }
+  RETURN_IF_ERROR(m.GetOptional("eval_every_samples", &t->eval_every_samples));
+  if (t->eval_every_samples < 0) {
+    return m.Error("eval_every_samples",
+                   absl::StrCat("must be >= 0 (0: not by samples), got ", t->eval_every_samples));
+  }
+  RETURN_IF_ERROR(m.GetOptional("eval_every_epochs", &t->eval_every_epochs));
+  if (!(t->eval_every_epochs >= 0) || !std::isfinite(t->eval_every_epochs)) {
+    return m.Error("eval_every_epochs",
+                   absl::StrCat("must be a finite number >= 0 (0: not by epochs), got ",
+                                t->eval_every_epochs));
+  }
+  if (!steps_given && (t->eval_every_samples > 0 || t->eval_every_epochs > 0)) {
+    t->eval_every_steps = 0;
+  }
+  const char* keys[] = {"eval_every_steps", "eval_every_samples", "eval_every_epochs"};
+  const bool on[] = {t->eval_every_steps > 0, t->eval_every_samples > 0,
+                     t->eval_every_epochs > 0};
+  for (int a = 0; a < 3; ++a) {
+    for (int b = a + 1; b < 3; ++b) {
+      if (on[a] && on[b]) {
+        return m.Error(keys[b], absl::StrCat(keys[a], " and ", keys[b],
+                                             " are both > 0: set at most one of them (the "
+                                             "other to 0)"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ParseTrain(const ConfigMap& m, TrainConfig* t) {
   RETURN_IF_ERROR(m.AllowOnly({"epochs", "max_steps", "batch_size", "lr", "weight_decay",
                                "warmup_ratio", "schedule", "max_grad_norm", "grad_accum",
                                "precision", "seed", "shuffle", "grad_checkpointing", "cuda_graphs",
-                               "eval_every_steps", "eval_batch_size", "log_every_steps", "ddp_bucket_mb",
+                               "eval_every_steps", "eval_every_samples", "eval_every_epochs",
+                               "eval_batch_size", "log_every_steps", "ddp_bucket_mb",
                                "ddp_timeout_s"}));
   RETURN_IF_ERROR(m.GetOptional("epochs", &t->epochs));
   if (t->epochs < 0) return m.Error("epochs", absl::StrCat("must be >= 0, got ", t->epochs));
@@ -87,11 +128,7 @@ absl::Status ParseTrain(const ConfigMap& m, TrainConfig* t) {
   RETURN_IF_ERROR(m.GetOptional("shuffle", &t->shuffle));
   RETURN_IF_ERROR(m.GetOptional("grad_checkpointing", &t->grad_checkpointing));
   RETURN_IF_ERROR(m.GetEnum("cuda_graphs", {"auto", "true", "false"}, &t->cuda_graphs));
-  RETURN_IF_ERROR(m.GetOptional("eval_every_steps", &t->eval_every_steps));
-  if (t->eval_every_steps < 0) {
-    return m.Error("eval_every_steps",
-                   absl::StrCat("must be >= 0 (0: only at the end), got ", t->eval_every_steps));
-  }
+  RETURN_IF_ERROR(ParseEvalCadence(m, t));
   RETURN_IF_ERROR(m.GetOptional("eval_batch_size", &t->eval_batch_size));
   if (t->eval_batch_size < 0) {
     return m.Error("eval_batch_size",
@@ -154,6 +191,22 @@ absl::StatusOr<TrainerConfig> LoadTrainerConfig(const std::string& path,
   ASSIGN_OR_RETURN(ConfigFile file, ConfigFile::Load(path));
   RETURN_IF_ERROR(file.ApplyOverrides(overrides));
   return ParseTrainerConfig(file);
+}
+
+const std::vector<std::string>& TrainerConfigKeys() {
+  // tests/trainer/train_config_test checks this against what the parser accepts.
+  static const std::vector<std::string>* const kKeys = new std::vector<std::string>{
+      "model.path", "model.pooling", "model.max_seq_len", "model.dropout", "model.head",
+      "task.type", "task.train", "task.eval", "task.format", "task.num_labels",
+      "task.mnrl_gather",
+      "train.epochs", "train.max_steps", "train.batch_size", "train.lr", "train.weight_decay",
+      "train.warmup_ratio", "train.schedule", "train.max_grad_norm", "train.grad_accum",
+      "train.precision", "train.seed", "train.shuffle", "train.grad_checkpointing",
+      "train.cuda_graphs", "train.eval_every_steps", "train.eval_every_samples",
+      "train.eval_every_epochs", "train.eval_batch_size", "train.log_every_steps",
+      "train.ddp_bucket_mb", "train.ddp_timeout_s",
+      "output.dir", "output.save", "output.checkpoint", "output.checkpoint_every_s"};
+  return *kKeys;
 }
 
 }  // namespace trainer

@@ -58,7 +58,14 @@ struct TrainConfig {
   // Replay each step as CUDA graphs (trainer/step_graphs.h): "auto" on one GPU when the step
   // allows it (bf16 or fp32, no gradient checkpointing), "true" also under DDP, "false" never.
   std::string cuda_graphs = "auto";
-  int64_t eval_every_steps = 100;  // 0: evaluate only at the end
+  // When to evaluate (trainer/train_loop.h, "Evaluation points and their keys"): every this
+  // many optimizer steps, every this many samples (across all ranks), or every this fraction
+  // of an epoch (2: every other epoch). At most one of the three is > 0; all 0: only at the
+  // end. The default of eval_every_steps (100) applies only when the YAML gives none of them
+  // > 0 and does not set eval_every_steps itself.
+  int64_t eval_every_steps = 100;
+  int64_t eval_every_samples = 0;
+  double eval_every_epochs = 0;
   // Examples per evaluation batch (inference, no gradients); 0: the larger of batch_size and
   // 64 on the CPU, 256 on a GPU.
   int64_t eval_batch_size = 0;
@@ -91,6 +98,10 @@ struct TrainerConfig {
 absl::StatusOr<TrainerConfig> LoadTrainerConfig(const std::string& path,
                                                 const std::vector<std::string>& overrides = {});
 absl::StatusOr<TrainerConfig> ParseTrainerConfig(const ConfigFile& file);
+
+// Every key of the trainer YAML, dotted ("model.path", ..., "output.checkpoint_every_s"), in
+// the order above: what a sweep may search (hpo/sweep_parameters.h).
+const std::vector<std::string>& TrainerConfigKeys();
 
 }  // namespace trainer
 }  // namespace tunefleet

@@ -23,6 +23,7 @@
 #include "trainer/background_writer.h"
 #include "trainer/bert_model.h"
 #include "trainer/datasets.h"
+#include "trainer/eval_schedule.h"
 #include "trainer/evaluator.h"
 #include "trainer/grad_clip.h"
 #include "trainer/grad_sync.h"
@@ -108,6 +109,7 @@ class Run {
     }
     summary_.seconds = SecondsSince(start);
     summary_.steps = step_;
+    summary_.samples = samples_seen_;
     summary_.best = best_;
     summary_.best_step = best_step_;
     summary_.peak_bytes = PeakMemoryBytes(device_);
@@ -140,7 +142,14 @@ class Run {
   // parameter's gradient and optimizer state in place (else the first replayed step would
   // allocate them inside a capture).
   bool Graphed();
-  absl::Status EndOfLine(bool evaluate, bool last);
+  // Writes the line of step_ (evaluating first when `point` and there is eval data) and
+  // reports it when `point`: the key of an evaluation point (the last step's: samples_seen_),
+  // or nullopt for a plain log line.
+  absl::Status EndOfLine(std::optional<int64_t> point, bool last);
+  // Reports the evaluation point of step_ under `key` (the final report when `last`) to the
+  // agent (rank 0, when there is one) and records it in the summary; on a stop decision, which
+  // every rank learns here, sets summary_.stopped.
+  absl::Status ReportAt(int64_t key, bool last, const std::map<std::string, double>& values);
   // Holds the model as it is now (host copies) to be written as OUTPUT_DIR/model by the next
   // Save(): a better model found before then replaces it unwritten.
   absl::Status StageModel();
@@ -211,6 +220,8 @@ class Run {
   int64_t epoch_ = 0;
   int64_t batch_in_epoch_ = 0;
   std::vector<int64_t> order_;
+  std::optional<EvalSchedule> eval_schedule_;
+  int64_t samples_seen_ = 0;  // after step_: SamplesSeen(epoch_, batch_in_epoch_)
 
   // Since the last line.
   torch::Tensor loss_sum_;  // on the device, summed over steps
@@ -292,6 +303,11 @@ absl::Status Run::Setup() {
   batches_per_epoch_ = (shard + c_.train.batch_size - 1) / c_.train.batch_size;
   steps_per_epoch_ = (batches_per_epoch_ + c_.train.grad_accum - 1) / c_.train.grad_accum;
   total_steps_ = c_.train.max_steps > 0 ? c_.train.max_steps : c_.train.epochs * steps_per_epoch_;
+  absl::StatusOr<EvalSchedule> evals = EvalSchedule::Make(c_.train, train_->size(), world_);
+  if (!evals.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(c_.source, ": ", evals.status().message()));
+  }
+  eval_schedule_ = *std::move(evals);
   summary_.total_steps = total_steps_;
   summary_.primary_metric = PrimaryMetric(type_);
   schedule_ = std::make_unique<LrSchedule>(c_.train.schedule, c_.train.lr, c_.train.warmup_ratio,
@@ -323,6 +339,7 @@ absl::Status Run::Setup() {
                     resumed.progress.scaler_good_steps, resumed.progress.scaler_skipped);
     torch::manual_seed(static_cast<uint64_t>(c_.train.seed + step_));
   }
+  samples_seen_ = eval_schedule_->SamplesSeen(epoch_, batch_in_epoch_);
 
   model_->to(device_);
   model_->train();
@@ -509,7 +526,9 @@ absl::Status Run::Loop() {
     const int64_t micro = std::min(c_.train.grad_accum, batches_per_epoch_ - batch_in_epoch_);
     const bool graphed = Graphed();
     const torch::Tensor loss = ForwardBackward(micro, graphed);
+    const int64_t samples_before = samples_seen_;
     batch_in_epoch_ += micro;
+    samples_seen_ = eval_schedule_->SamplesSeen(epoch_, batch_in_epoch_);
     ++steps_run_;
     if (graphed) {  // the captured update; Finish ran inside the last micro-step's graph
       last_lr_ = schedule_->At(step_);
@@ -548,10 +567,11 @@ absl::Status Run::Loop() {
     ++loss_steps_;
 
     const bool last = step_ == total_steps_;
-    const bool evaluate = eval_ != nullptr && (last || (c_.train.eval_every_steps > 0 &&
-                                                        step_ % c_.train.eval_every_steps == 0));
-    if (last || evaluate || step_ % c_.train.log_every_steps == 0) {
-      RETURN_IF_ERROR(EndOfLine(evaluate, last));
+    const std::optional<int64_t> point =
+        last ? std::optional<int64_t>(samples_seen_)
+             : eval_schedule_->KeyAt(step_, samples_before, samples_seen_);
+    if (point.has_value() || step_ % c_.train.log_every_steps == 0) {
+      RETURN_IF_ERROR(EndOfLine(point, last));
       if (summary_.stopped) break;
     }
     if (o_.interrupt_after_steps > 0 && step_ == o_.interrupt_after_steps && !last) {
@@ -594,7 +614,8 @@ absl::StatusOr<bool> Run::AgreeOnStop(bool stop) {
   return flag.item<double>() > 0.5;
 }
 
-absl::Status Run::EndOfLine(bool evaluate, bool last) {
+absl::Status Run::EndOfLine(std::optional<int64_t> point, bool last) {
+  const bool evaluate = eval_ != nullptr && point.has_value();
   const auto line_end = Clock::now();
   std::map<std::string, double> values;
   const double seconds = SecondsSince(line_start_);
@@ -609,10 +630,11 @@ absl::Status Run::EndOfLine(bool evaluate, bool last) {
       seconds > 0 ? static_cast<double>(samples_ * world_) / seconds : 0.0;
   if (precision_ == Precision::kFp16) values["train/loss_scale"] = scaler_.scale();
   if (!quiet_) {
-    std::printf("step %lld/%lld  epoch %.2f  loss %.5g  grad_norm %.4g  lr %.3g  %.0f samples/s\n",
+    std::printf("step %lld/%lld  samples %lld  epoch %.2f  loss %.5g  grad_norm %.4g  lr %.3g  "
+                "%.0f samples/s\n",
                 static_cast<long long>(step_), static_cast<long long>(total_steps_),
-                values["epoch"], values["train/loss"], values["train/grad_norm"], last_lr_,
-                values["train/samples_per_s"]);
+                static_cast<long long>(samples_seen_), values["epoch"], values["train/loss"],
+                values["train/grad_norm"], last_lr_, values["train/samples_per_s"]);
   }
   Pet();
   summary_.times.steps += SecondsSince(line_end);  // the loss read waited for the steps
@@ -624,7 +646,8 @@ absl::Status Run::EndOfLine(bool evaluate, bool last) {
     values.insert(metrics.begin(), metrics.end());
     const double primary = metrics[summary_.primary_metric];
     if (!quiet_) {
-      std::printf("eval step %lld:", static_cast<long long>(step_));
+      std::printf("eval step %lld at %lld samples:", static_cast<long long>(step_),
+                  static_cast<long long>(*point));
       for (const auto& [k, v] : metrics) std::printf("  %s %.5g", k.c_str(), v);
       std::printf("  (%.2f s)\n", SecondsSince(eval_start));
     }
@@ -641,7 +664,7 @@ absl::Status Run::EndOfLine(bool evaluate, bool last) {
   summary_.last_metrics = values;
   if (rank_ == 0) {
     const auto log_start = Clock::now();
-    RETURN_IF_ERROR(log_.Append(step_, values));
+    RETURN_IF_ERROR(log_.Append(step_, values, samples_seen_));
     summary_.times.reports += SecondsSince(log_start);
     const bool checkpoint =
         c_.output.checkpoint &&
@@ -653,25 +676,31 @@ absl::Status Run::EndOfLine(bool evaluate, bool last) {
   loss_steps_ = 0;
   samples_ = 0;
 
-  // Early stopping is rank-synchronous: rank 0 reports and hears the pruner, every rank learns
-  // its decision at this same step, and all leave the loop together.
-  if (!last && (evaluate || eval_ == nullptr)) {
-    bool stop = false;
-    if (rank_ == 0 && o_.client != nullptr) {
-      ASSIGN_OR_RETURN(stop, o_.client->Report(step_, values));
-    }
-    ASSIGN_OR_RETURN(stop, AgreeOnStop(stop));
-    if (stop) {
-      TF_LOG(INFO) << "stopped at step " << step_ << " by the pruner";
-      summary_.stopped = true;
-    }
-  }
-  if (rank_ == 0 && o_.client != nullptr && last) {
-    RETURN_IF_ERROR(o_.client->ReportFinal(step_, values));
-  }
+  if (point.has_value()) RETURN_IF_ERROR(ReportAt(*point, last, values));
   summary_.times.reports += SecondsSince(report_start);
   Pet();
   line_start_ = Clock::now();
+  return absl::OkStatus();
+}
+
+absl::Status Run::ReportAt(int64_t key, bool last, const std::map<std::string, double>& values) {
+  summary_.reports.push_back({step_, key, last});
+  const bool reporting = rank_ == 0 && o_.client != nullptr;
+  if (last) {
+    if (reporting) RETURN_IF_ERROR(o_.client->ReportFinal(step_, key, values));
+    return absl::OkStatus();
+  }
+  // Early stopping is rank-synchronous: rank 0 reports and hears the pruner, every rank learns
+  // its decision at this same step, and all leave the loop together.
+  bool stop = false;
+  if (reporting) {
+    ASSIGN_OR_RETURN(stop, o_.client->Report(step_, key, values));
+  }
+  ASSIGN_OR_RETURN(stop, AgreeOnStop(stop));
+  if (stop) {
+    TF_LOG(INFO) << "stopped at step " << step_ << " (" << key << " samples) by the pruner";
+    summary_.stopped = true;
+  }
   return absl::OkStatus();
 }
 

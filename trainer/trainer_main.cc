@@ -56,13 +56,16 @@ int Synthetic(const std::vector<std::string>& args) {
   CommandLine cli("trainer synthetic", "",
                   "The synthetic trainer (trainer/synthetic.h): reports a documented function of\n"
                   "(lr_effective, batch_size, step) plus seeded noise at every step, so sweeps can\n"
-                  "be tested without training. Under an agent it reports to it and stops when told.");
+                  "be tested without training; step s lies at s * samples_per_step samples. Under\n"
+                  "an agent it reports to it and stops when told.");
   cli.AddInt("steps", &o.steps, "steps to report");
   cli.AddDouble("seconds_per_step", &o.seconds_per_step, "time each step takes");
   cli.AddDouble("noise", &o.noise, "standard deviation of the seeded noise");
   cli.AddInt("seed", &o.seed, "noise seed");
   cli.AddDouble("lr_effective", &lr_effective, "learning rate after scaling");
   cli.AddInt("batch_size", &batch_size, "per-rank batch size");
+  cli.AddInt("samples_per_step", &o.samples_per_step,
+             "samples each step adds on the reports' resource axis (independent of batch size)");
   cli.AddString("metric", &o.metric, "name the value is reported under", "NAME");
   if (int rc = ParseOrExit(cli, args, "trainer synthetic"); rc >= 0) return rc;
   absl::Status bad;
@@ -71,6 +74,7 @@ int Synthetic(const std::vector<std::string>& args) {
   if (o.noise < 0) bad = absl::InvalidArgumentError("--noise must be >= 0");
   if (lr_effective <= 0) bad = absl::InvalidArgumentError("--lr_effective must be > 0");
   if (batch_size < 1) bad = absl::InvalidArgumentError("--batch_size must be >= 1");
+  if (o.samples_per_step < 1) bad = absl::InvalidArgumentError("--samples_per_step must be >= 1");
   if (!bad.ok()) {
     PrintError("trainer synthetic", bad);
     return kExitUsage;

@@ -93,6 +93,27 @@ TEST(MetricsLogTest, WritesJsonLinesStepFirst) {
   EXPECT_EQ(c["step"].get<int64_t>(), 11);
 }
 
+// "samples" (an integer, exact past 2^53) follows "step" when given, and only then.
+TEST(MetricsLogTest, SamplesFollowStepAsAnInteger) {
+  const std::string path = TempPath("metrics.jsonl");
+  {
+    MetricsLog log;
+    ASSERT_TRUE(log.Open(path).ok());
+    ASSERT_TRUE(log.Append(5, {{"loss", 0.5}}, /*samples=*/80).ok());
+    ASSERT_TRUE(log.Append(6, {{"loss", 0.5}}, /*samples=*/(int64_t{1} << 53) + 1).ok());
+    ASSERT_TRUE(log.Append(7, {{"loss", 0.5}}).ok());
+  }
+  const std::vector<std::string> lines = ReadLines(path);
+  ASSERT_EQ(lines.size(), 3u);
+  const Json a = ParseLine(lines[0]);
+  ASSERT_GE(a.size(), 2u);
+  EXPECT_EQ(std::next(a.begin()).key(), "samples") << lines[0];
+  EXPECT_TRUE(a["samples"].is_number_integer()) << lines[0];
+  EXPECT_EQ(a["samples"].get<int64_t>(), 80);
+  EXPECT_EQ(ParseLine(lines[1])["samples"].get<int64_t>(), (int64_t{1} << 53) + 1);
+  EXPECT_FALSE(ParseLine(lines[2]).contains("samples")) << lines[2];
+}
+
 TEST(MetricsLogTest, NonFiniteIsNull) {
   const std::string path = TempPath("metrics.jsonl");
   MetricsLog log;

@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 
 namespace tunefleet {
@@ -57,6 +58,86 @@ TEST(TrainerConfigTest, OverridesLikeLightning) {
   EXPECT_DOUBLE_EQ(c->output.checkpoint_every_s, 0.5);
 }
 
+TEST(TrainerConfigTest, EvalCadenceKeys) {
+  // Defaults: every 100 steps.
+  auto c = LoadTrainerConfig(Write(0, ""));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->train.eval_every_steps, 100);
+  EXPECT_EQ(c->train.eval_every_samples, 0);
+  EXPECT_EQ(c->train.eval_every_epochs, 0);
+
+  c = LoadTrainerConfig(Write(9, "  eval_every_samples: 5000"));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->train.eval_every_samples, 5000);
+  EXPECT_EQ(c->train.eval_every_steps, 0);  // the default gives way when steps is not set
+
+  c = LoadTrainerConfig(Write(9, "  eval_every_epochs: 0.125"));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_DOUBLE_EQ(c->train.eval_every_epochs, 0.125);
+  EXPECT_EQ(c->train.eval_every_steps, 0);
+
+  c = LoadTrainerConfig(Write(9, "  eval_every_epochs: 2"));  // every other epoch
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_DOUBLE_EQ(c->train.eval_every_epochs, 2.0);
+
+  // All three 0: only at the end.
+  c = LoadTrainerConfig(Write(9, "  eval_every_steps: 0\n  eval_every_samples: 0\n"
+                                 "  eval_every_epochs: 0"));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->train.eval_every_steps, 0);
+  EXPECT_EQ(c->train.eval_every_samples, 0);
+  EXPECT_EQ(c->train.eval_every_epochs, 0);
+}
+
+// What a sweep passes over a config that sets eval_every_steps: 50.
+TEST(TrainerConfigTest, SweepOverridesSwitchStepsToEpochs) {
+  const std::string path = Write(9, "  eval_every_steps: 50");
+  auto c = LoadTrainerConfig(path, {"train.eval_every_steps=0", "train.eval_every_samples=0",
+                                    "train.eval_every_epochs=0.125"});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->train.eval_every_steps, 0);
+  EXPECT_EQ(c->train.eval_every_samples, 0);
+  EXPECT_DOUBLE_EQ(c->train.eval_every_epochs, 0.125);
+
+  c = LoadTrainerConfig(path, {"train.eval_every_steps=0", "train.eval_every_samples=4096"});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->train.eval_every_samples, 4096);
+
+  // Without zeroing the config's steps: refused, naming both keys.
+  c = LoadTrainerConfig(path, {"train.eval_every_epochs=0.125"});
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(std::string(c.status().message())
+                .find("eval_every_steps and eval_every_epochs are both > 0"),
+            std::string::npos)
+      << c.status();
+
+  // The shipped config (eval_every_steps: 50) with the sweep's overrides.
+  c = LoadTrainerConfig("configs/sbert_stsb.yaml",
+                        {"train.eval_every_steps=0", "train.eval_every_samples=0",
+                         "train.eval_every_epochs=0.125"});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_DOUBLE_EQ(c->train.eval_every_epochs, 0.125);
+  EXPECT_EQ(c->train.eval_every_steps, 0);
+}
+
+// TrainerConfigKeys() (what a sweep may search) lists exactly the keys the parser accepts:
+// each section's "unknown key" error names them.
+TEST(TrainerConfigTest, KeyListMatchesTheParser) {
+  std::vector<std::string> accepted;
+  for (const std::string section : {"model", "task", "train", "output"}) {
+    auto c = LoadTrainerConfig(Write(0, ""), {section + ".zz_unknown=1"});
+    ASSERT_FALSE(c.ok());
+    const std::string message(c.status().message());
+    const std::string marker = "expected one of: ";
+    const size_t at = message.find(marker);
+    ASSERT_NE(at, std::string::npos) << message;
+    for (absl::string_view key : absl::StrSplit(message.substr(at + marker.size()), ", ")) {
+      accepted.push_back(section + "." + std::string(key));
+    }
+  }
+  EXPECT_EQ(TrainerConfigKeys(), accepted);
+}
+
 TEST(TrainerConfigTest, ShippedConfigParses) {
   auto c = LoadTrainerConfig("configs/sbert_stsb.yaml");
   ASSERT_TRUE(c.ok()) << c.status();
@@ -108,8 +189,28 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{9, "  lrate: 1", 9,
                 "train.lrate: unknown key; expected one of: epochs, max_steps, batch_size, lr, "
                 "weight_decay, warmup_ratio, schedule, max_grad_norm, grad_accum, precision, "
-                "seed, shuffle, grad_checkpointing, cuda_graphs, eval_every_steps, eval_batch_size, "
+                "seed, shuffle, grad_checkpointing, cuda_graphs, eval_every_steps, "
+                "eval_every_samples, eval_every_epochs, eval_batch_size, "
                 "log_every_steps, ddp_bucket_mb, ddp_timeout_s"},
+        BadCase{9, "  eval_every_samples: -1", 9,
+                "train.eval_every_samples: must be >= 0 (0: not by samples), got -1"},
+        BadCase{9, "  eval_every_samples: 1.5", 9,
+                "train.eval_every_samples: expected an integer, got '1.5'"},
+        BadCase{9, "  eval_every_epochs: -0.25", 9,
+                "train.eval_every_epochs: must be a finite number >= 0 (0: not by epochs), got "
+                "-0.25"},
+        BadCase{9, "  eval_every_epochs: .inf", 9,
+                "train.eval_every_epochs: expected a finite number, got '.inf'"},
+        // Two cadences: one error naming both, at the line of the later key.
+        BadCase{9, "  eval_every_steps: 50\n  eval_every_epochs: 0.125", 10,
+                "train.eval_every_epochs: eval_every_steps and eval_every_epochs are both > 0: "
+                "set at most one of them (the other to 0)"},
+        BadCase{9, "  eval_every_samples: 1000\n  eval_every_epochs: 0.5", 10,
+                "train.eval_every_epochs: eval_every_samples and eval_every_epochs are both > 0: "
+                "set at most one of them (the other to 0)"},
+        BadCase{9, "  eval_every_steps: 50\n  eval_every_samples: 1000", 10,
+                "train.eval_every_samples: eval_every_steps and eval_every_samples are both > 0: "
+                "set at most one of them (the other to 0)"},
         BadCase{9, "  eval_batch_size: -1", 9,
                 "train.eval_batch_size: must be >= 0 (0: chosen for the device), got -1"},
         BadCase{9, "  cuda_graphs: sometimes", 9,

@@ -6,11 +6,18 @@
 //   - checkpoints at most every output.checkpoint_every_s, and at the end;
 //   - evaluation lines and the best model: eval/spearman at every eval_every_steps and at the
 //     end, the saved model holds the best step's weights; the time line's phases add up;
+//   - evaluation points and their keys (train_loop.h): every line's "samples"; the points
+//     reported (TrainSummary::reports, what an agent gets) for eval_every_steps,
+//     eval_every_epochs (the 640-pair acceptance example at batch 16 and 128) and
+//     eval_every_samples (a step crossing two targets; without eval data the lines' training
+//     metrics at the same points); a resumed run evaluates and keys as the uninterrupted one;
 //   - bad input: a missing data file, an empty one, rows lacking columns, a head file of the
 //     wrong shape, fp16 on the CPU: each a clear error naming the file, never a crash.
 #include <cmath>
 #include <fstream>
+#include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -33,6 +40,8 @@ namespace trainer {
 namespace {
 
 using Json = nlohmann::json;
+using Point = TrainSummary::ReportPoint;
+using StepSamples = std::vector<std::pair<int64_t, int64_t>>;
 
 std::string TempDir(const std::string& name) { return TestTempPath("train-loop-" + name); }
 
@@ -70,6 +79,35 @@ std::vector<std::string> Lines(const std::string& path) {
   for (std::string line; std::getline(in, line);) out.push_back(line);
   return out;
 }
+
+// (step, samples) of metrics.jsonl's lines, of those with eval/spearman when `evals_only`.
+StepSamples LineSamples(const std::string& dir, bool evals_only) {
+  StepSamples out;
+  for (const std::string& line : Lines(dir + "/metrics.jsonl")) {
+    const Json j = Json::parse(line);
+    EXPECT_TRUE(j.contains("samples") && j["samples"].is_number_integer()) << line;
+    if (evals_only && !j.contains("eval/spearman")) continue;
+    out.emplace_back(j["step"].get<int64_t>(), j.value("samples", int64_t{-1}));
+  }
+  return out;
+}
+
+// The intermediate points (step, key) then the final one.
+std::vector<Point> Reports(StepSamples intermediate, int64_t final_step, int64_t final_samples) {
+  std::vector<Point> out;
+  for (const auto& [step, key] : intermediate) out.push_back({step, key, false});
+  out.push_back({final_step, final_samples, true});
+  return out;
+}
+
+}  // namespace
+
+// Printed by gtest on a mismatch.
+void PrintTo(const TrainSummary::ReportPoint& p, std::ostream* os) {
+  *os << "{step " << p.step << ", samples " << p.samples << (p.final ? ", final}" : "}");
+}
+
+namespace {
 
 TEST(TrainLoop, ResumedRunEqualsUninterruptedRun) {
   TrainOptions quiet;
@@ -140,6 +178,13 @@ TEST(TrainLoop, EvaluatesOnScheduleAndKeepsTheBestModel) {
     }
   }
   EXPECT_EQ(eval_steps, (std::vector<int64_t>{15, 30, 40}));
+  // eval_every_steps: keyed by samples_seen, 32 a step (batch 16 x grad_accum 2; 20 steps make
+  // the 640-pair epoch), on every line.
+  for (const auto& [step, samples] : LineSamples(c.output.dir, /*evals_only=*/false)) {
+    EXPECT_EQ(samples, step * 32) << "step " << step;
+  }
+  EXPECT_EQ(s->reports, Reports({{15, 480}, {30, 960}}, 40, 1280));
+  EXPECT_EQ(s->samples, 1280);
   EXPECT_EQ(s->best_step, best_step);
   EXPECT_NEAR(s->best, best, 1e-8);  // metrics.jsonl keeps 9 digits
   // The saved model is the best one: it differs from the last checkpoint unless best is last.
@@ -216,6 +261,126 @@ TEST(TrainLoop, RefusesToResumeAnotherRun) {
   EXPECT_TRUE(absl::StrContains(none.status().message(), "no checkpoint")) << none.status();
 }
 
+// SmallSts for one epoch at `batch` (grad_accum 1), evaluated every `epochs` of an epoch or
+// every `samples` samples; lines only at evaluation points (and at the end); no files but
+// metrics.jsonl.
+TrainerConfig Cadenced(const std::string& out, int64_t batch, double epochs, int64_t samples) {
+  TrainerConfig c = SmallSts(out);
+  c.train.epochs = 1;
+  c.train.batch_size = batch;
+  c.train.grad_accum = 1;
+  c.train.eval_every_steps = 0;
+  c.train.eval_every_epochs = epochs;
+  c.train.eval_every_samples = samples;
+  c.train.log_every_steps = 1000;
+  c.output.save = "none";
+  c.output.checkpoint = false;
+  return c;
+}
+
+absl::StatusOr<TrainSummary> Quietly(const TrainerConfig& c) {
+  TrainOptions quiet;
+  quiet.quiet = true;
+  return RunTraining(c, quiet);
+}
+
+// The product's acceptance example: 640 pairs, one epoch, one rank, every 1/8 epoch.
+TEST(TrainLoop, EvaluatesEveryEighthEpochAtAnyBatchSize) {
+  const TrainerConfig b16 = Cadenced(TempDir("eighths-16"), 16, 0.125, 0);
+  auto s16 = Quietly(b16);
+  ASSERT_TRUE(s16.ok()) << s16.status();
+  EXPECT_EQ(s16->steps, 40);
+  EXPECT_EQ(s16->samples, 640);
+  EXPECT_EQ(LineSamples(b16.output.dir, /*evals_only=*/true),
+            (StepSamples{{5, 80}, {10, 160}, {15, 240}, {20, 320}, {25, 400}, {30, 480},
+                         {35, 560}, {40, 640}}));
+  EXPECT_EQ(s16->reports,
+            Reports({{5, 80}, {10, 160}, {15, 240}, {20, 320}, {25, 400}, {30, 480}, {35, 560}},
+                    40, 640));
+
+  // Batch 128: 5 steps, each crossing a target; keyed by the largest target reached.
+  const TrainerConfig b128 = Cadenced(TempDir("eighths-128"), 128, 0.125, 0);
+  auto s128 = Quietly(b128);
+  ASSERT_TRUE(s128.ok()) << s128.status();
+  EXPECT_EQ(s128->steps, 5);
+  EXPECT_EQ(LineSamples(b128.output.dir, /*evals_only=*/true),
+            (StepSamples{{1, 128}, {2, 256}, {3, 384}, {4, 512}, {5, 640}}));
+  EXPECT_EQ(s128->reports, Reports({{1, 80}, {2, 240}, {3, 320}, {4, 480}}, 5, 640));
+}
+
+TEST(TrainLoop, EverySamplesCrossingTwoTargetsEvaluatesOnce) {
+  // Batch 128, every 100 samples: step 4 (384 -> 512) crosses 400 and 500.
+  const TrainerConfig c = Cadenced(TempDir("every-100"), 128, 0, 100);
+  auto s = Quietly(c);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(LineSamples(c.output.dir, /*evals_only=*/true),
+            (StepSamples{{1, 128}, {2, 256}, {3, 384}, {4, 512}, {5, 640}}));
+  EXPECT_EQ(s->reports, Reports({{1, 100}, {2, 200}, {3, 300}, {4, 500}}, 5, 640));
+
+  // No eval data: the same cadence, the lines' training metrics reported. Batch 64 (64 samples
+  // a step): points at steps 2, 4, 5, 7, 8 and the last, 10, and lines there alone.
+  TrainerConfig plain = Cadenced(TempDir("every-100-no-eval"), 64, 0, 100);
+  plain.task.eval = "";
+  auto p = Quietly(plain);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->reports, Reports({{2, 100}, {4, 200}, {5, 300}, {7, 400}, {8, 500}}, 10, 640));
+  EXPECT_EQ(LineSamples(plain.output.dir, /*evals_only=*/false),
+            (StepSamples{{2, 128}, {4, 256}, {5, 320}, {7, 448}, {8, 512}, {10, 640}}));
+  EXPECT_EQ(LineSamples(plain.output.dir, /*evals_only=*/true), StepSamples{});
+}
+
+// Resume between targets, past an epoch boundary: the resumed run evaluates at the same steps
+// under the same keys, and writes the same lines, as the run never interrupted.
+TEST(TrainLoop, ResumedRunKeepsTheEvaluationPointsAndKeys) {
+  // Batch 48 on 640 pairs: 14 steps an epoch (the last of 16 pairs), 2 epochs; f = 0.3 of 640:
+  // targets 192, 384, 576, 768, 960, 1152.
+  auto config = [](const std::string& out) {
+    TrainerConfig c = SmallSts(out);
+    c.train.batch_size = 48;
+    c.train.grad_accum = 1;
+    c.train.eval_every_steps = 0;
+    c.train.eval_every_epochs = 0.3;
+    c.train.log_every_steps = 5;
+    return c;
+  };
+  const TrainerConfig straight = config(TempDir("resume-epochs-straight"));
+  auto a = Quietly(straight);
+  ASSERT_TRUE(a.ok()) << a.status();
+  const std::vector<Point> want =
+      Reports({{4, 192}, {8, 384}, {12, 576}, {17, 768}, {21, 960}, {25, 1152}}, 28, 1280);
+  EXPECT_EQ(a->reports, want);
+
+  const TrainerConfig broken = config(TempDir("resume-epochs-broken"));
+  TrainOptions interrupted;
+  interrupted.quiet = true;
+  interrupted.interrupt_after_steps = 19;  // the last checkpoint: step 17's evaluation
+  auto b1 = RunTraining(broken, interrupted);
+  ASSERT_TRUE(b1.ok()) << b1.status();
+  TrainOptions resume;
+  resume.quiet = true;
+  resume.resume = true;
+  auto b2 = RunTraining(broken, resume);
+  ASSERT_TRUE(b2.ok()) << b2.status();
+  std::vector<Point> got = b1->reports;
+  got.insert(got.end(), b2->reports.begin(), b2->reports.end());
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(b2->samples, 1280);
+
+  auto strip = [](std::vector<std::string> lines) {
+    for (std::string& l : lines) {
+      Json j = Json::parse(l);
+      j.erase("train/samples_per_s");
+      l = j.dump();
+    }
+    return lines;
+  };
+  EXPECT_EQ(strip(Lines(straight.output.dir + "/metrics.jsonl")),
+            strip(Lines(broken.output.dir + "/metrics.jsonl")));
+  EXPECT_EQ(LineSamples(broken.output.dir, /*evals_only=*/true),
+            (StepSamples{{4, 192}, {8, 384}, {12, 576}, {17, 784}, {21, 976}, {25, 1168},
+                         {28, 1280}}));
+}
+
 // Bad input: the run fails with a one-line error that names `file`.
 void ExpectError(const TrainerConfig& c, const std::string& file, const std::string& words) {
   TrainOptions quiet;
@@ -259,6 +424,10 @@ TEST(TrainLoop, BadInputIsAClearError) {
   c.task.eval = "";
   c.model.head = "data/golden/cls_head.safetensors";  // 3 x 128: SoftmaxLoss needs 3 x 384
   ExpectError(c, c.model.head, "size mismatch");
+
+  c = SmallSts(TempDir("bad"));  // eval_every_steps 15
+  c.train.eval_every_epochs = 0.125;
+  ExpectError(c, "test", "train.eval_every_steps and train.eval_every_epochs are both > 0");
 
   c = SmallSts(TempDir("bad"));
   c.train.precision = "fp16";
