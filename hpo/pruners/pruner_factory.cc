@@ -1,5 +1,6 @@
 #include "hpo/pruners/pruner_factory.h"
 
+#include "hpo/pruners/hyperband_pruner.h"
 #include "hpo/pruners/median_pruner.h"
 #include "hpo/pruners/nop_pruner.h"
 #include "hpo/pruners/successive_halving_pruner.h"
@@ -13,6 +14,7 @@ std::unique_ptr<Pruner> MakePruner(const SweepConfig& config) {
   if (config.pruner == "successive_halving") {
     return std::make_unique<SuccessiveHalvingPruner>(config.successive_halving);
   }
+  if (config.pruner == "hyperband") return std::make_unique<HyperbandPruner>(config.hyperband);
   return nullptr;
 }
 

@@ -1,6 +1,7 @@
 // MakePruner: the pruner a sweep's `early_terminate` names (SweepConfig::pruner):
 // "none" -> NopPruner, "median" -> MedianPruner(config.median),
-// "successive_halving" -> SuccessiveHalvingPruner(config.successive_halving).
+// "successive_halving" -> SuccessiveHalvingPruner(config.successive_halving),
+// "hyperband" -> HyperbandPruner(config.hyperband).
 // Any other name (ParseSweepConfig lets none through) gives nullptr. The study's direction is
 // not taken from the config: pruners read Study::maximize.
 //

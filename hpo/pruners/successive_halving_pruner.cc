@@ -9,11 +9,13 @@ namespace tunefleet {
 namespace hpo {
 namespace {
 
-// Optuna's _estimate_min_resource: unset while no COMPLETE trial has reported.
-std::optional<int64_t> EstimateMinResource(const Study& study) {
+// Optuna's _estimate_min_resource over the members: unset while no COMPLETE member has
+// reported.
+std::optional<int64_t> EstimateMinResource(const Study& study,
+                                           absl::FunctionRef<bool(const Trial&)> member) {
   std::optional<int64_t> last_step;
   for (const Trial& t : study.trials) {
-    if (t.state != TrialState::kComplete) continue;
+    if (t.state != TrialState::kComplete || !member(t)) continue;
     const std::optional<int64_t> s = t.LastStep();
     if (s && (!last_step || *s > *last_step)) last_step = s;
   }
@@ -62,6 +64,11 @@ SuccessiveHalvingPruner::SuccessiveHalvingPruner(const SuccessiveHalvingSpec& sp
 }
 
 bool SuccessiveHalvingPruner::Prune(Study* study, size_t index) {
+  return PruneAmong(study, index, [](const Trial&) { return true; });
+}
+
+bool SuccessiveHalvingPruner::PruneAmong(Study* study, size_t index,
+                                         absl::FunctionRef<bool(const Trial&)> member) {
   Trial& trial = study->trials[index];
   const std::optional<int64_t> step = trial.LastStep();
   if (!step) return false;
@@ -70,7 +77,7 @@ bool SuccessiveHalvingPruner::Prune(Study* study, size_t index) {
 
   while (true) {
     if (!min_resource_) {
-      min_resource_ = EstimateMinResource(*study);
+      min_resource_ = EstimateMinResource(*study, member);
       if (!min_resource_) return false;
     }
     if (!ReachesPromotionStep(*step, *min_resource_, reduction_factor_,
@@ -84,6 +91,7 @@ bool SuccessiveHalvingPruner::Prune(Study* study, size_t index) {
     const std::string key = CompletedRungKey(rung);
     std::vector<double> competing;
     for (const Trial& t : study->trials) {
+      if (!member(t)) continue;
       auto it = t.system_attrs.find(key);
       if (it != t.system_attrs.end()) competing.push_back(it->second);
     }

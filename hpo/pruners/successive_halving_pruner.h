@@ -15,6 +15,10 @@
 // of this object; until then Prune returns false. (Optuna rejects "auto" with
 // bootstrap_count > 0; this class accepts it and applies both.)
 //
+// PruneAmong runs the same algorithm over a subset of the study's trials, as a bracket of
+// HyperbandPruner does: only the members' "completed_rung_r" attrs compete and only members
+// count for the "auto" estimate.
+//
 // Thread-safety: used from the sweep driver's thread only.
 #ifndef TUNEFLEET_HPO_PRUNERS_SUCCESSIVE_HALVING_PRUNER_H_
 #define TUNEFLEET_HPO_PRUNERS_SUCCESSIVE_HALVING_PRUNER_H_
@@ -24,6 +28,7 @@
 #include <optional>
 #include <string>
 
+#include "absl/functional/function_ref.h"
 #include "hpo/pruner.h"
 #include "hpo/sweep_config.h"
 #include "hpo/trial.h"
@@ -38,6 +43,12 @@ class SuccessiveHalvingPruner : public Pruner {
   explicit SuccessiveHalvingPruner(const SuccessiveHalvingSpec& spec);
 
   bool Prune(Study* study, size_t index) override;
+
+  // Prune as if the study held only the trials for which `member` is true, in the same order
+  // (Optuna's HyperbandPruner hands each bracket such a filtered view of the study). `member`
+  // must hold for study->trials[index] and give the same answer for a trial every time it is
+  // asked (it is asked once per trial and rung judged).
+  bool PruneAmong(Study* study, size_t index, absl::FunctionRef<bool(const Trial&)> member);
 
  private:
   std::optional<int64_t> min_resource_;  // unset: auto, not estimated yet

@@ -1,11 +1,14 @@
 """Differential test of tunefleet's pruners against Optuna 3.1 (Debian's python3-optuna).
 
-Generates random scenarios with a fixed seed: a study direction, a MedianPruner or a
-SuccessiveHalvingPruner with random parameters (auto min_resource and bootstrap_count included),
-interleaved trials reporting at random step gaps (sometimes out of order), values with ties,
-NaNs and infinities, trials finishing COMPLETE, FAIL or PRUNED. Each scenario is driven through
-Optuna adaptively (ask, report, should_prune, tell; a trial Optuna prunes is told PRUNED at once
-and reports no more), and the resulting event sequence is replayed through the C++ pruners by
+Generates random scenarios with a fixed seed: a study name (Hyperband's brackets hang on it) and
+direction, a MedianPruner, a SuccessiveHalvingPruner (auto min_resource and bootstrap_count
+included) or a HyperbandPruner (min_resource small or large against the steps reported, so that
+there are many brackets, one or none; max_resource fixed, an exact power of the reduction factor,
+or auto; bootstrap_count with a fixed max_resource) with random parameters, interleaved trials
+reporting at random step gaps (sometimes out of order), values with ties, NaNs and infinities,
+trials finishing COMPLETE, FAIL or PRUNED. Each scenario is driven through Optuna adaptively
+(ask, report, should_prune, tell; a trial Optuna prunes is told PRUNED at once and reports no
+more), and the resulting event sequence is replayed through the C++ pruners by
 pruner_replay_tool. Every decision and every trial's completed_rung_N attrs after it must match.
 
 Run with /usr/bin/python3: pruner_differential_test.py TOOL [--scenarios N] [--seed S]
@@ -31,9 +34,51 @@ def hexf(v):
     return float(v).hex()
 
 
+def make_study_name(rng):
+    """A study name: Hyperband's brackets are chosen by crc32(f"{study_name}_{trial_number}")."""
+    stem = rng.choice(["sweep", "lr", "sbert-stsb", "bert_base", "\u00e9tude", "hpo/run"])
+    if rng.random() < 0.7:
+        return "%s-%d" % (stem, rng.randrange(10**6))
+    return stem + "".join(rng.choice("0123456789abcdef") for _ in range(rng.randint(1, 12)))
+
+
+def make_hyperband(rng, scale):
+    """Returns (spec, Optuna pruner); max_resource 0 in the spec is "auto"."""
+    auto = rng.random() < 0.4
+    if rng.random() < 0.15:
+        # Large against the steps reported (at most about 100 * scale): one bracket or none.
+        min_resource = rng.choice([20, 50, 100]) * scale
+    else:
+        min_resource = rng.choice([1, 1, 2, 3, 5]) * rng.choice([1, scale])
+    reduction_factor = rng.choice([2, 2, 3, 3, 4, 5])
+    if auto:
+        max_resource = 0
+    elif rng.random() < 0.15:
+        # math.log(243, 3) is 4.999999999999999: 5 brackets, not 6.
+        reduction_factor = 3
+        max_resource = min_resource * 243
+    else:
+        max_resource = rng.choice([
+            rng.randint(1, 3 * min_resource),  # few brackets, or none (max_resource < min_resource)
+            min_resource * reduction_factor ** rng.randint(0, 5),  # the log of an exact power
+            rng.randint(1, 100) * scale,
+        ])
+    spec = {
+        "min_resource": min_resource,
+        "max_resource": max_resource,
+        "reduction_factor": reduction_factor,
+        # Optuna refuses bootstrap_count > 0 with an auto max_resource.
+        "bootstrap_count": 0 if auto else rng.choice([0, 0, 0, 1, 2, 4]),
+    }
+    pruner = optuna.pruners.HyperbandPruner(
+        min_resource, "auto" if auto else max_resource, reduction_factor, spec["bootstrap_count"])
+    return spec, pruner
+
+
 def make_pruner(rng, scale):
     """Returns (study event, Optuna pruner)."""
-    kind = rng.choice(["median"] * 10 + ["successive_halving"] * 10 + ["none"])
+    kind = rng.choice(["median"] * 10 + ["successive_halving"] * 10 + ["hyperband"] * 10 +
+                      ["none"])
     event = {"op": "study", "pruner": kind}
     if kind == "median":
         spec = {
@@ -66,6 +111,8 @@ def make_pruner(rng, scale):
             pruner = optuna.pruners.SuccessiveHalvingPruner(
                 "auto" if auto else spec["min_resource"], spec["reduction_factor"],
                 spec["min_early_stopping_rate"], spec["bootstrap_count"])
+    elif kind == "hyperband":
+        event["hyperband"], pruner = make_hyperband(rng, scale)
     else:
         pruner = optuna.pruners.NopPruner()
     return event, pruner
@@ -79,12 +126,13 @@ class Scenario:
         self.scale = rng.choice([1, 1, 1, 1, 2, 10, 40])
         header, pruner = make_pruner(rng, self.scale)
         header["maximize"] = rng.random() < 0.5
+        header["name"] = make_study_name(rng)
         self.kind = header["pruner"]
         self.events = [header]
         self.expected = []  # (index into events, prune, attrs as hex)
         self.study = optuna.create_study(
-            direction="maximize" if header["maximize"] else "minimize", pruner=pruner,
-            sampler=optuna.samplers.RandomSampler(seed=0))
+            study_name=header["name"], direction="maximize" if header["maximize"] else "minimize",
+            pruner=pruner, sampler=optuna.samplers.RandomSampler(seed=0))
         self.n_trials = rng.randint(3, 40)
         self.concurrency = rng.choice([1, 1, 2, 3, 4, 6, 10])
         self.max_reports = rng.choice([3, 8, 15, 30])
@@ -93,6 +141,8 @@ class Scenario:
         self.p_inf = rng.choice([0, 0, 0.01, 0.05])
         self.p_fail_early = rng.choice([0, 0.005, 0.02])
         self.p_out_of_order = rng.choice([0, 0, 0.05])
+        # should_prune before any report: never prunes, but may start Hyperband's brackets.
+        self.p_ask_unreported = rng.choice([0.05, 0.05, 0.5])
 
     def value(self, t, step):
         rng = self.rng
@@ -138,8 +188,8 @@ class Scenario:
         }
         self.events.append({"op": "create"})
         self.active.append(t)
-        if rng.random() < 0.05:
-            self.ask_prune(t)  # before any report: never prunes
+        if rng.random() < self.p_ask_unreported:
+            self.ask_prune(t)
 
     def report(self, t):
         rng = self.rng
@@ -188,7 +238,7 @@ class Scenario:
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("tool")
-    parser.add_argument("--scenarios", type=int, default=400)
+    parser.add_argument("--scenarios", type=int, default=600)
     parser.add_argument("--seed", type=int, default=20230131)
     args = parser.parse_args()
 
@@ -223,20 +273,31 @@ def main():
         print("replay tool answered %d prune events, want %d" % (len(got), len(expected)))
         return 1
     n_pruned = n_attrs = 0
-    by_kind = {}
+    by_kind = {}  # kind -> [decisions, prunes]
     for g in got:
         want_prune, want_attrs = expected[g["line"]]
         got_attrs = {k: float.fromhex(v).hex() for k, v in g["system_attrs"].items()}
         kind = scenarios[owner[g["line"] - 1]].kind
-        by_kind[kind] = by_kind.get(kind, 0) + 1
+        counts = by_kind.setdefault(kind, [0, 0])
+        counts[0] += 1
+        counts[1] += want_prune
         n_pruned += want_prune
         n_attrs += len(want_attrs)
         if g["prune"] != want_prune or got_attrs != want_attrs:
             mismatches.append((g["line"], want_prune, want_attrs, g["prune"], got_attrs))
 
-    print("compared %d decisions (%d prune, %s) and %d completed_rung attrs over %d scenarios; "
-          "optuna %.1fs, C++ replay %.2fs" % (len(got), n_pruned, by_kind, n_attrs,
-                                             len(scenarios), optuna_s, tool_s))
+    print("compared %d decisions (%d prune; %s) and %d completed_rung attrs over %d scenarios; "
+          "optuna %.1fs, C++ replay %.2fs" % (
+              len(got), n_pruned,
+              ", ".join("%s %d/%d pruned" % (k, v[1], v[0]) for k, v in sorted(by_kind.items())),
+              n_attrs, len(scenarios), optuna_s, tool_s))
+    n_brackets = {}  # Optuna's bracket count at the end of each hyperband scenario
+    for sc in scenarios:
+        if sc.kind == "hyperband":
+            n = sc.study.pruner._n_brackets
+            n = "uninitialized" if n is None else "<=0" if n <= 0 else n
+            n_brackets[n] = n_brackets.get(n, 0) + 1
+    print("hyperband scenarios by n_brackets: %s" % sorted(n_brackets.items(), key=str))
     if not mismatches:
         return 0
     out_dir = os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR", "/tmp")

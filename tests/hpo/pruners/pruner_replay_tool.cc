@@ -1,10 +1,12 @@
 // Replays pruner scenarios through the C++ pruners, for pruner_differential_test.py.
 //
 // stdin: JSON lines, one event each; doubles are float.hex() strings ("0x1.8p+1", "inf", "nan").
-//   {"op": "study", "pruner": "median", "maximize": true, "median": {...}}
-//       starts a new study with a new pruner from MakePruner; "successive_halving": {...} holds
-//       min_resource (0: auto), reduction_factor, min_early_stopping_rate, bootstrap_count;
-//       "median": {...} holds n_startup_trials, n_warmup_steps, interval_steps, n_min_trials.
+//   {"op": "study", "pruner": "median", "maximize": true, "name": "sweep-7", "median": {...}}
+//       starts a new study (Study::name from "name", "" when absent) with a new pruner from
+//       MakePruner; "successive_halving": {...} holds min_resource (0: auto), reduction_factor,
+//       min_early_stopping_rate, bootstrap_count; "median": {...} holds n_startup_trials,
+//       n_warmup_steps, interval_steps, n_min_trials; "hyperband": {...} holds min_resource,
+//       max_resource (0: auto), reduction_factor, bootstrap_count.
 //   {"op": "create"}                                   a new RUNNING trial, numbered 0, 1, ...
 //   {"op": "report", "trial": 3, "step": 7, "value": "0x1p-1"}   Optuna's trial.report (a step
 //                                                      already reported is ignored, as there)
@@ -57,7 +59,13 @@ int Run() {
         config.successive_halving = {s.at("min_resource"), s.at("reduction_factor"),
                                      s.at("min_early_stopping_rate"), s.at("bootstrap_count")};
       }
+      if (e.contains("hyperband")) {
+        const nlohmann::json& h = e["hyperband"];
+        config.hyperband = {h.at("min_resource"), h.at("max_resource"), h.at("reduction_factor"),
+                            h.at("bootstrap_count")};
+      }
       study = Study();
+      study.name = e.value("name", "");
       study.maximize = config.maximize;
       pruner = MakePruner(config);
       if (!pruner) {
