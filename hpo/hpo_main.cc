@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/cli.h"
 #include "common/logging.h"
@@ -205,9 +206,33 @@ int Best(const std::vector<std::string>& args) {
     PrintError("hpo best", absl::NotFoundError(journal + ": no trial has completed"));
     return kExitFailure;
   }
-  std::cout << absl::StrFormat("trial %d  value %.9g  lr %.9g  batch_size %d  lr_effective %.9g\n",
+  std::string others;
+  const SearchSpace* space = static_cast<size_t>(best->number) < contents->distributions.size()
+                                 ? &contents->distributions[static_cast<size_t>(best->number)]
+                                 : nullptr;
+  for (const auto& [name, value] : best->params) {
+    if (name == kLrParam || name == kBatchParam) continue;
+    auto d = space != nullptr ? space->find(name) : SearchSpace::const_iterator();
+    absl::StrAppend(&others, "  ", name, " ",
+                    space != nullptr && d != space->end() ? d->second.ValueText(value)
+                                                          : absl::StrFormat("%.9g", value));
+  }
+  std::cout << absl::StrFormat("trial %d  value %.9g  lr %.9g  batch_size %d  lr_effective %.9g%s\n",
                                best->number, *best->value, best->params.at(kLrParam),
-                               static_cast<int>(best->params.at(kBatchParam)), best->lr_effective);
+                               static_cast<int>(best->params.at(kBatchParam)), best->lr_effective,
+                               others);
+  if (auto bounds = contents->study_user_attrs.find("best_at_bound");
+      bounds != contents->study_user_attrs.end()) {
+    auto at = nlohmann::json::parse(bounds->second, nullptr, /*allow_exceptions=*/false);
+    if (at.is_object()) {
+      for (const auto& [name, side] : at.items()) {
+        if (side.is_string()) {
+          std::cout << "best " << name << " at the " << side.get<std::string>()
+                    << " bound of its range: widen parameters." << name << "\n";
+        }
+      }
+    }
+  }
   return kExitOk;
 }
 

@@ -365,16 +365,42 @@ ParsedDistribution ParseDistribution(const Json& text_json) {
     }
     if (!(out.dist.low <= out.dist.high)) Fail("distribution: low > high");
     if (out.dist.log && !(out.dist.low > 0)) Fail("distribution: log with low <= 0");
+  } else if (out.name == "IntDistribution") {
+    out.dist.kind = Distribution::Kind::kInt;
+    const Json& low = attr("low");
+    const Json& high = attr("high");
+    const Json& log = attr("log");
+    if (!low.is_number_integer() || !high.is_number_integer()) {
+      Fail("distribution: IntDistribution low and high must be integers");
+    }
+    if (!log.is_boolean()) Fail("distribution log: expected true or false");
+    const Json& step = attr("step");
+    if (!step.is_number_integer() || step.get<int64_t>() != 1) {
+      Fail("distribution: an IntDistribution with a step other than 1 is not supported");
+    }
+    out.dist.low = static_cast<double>(low.get<int64_t>());
+    out.dist.high = static_cast<double>(high.get<int64_t>());
+    out.dist.log = log.get<bool>();
+    if (!(out.dist.low <= out.dist.high)) Fail("distribution: low > high");
   } else if (out.name == "CategoricalDistribution") {
     const Json& choices = attr("choices");
     if (!choices.is_array() || choices.empty()) {
       Fail("distribution choices: expected a non-empty list");
     }
     out.dist.kind = Distribution::Kind::kCategorical;
-    out.dist.integer_choices = true;
-    for (const Json& c : choices) {
-      out.dist.choices.push_back(AsNumber(c, "distribution choice"));
-      if (!c.is_number_integer()) out.dist.integer_choices = false;
+    if (choices[0].is_string()) {
+      // String choices: held by their index (hpo/search_space.h).
+      for (const Json& c : choices) {
+        if (!c.is_string()) Fail("distribution choices: mixed strings and numbers are not supported");
+        out.dist.choices.push_back(static_cast<double>(out.dist.labels.size()));
+        out.dist.labels.push_back(c.get<std::string>());
+      }
+    } else {
+      out.dist.integer_choices = true;
+      for (const Json& c : choices) {
+        out.dist.choices.push_back(AsNumber(c, "distribution choice"));
+        if (!c.is_number_integer()) out.dist.integer_choices = false;
+      }
     }
   } else {
     Fail(absl::StrCat("distribution: ", out.name, " is not supported"));
@@ -385,14 +411,14 @@ ParsedDistribution ParseDistribution(const Json& text_json) {
 // check_distribution_compatibility.
 bool Compatible(const ParsedDistribution& old_d, const ParsedDistribution& new_d) {
   if (old_d.name != new_d.name) return false;
-  if (old_d.dist.kind == Distribution::Kind::kFloat) return old_d.dist.log == new_d.dist.log;
-  return old_d.dist.choices == new_d.dist.choices;
+  if (old_d.dist.kind != Distribution::Kind::kCategorical) return old_d.dist.log == new_d.dist.log;
+  return old_d.dist.choices == new_d.dist.choices && old_d.dist.labels == new_d.dist.labels;
 }
 
 // to_external_repr.
 double ToExternal(const ParsedDistribution& d, const Json& internal_json) {
   const double internal = AsNumber(internal_json, "param_value_internal");
-  if (d.dist.kind == Distribution::Kind::kFloat) return internal;
+  if (d.dist.kind != Distribution::Kind::kCategorical) return internal;
   if (!std::isfinite(internal)) Fail("param_value_internal: not a choice index");
   const double index = std::trunc(internal);  // Python's int()
   if (index < 0 || index >= static_cast<double>(d.dist.choices.size())) {

@@ -6,6 +6,8 @@
 #define TUNEFLEET_HPO_LR_SCALING_H_
 
 #include <cstdint>
+#include <map>
+#include <string>
 
 #include "hpo/sweep_config.h"
 
@@ -16,6 +18,8 @@ double EffectiveLr(const LrScalingSpec& scaling, double lr, int64_t batch_size, 
                    int64_t grad_accum);
 // The sweep's own ranks (gpus_per_trial) and grad_accum (from its trainer config).
 double EffectiveLr(const SweepConfig& config, double lr, int64_t batch_size);
+// A trial's: its lr and batch_size, and its train.grad_accum when that is searched too.
+double EffectiveLr(const SweepConfig& config, const std::map<std::string, double>& params);
 
 }  // namespace hpo
 }  // namespace tunefleet

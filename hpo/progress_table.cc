@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "hpo/search_space.h"
+#include "hpo/sweep_parameters.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -59,12 +60,22 @@ std::string ProgressTable::Header(const Study& study, const SweepProgress& p) co
   return out;
 }
 
+// The trial's other parameters (beyond lr and batch_size), " name=value" each.
+std::string ProgressTable::OtherParams(const Trial& t) const {
+  std::string out;
+  for (const ParamSpec& p : config_.params) {
+    auto it = t.params.find(p.name);
+    if (it != t.params.end()) absl::StrAppend(&out, " ", p.name, "=", ParamValueText(p, it->second));
+  }
+  return out;
+}
+
 std::string ProgressTable::Row(const Trial& t, const std::string& where) const {
   const auto step = t.LastStep();
   std::string state = TrialStateName(t.state);
   if (t.state == TrialState::kRunning && !where.empty()) state = where == "queued" ? "QUEUED" : "RUNNING";
   std::string row = absl::StrFormat(
-      " %5d  %-6s  %.3e  %.3e  %5d  %-8s  %4s  %-*s", t.number, t.phase,
+      " %5d  %-6s  %.3e  %.3e  %5d  %-8s  %7s  %-*s", t.number, t.phase,
       t.params.count(kLrParam) ? t.params.at(kLrParam) : 0.0, t.lr_effective,
       static_cast<int>(t.params.count(kBatchParam) ? t.params.at(kBatchParam) : 0), state,
       step.has_value() ? std::to_string(*step) : "-", MetricWidth(), LastValue(t));
@@ -74,9 +85,9 @@ std::string ProgressTable::Row(const Trial& t, const std::string& where) const {
 
 std::string ProgressTable::Render(const Study& study, const SweepProgress& p, int max_rows) const {
   std::string out = Header(study, p);
-  absl::StrAppend(&out, absl::StrFormat(" %5s  %-6s  %-9s  %-9s  %5s  %-8s  %4s  %-*s  %s\n",
+  absl::StrAppend(&out, absl::StrFormat(" %5s  %-6s  %-9s  %-9s  %5s  %-8s  %7s  %-*s  %s\n",
                                         "trial", "phase", "lr", "lr_eff", "batch", "state",
-                                        "step", MetricWidth(), config_.metric_name, "on"));
+                                        "samples", MetricWidth(), config_.metric_name, "on"));
   std::vector<const Trial*> rows;
   for (const Trial& t : study.trials) {
     if (t.state == TrialState::kRunning) rows.push_back(&t);
@@ -111,14 +122,14 @@ std::string Placement(const std::map<std::string, std::vector<int32_t>>& slots_b
 }
 
 std::string ProgressTable::EventLine(const Trial& t) const {
-  std::string out = absl::StrFormat("trial %d %s  lr=%.3e lr_eff=%.3e batch=%d", t.number,
+  std::string out = absl::StrFormat("trial %d %s  lr=%.3e lr_eff=%.3e batch=%d%s", t.number,
                                     TrialStateName(t.state), t.params.at(kLrParam), t.lr_effective,
-                                    static_cast<int>(t.params.at(kBatchParam)));
+                                    static_cast<int>(t.params.at(kBatchParam)), OtherParams(t));
   const auto step = t.LastStep();
   if (t.state == TrialState::kComplete && t.value.has_value()) {
     absl::StrAppend(&out, absl::StrFormat("  %s=%.4f", config_.metric_name, *t.value));
   } else if (t.state == TrialState::kPruned && step.has_value()) {
-    absl::StrAppend(&out, absl::StrFormat("  at step %d (%s=%.4f)", *step, config_.metric_name,
+    absl::StrAppend(&out, absl::StrFormat("  at %d samples (%s=%.4f)", *step, config_.metric_name,
                                           t.intermediate_values.rbegin()->second));
   }
   if (!t.placement.empty()) absl::StrAppend(&out, "  on ", t.placement);
@@ -131,9 +142,10 @@ std::string ProgressTable::Summary(const Study& study, const SweepProgress& p,
   std::string out = "\n" + Header(study, p);
   if (const Trial* best = Best(study)) {
     absl::StrAppend(&out, absl::StrFormat(
-        "best trial #%d: %s=%.6g  lr=%.6g  batch_size=%d  lr_effective=%.6g  (%s phase)\n",
+        "best trial #%d: %s=%.6g  lr=%.6g  batch_size=%d  lr_effective=%.6g%s  (%s phase)\n",
         best->number, config_.metric_name, *best->value, best->params.at(kLrParam),
-        static_cast<int>(best->params.at(kBatchParam)), best->lr_effective, best->phase));
+        static_cast<int>(best->params.at(kBatchParam)), best->lr_effective, OtherParams(*best),
+        best->phase));
   } else {
     absl::StrAppend(&out, "no trial completed\n");
   }

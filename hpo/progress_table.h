@@ -1,6 +1,6 @@
 // What `hpo sweep` shows while it runs: a header (finished / planned, by state, running, best,
-// elapsed) and a table of trials (trial, phase, lr, lr_effective, batch, state, step, last
-// value), redrawn in place on a terminal; on a pipe or a file, one line per finished trial
+// elapsed) and a table of trials (trial, phase, lr, lr_effective, batch, state, samples seen at
+// the last report, last value), redrawn in place on a terminal; on a pipe or a file, one line per finished trial
 // instead. And the final summary naming the best trial.
 #ifndef TUNEFLEET_HPO_PROGRESS_TABLE_H_
 #define TUNEFLEET_HPO_PROGRESS_TABLE_H_
@@ -48,6 +48,7 @@ class ProgressTable {
 
  private:
   std::string Row(const Trial& trial, const std::string& where) const;
+  std::string OtherParams(const Trial& trial) const;
   // The metric column: as wide as its name, at least 9.
   int MetricWidth() const { return std::max(9, static_cast<int>(config_.metric_name.size())); }
   SweepConfig config_;

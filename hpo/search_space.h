@@ -1,6 +1,8 @@
 // The search space of a sweep, in Optuna's distribution shapes so the journal can record them:
 //   lr          FloatDistribution(low, high, log)  or CategoricalDistribution(choices)
 //   batch_size  CategoricalDistribution(choices)   (per-rank batch sizes, ascending)
+//   trainer keys (hpo/sweep_parameters.h): FloatDistribution, IntDistribution(low, high) or
+//               CategoricalDistribution (numbers, or strings held by their index)
 #ifndef TUNEFLEET_HPO_SEARCH_SPACE_H_
 #define TUNEFLEET_HPO_SEARCH_SPACE_H_
 
@@ -14,13 +16,15 @@ namespace tunefleet {
 namespace hpo {
 
 struct Distribution {
-  enum class Kind { kFloat, kCategorical };
+  enum class Kind { kFloat, kInt, kCategorical };
   Kind kind = Kind::kFloat;
-  double low = 0;   // kFloat
-  double high = 0;  // kFloat
+  double low = 0;   // kFloat, kInt (integral)
+  double high = 0;  // kFloat, kInt
   bool log = false;
-  std::vector<double> choices;  // kCategorical
-  bool integer_choices = false; // choices are integers (batch sizes)
+  // kCategorical: the values; for string choices, their indices 0, 1, ... with `labels`.
+  std::vector<double> choices;
+  bool integer_choices = false;     // choices are integers (batch sizes)
+  std::vector<std::string> labels;  // string choices (Optuna's choices are these)
 
   bool Contains(double value) const;
   // Optuna's distribution_to_json: {"name": "FloatDistribution", "attributes": {...}}.
@@ -29,6 +33,8 @@ struct Distribution {
   double ToInternal(double external) const;
   double ToExternal(double internal) const;
   std::string Describe() const;  // "log_uniform [1e-05, 0.001]", "categorical {16, 32}"
+  // A value as Python prints it: "0.001", "16", "cls".
+  std::string ValueText(double value) const;
 };
 
 using SearchSpace = std::map<std::string, Distribution>;
@@ -37,6 +43,8 @@ inline constexpr char kLrParam[] = "lr";
 inline constexpr char kBatchParam[] = "batch_size";
 
 SearchSpace BuildSearchSpace(const SweepConfig& config);
+// The distribution of one parameter spec.
+Distribution ToDistribution(const ParamSpec& spec);
 
 }  // namespace hpo
 }  // namespace tunefleet

@@ -11,9 +11,15 @@ namespace tunefleet {
 namespace hpo {
 namespace {
 
+// The param as Optuna holds it in external form: an int for IntDistribution and integer
+// choices, the label for string choices.
 std::string ParamJson(double value, const Distribution* d) {
-  if (d != nullptr && d->kind == Distribution::Kind::kCategorical && d->integer_choices) {
+  if (d != nullptr && (d->kind == Distribution::Kind::kInt ||
+                       (d->kind == Distribution::Kind::kCategorical && d->integer_choices))) {
     return std::to_string(static_cast<int64_t>(value));
+  }
+  if (d != nullptr && d->kind == Distribution::Kind::kCategorical && !d->labels.empty()) {
+    return JsonString(d->ValueText(value));
   }
   return JsonFloat(value);
 }

@@ -6,11 +6,13 @@
 #include <unistd.h>
 
 #include <climits>
+#include <cmath>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/file_util.h"
 #include "common/status_macros.h"
+#include "trainer/datasets.h"
 #include "trainer/train_config.h"
 
 namespace tunefleet {
@@ -43,7 +45,7 @@ absl::Status ParseMetric(const ConfigMap& m, SweepConfig* c) {
 }
 
 absl::Status ParseTrainer(const ConfigMap& m, TrainerSpec* t) {
-  RETURN_IF_ERROR(m.AllowOnly({"config", "overrides", "synthetic"}));
+  RETURN_IF_ERROR(m.AllowOnly({"config", "overrides", "synthetic", "evals_per_epoch"}));
   const bool has_config = m.Has("config");
   const bool has_synthetic = m.Has("synthetic");
   if (has_config == has_synthetic) {
@@ -51,12 +53,19 @@ absl::Status ParseTrainer(const ConfigMap& m, TrainerSpec* t) {
   }
   if (has_synthetic) {
     if (m.Has("overrides")) return m.Error("overrides", "only applies to a trainer config");
+    if (m.Has("evals_per_epoch")) {
+      return m.Error("evals_per_epoch", "only applies to a trainer config (the synthetic trainer "
+                                        "reports at every step)");
+    }
     t->synthetic = true;
     ASSIGN_OR_RETURN(ConfigMap s, m.GetOptionalMap("synthetic"));
-    RETURN_IF_ERROR(s.AllowOnly({"steps", "seconds_per_step", "noise", "seed"}));
+    RETURN_IF_ERROR(s.AllowOnly({"steps", "samples_per_step", "seconds_per_step", "noise", "seed"}));
     SyntheticSpec& spec = t->synthetic_spec;
     RETURN_IF_ERROR(s.GetOptional("steps", &spec.steps));
     RETURN_IF_ERROR(AtLeast(s, "steps", spec.steps, 0));
+    RETURN_IF_ERROR(s.GetOptional("samples_per_step", &spec.samples_per_step));
+    RETURN_IF_ERROR(AtLeast(s, "samples_per_step", spec.samples_per_step, 1));
+    t->samples_per_epoch = spec.steps * spec.samples_per_step;
     RETURN_IF_ERROR(s.GetOptional("seconds_per_step", &spec.seconds_per_step));
     if (spec.seconds_per_step < 0 || spec.seconds_per_step > 3600) {
       return s.Error("seconds_per_step",
@@ -70,6 +79,8 @@ absl::Status ParseTrainer(const ConfigMap& m, TrainerSpec* t) {
   }
   RETURN_IF_ERROR(m.Get("config", &t->config));
   if (t->config.empty()) return m.Error("config", "must name a trainer YAML file");
+  RETURN_IF_ERROR(m.GetOptional("evals_per_epoch", &t->evals_per_epoch));
+  RETURN_IF_ERROR(AtLeast(m, "evals_per_epoch", t->evals_per_epoch, 1));
   ASSIGN_OR_RETURN(ConfigMap overrides, m.GetOptionalMap("overrides"));
   for (const std::string& key : overrides.Keys()) {
     std::string text;
@@ -77,56 +88,6 @@ absl::Status ParseTrainer(const ConfigMap& m, TrainerSpec* t) {
     t->overrides.push_back(key + "=" + text);
   }
   RETURN_IF_ERROR(overrides.AllowOnly(overrides.Keys()));  // duplicates
-  return absl::OkStatus();
-}
-
-absl::Status ParseParameters(const ConfigMap& m, SweepConfig* c) {
-  RETURN_IF_ERROR(m.AllowOnly({"lr", "batch_size"}));
-  ASSIGN_OR_RETURN(ConfigMap lr, m.GetMap("lr"));
-  RETURN_IF_ERROR(lr.AllowOnly({"distribution", "min", "max", "values"}));
-  if (lr.Has("values")) {
-    if (lr.Has("distribution") || lr.Has("min") || lr.Has("max")) {
-      return lr.Error("values", "give either values or distribution/min/max, not both");
-    }
-    c->lr.distribution = "categorical";
-    RETURN_IF_ERROR(lr.Get("values", &c->lr.values));
-    if (c->lr.values.empty()) return lr.Error("values", "must list at least one learning rate");
-    for (size_t i = 0; i < c->lr.values.size(); ++i) {
-      if (c->lr.values[i] <= 0) {
-        return lr.Error("values", absl::StrCat("learning rates must be > 0, got ", c->lr.values[i]));
-      }
-    }
-    std::sort(c->lr.values.begin(), c->lr.values.end());
-    c->lr.values.erase(std::unique(c->lr.values.begin(), c->lr.values.end()), c->lr.values.end());
-    c->lr.min = c->lr.values.front();
-    c->lr.max = c->lr.values.back();
-  } else {
-    RETURN_IF_ERROR(lr.GetEnum("distribution", {"log_uniform", "uniform"}, &c->lr.distribution,
-                               /*required=*/true));
-    RETURN_IF_ERROR(lr.Get("min", &c->lr.min));
-    RETURN_IF_ERROR(lr.Get("max", &c->lr.max));
-    if (c->lr.distribution == "log_uniform" && c->lr.min <= 0) {
-      return lr.Error("min", absl::StrCat("must be > 0 for log_uniform, got ", c->lr.min));
-    }
-    if (c->lr.min < 0) return lr.Error("min", absl::StrCat("must be >= 0, got ", c->lr.min));
-    if (c->lr.min >= c->lr.max) {
-      return lr.Error("max", absl::StrCat("must be greater than min (", c->lr.min, "), got ",
-                                          c->lr.max));
-    }
-  }
-  ASSIGN_OR_RETURN(ConfigMap batch, m.GetMap("batch_size"));
-  RETURN_IF_ERROR(batch.AllowOnly({"values"}));
-  RETURN_IF_ERROR(batch.Get("values", &c->batch_sizes));
-  if (c->batch_sizes.empty()) return batch.Error("values", "must list at least one batch size");
-  std::set<int64_t> seen;
-  for (size_t i = 0; i < c->batch_sizes.size(); ++i) {
-    const int64_t b = c->batch_sizes[i];
-    if (b < 1) return batch.Error("values", absl::StrCat("batch sizes must be positive, got ", b));
-    if (!seen.insert(b).second) {
-      return batch.Error("values", absl::StrCat("batch size ", b, " is listed twice"));
-    }
-  }
-  std::sort(c->batch_sizes.begin(), c->batch_sizes.end());
   return absl::OkStatus();
 }
 
@@ -159,10 +120,40 @@ absl::Status ParseSearch(const ConfigMap& m, SweepConfig* c) {
   return absl::OkStatus();
 }
 
+absl::Status ParseHyperband(const ConfigMap& m, HyperbandSpec* h) {
+  RETURN_IF_ERROR(
+      m.AllowOnly({"type", "min_resource", "max_resource", "reduction_factor", "bootstrap_count"}));
+  std::string text;
+  if (m.Has("min_resource")) {
+    RETURN_IF_ERROR(m.GetYamlText("min_resource", &text));
+    if (text != "auto") {
+      RETURN_IF_ERROR(m.Get("min_resource", &h->min_resource));
+      RETURN_IF_ERROR(AtLeast(m, "min_resource", h->min_resource, 1));
+    }
+  }
+  if (m.Has("max_resource")) {
+    RETURN_IF_ERROR(m.GetYamlText("max_resource", &text));
+    if (text != "auto") {
+      RETURN_IF_ERROR(m.Get("max_resource", &h->max_resource));
+      RETURN_IF_ERROR(AtLeast(m, "max_resource", h->max_resource, 1));
+    }
+  }
+  RETURN_IF_ERROR(m.GetOptional("reduction_factor", &h->reduction_factor));
+  RETURN_IF_ERROR(AtLeast(m, "reduction_factor", h->reduction_factor, 2));
+  RETURN_IF_ERROR(m.GetOptional("bootstrap_count", &h->bootstrap_count));
+  RETURN_IF_ERROR(AtLeast(m, "bootstrap_count", h->bootstrap_count, 0));
+  if (h->bootstrap_count > 0 && h->max_resource == 0) {
+    // Optuna refuses this combination (HyperbandPruner raises ValueError).
+    return m.Error("bootstrap_count", "needs an explicit max_resource (not auto)");
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ParseEarlyTerminate(const ConfigMap& m, SweepConfig* c) {
-  RETURN_IF_ERROR(m.GetEnum("type", {"none", "median", "successive_halving"}, &c->pruner,
-                            /*required=*/true));
+  RETURN_IF_ERROR(m.GetEnum("type", {"none", "median", "successive_halving", "hyperband"},
+                            &c->pruner, /*required=*/true));
   if (c->pruner == "none") return m.AllowOnly({"type"});
+  if (c->pruner == "hyperband") return ParseHyperband(m, &c->hyperband);
   if (c->pruner == "median") {
     RETURN_IF_ERROR(
         m.AllowOnly({"type", "n_startup_trials", "n_warmup_steps", "interval_steps", "n_min_trials"}));
@@ -201,6 +192,35 @@ absl::Status ParseEarlyTerminate(const ConfigMap& m, SweepConfig* c) {
   return absl::OkStatus();
 }
 
+// The samples of one epoch across `ranks`: the training examples, padded to a multiple of the
+// ranks (DistributedSampler); 0 when the data cannot be read here.
+int64_t SamplesPerEpoch(const trainer::TrainerConfig& t, int64_t ranks) {
+  absl::StatusOr<std::vector<trainer::Example>> rows =
+      trainer::ReadDataset(t.task.train, t.task.format);
+  if (!rows.ok()) return 0;
+  const int64_t n = static_cast<int64_t>(rows->size());
+  return (n + ranks - 1) / ranks * ranks;
+}
+
+// Hyperband's min_resource "auto": one evaluation interval, in samples.
+absl::Status ResolveHyperband(const std::string& path, SweepConfig* c) {
+  if (c->pruner != "hyperband" || c->hyperband.min_resource > 0) return absl::OkStatus();
+  const TrainerSpec& t = c->trainer;
+  if (t.synthetic) {
+    c->hyperband.min_resource = t.synthetic_spec.samples_per_step;
+    return absl::OkStatus();
+  }
+  if (t.samples_per_epoch <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": early_terminate.min_resource: auto is one evaluation interval, but the training "
+              "data cannot be read here to size it: give min_resource in samples"));
+  }
+  c->hyperband.min_resource =
+      std::max<int64_t>(1, std::llround(static_cast<double>(t.samples_per_epoch) /
+                                        static_cast<double>(t.evals_per_epoch)));
+  return absl::OkStatus();
+}
+
 bool FileExists(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
@@ -211,7 +231,7 @@ bool FileExists(const std::string& path) {
 absl::StatusOr<SweepConfig> ParseSweepConfig(const ConfigFile& file) {
   ASSIGN_OR_RETURN(ConfigMap root, file.Root());
   RETURN_IF_ERROR(root.AllowOnly({"name", "metric", "trainer", "resources", "parameters",
-                                  "lr_scaling", "search", "early_terminate",
+                                  "lr_scaling", "search", "method", "early_terminate",
                                   "max_concurrent_trials", "max_failures_per_trial", "journal"}));
   SweepConfig c;
   c.source = file.name();
@@ -235,13 +255,24 @@ absl::StatusOr<SweepConfig> ParseSweepConfig(const ConfigFile& file) {
   }
   RETURN_IF_ERROR(AtLeast(resources, "gpus_per_trial", c.gpus_per_trial, 1));
   ASSIGN_OR_RETURN(ConfigMap parameters, root.GetMap("parameters"));
-  RETURN_IF_ERROR(ParseParameters(parameters, &c));
+  RETURN_IF_ERROR(ParseParameters(parameters, &c.lr, &c.batch_sizes, &c.params));
+  if (c.trainer.synthetic && !c.params.empty()) {
+    return parameters.Error("", absl::StrCat("the synthetic trainer takes only lr and "
+                                             "batch_size, not ", c.params[0].name));
+  }
   ASSIGN_OR_RETURN(ConfigMap scaling, root.GetOptionalMap("lr_scaling"));
   RETURN_IF_ERROR(scaling.AllowOnly({"rule", "base_batch"}));
   RETURN_IF_ERROR(scaling.GetEnum("rule", {"linear", "none"}, &c.lr_scaling.rule));
   RETURN_IF_ERROR(scaling.GetOptional("base_batch", &c.lr_scaling.base_batch));
   RETURN_IF_ERROR(AtLeast(scaling, "base_batch", c.lr_scaling.base_batch, 1));
   ASSIGN_OR_RETURN(ConfigMap search, root.GetOptionalMap("search"));
+  if (root.Has("method")) {  // W&B's spelling of search.method
+    if (search.Has("method")) {
+      return root.Error("method", "give the method once: method or search.method");
+    }
+    RETURN_IF_ERROR(root.GetEnum("method", {"random", "grid", "random_then_grid"}, &c.method,
+                                 /*required=*/true));
+  }
   RETURN_IF_ERROR(ParseSearch(search, &c));
   if (root.Has("early_terminate")) {
     ASSIGN_OR_RETURN(ConfigMap early, root.GetMap("early_terminate"));
@@ -255,6 +286,14 @@ absl::StatusOr<SweepConfig> ParseSweepConfig(const ConfigFile& file) {
   RETURN_IF_ERROR(root.GetOptional("journal", &c.journal));
   if (c.journal.empty()) return root.Error("journal", "must not be empty");
   return c;
+}
+
+const ParamSpec* SweepConfig::FindParam(const std::string& param) const {
+  if (param == "lr") return &lr;
+  for (const ParamSpec& p : params) {
+    if (p.name == param) return &p;
+  }
+  return nullptr;
 }
 
 absl::StatusOr<SweepConfig> LoadSweepConfig(const std::string& path,
@@ -277,7 +316,11 @@ absl::StatusOr<SweepConfig> LoadSweepConfig(const std::string& path,
     }
     config.trainer.config = trainer_path;
     config.trainer.grad_accum = trainer->train.grad_accum;
+    RETURN_IF_ERROR(CheckParametersWithTrainer(config.params, config.trainer.overrides,
+                                               trainer_path, path));
+    config.trainer.samples_per_epoch = SamplesPerEpoch(*trainer, config.gpus_per_trial);
   }
+  RETURN_IF_ERROR(ResolveHyperband(path, &config));
   // Staged paths: absolute, relative to the working directory, or beside the sweep file.
   for (std::string& stage : config.stage) {
     std::string found = stage;

@@ -1,10 +1,21 @@
 // The sweep YAML contract (DESIGN.md, "Sweep YAML"), loaded into a typed struct and validated
 // in one place. Every error names the file, the line and the dotted key.
 //
-// The search is over two parameters: `lr` (the base learning rate: log_uniform or uniform over
-// [min, max], or a list of values) and `batch_size` (per-rank batch, a list of values). Each
-// trial runs with lr_effective = lr * batch_size * ranks * grad_accum / base_batch under
+// The search space (hpo/sweep_parameters.h): `lr` (the base learning rate: log_uniform or
+// uniform over [min, max], or a list of values), `batch_size` (per-rank batch, a list of
+// values), and any other trainer key, written as its dotted name (`train.weight_decay`,
+// `model.dropout`) or, when unambiguous, its last part (`weight_decay`), with the
+// distributions log_uniform, uniform, int or values. Each trial runs with
+// lr_effective = lr * batch_size * ranks * grad_accum / base_batch under
 // `lr_scaling: {rule: linear}` (hpo/lr_scaling.h).
+//
+// The resource axis: under a sweep a trial evaluates `trainer.evals_per_epoch` times an epoch
+// (and at its end), whatever its batch size, and reports each evaluation keyed by the samples
+// it has seen across all ranks (trainer/train_loop.h), which is Optuna's `step` in the journal
+// and in every pruner setting (n_warmup_steps, interval_steps, min_resource, max_resource).
+//
+// W&B sweep spellings are accepted too: `method` at the top level (for search.method) and the
+// distributions `log_uniform_values` (our log_uniform), `int_uniform` (int) and `categorical`.
 #ifndef TUNEFLEET_HPO_SWEEP_CONFIG_H_
 #define TUNEFLEET_HPO_SWEEP_CONFIG_H_
 
@@ -14,6 +25,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/yaml_config.h"
+#include "hpo/sweep_parameters.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -22,6 +34,7 @@ namespace hpo {
 // (lr_effective, batch_size, step) plus seeded noise, for testing the machinery.
 struct SyntheticSpec {
   int64_t steps = 20;
+  int64_t samples_per_step = 64;  // each step's place on the samples axis
   double seconds_per_step = 0.0;
   double noise = 0.0;
   int64_t seed = 0;
@@ -32,15 +45,17 @@ struct TrainerSpec {
   SyntheticSpec synthetic_spec;
   std::string config;                  // trainer YAML path (when not synthetic)
   std::vector<std::string> overrides;  // "key=value", applied to that config in file order
-  int64_t grad_accum = 1;              // from the trainer config, for lr scaling
+  // Evaluations per epoch under the sweep (train.eval_every_epochs = 1 / evals_per_epoch).
+  int64_t evals_per_epoch = 8;
+  // From the trainer config (with its overrides), when LoadSweepConfig loads it:
+  int64_t grad_accum = 1;  // for lr scaling
+  // The samples of one epoch across the ranks (the training examples, padded to a multiple of
+  // gpus_per_trial as DistributedSampler pads them); 0 when the training data could not be
+  // read here. The synthetic trainer's "epoch" is its steps * samples_per_step.
+  int64_t samples_per_epoch = 0;
 };
 
-struct LrSpec {
-  std::string distribution = "log_uniform";  // log_uniform | uniform | categorical
-  double min = 0;
-  double max = 0;
-  std::vector<double> values;  // categorical only
-};
+using LrSpec = ParamSpec;
 
 struct LrScalingSpec {
   std::string rule = "linear";  // linear | none
@@ -101,6 +116,8 @@ struct SweepConfig {
   bool fetch_back = false;
   LrSpec lr;
   std::vector<int64_t> batch_sizes;  // ascending, unique
+  // The other trainer keys searched, in file order (never lr or batch_size).
+  std::vector<ParamSpec> params;
   LrScalingSpec lr_scaling;
   std::string method = "random_then_grid";  // random | grid | random_then_grid
   RandomPhaseSpec random;
@@ -112,6 +129,10 @@ struct SweepConfig {
   int64_t max_concurrent_trials = 1;
   int64_t max_failures_per_trial = 2;
   std::string journal;  // default runs/NAME/journal.log
+
+  // The spec of the searched parameter `name` (lr or a trainer key; not batch_size); null if
+  // none.
+  const ParamSpec* FindParam(const std::string& name) const;
 };
 
 // Loads `path` and applies `overrides` ("search.random.trials=4"). A trainer config named by

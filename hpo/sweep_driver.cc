@@ -18,8 +18,6 @@
 #include "comm/zmq_channel.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
-#include "hpo/lr_scaling.h"
-#include "hpo/pruners/pruner_factory.h"
 #include "hpo/study_json.h"
 #include "hpo/sweep_plan.h"
 #include "hpo/trial_command.h"
@@ -50,15 +48,9 @@ SweepDriver::SweepDriver(SweepConfig config, Options options, SignalFd* signals)
     : config_(std::move(config)),
       options_(std::move(options)),
       signals_(signals),
-      space_(BuildSearchSpace(config_)),
       run_dir_(AbsoluteDir(config_.journal)),
-      sampler_(config_),
-      pruner_(MakePruner(config_)),
       table_(config_),
-      context_(1) {
-  study_.name = config_.name;
-  study_.maximize = config_.maximize;
-}
+      context_(1) {}
 
 SweepDriver::~SweepDriver() = default;
 
@@ -80,33 +72,19 @@ absl::Status SweepDriver::OpenJournal() {
       return absl::FailedPreconditionError(
           absl::StrCat("journal ", config_.journal, " was made for the other metric goal"));
     }
-    study_ = std::move(contents.study);
     ASSIGN_OR_RETURN(journal_, JournalWriter::Open(config_.journal));
-    int interrupted = 0;
-    for (Trial& t : study_.trials) {
-      if (t.state != TrialState::kRunning && t.state != TrialState::kWaiting) continue;
-      t.fail_reason = "interrupted";
-      RETURN_IF_ERROR(FinishTrial(t, TrialState::kFail));
-      ++interrupted;
-    }
-    // Points left unsettled by failures get their next attempt (the latest attempt is retried).
-    std::map<int64_t, int64_t> latest;  // point -> latest trial number
-    for (const Trial& t : study_.trials) latest[t.point] = t.number;
-    for (const auto& [point, number] : latest) {
-      if (point >= 0 && !sampler_.Settled(study_, point)) retries_.push_back(number);
-    }
+    engine_ = std::make_unique<SweepEngine>(config_, journal_.get());
+    const size_t recorded = contents.study.trials.size();
+    ASSIGN_OR_RETURN(SweepEngine::Resumed resumed, engine_->Resume(std::move(contents)));
     std::cout << "resuming sweep " << config_.name << " from " << config_.journal << ": "
-              << study_.trials.size() << " trial(s) recorded, " << interrupted
-              << " interrupted, " << retries_.size() << " point(s) to run again\n";
+              << recorded << " trial(s) recorded, " << resumed.interrupted
+              << " interrupted, " << resumed.to_rerun << " point(s) to run again\n";
     return absl::OkStatus();
   }
   if (options_.resume) std::cout << "no journal at " << config_.journal << "; starting the sweep\n";
   ASSIGN_OR_RETURN(journal_, JournalWriter::Open(config_.journal));
-  RETURN_IF_ERROR(journal_->CreateStudy(config_.name, config_.maximize));
-  for (const auto& [key, raw] : StudyUserAttrs()) {
-    RETURN_IF_ERROR(journal_->SetStudyUserAttr(key, raw));
-  }
-  return absl::OkStatus();
+  engine_ = std::make_unique<SweepEngine>(config_, journal_.get());
+  return engine_->CreateStudy();
 }
 
 void SweepDriver::Send(const comm::Envelope& envelope) {
@@ -201,27 +179,8 @@ absl::Status SweepDriver::Connect() {
                                 : " (is this client's key in the head's authorized_keys?)"));
 }
 
-absl::Status SweepDriver::CreateTrial(std::optional<int64_t> retry_of) {
-  Trial t;
-  t.number = static_cast<int64_t>(study_.trials.size());
-  t.state = TrialState::kRunning;
-  t.datetime_start = OptunaDatetimeNow();
-  if (retry_of.has_value()) {
-    const Trial& failed = study_.trials[static_cast<size_t>(*retry_of)];
-    t.params = failed.params;
-    t.point = failed.point;
-    t.phase = failed.phase;
-    t.lr_effective = failed.lr_effective;
-    t.failed_trial = failed.failed_trial.value_or(failed.number);
-    t.retry_history = failed.retry_history;
-    t.retry_history.push_back(failed.number);
-  } else {
-    SampleTrial(sampler_, study_, &t, space_);
-    t.lr_effective = EffectiveLr(config_, t.params.at(kLrParam),
-                                 static_cast<int64_t>(t.params.at(kBatchParam)));
-  }
-  study_.trials.push_back(t);
-  RETURN_IF_ERROR(journal_->CreateTrial(t, space_));
+void SweepDriver::Submit(int64_t number) {
+  const Trial& t = engine_->study().trials[static_cast<size_t>(number)];
   comm::Envelope envelope;
   comm::TrialSpec* spec = envelope.mutable_submit()->mutable_trial();
   spec->set_trial(t.number);
@@ -236,24 +195,16 @@ absl::Status SweepDriver::CreateTrial(std::optional<int64_t> retry_of) {
   Send(envelope);
   running_[t.number] = Running{};
   running_[t.number].spec = *spec;
-  if (retry_of.has_value() && !options_.live) {
-    std::cout << "trial " << t.number << " retries trial " << *retry_of << " (attempt "
-              << t.retry_history.size() + 1 << " of " << config_.max_failures_per_trial + 1 << ")\n";
+  if (!t.retry_history.empty() && !options_.live) {
+    std::cout << "trial " << t.number << " retries trial " << t.retry_history.back()
+              << " (attempt " << t.retry_history.size() + 1 << " of "
+              << config_.max_failures_per_trial + 1 << ")\n";
   }
-  return absl::OkStatus();
 }
 
 absl::Status SweepDriver::Fill() {
-  while (static_cast<int64_t>(running_.size()) < config_.max_concurrent_trials) {
-    if (!retries_.empty()) {
-      const int64_t n = retries_.front();
-      retries_.pop_front();
-      RETURN_IF_ERROR(CreateTrial(n));
-      continue;
-    }
-    if (sampler_.NextAvailability(study_) != Availability::kReady) break;
-    RETURN_IF_ERROR(CreateTrial(std::nullopt));
-  }
+  ASSIGN_OR_RETURN(std::vector<int64_t> started, engine_->Fill());
+  for (int64_t number : started) Submit(number);
   return absl::OkStatus();
 }
 
@@ -269,119 +220,57 @@ void SweepDriver::SendDecision(int64_t trial, int64_t step, bool stop) {
 absl::Status SweepDriver::HandleReport(const comm::Report& report) {
   auto it = running_.find(report.trial());
   if (it == running_.end()) return absl::OkStatus();
-  Trial& t = study_.trials[static_cast<size_t>(report.trial())];
   auto metric = report.metrics().find(config_.metric_name);
   if (metric == report.metrics().end()) {
     if (!it->second.missing_metric_logged) {
       std::vector<std::string> names;
       for (const auto& [k, v] : report.metrics()) names.push_back(k);
-      TF_LOG(WARNING) << "trial " << t.number << " reported no '" << config_.metric_name
+      TF_LOG(WARNING) << "trial " << report.trial() << " reported no '" << config_.metric_name
                       << "' (it reported: " << absl::StrJoin(names, ", ") << ")";
       it->second.missing_metric_logged = true;
     }
-    SendDecision(t.number, report.step(), false);  // a final report's acknowledgement too
+    SendDecision(report.trial(), report.step(), false);  // a final report's acknowledgement too
     return absl::OkStatus();
   }
-  if (report.final()) {
-    it->second.final_value = metric->second;
-    SendDecision(t.number, report.step(), false);  // acknowledges it: the trainer may exit
-    return absl::OkStatus();
-  }
-  if (it->second.stop_sent) return absl::OkStatus();
-  // Like Optuna's trial.report(), a step reported twice keeps its first value.
-  if (t.intermediate_values.emplace(report.step(), metric->second).second) {
-    RETURN_IF_ERROR(journal_->SetIntermediateValue(t.number, report.step(), metric->second));
-  }
-  const std::map<std::string, double> before = t.system_attrs;
-  const bool prune = pruner_->Prune(&study_, static_cast<size_t>(t.number));
-  for (const auto& [key, value] : study_.trials[static_cast<size_t>(report.trial())].system_attrs) {
-    auto b = before.find(key);
-    if (b == before.end() || !(b->second == value || (std::isnan(b->second) && std::isnan(value)))) {
-      RETURN_IF_ERROR(journal_->SetSystemAttr(report.trial(), key, value));
-    }
-  }
-  if (prune) it->second.stop_sent = true;
-  SendDecision(report.trial(), report.step(), prune);
-  return absl::OkStatus();
-}
-
-absl::Status SweepDriver::FinishTrial(Trial& t, TrialState state) {
-  t.state = state;
-  t.datetime_complete = OptunaDatetimeNow();
-  if (state == TrialState::kPruned) {
-    // Optuna records a pruned trial's last intermediate value as its value (when feasible).
-    t.value.reset();
-    if (!t.intermediate_values.empty() && std::isfinite(t.intermediate_values.rbegin()->second)) {
-      t.value = t.intermediate_values.rbegin()->second;
-    }
-  }
-  if (state == TrialState::kFail) t.value.reset();
-  RETURN_IF_ERROR(journal_->Finish(t));
-  sampler_.AfterTrial(study_, t);
+  if (engine_->StopDecided(report.trial())) return absl::OkStatus();
+  ASSIGN_OR_RETURN(const bool stop, engine_->Report(report.trial(), report.samples(),
+                                                    metric->second, report.final()));
+  // A final report's CONTINUE acknowledges it: the trainer may exit.
+  SendDecision(report.trial(), report.step(), stop);
   return absl::OkStatus();
 }
 
 absl::Status SweepDriver::HandleExit(const comm::Exit& exit) {
   auto it = running_.find(exit.trial());
   if (it == running_.end()) return absl::OkStatus();
-  const Running run = it->second;
   running_.erase(it);
-  Trial& t = study_.trials[static_cast<size_t>(exit.trial())];
-  TrialState state = TrialState::kFail;
+  RunEnd end = RunEnd::kFailed;
   switch (exit.outcome()) {
-    case comm::Exit::COMPLETED: {
-      std::optional<double> value = run.final_value;
-      if (!value.has_value() && !t.intermediate_values.empty()) value = t.intermediate_values.rbegin()->second;
-      if (run.stop_sent) {
-        state = TrialState::kPruned;
-      } else if (value.has_value()) {
-        state = TrialState::kComplete;
-        t.value = value;
-      } else {
-        t.fail_reason = absl::StrCat("finished without reporting ", config_.metric_name);
-      }
-      break;
-    }
-    case comm::Exit::STOPPED:
-      state = TrialState::kPruned;
-      break;
-    case comm::Exit::CANCELLED:
-      if (run.stop_sent) {
-        state = TrialState::kPruned;
-      } else {
-        t.fail_reason = interrupting_ ? "interrupted" : absl::StrCat("cancelled: ", exit.reason());
-      }
-      break;
-    case comm::Exit::FAILED:
-    default:
-      t.fail_reason = exit.reason().empty() ? "failed" : exit.reason();
-      t.stderr_tail = exit.stderr_tail();
-      if (run.stop_sent) {
-        // It was told to stop and then crashed: the pruning decision stands.
-        state = TrialState::kPruned;
-        t.fail_reason.clear();
-        t.stderr_tail.clear();
-      }
-      break;
+    case comm::Exit::COMPLETED: end = RunEnd::kCompleted; break;
+    case comm::Exit::STOPPED: end = RunEnd::kStopped; break;
+    case comm::Exit::CANCELLED: end = RunEnd::kCancelled; break;
+    default: end = RunEnd::kFailed; break;
   }
-  RETURN_IF_ERROR(FinishTrial(t, state));
-  if (!options_.live) std::cout << table_.EventLine(t);
-  if (state == TrialState::kFail && !interrupting_ && !absl::StartsWith(t.fail_reason, "interrupted")) {
-    if (!t.stderr_tail.empty() && !options_.live) {
+  ASSIGN_OR_RETURN(SweepEngine::Ended ended,
+                   engine_->EndTrial(exit.trial(), end, exit.reason(), exit.stderr_tail(),
+                                     interrupting_));
+  if (ended.trial == nullptr) return absl::OkStatus();
+  const Trial& t = *ended.trial;
+  if (!options_.live) {
+    std::cout << table_.EventLine(t);
+    if (t.state == TrialState::kFail && (ended.retried || ended.gave_up) && !t.stderr_tail.empty()) {
       std::string tail = t.stderr_tail;
       const size_t keep = tail.rfind('\n', tail.size() > 1 ? tail.size() - 2 : 0);
       std::cout << "  last stderr: " << (keep == std::string::npos ? tail : tail.substr(keep + 1));
       if (!absl::EndsWith(tail, "\n")) std::cout << "\n";
     }
-    if (!sampler_.Settled(study_, t.point)) {
-      retries_.push_back(t.number);
-    } else if (!options_.live) {
+    if (ended.gave_up) {
       std::cout << "  giving up on this point after " << config_.max_failures_per_trial + 1
                 << " failed attempt(s)\n";
     }
+    // Piped to a file or another program, each event still shows up as it happens.
+    std::cout << std::flush;
   }
-  // Piped to a file or another program, each event still shows up as it happens.
-  if (!options_.live) std::cout << std::flush;
   return absl::OkStatus();
 }
 
@@ -410,9 +299,7 @@ absl::Status SweepDriver::HandleMessage(const comm::Envelope& envelope) {
       const comm::Started& s = envelope.started();
       it->second.placed[s.agent()].assign(s.slots().begin(), s.slots().end());
       // Journaled as the trial's user attr "placement" (Optuna shows it too).
-      Trial& t = study_.trials[static_cast<size_t>(s.trial())];
-      t.placement = Placement(it->second.placed);
-      return journal_->SetUserAttr(t.number, "placement", JsonString(t.placement));
+      return engine_->SetPlacement(s.trial(), Placement(it->second.placed));
     }
     case comm::Envelope::kReport:
       return HandleReport(envelope.report());
@@ -449,22 +336,13 @@ void SweepDriver::Interrupt() {
   }
 }
 
-absl::Status SweepDriver::InterruptRunning(const std::string& reason) {
-  for (const auto& [number, run] : running_) {
-    Trial& t = study_.trials[static_cast<size_t>(number)];
-    t.fail_reason = reason;
-    RETURN_IF_ERROR(FinishTrial(t, TrialState::kFail));
-  }
-  running_.clear();
-  return absl::OkStatus();
-}
-
 SweepProgress SweepDriver::Progress() const {
   SweepProgress p;
   p.elapsed = absl::Now() - start_;
-  p.planned = sampler_.random_points();
-  if (sampler_.grid().has_value()) {
-    p.planned += static_cast<int64_t>(sampler_.grid()->size());
+  const RandomThenGridSampler& sampler = engine_->sampler();
+  p.planned = sampler.random_points();
+  if (sampler.grid().has_value()) {
+    p.planned += static_cast<int64_t>(sampler.grid()->size());
     p.planned_exact = true;
   } else {
     p.planned = MaxPlannedTrials(config_);
@@ -479,7 +357,7 @@ void SweepDriver::Show(bool force) {
   const absl::Time now = absl::Now();
   if (!options_.live || (!force && now - last_shown_ < absl::Milliseconds(250))) return;
   last_shown_ = now;
-  std::string block = table_.Render(study_, Progress(), std::max(4, TerminalRows() - 4));
+  std::string block = table_.Render(engine_->study(), Progress(), std::max(4, TerminalRows() - 4));
   std::string out;
   if (shown_lines_ > 0) out = absl::StrCat("\x1b[", shown_lines_, "F\x1b[J");
   out += block;
@@ -489,11 +367,10 @@ void SweepDriver::Show(bool force) {
 }
 
 std::string SweepDriver::Summary() const {
-  return table_.Summary(study_, Progress(), config_.journal);
-}
-
-std::map<std::string, std::string> SweepDriver::StudyUserAttrs() const {
-  return {{"metric", JsonString(config_.metric_name)}, {"search_method", JsonString(config_.method)}};
+  if (engine_ == nullptr) return "";
+  std::string out = table_.Summary(engine_->study(), Progress(), config_.journal);
+  for (const std::string& line : bound_lines_) absl::StrAppend(&out, line, "\n");
+  return out;
 }
 
 absl::Status SweepDriver::WriteReport() const {
@@ -501,7 +378,7 @@ absl::Status SweepDriver::WriteReport() const {
   const std::string tmp = options_.report_json + ".tmp";
   {
     std::ofstream out(tmp);
-    out << StudyToJson(study_, space_, StudyUserAttrs());
+    out << StudyToJson(engine_->study(), engine_->space(), engine_->recorded_attrs());
     if (!out) return absl::InternalError(absl::StrCat("cannot write ", tmp));
   }
   if (std::rename(tmp.c_str(), options_.report_json.c_str()) != 0) {
@@ -520,11 +397,10 @@ absl::Status SweepDriver::Run() {
       failure = Fill();
       if (!failure.ok()) break;
     }
-    if (running_.empty() && retries_.empty()) {
+    if (running_.empty()) {
       if (interrupting_) break;
-      const Availability a = sampler_.NextAvailability(study_);
-      if (a == Availability::kExhausted) break;
-      if (a == Availability::kWait) {
+      if (engine_->Done()) break;
+      if (engine_->Stuck()) {
         failure = absl::InternalError("the sampler waits for trials but none is running");
         break;
       }
@@ -582,7 +458,17 @@ absl::Status SweepDriver::Run() {
     if (interrupting_ && now > interrupt_deadline_) break;
     Show(false);
   }
-  absl::Status cleanup = InterruptRunning(failure.ok() ? "interrupted" : absl::StrCat("interrupted: ", failure.message()));
+  running_.clear();
+  absl::Status cleanup = engine_->InterruptRunning(
+      failure.ok() ? "interrupted" : absl::StrCat("interrupted: ", failure.message()));
+  if (cleanup.ok()) {
+    absl::StatusOr<std::vector<std::string>> bounds = engine_->RecordBounds();
+    if (bounds.ok()) {
+      bound_lines_ = std::move(*bounds);
+    } else {
+      cleanup = bounds.status();
+    }
+  }
   Show(true);
   absl::Status report = WriteReport();
   if (!failure.ok()) return failure;

@@ -1,18 +1,15 @@
-// The sweep loop of `hpo sweep`: samples trials (random, then grid), submits them to the head,
-// answers every intermediate report with a pruning decision, records everything in the
-// Optuna-format journal, retries failed trials, and shows progress.
+// The sweep loop of `hpo sweep`: the transport around hpo/sweep_engine.h. It submits the
+// engine's trials to the head, answers every report with the engine's pruning decision, hands
+// each trial's end to the engine (which journals it and queues retries), shows progress, and
+// survives a head that restarts (it registers again and resubmits the unfinished trials).
 //
-// Guarantees: every state change is in the journal before the next message is handled (one
-// write(2) per operation, fsync when a trial finishes), so a crash loses at most the trials then
-// running; --resume marks those FAIL "interrupted" and runs their points again, and never reruns
-// a point that finished. A failed trial is retried as a new trial with the same params (Optuna's
-// RetryFailedTrialCallback links), up to max_failures_per_trial retries per point.
+// Guarantees: those of SweepEngine (every state change journaled before the next message is
+// handled; a crash loses at most the trials then running; --resume reruns only their points).
 // Thread-safety: single-threaded poll loop.
 #ifndef TUNEFLEET_HPO_SWEEP_DRIVER_H_
 #define TUNEFLEET_HPO_SWEEP_DRIVER_H_
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -29,10 +26,8 @@
 #include "common/signals.h"
 #include "hpo/journal.h"
 #include "hpo/progress_table.h"
-#include "hpo/pruner.h"
-#include "hpo/samplers/random_then_grid_sampler.h"
-#include "hpo/search_space.h"
 #include "hpo/sweep_config.h"
+#include "hpo/sweep_engine.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -60,14 +55,13 @@ class SweepDriver {
   // OK when the plan is done. CancelledError when interrupted (the trials then running are in
   // the journal as FAIL "interrupted"); other errors when the head is lost or refuses us.
   absl::Status Run();
-  const Study& study() const { return study_; }
+  const Study& study() const { return engine_->study(); }
   std::string Summary() const;
 
  private:
+  // The transport's view of a running trial (the engine holds its study side).
   struct Running {
     std::map<std::string, std::vector<int32_t>> placed;  // agent -> slots, from Started
-    bool stop_sent = false;
-    std::optional<double> final_value;
     bool missing_metric_logged = false;
     comm::TrialSpec spec;  // as submitted, to submit again to a restarted head
   };
@@ -81,33 +75,27 @@ class SweepDriver {
   void LoseHead(const std::string& why);
   void Resubmit();
   absl::Status Fill();
-  absl::Status CreateTrial(std::optional<int64_t> retry_of);
+  // Submits the engine's new trial `number` to the head.
+  void Submit(int64_t number);
   absl::Status HandleMessage(const comm::Envelope& envelope);
   absl::Status HandleReport(const comm::Report& report);
   absl::Status HandleExit(const comm::Exit& exit);
-  absl::Status FinishTrial(Trial& trial, TrialState state);
-  absl::Status InterruptRunning(const std::string& reason);
   void SendDecision(int64_t trial, int64_t step, bool stop);
   void Send(const comm::Envelope& envelope);
   void Interrupt();
   void Show(bool force);
   SweepProgress Progress() const;
   absl::Status WriteReport() const;
-  // The study's user attrs, raw JSON: "metric", "search_method".
-  std::map<std::string, std::string> StudyUserAttrs() const;
 
   SweepConfig config_;
   Options options_;
   SignalFd* signals_;
-  SearchSpace space_;
   std::string run_dir_;
-  RandomThenGridSampler sampler_;
-  std::unique_ptr<Pruner> pruner_;
   std::unique_ptr<JournalWriter> journal_;
+  std::unique_ptr<SweepEngine> engine_;  // after journal_, which it writes to
   ProgressTable table_;
-  Study study_;
   std::map<int64_t, Running> running_;
-  std::deque<int64_t> retries_;  // failed trials whose point gets another attempt
+  std::vector<std::string> bound_lines_;  // the best point's bounds, once the sweep ended
   zmq::context_t context_;
   std::unique_ptr<zmq::socket_t> socket_;
   std::unique_ptr<comm::Liveness> head_liveness_;

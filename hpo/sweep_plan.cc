@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "hpo/lr_scaling.h"
+#include "hpo/samplers/grid_sampler.h"
 #include "hpo/samplers/random_sampler.h"
 #include "hpo/search_space.h"
 
@@ -19,12 +20,7 @@ int64_t GridBatchCount(const SweepConfig& c) {
 
 int64_t MaxPlannedTrials(const SweepConfig& c) {
   if (c.method == "random") return c.random.trials;
-  if (c.method == "grid") {
-    const int64_t lr_count = c.lr.distribution == "categorical"
-                                 ? static_cast<int64_t>(c.lr.values.size())
-                                 : c.grid.lr_points;
-    return lr_count * static_cast<int64_t>(c.batch_sizes.size());
-  }
+  if (c.method == "grid") return static_cast<int64_t>(FullGrid(c).size());
   return c.random.trials + c.grid.top_k * c.grid.lr_points * GridBatchCount(c);
 }
 
@@ -34,9 +30,9 @@ std::string DescribePruner(const SweepConfig& c) {
     const MedianSpec& m = c.median;
     return absl::StrFormat(
         "median (Optuna MedianPruner: n_startup_trials=%d, n_warmup_steps=%d, interval_steps=%d, "
-        "n_min_trials=%d): once %d trial(s) have completed, from step %d and then every %d "
-        "step(s), stop a trial whose best value so far is %s the median of the completed "
-        "trials' values at that step",
+        "n_min_trials=%d; steps are samples): once %d trial(s) have completed, from %d samples "
+        "on and then every %d samples, stop a trial whose best value so far is %s the median "
+        "of the completed trials' values at the same samples",
         m.n_startup_trials, m.n_warmup_steps, m.interval_steps, m.n_min_trials,
         m.n_startup_trials, m.n_warmup_steps, m.interval_steps, better);
   }
@@ -44,12 +40,23 @@ std::string DescribePruner(const SweepConfig& c) {
     const SuccessiveHalvingSpec& s = c.successive_halving;
     return absl::StrFormat(
         "successive_halving (Optuna SuccessiveHalvingPruner: min_resource=%s, "
-        "reduction_factor=%d, min_early_stopping_rate=%d, bootstrap_count=%d): at each rung "
-        "(step min_resource * %d^(rung + %d)) keep a trial only if its value is in the top "
-        "1/%d of all trials that reached the rung",
+        "reduction_factor=%d, min_early_stopping_rate=%d, bootstrap_count=%d; steps are "
+        "samples): at each rung (min_resource * %d^(rung + %d) samples) keep a trial only if "
+        "its value is in the top 1/%d of all trials that reached the rung",
         s.min_resource == 0 ? "auto" : std::to_string(s.min_resource), s.reduction_factor,
         s.min_early_stopping_rate, s.bootstrap_count, s.reduction_factor,
         s.min_early_stopping_rate, s.reduction_factor);
+  }
+  if (c.pruner == "hyperband") {
+    const HyperbandSpec& h = c.hyperband;
+    return absl::StrFormat(
+        "hyperband (Optuna HyperbandPruner: min_resource=%s, max_resource=%s, "
+        "reduction_factor=%d, bootstrap_count=%d; steps are samples): each trial joins one of "
+        "floor(log_%d(max_resource / min_resource)) + 1 brackets, each a successive halving "
+        "whose first rung lies %d times further than the bracket before",
+        h.min_resource == 0 ? "auto (one evaluation interval)" : std::to_string(h.min_resource),
+        h.max_resource == 0 ? "auto" : std::to_string(h.max_resource), h.reduction_factor,
+        h.bootstrap_count, h.reduction_factor, h.reduction_factor);
   }
   return "none: every trial runs to the end";
 }
@@ -68,11 +75,22 @@ std::string DescribeSweepPlan(const SweepConfig& c) {
     for (const std::string& o : c.trainer.overrides) absl::StrAppend(&out, " ", o);
     absl::StrAppend(&out, "\n");
   }
+  absl::StrAppend(&out, "  resource      samples seen across the ranks (the journal's steps)");
+  if (!c.trainer.synthetic) {
+    absl::StrAppend(&out, "; ", c.trainer.evals_per_epoch, " evaluations an epoch");
+  }
+  if (c.trainer.samples_per_epoch > 0) {
+    absl::StrAppend(&out, "; ", c.trainer.samples_per_epoch, " samples an epoch");
+  }
+  absl::StrAppend(&out, "\n");
   absl::StrAppend(&out, "  resources     ", c.gpus_per_trial, " rank(s) per trial (a GPU each, or a CPU slot)\n");
   const SearchSpace space = BuildSearchSpace(c);
   absl::StrAppend(&out, "  search space\n");
   absl::StrAppend(&out, "    lr          ", space.at(kLrParam).Describe(), "  (base lr)\n");
   absl::StrAppend(&out, "    batch_size  ", space.at(kBatchParam).Describe(), "  (per rank)\n");
+  for (const ParamSpec& p : c.params) {
+    absl::StrAppend(&out, "    ", p.name, "  ", space.at(p.name).Describe(), "\n");
+  }
   if (c.lr_scaling.rule == "linear") {
     absl::StrAppend(&out, absl::StrFormat("  lr scaling    linear: lr_effective = lr * batch_size * %d rank(s) * %d grad_accum / %d\n",
                                           c.gpus_per_trial, c.trainer.grad_accum, c.lr_scaling.base_batch));
@@ -87,14 +105,16 @@ std::string DescribeSweepPlan(const SweepConfig& c) {
     const double half = std::sqrt(c.grid.lr_span);
     absl::StrAppend(&out, absl::StrFormat(
         "    grid        around the %d best random trials: %d lr points log-spaced over "
-        "[lr/%.3g, lr*%.3g] (clipped to the range) x the best batch and %d neighbour(s) each "
-        "side = at most %d trials, minus points already run\n",
+        "[lr/%.3g, lr*%.3g] (slid inside the range at a bound) x the best batch and %d "
+        "neighbour(s) each side%s = at most %d trials, minus points already run\n",
         c.grid.top_k, c.grid.lr_points, half, half, c.grid.batch_neighbors,
+        c.params.empty() ? "" : ", the other parameters at the centre's values",
         c.grid.top_k * c.grid.lr_points * GridBatchCount(c)));
   } else if (c.method == "grid") {
-    absl::StrAppend(&out, absl::StrFormat("    grid        %d lr points x %d batch sizes\n",
+    absl::StrAppend(&out, absl::StrFormat("    grid        %d lr points x %d batch sizes%s\n",
                                           c.lr.distribution == "categorical" ? c.lr.values.size() : c.grid.lr_points,
-                                          c.batch_sizes.size()));
+                                          c.batch_sizes.size(),
+                                          c.params.empty() ? "" : " x the other parameters' values"));
   }
   absl::StrAppend(&out, "    planned     at most ", MaxPlannedTrials(c), " trials\n");
   absl::StrAppend(&out, "  pruner        ", DescribePruner(c), "\n");
@@ -104,13 +124,20 @@ std::string DescribeSweepPlan(const SweepConfig& c) {
   if (c.method == "random" || c.method == "random_then_grid") {
     RandomSampler sampler(static_cast<uint64_t>(c.random.seed), c.random.trials);
     absl::StrAppend(&out, "\n  random points\n");
-    absl::StrAppend(&out, "    trial  lr          batch_size  lr_effective\n");
+    absl::StrAppend(&out, "    trial  lr          batch_size  lr_effective");
+    for (const ParamSpec& q : c.params) absl::StrAppend(&out, "  ", q.name);
+    absl::StrAppend(&out, "\n");
     for (int64_t i = 0; i < c.random.trials; ++i) {
       Params p = sampler.PointFor(i, space);
       const double lr = p[kLrParam];
       const int64_t batch = static_cast<int64_t>(p[kBatchParam]);
-      absl::StrAppend(&out, absl::StrFormat("    %5d  %.4e  %10d  %.4e\n", i, lr, batch,
-                                            EffectiveLr(c, lr, batch)));
+      absl::StrAppend(&out, absl::StrFormat("    %5d  %.4e  %10d  %.4e", i, lr, batch,
+                                            EffectiveLr(c, p)));
+      for (const ParamSpec& q : c.params) {
+        absl::StrAppend(&out, absl::StrFormat("  %*s", static_cast<int>(q.name.size()),
+                                              ParamValueText(q, p[q.name])));
+      }
+      absl::StrAppend(&out, "\n");
     }
   }
   return out;

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hpo/search_space.h"
+#include "hpo/sweep_parameters.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -38,6 +39,7 @@ std::vector<std::string> TrainerArgs(const SweepConfig& config, const Trial& tri
   if (config.trainer.synthetic) {
     const SyntheticSpec& s = config.trainer.synthetic_spec;
     return {"synthetic",        "--steps",        std::to_string(s.steps),
+            "--samples_per_step", std::to_string(s.samples_per_step),
             "--seconds_per_step", ExactNumber(s.seconds_per_step),
             "--noise",          ExactNumber(s.noise),
             "--seed",           std::to_string(s.seed),
@@ -47,6 +49,15 @@ std::vector<std::string> TrainerArgs(const SweepConfig& config, const Trial& tri
   }
   std::vector<std::string> args = {"train", "--config", Absolute(config.trainer.config)};
   for (const std::string& o : config.trainer.overrides) args.push_back(o);
+  // The resource axis: the same evaluation points per epoch for every batch size.
+  args.push_back("train.eval_every_steps=0");
+  args.push_back("train.eval_every_samples=0");
+  args.push_back("train.eval_every_epochs=" +
+                 ExactNumber(1.0 / static_cast<double>(config.trainer.evals_per_epoch)));
+  for (const ParamSpec& p : config.params) {
+    auto value = trial.params.find(p.name);
+    if (value != trial.params.end()) args.push_back(p.name + "=" + ParamValueText(p, value->second));
+  }
   args.push_back("train.lr=" + lr);
   args.push_back("train.batch_size=" + batch);
   args.push_back(absl::StrCat("output.dir=", run_dir, "/trial-", trial.number));

@@ -1,8 +1,10 @@
 // The trainer command line for a trial, after the trainer binary: what the agent runs for every
 // rank. The trainer gets lr_effective (the base lr scaled by the global batch), never the base lr.
-//   synthetic:  synthetic --steps N --seconds_per_step S --noise X --seed K
-//               --lr_effective LR --batch_size B --metric NAME
-//   config:     train --config /abs/path.yaml OVERRIDES... train.lr=LR train.batch_size=B
+//   synthetic:  synthetic --steps N --samples_per_step M --seconds_per_step S --noise X
+//               --seed K --lr_effective LR --batch_size B --metric NAME
+//   config:     train --config /abs/path.yaml OVERRIDES... train.eval_every_steps=0
+//               train.eval_every_samples=0 train.eval_every_epochs=1/EVALS_PER_EPOCH
+//               KEY=VALUE (each searched trainer key) train.lr=LR train.batch_size=B
 //               output.dir=RUN_DIR/trial-N
 #ifndef TUNEFLEET_HPO_TRIAL_COMMAND_H_
 #define TUNEFLEET_HPO_TRIAL_COMMAND_H_

@@ -22,30 +22,18 @@ std::vector<double> LogSpaced(double low, double high, int64_t n, bool log) {
   return out;
 }
 
-// The lr values of a local grid around `center`.
-std::vector<double> LocalLrs(const SweepConfig& c, double center) {
+// Values of a categorical lr nearest `center`, in list order.
+std::vector<double> NearestListed(const SweepConfig& c, double center) {
   std::vector<double> out;
-  if (c.lr.distribution == "categorical") {
-    const std::vector<double>& v = c.lr.values;
-    const auto it = std::min_element(v.begin(), v.end(), [&](double a, double b) {
-      return std::abs(std::log(a / center)) < std::abs(std::log(b / center));
-    });
-    const int64_t n = static_cast<int64_t>(v.size());
-    const int64_t k = std::min<int64_t>(c.grid.lr_points, n);
-    int64_t first = (it - v.begin()) - (k - 1) / 2;
-    first = std::max<int64_t>(0, std::min(first, n - k));
-    for (int64_t i = first; i < first + k; ++i) out.push_back(v[i]);
-    return out;
-  }
-  const int64_t n = c.grid.lr_points;
-  if (n == 1) return {center};
-  const double half = std::sqrt(c.grid.lr_span);
-  for (int64_t i = 0; i < n; ++i) {
-    // Exponent runs from -1/2 to +1/2 of the span; the middle point (odd n) is exactly center.
-    const double e = static_cast<double>(2 * i - (n - 1)) / static_cast<double>(2 * (n - 1));
-    double lr = 2 * i == n - 1 ? center : center * std::pow(half * half, e);
-    out.push_back(std::min(c.lr.max, std::max(c.lr.min, lr)));
-  }
+  const std::vector<double>& v = c.lr.values;
+  const auto it = std::min_element(v.begin(), v.end(), [&](double a, double b) {
+    return std::abs(std::log(a / center)) < std::abs(std::log(b / center));
+  });
+  const int64_t n = static_cast<int64_t>(v.size());
+  const int64_t k = std::min<int64_t>(c.grid.lr_points, n);
+  int64_t first = (it - v.begin()) - (k - 1) / 2;
+  first = std::max<int64_t>(0, std::min(first, n - k));
+  for (int64_t i = first; i < first + k; ++i) out.push_back(v[i]);
   return out;
 }
 
@@ -64,6 +52,26 @@ std::vector<double> NeighbourBatches(const SweepConfig& c, double batch) {
   return out;
 }
 
+// A parameter's values in a full grid.
+std::vector<double> GridValues(const ParamSpec& p, int64_t points) {
+  if (p.distribution == "categorical") {
+    std::vector<double> out;
+    if (p.labels.empty()) return p.values;
+    for (size_t i = 0; i < p.labels.size(); ++i) out.push_back(static_cast<double>(i));
+    return out;
+  }
+  if (p.distribution == "int") {
+    std::vector<double> out;
+    for (double v : LogSpaced(p.min, p.max, std::max<int64_t>(points, 2), false)) {
+      const double r = std::round(v);
+      if (out.empty() || out.back() != r) out.push_back(r);
+    }
+    if (p.min == p.max) out = {p.min};
+    return out;
+  }
+  return LogSpaced(p.min, p.max, points, p.distribution == "log_uniform");
+}
+
 void AddUnique(const Params& p, const Study& study, std::vector<Params>* out) {
   for (const Params& q : *out) {
     if (SamePoint(p, q)) return;
@@ -76,12 +84,69 @@ void AddUnique(const Params& p, const Study& study, std::vector<Params>* out) {
 
 }  // namespace
 
+std::vector<double> LocalLrs(const SweepConfig& c, double center) {
+  if (c.lr.distribution == "categorical") return NearestListed(c, center);
+  const int64_t n = c.grid.lr_points;
+  if (n == 1) return {center};
+  const bool log = c.lr.distribution == "log_uniform";
+  // The window: ratio lr_span around the centre (a difference of the same share of the range
+  // for a uniform lr), slid inside [min, max].
+  double low, high;
+  if (log) {
+    const double half = std::sqrt(c.grid.lr_span);
+    low = center / half;
+    high = center * half;
+    if (c.lr.max / c.lr.min <= c.grid.lr_span) {
+      low = c.lr.min;
+      high = c.lr.max;
+    } else if (high > c.lr.max) {
+      low = c.lr.max / c.grid.lr_span;
+      high = c.lr.max;
+    } else if (low < c.lr.min) {
+      low = c.lr.min;
+      high = c.lr.min * c.grid.lr_span;
+    }
+  } else {
+    // lr_span as a ratio around the centre, its width kept when slid.
+    const double half = std::sqrt(c.grid.lr_span);
+    low = center / half;
+    high = center * half;
+    const double width = high - low;
+    if (width >= c.lr.max - c.lr.min) {
+      low = c.lr.min;
+      high = c.lr.max;
+    } else if (high > c.lr.max) {
+      low = c.lr.max - width;
+      high = c.lr.max;
+    } else if (low < c.lr.min) {
+      low = c.lr.min;
+      high = c.lr.min + width;
+    }
+  }
+  std::vector<double> out;
+  for (int64_t i = 0; i < n; ++i) {
+    const double f = static_cast<double>(i) / static_cast<double>(n - 1);
+    double lr = log ? std::exp(std::log(low) + f * (std::log(high) - std::log(low)))
+                    : low + f * (high - low);
+    // The middle point of an unshifted window is exactly the centre; the ends exact.
+    if (2 * i == n - 1 && std::abs(lr - center) <= 1e-12 * center) lr = center;
+    if (i == 0) lr = low;
+    if (i == n - 1) lr = high;
+    out.push_back(std::min(c.lr.max, std::max(c.lr.min, lr)));
+  }
+  return out;
+}
+
 bool SamePoint(const Params& a, const Params& b) {
-  auto la = a.find(kLrParam), lb = b.find(kLrParam);
-  auto ba = a.find(kBatchParam), bb = b.find(kBatchParam);
-  if (la == a.end() || lb == b.end() || ba == a.end() || bb == b.end()) return false;
-  return ba->second == bb->second &&
-         std::abs(la->second - lb->second) <= 1e-9 * std::max(std::abs(la->second), std::abs(lb->second));
+  if (a.size() != b.size()) return false;
+  for (const auto& [name, va] : a) {
+    auto it = b.find(name);
+    if (it == b.end()) return false;
+    const double vb = it->second;
+    if (va == vb) continue;
+    if (std::abs(va - vb) > 1e-9 * std::max(std::abs(va), std::abs(vb))) return false;
+  }
+  return true;
 }
 
 std::vector<Params> LocalGrid(const SweepConfig& config, const Study& study,
@@ -103,7 +168,10 @@ std::vector<Params> LocalGrid(const SweepConfig& config, const Study& study,
     std::sort(lrs.begin(), lrs.end());
     for (double lr : lrs) {
       for (double batch : NeighbourBatches(config, best->params.at(kBatchParam))) {
-        AddUnique({{kLrParam, lr}, {kBatchParam, batch}}, study, &out);
+        Params p = best->params;  // the other parameters keep the centre's values
+        p[kLrParam] = lr;
+        p[kBatchParam] = batch;
+        AddUnique(p, study, &out);
       }
     }
   }
@@ -119,10 +187,25 @@ std::vector<Params> FullGrid(const SweepConfig& config) {
   Study empty;
   for (double lr : lrs) {
     for (int64_t batch : config.batch_sizes) {
-      AddUnique({{kLrParam, lr}, {kBatchParam, static_cast<double>(batch)}}, empty, &out);
+      out.push_back({{kLrParam, lr}, {kBatchParam, static_cast<double>(batch)}});
     }
   }
-  return out;
+  // Each other parameter multiplies the grid, the first one varying slowest after lr and batch.
+  for (const ParamSpec& p : config.params) {
+    std::vector<Params> next;
+    const std::vector<double> values = GridValues(p, config.grid.lr_points);
+    for (const Params& base : out) {
+      for (double v : values) {
+        Params q = base;
+        q[p.name] = v;
+        next.push_back(std::move(q));
+      }
+    }
+    out = std::move(next);
+  }
+  std::vector<Params> unique;
+  for (const Params& p : out) AddUnique(p, empty, &unique);
+  return unique;
 }
 
 }  // namespace hpo

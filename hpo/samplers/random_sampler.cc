@@ -36,6 +36,10 @@ double RandomSampler::Draw(int64_t number, const std::string& name,
   std::mt19937_64 rng(SplitMix64(seed_ ^ SplitMix64(static_cast<uint64_t>(number)) ^
                                  HashName(name)));
   const double u = static_cast<double>(rng() >> 11) * 0x1.0p-53;
+  if (distribution.kind == Distribution::Kind::kInt) {
+    const double n = distribution.high - distribution.low + 1;
+    return std::min(distribution.high, distribution.low + std::floor(u * n));
+  }
   if (distribution.kind == Distribution::Kind::kCategorical) {
     size_t i = static_cast<size_t>(u * static_cast<double>(distribution.choices.size()));
     if (i >= distribution.choices.size()) i = distribution.choices.size() - 1;

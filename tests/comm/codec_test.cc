@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
 namespace tunefleet {
@@ -146,7 +147,9 @@ TEST(CodecTest, RejectsWhatIsNotAValidFrame) {
   other.set_version(kProtocolVersion + 1);
   absl::Status s = DecodeEnvelope(other.SerializeAsString()).status();
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_NE(s.message().find("protocol version 2"), std::string::npos) << s;
+  EXPECT_NE(s.message().find(absl::StrCat("protocol version ", kProtocolVersion + 1)),
+            std::string::npos)
+      << s;
   Envelope huge;
   huge.mutable_exit()->set_stderr_tail(std::string(kMaxFrameBytes, 'e'));
   EXPECT_EQ(EncodeEnvelope(huge).status().code(), absl::StatusCode::kResourceExhausted);

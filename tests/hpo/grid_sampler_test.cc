@@ -13,7 +13,10 @@ namespace {
 SweepConfig Config() {
   SweepConfig c;
   c.maximize = true;
-  c.lr = {"log_uniform", 1e-5, 1e-3, {}};
+  c.lr.name = "lr";
+  c.lr.distribution = "log_uniform";
+  c.lr.min = 1e-5;
+  c.lr.max = 1e-3;
   c.batch_sizes = {16, 32, 64, 128};
   c.grid = {2, 5, 4.0, 1};
   return c;
@@ -62,20 +65,53 @@ TEST(LocalGridTest, FollowsTheRule) {
   }
 }
 
-TEST(LocalGridTest, ClipsToRangeAndDeduplicates) {
+TEST(LocalGridTest, SlidesTheWindowInsideTheRange) {
+  // A centre at the upper bound: the window [1e-3/2, 1e-3*2] would clip three points to 1e-3;
+  // slid inside the range it is [1e-3/4, 1e-3], five distinct points (1e-3 already run).
   Study study;
   study.trials = {Complete(0, 1e-3, 16, 0.9), Complete(1, 1e-5, 16, 0.1)};
   SweepConfig c = Config();
   c.grid.top_k = 1;
   c.grid.batch_neighbors = 0;
   std::vector<Params> grid = LocalGrid(c, study, All(study));
-  // lrs 5e-4, 7.07e-4, [1e-3 already run], 1e-3 clipped (dup), 1e-3 clipped (dup).
-  ASSERT_EQ(grid.size(), 2u);
-  EXPECT_NEAR(grid[0].at(kLrParam), 5e-4, 1e-15);
-  EXPECT_NEAR(grid[1].at(kLrParam), 1e-3 / std::sqrt(2.0), 1e-15);
+  ASSERT_EQ(grid.size(), 4u);
+  const double r = std::sqrt(2.0);
+  const double want[] = {2.5e-4, 2.5e-4 * r, 5e-4, 5e-4 * r};
+  for (size_t i = 0; i < 4; ++i) EXPECT_NEAR(grid[i].at(kLrParam), want[i], 1e-15) << i;
   for (const Params& p : grid) {
     EXPECT_LE(p.at(kLrParam), 1e-3);
     for (const Trial& t : study.trials) EXPECT_FALSE(SamePoint(p, t.params));
+  }
+  // Near the lower bound: [1e-5, 4e-5].
+  std::vector<double> low = LocalLrs(c, 1.2e-5);
+  ASSERT_EQ(low.size(), 5u);
+  EXPECT_EQ(low.front(), 1e-5);
+  EXPECT_NEAR(low.back(), 4e-5, 1e-18);
+  // A range narrower than the span is covered whole, every point distinct.
+  c.lr.max = 2e-5;
+  std::vector<double> narrow = LocalLrs(c, 1.5e-5);
+  ASSERT_EQ(narrow.size(), 5u);
+  EXPECT_EQ(narrow.front(), 1e-5);
+  EXPECT_EQ(narrow.back(), 2e-5);
+  for (size_t i = 1; i < narrow.size(); ++i) EXPECT_GT(narrow[i], narrow[i - 1]);
+  // Inside the range the window is centred: its middle point is the centre itself.
+  c.lr.max = 1e-3;
+  EXPECT_EQ(LocalLrs(c, 1e-4)[2], 1e-4);
+}
+
+TEST(LocalGridTest, OtherParametersKeepTheCentresValues) {
+  SweepConfig c = Config();
+  c.grid = {1, 3, 4.0, 0};
+  Study study;
+  Trial best = Complete(0, 1e-4, 32, 0.9);
+  best.params["train.weight_decay"] = 0.03;
+  study.trials = {best, Complete(1, 1e-4, 64, 0.1)};
+  study.trials[1].params["train.weight_decay"] = 0.07;
+  std::vector<Params> grid = LocalGrid(c, study, All(study));
+  ASSERT_EQ(grid.size(), 2u);  // lr/2 and lr*2 at batch 32 (the centre was run)
+  for (const Params& p : grid) {
+    EXPECT_EQ(p.at("train.weight_decay"), 0.03);
+    EXPECT_EQ(p.at(kBatchParam), 32);
   }
 }
 
@@ -103,7 +139,8 @@ TEST(LocalGridTest, MinimizeRanksLowestFirstAndSkipsPrunedAndFailed) {
 
 TEST(LocalGridTest, CategoricalLrTakesNearestListedValues) {
   SweepConfig c = Config();
-  c.lr = {"categorical", 1e-5, 1e-3, {1e-5, 3e-5, 1e-4, 3e-4, 1e-3}};
+  c.lr.distribution = "categorical";
+  c.lr.values = {1e-5, 3e-5, 1e-4, 3e-4, 1e-3};
   c.grid = {1, 3, 4.0, 0};
   Study study;
   study.trials = {Complete(0, 1e-3, 64, 0.9)};
@@ -123,6 +160,40 @@ TEST(FullGridTest, SpansTheRange) {
   EXPECT_NEAR(grid[2].at(kLrParam), 1e-4, 1e-15);
   EXPECT_EQ(grid[5].at(kLrParam), 1e-3);
   EXPECT_EQ(grid[5].at(kBatchParam), 64);
+}
+
+TEST(FullGridTest, MultipliesByTheOtherParameters) {
+  SweepConfig c = Config();
+  c.grid.lr_points = 2;
+  c.batch_sizes = {32};
+  ParamSpec wd;
+  wd.name = "train.weight_decay";
+  wd.distribution = "uniform";
+  wd.min = 0.0;
+  wd.max = 0.1;
+  ParamSpec epochs;
+  epochs.name = "train.epochs";
+  epochs.distribution = "int";
+  epochs.min = 1;
+  epochs.max = 3;
+  ParamSpec pooling;
+  pooling.name = "model.pooling";
+  pooling.distribution = "categorical";
+  pooling.labels = {"mean", "cls"};
+  c.params = {wd, epochs, pooling};
+  std::vector<Params> grid = FullGrid(c);
+  // 2 lr x 1 batch x 2 weight decays x {1, 2, 3} epochs (2 points rounded: 1, 3 -> [1, 3])
+  // x 2 poolings.
+  ASSERT_EQ(grid.size(), 2u * 2 * 2 * 2);
+  EXPECT_EQ(grid[0].at("train.weight_decay"), 0.0);
+  EXPECT_EQ(grid[0].at("train.epochs"), 1);
+  EXPECT_EQ(grid[0].at("model.pooling"), 0);
+  EXPECT_EQ(grid[1].at("model.pooling"), 1);
+  EXPECT_EQ(grid[2].at("train.epochs"), 3);
+  EXPECT_EQ(grid.back().at("train.weight_decay"), 0.1);
+  for (size_t i = 0; i < grid.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) EXPECT_FALSE(SamePoint(grid[i], grid[j]));
+  }
 }
 
 }  // namespace

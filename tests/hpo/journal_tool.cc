@@ -9,6 +9,8 @@
 //                              tail), ends the RUNNING trials as FAIL "interrupted", prints
 //                              the view; the bytes cut go to stderr
 //
+// The study's params: lr, batch_size, and trainer keys of each other distribution (int,
+// categorical of strings, uniform float).
 // The view: {"study_name", "direction", "user_attrs", "trials": [{"number", "state", "params",
 // "distributions": {name: Optuna distribution JSON (a string)}, "value", "intermediate_values":
 // {"step": v}, "user_attrs", "system_attrs", "datetime_start", "datetime_complete"}]},
@@ -53,6 +55,19 @@ SearchSpace Space() {
   batch.kind = Distribution::Kind::kCategorical;
   batch.integer_choices = true;
   batch.choices = {16, 32, 64, 128};
+  // Trainer keys (hpo/sweep_parameters.h): an int, a categorical of strings, a uniform float.
+  Distribution& epochs = space["train.epochs"];
+  epochs.kind = Distribution::Kind::kInt;
+  epochs.low = 1;
+  epochs.high = 3;
+  Distribution& pooling = space["model.pooling"];
+  pooling.kind = Distribution::Kind::kCategorical;
+  pooling.labels = {"mean", "cls", "max"};
+  pooling.choices = {0, 1, 2};
+  Distribution& wd = space["train.weight_decay"];
+  wd.kind = Distribution::Kind::kFloat;
+  wd.low = 0.0;
+  wd.high = 0.1;
   return space;
 }
 
@@ -115,7 +130,11 @@ absl::Status Write(const std::string& path) {
     const Spec& s = specs[i];
     Trial t;
     t.number = static_cast<int64_t>(i);
-    t.params = {{kLrParam, s.lr}, {kBatchParam, s.batch}};
+    t.params = {{kLrParam, s.lr},
+                {kBatchParam, s.batch},
+                {"train.epochs", static_cast<double>(1 + i % 3)},
+                {"model.pooling", static_cast<double>(i % 3)},
+                {"train.weight_decay", 0.01 * static_cast<double>(i)}};
     t.lr_effective = s.lr * s.batch / 32;
     t.phase = s.phase;
     t.point = s.point;

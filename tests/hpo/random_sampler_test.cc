@@ -11,7 +11,7 @@ namespace {
 
 SearchSpace Space() {
   SweepConfig c;
-  c.lr = {"log_uniform", 1e-5, 1e-3, {}};
+  c.lr = {"lr", "log_uniform", 1e-5, 1e-3, {}};
   c.batch_sizes = {16, 32, 64, 128};
   return BuildSearchSpace(c);
 }

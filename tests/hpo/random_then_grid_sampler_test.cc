@@ -12,7 +12,7 @@ namespace {
 SweepConfig Config() {
   SweepConfig c;
   c.method = "random_then_grid";
-  c.lr = {"log_uniform", 1e-5, 1e-3, {}};
+  c.lr = {"lr", "log_uniform", 1e-5, 1e-3, {}};
   c.batch_sizes = {16, 32, 64, 128};
   c.random = {3, 0};
   c.grid = {1, 3, 4.0, 0};

@@ -8,7 +8,7 @@ namespace {
 
 TEST(SearchSpaceTest, OptunaJsonShapes) {
   SweepConfig c;
-  c.lr = {"log_uniform", 1e-5, 1e-3, {}};
+  c.lr = {"lr", "log_uniform", 1e-5, 1e-3, {}};
   c.batch_sizes = {16, 32};
   SearchSpace space = BuildSearchSpace(c);
   EXPECT_EQ(space[kLrParam].ToOptunaJson(),
@@ -23,7 +23,7 @@ TEST(SearchSpaceTest, OptunaJsonShapes) {
 
 TEST(SearchSpaceTest, CategoricalLr) {
   SweepConfig c;
-  c.lr = {"categorical", 1e-5, 1e-4, {1e-5, 3e-5, 1e-4}};
+  c.lr = {"lr", "categorical", 1e-5, 1e-4, {1e-5, 3e-5, 1e-4}};
   c.batch_sizes = {8};
   SearchSpace space = BuildSearchSpace(c);
   EXPECT_EQ(space[kLrParam].kind, Distribution::Kind::kCategorical);

@@ -125,7 +125,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{6, "  lr: {distribution: log_uniform, min: 1.0e-3, max: 1.0e-5}", 6,
                 "parameters.lr.max: must be greater than min (0.001), got 1e-05"},
         BadCase{6, "  lr: {distribution: normal, min: 1.0e-5, max: 1.0e-3}", 6,
-                "parameters.lr.distribution: expected one of log_uniform, uniform; got 'normal'"},
+                "parameters.lr.distribution: expected one of log_uniform, uniform, "
+                "log_uniform_values; got 'normal'"},
         BadCase{6, "  lr: {distribution: log_uniform, min: 0, max: 1.0e-3}", 6,
                 "parameters.lr.min: must be > 0 for log_uniform, got 0"},
         BadCase{6, "  lr: {values: []}", 6,
@@ -148,9 +149,13 @@ INSTANTIATE_TEST_SUITE_P(
                 "lr), got 0.5"},
         BadCase{12, "  grid: {top_k: 9, lr_points: 5, lr_span: 4.0, batch_neighbors: 1}", 12,
                 "search.grid.top_k: is 9 but the random phase runs only 8 trials"},
-        BadCase{13, "early_terminate: {type: hyperband}", 13,
-                "early_terminate.type: expected one of none, median, successive_halving; got "
-                "'hyperband'"},
+        BadCase{13, "early_terminate: {type: asha}", 13,
+                "early_terminate.type: expected one of none, median, successive_halving, "
+                "hyperband; got 'asha'"},
+        BadCase{13, "early_terminate: {type: hyperband, bootstrap_count: 2}", 13,
+                "early_terminate.bootstrap_count: needs an explicit max_resource (not auto)"},
+        BadCase{13, "early_terminate: {type: hyperband, min_resource: 0}", 13,
+                "early_terminate.min_resource: must be >= 1, got 0"},
         BadCase{13, "early_terminate: {type: median, n_warmup: 2}", 13,
                 "early_terminate.n_warmup: unknown key; expected one of: type, n_startup_trials, "
                 "n_warmup_steps, interval_steps, n_min_trials"},
@@ -164,7 +169,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{1, "name: 'bad name!'", 1, "name: must be 1-128 letters, digits, '-', '_' or '.'"},
         BadCase{15, "max_failure_per_trial: 2", 15,
                 "max_failure_per_trial: unknown key; expected one of: name, metric, trainer, "
-                "resources, parameters, lr_scaling, search, early_terminate, "
+                "resources, parameters, lr_scaling, search, method, early_terminate, "
                 "max_concurrent_trials, max_failures_per_trial, journal"},
         BadCase{14, "name: again", 14, "name: duplicate key (first given on line 1)"},
         BadCase{3, "trainer: {config: x.yaml, synthetic: {steps: 3}}", 3,
@@ -172,8 +177,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{3, "trainer: {synthetic: {steps: 20, noise: -1}}", 3,
                 "trainer.synthetic.noise: must be >= 0, got -1"},
         BadCase{3, "trainer: {synthetic: {stepz: 20}}", 3,
-                "trainer.synthetic.stepz: unknown key; expected one of: steps, seconds_per_step, "
-                "noise, seed"},
+                "trainer.synthetic.stepz: unknown key; expected one of: steps, samples_per_step, "
+                "seconds_per_step, noise, seed"},
         BadCase{4, "resources: 4", 4, "resources: expected a mapping, got '4'"}));
 
 TEST(SweepConfigTest, EmptyFile) {

@@ -1,12 +1,17 @@
 """Replays a sequential sweep's journal through Optuna's own pruner and checks that every
 decision hpo took (continue at each reported step, prune at the last step of a PRUNED trial)
-is the decision Optuna takes, and that successive halving's completed_rung attrs match.
+is the decision Optuna takes, and that the completed_rung attrs of successive halving and
+hyperband match. The pruner is rebuilt from the study user attr "pruner" (the settings hpo
+resolved), in a study of the same name (hyperband's brackets hash it).
 
-usage: pruner_replay_check.py JOURNAL median N_STARTUP N_WARMUP INTERVAL N_MIN
-       pruner_replay_check.py JOURNAL successive_halving MIN_RESOURCE|auto REDUCTION MIN_RATE BOOTSTRAP
+Steps are samples (the sweep's resource axis). A COMPLETE trial's last step is its final
+evaluation: Optuna's pruner sees it (and records the rungs it completes), but its decision is
+moot, since the trial has trained to the end; it is not compared.
+
+usage: pruner_replay_check.py JOURNAL [KIND]   (KIND: the pruner type the sweep must have used)
 Run with Debian's python3 (optuna 3.1).
 """
-import math
+import json
 import sys
 import warnings
 
@@ -17,21 +22,41 @@ warnings.simplefilter("ignore")
 optuna.logging.set_verbosity(optuna.logging.ERROR)
 
 
-def main():
-    path, kind = sys.argv[1], sys.argv[2]
-    args = sys.argv[3:]
+def make_pruner(spec):
+    kind = spec["type"]
     if kind == "median":
-        pruner = optuna.pruners.MedianPruner(
-            n_startup_trials=int(args[0]), n_warmup_steps=int(args[1]),
-            interval_steps=int(args[2]), n_min_trials=int(args[3]))
-    else:
-        pruner = optuna.pruners.SuccessiveHalvingPruner(
-            min_resource=args[0] if args[0] == "auto" else int(args[0]),
-            reduction_factor=int(args[1]), min_early_stopping_rate=int(args[2]),
-            bootstrap_count=int(args[3]))
+        return optuna.pruners.MedianPruner(
+            n_startup_trials=spec["n_startup_trials"], n_warmup_steps=spec["n_warmup_steps"],
+            interval_steps=spec["interval_steps"], n_min_trials=spec["n_min_trials"])
+    if kind == "successive_halving":
+        return optuna.pruners.SuccessiveHalvingPruner(
+            min_resource=spec["min_resource"], reduction_factor=spec["reduction_factor"],
+            min_early_stopping_rate=spec["min_early_stopping_rate"],
+            bootstrap_count=spec["bootstrap_count"])
+    if kind == "hyperband":
+        return optuna.pruners.HyperbandPruner(
+            min_resource=spec["min_resource"], max_resource=spec["max_resource"],
+            reduction_factor=spec["reduction_factor"], bootstrap_count=spec["bootstrap_count"])
+    return optuna.pruners.NopPruner()
+
+
+def rungs(attrs):
+    return {k: v for k, v in attrs.items() if k.startswith("completed_rung_")}
+
+
+def main():
+    path = sys.argv[1]
     ours = optuna.load_study(study_name=None, storage=optuna.storages.JournalStorage(
         optuna.storages.JournalFileStorage(path)))
-    replay = optuna.create_study(direction=ours.direction, pruner=pruner)
+    spec = json.loads(json.dumps(ours.user_attrs["pruner"]))
+    if len(sys.argv) > 2 and spec["type"] != sys.argv[2]:
+        print(f"the sweep used pruner {spec['type']}, not {sys.argv[2]}")
+        return 1
+    if ours.user_attrs.get("resource") != "samples":
+        print(f"the journal's resource axis is {ours.user_attrs.get('resource')!r}, not 'samples'")
+        return 1
+    replay = optuna.create_study(study_name=ours.study_name, direction=ours.direction,
+                                 pruner=make_pruner(spec))
     decisions = prunes = 0
     mismatches = []
     for t in ours.get_trials(deepcopy=False):
@@ -43,18 +68,21 @@ def main():
         for i, step in enumerate(steps):
             r.report(t.intermediate_values[step], step)
             optuna_prunes = r.should_prune()
-            hpo_pruned = t.state == TrialState.PRUNED and i == len(steps) - 1
+            last = i == len(steps) - 1
+            if t.state == TrialState.COMPLETE and last:
+                continue  # the final evaluation: moot
+            hpo_pruned = t.state == TrialState.PRUNED and last
             decisions += 1
             prunes += optuna_prunes
             if optuna_prunes != hpo_pruned:
                 mismatches.append(
-                    f"trial {t.number} step {step}: hpo {'pruned' if hpo_pruned else 'continued'}, "
+                    f"trial {t.number} at {step} samples: hpo "
+                    f"{'pruned' if hpo_pruned else 'continued'}, "
                     f"Optuna {'prunes' if optuna_prunes else 'continues'}")
         frozen = replay._storage.get_trial(r._trial_id)
-        rungs_optuna = {k: v for k, v in frozen.system_attrs.items() if k.startswith("completed_rung_")}
-        rungs_hpo = {k: v for k, v in t.system_attrs.items() if k.startswith("completed_rung_")}
-        if rungs_optuna != rungs_hpo:
-            mismatches.append(f"trial {t.number}: rung attrs hpo {rungs_hpo} != Optuna {rungs_optuna}")
+        if rungs(frozen.system_attrs) != rungs(t.system_attrs):
+            mismatches.append(f"trial {t.number}: rung attrs hpo {rungs(t.system_attrs)} != "
+                              f"Optuna {rungs(frozen.system_attrs)}")
         if t.state == TrialState.COMPLETE:
             replay.tell(r, t.value)
         elif t.state == TrialState.PRUNED:
@@ -62,8 +90,9 @@ def main():
         else:
             replay.tell(r, state=TrialState.FAIL)
     n_pruned = sum(t.state == TrialState.PRUNED for t in ours.get_trials(deepcopy=False))
-    print(f"{kind}: {len(ours.trials)} trials, {decisions} decisions compared, "
-          f"{prunes} prunes by Optuna, {n_pruned} trials pruned by hpo, {len(mismatches)} mismatches")
+    print(f"{spec}: {len(ours.trials)} trials, {decisions} decisions compared, "
+          f"{prunes} prunes by Optuna, {n_pruned} trials pruned by hpo, {len(mismatches)} "
+          "mismatches")
     for m in mismatches[:20]:
         print("  MISMATCH:", m)
     if n_pruned == 0:

@@ -1,0 +1,316 @@
+#include "hpo/sweep_engine.h"
+
+#include <cmath>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/status_macros.h"
+#include "hpo/bounds.h"
+#include "hpo/lr_scaling.h"
+#include "hpo/pruners/pruner_factory.h"
+
+namespace tunefleet {
+namespace hpo {
+namespace {
+
+bool SameValue(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
+
+std::string Int(int64_t v) { return std::to_string(v); }
+
+// The pruner's settings as the sweep resolved them, as a JSON object.
+std::string PrunerJson(const SweepConfig& c) {
+  std::vector<std::string> f = {absl::StrCat("\"type\": ", JsonString(c.pruner))};
+  if (c.pruner == "median") {
+    const MedianSpec& m = c.median;
+    f.push_back("\"n_startup_trials\": " + Int(m.n_startup_trials));
+    f.push_back("\"n_warmup_steps\": " + Int(m.n_warmup_steps));
+    f.push_back("\"interval_steps\": " + Int(m.interval_steps));
+    f.push_back("\"n_min_trials\": " + Int(m.n_min_trials));
+  } else if (c.pruner == "successive_halving") {
+    const SuccessiveHalvingSpec& s = c.successive_halving;
+    f.push_back("\"min_resource\": " +
+                (s.min_resource > 0 ? Int(s.min_resource) : std::string("\"auto\"")));
+    f.push_back("\"reduction_factor\": " + Int(s.reduction_factor));
+    f.push_back("\"min_early_stopping_rate\": " + Int(s.min_early_stopping_rate));
+    f.push_back("\"bootstrap_count\": " + Int(s.bootstrap_count));
+  } else if (c.pruner == "hyperband") {
+    const HyperbandSpec& h = c.hyperband;
+    f.push_back("\"min_resource\": " + Int(h.min_resource));
+    f.push_back("\"max_resource\": " +
+                (h.max_resource > 0 ? Int(h.max_resource) : std::string("\"auto\"")));
+    f.push_back("\"reduction_factor\": " + Int(h.reduction_factor));
+    f.push_back("\"bootstrap_count\": " + Int(h.bootstrap_count));
+  }
+  return absl::StrCat("{", absl::StrJoin(f, ", "), "}");
+}
+
+}  // namespace
+
+SweepEngine::SweepEngine(const SweepConfig& config, JournalWriter* journal)
+    : config_(config),
+      journal_(journal),
+      space_(BuildSearchSpace(config_)),
+      sampler_(config_),
+      pruner_(MakePruner(config_)) {
+  study_.name = config_.name;
+  study_.maximize = config_.maximize;
+}
+
+SweepEngine::~SweepEngine() = default;
+
+std::map<std::string, std::string> SweepEngine::StudyUserAttrs() const {
+  std::map<std::string, std::string> attrs = {
+      {"metric", JsonString(config_.metric_name)},
+      {"search_method", JsonString(config_.method)},
+      {"resource", JsonString("samples")},
+      {"pruner", PrunerJson(config_)},
+      {"max_concurrent_trials", Int(config_.max_concurrent_trials)}};
+  if (config_.trainer.samples_per_epoch > 0) {
+    attrs["samples_per_epoch"] = Int(config_.trainer.samples_per_epoch);
+  }
+  if (!config_.trainer.synthetic) attrs["evals_per_epoch"] = Int(config_.trainer.evals_per_epoch);
+  return attrs;
+}
+
+absl::Status SweepEngine::CreateStudy() {
+  recorded_attrs_ = StudyUserAttrs();
+  if (journal_ == nullptr) return absl::OkStatus();
+  RETURN_IF_ERROR(journal_->CreateStudy(config_.name, config_.maximize));
+  for (const auto& [key, raw] : recorded_attrs_) {
+    RETURN_IF_ERROR(journal_->SetStudyUserAttr(key, raw));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<SweepEngine::Resumed> SweepEngine::Resume(JournalContents contents) {
+  recorded_attrs_ = std::move(contents.study_user_attrs);
+  study_ = std::move(contents.study);
+  study_.name = config_.name;
+  study_.maximize = config_.maximize;
+  Resumed r;
+  for (Trial& t : study_.trials) {
+    if (t.state != TrialState::kRunning && t.state != TrialState::kWaiting) continue;
+    t.fail_reason = "interrupted";
+    RETURN_IF_ERROR(Finish(t, TrialState::kFail));
+    ++r.interrupted;
+  }
+  // Points left unsettled by failures get their next attempt (the latest attempt is retried).
+  std::map<int64_t, int64_t> latest;  // point -> latest trial number
+  for (const Trial& t : study_.trials) latest[t.point] = t.number;
+  for (const auto& [point, number] : latest) {
+    if (point >= 0 && !sampler_.Settled(study_, point)) retries_.push_back(number);
+  }
+  r.to_rerun = static_cast<int64_t>(retries_.size());
+  return r;
+}
+
+absl::StatusOr<std::optional<int64_t>> SweepEngine::StartTrial() {
+  std::optional<int64_t> retry_of;
+  if (!retries_.empty()) {
+    retry_of = retries_.front();
+    retries_.pop_front();
+  } else if (sampler_.NextAvailability(study_) != Availability::kReady) {
+    return std::optional<int64_t>();
+  }
+  Trial t;
+  t.number = static_cast<int64_t>(study_.trials.size());
+  t.state = TrialState::kRunning;
+  t.datetime_start = OptunaDatetimeNow();
+  if (retry_of.has_value()) {
+    const Trial& failed = study_.trials[static_cast<size_t>(*retry_of)];
+    t.params = failed.params;
+    t.point = failed.point;
+    t.phase = failed.phase;
+    t.lr_effective = failed.lr_effective;
+    t.failed_trial = failed.failed_trial.value_or(failed.number);
+    t.retry_history = failed.retry_history;
+    t.retry_history.push_back(failed.number);
+  } else {
+    SampleTrial(sampler_, study_, &t, space_);
+    t.lr_effective = EffectiveLr(config_, t.params);
+  }
+  study_.trials.push_back(t);
+  if (journal_ != nullptr) RETURN_IF_ERROR(journal_->CreateTrial(t, space_));
+  running_[t.number] = RunState{};
+  return std::optional<int64_t>(t.number);
+}
+
+absl::StatusOr<std::vector<int64_t>> SweepEngine::Fill() {
+  std::vector<int64_t> started;
+  while (static_cast<int64_t>(running_.size()) < config_.max_concurrent_trials) {
+    ASSIGN_OR_RETURN(std::optional<int64_t> number, StartTrial());
+    if (!number.has_value()) break;
+    started.push_back(*number);
+  }
+  return started;
+}
+
+bool SweepEngine::Done() {
+  return running_.empty() && retries_.empty() &&
+         sampler_.NextAvailability(study_) == Availability::kExhausted;
+}
+
+bool SweepEngine::Stuck() {
+  return running_.empty() && retries_.empty() &&
+         sampler_.NextAvailability(study_) == Availability::kWait;
+}
+
+absl::StatusOr<bool> SweepEngine::Report(int64_t number, int64_t samples, double value,
+                                         bool final) {
+  auto it = running_.find(number);
+  if (it == running_.end()) return false;
+  RunState& run = it->second;
+  if (final) run.final_value = value;
+  if (run.stop_decided) return false;
+  Trial& t = study_.trials[static_cast<size_t>(number)];
+  // Like Optuna's trial.report(), a step reported twice keeps its first value.
+  if (!t.intermediate_values.emplace(samples, value).second) return false;
+  if (journal_ != nullptr) RETURN_IF_ERROR(journal_->SetIntermediateValue(number, samples, value));
+  const std::map<std::string, double> before = t.system_attrs;
+  const bool prune = pruner_->Prune(&study_, static_cast<size_t>(number));
+  if (journal_ != nullptr) {
+    for (const auto& [key, v] : study_.trials[static_cast<size_t>(number)].system_attrs) {
+      auto b = before.find(key);
+      if (b == before.end() || !SameValue(b->second, v)) {
+        RETURN_IF_ERROR(journal_->SetSystemAttr(number, key, v));
+      }
+    }
+  }
+  if (final) return false;  // it trained to the end: it completes
+  if (prune) run.stop_decided = true;
+  return prune;
+}
+
+absl::Status SweepEngine::Finish(Trial& t, TrialState state) {
+  t.state = state;
+  t.datetime_complete = OptunaDatetimeNow();
+  if (state == TrialState::kPruned) {
+    // Optuna records a pruned trial's last intermediate value as its value (when feasible).
+    t.value.reset();
+    if (!t.intermediate_values.empty() && std::isfinite(t.intermediate_values.rbegin()->second)) {
+      t.value = t.intermediate_values.rbegin()->second;
+    }
+  }
+  if (state == TrialState::kFail) t.value.reset();
+  if (journal_ != nullptr) RETURN_IF_ERROR(journal_->Finish(t));
+  sampler_.AfterTrial(study_, t);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<SweepEngine::Ended> SweepEngine::EndTrial(int64_t number, RunEnd end,
+                                                         const std::string& reason,
+                                                         const std::string& stderr_tail,
+                                                         bool interrupting) {
+  auto it = running_.find(number);
+  if (it == running_.end()) return Ended{};
+  const RunState run = it->second;
+  running_.erase(it);
+  Trial& t = study_.trials[static_cast<size_t>(number)];
+  TrialState state = TrialState::kFail;
+  switch (end) {
+    case RunEnd::kCompleted: {
+      std::optional<double> value = run.final_value;
+      if (!value.has_value() && !t.intermediate_values.empty()) {
+        value = t.intermediate_values.rbegin()->second;
+      }
+      if (run.stop_decided) {
+        state = TrialState::kPruned;
+      } else if (value.has_value()) {
+        state = TrialState::kComplete;
+        t.value = value;
+      } else {
+        t.fail_reason = absl::StrCat("finished without reporting ", config_.metric_name);
+      }
+      break;
+    }
+    case RunEnd::kStopped:
+      state = TrialState::kPruned;
+      break;
+    case RunEnd::kCancelled:
+      if (run.stop_decided) {
+        state = TrialState::kPruned;
+      } else {
+        t.fail_reason = interrupting ? "interrupted" : absl::StrCat("cancelled: ", reason);
+      }
+      break;
+    case RunEnd::kFailed:
+      if (run.stop_decided) {
+        state = TrialState::kPruned;  // told to stop, then crashed: the decision stands
+      } else {
+        t.fail_reason = reason.empty() ? "failed" : reason;
+        t.stderr_tail = stderr_tail;
+      }
+      break;
+  }
+  RETURN_IF_ERROR(Finish(t, state));
+  Ended ended;
+  ended.trial = &t;
+  if (state == TrialState::kFail && !interrupting && !absl::StartsWith(t.fail_reason, "interrupted")) {
+    if (!sampler_.Settled(study_, t.point)) {
+      retries_.push_back(t.number);
+      ended.retried = true;
+    } else {
+      ended.gave_up = true;
+    }
+  }
+  return ended;
+}
+
+absl::Status SweepEngine::InterruptRunning(const std::string& reason) {
+  for (const auto& [number, run] : running_) {
+    Trial& t = study_.trials[static_cast<size_t>(number)];
+    t.fail_reason = reason;
+    RETURN_IF_ERROR(Finish(t, TrialState::kFail));
+  }
+  running_.clear();
+  return absl::OkStatus();
+}
+
+absl::Status SweepEngine::SetPlacement(int64_t number, const std::string& placement) {
+  if (!IsRunning(number)) return absl::OkStatus();
+  study_.trials[static_cast<size_t>(number)].placement = placement;
+  if (journal_ == nullptr) return absl::OkStatus();
+  return journal_->SetUserAttr(number, "placement", JsonString(placement));
+}
+
+std::vector<int64_t> SweepEngine::Running() const {
+  std::vector<int64_t> out;
+  for (const auto& [number, run] : running_) out.push_back(number);
+  return out;
+}
+
+bool SweepEngine::StopDecided(int64_t number) const {
+  auto it = running_.find(number);
+  return it != running_.end() && it->second.stop_decided;
+}
+
+const Trial* SweepEngine::Best() const {
+  const Trial* best = nullptr;
+  for (const Trial& t : study_.trials) {
+    if (t.state != TrialState::kComplete || !t.value.has_value() || std::isnan(*t.value)) continue;
+    if (best == nullptr || (study_.maximize ? *t.value > *best->value : *t.value < *best->value)) {
+      best = &t;
+    }
+  }
+  return best;
+}
+
+absl::StatusOr<std::vector<std::string>> SweepEngine::RecordBounds() {
+  const Trial* best = Best();
+  if (best == nullptr) return std::vector<std::string>();
+  const std::vector<BoundHit> hits = BestAtBounds(space_, best->params);
+  std::vector<std::string> lines, fields;
+  for (const BoundHit& h : hits) {
+    lines.push_back(h.message);
+    fields.push_back(absl::StrCat(JsonString(h.param), ": ", JsonString(h.upper ? "upper" : "lower")));
+  }
+  const std::string value = absl::StrCat("{", absl::StrJoin(fields, ", "), "}");
+  recorded_attrs_["best_at_bound"] = value;
+  if (journal_ != nullptr) RETURN_IF_ERROR(journal_->SetStudyUserAttr("best_at_bound", value));
+  return lines;
+}
+
+}  // namespace hpo
+}  // namespace tunefleet

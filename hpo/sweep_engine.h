@@ -1,0 +1,145 @@
+// The study's side of a sweep, with no transport: which trial runs next (a retry first, else the
+// sampler's next point), what each report means (journal it, ask the pruner), how each trial
+// ended (its state, a retry), and what the sweep found (the best trial, a best point on a
+// bound of the range). `hpo sweep` (hpo/sweep_driver.h) drives it over ZeroMQ;
+// bench/search_efficiency drives the very same object from a table of recorded learning
+// curves, so the benchmark measures the sweep's own decisions.
+//
+// Reports are keyed by samples seen across all ranks (Report.samples), which is Optuna's
+// `step` in the journal and in the pruners: trials of any batch size are compared at equal
+// data. A trial's final report (its last evaluation) is recorded as an intermediate value at
+// its total samples too, and the pruner sees it, so that successive halving and hyperband
+// record the rungs it completed, as Optuna's replay of the journal does; its decision is moot
+// (the trial has finished training) and the trial completes.
+//
+// Guarantees (with a journal): every state change is in the journal before the call returns
+// (fsync when a trial finishes); Resume ends the trials the journal left RUNNING as FAIL
+// "interrupted" and queues their points again, never a point that finished. A failed trial is
+// retried as a new trial with the same params (Optuna's RetryFailedTrialCallback links), up to
+// max_failures_per_trial retries per point.
+//
+// Thread-safety: one thread (the driver's poll loop, or the benchmark).
+#ifndef TUNEFLEET_HPO_SWEEP_ENGINE_H_
+#define TUNEFLEET_HPO_SWEEP_ENGINE_H_
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "hpo/journal.h"
+#include "hpo/pruner.h"
+#include "hpo/samplers/random_then_grid_sampler.h"
+#include "hpo/search_space.h"
+#include "hpo/sweep_config.h"
+#include "hpo/trial.h"
+
+namespace tunefleet {
+namespace hpo {
+
+// How a trial's run ended, as the head reports it.
+enum class RunEnd {
+  kCompleted,  // every rank exited 0
+  kStopped,    // stopped by a pruning decision
+  kFailed,     // a rank failed (exit code, signal, could not start)
+  kCancelled,  // killed on request (the sweep's interruption, a shutdown)
+};
+
+class SweepEngine {
+ public:
+  // `journal` may be null: nothing is recorded (the benchmark's replays).
+  SweepEngine(const SweepConfig& config, JournalWriter* journal);
+  ~SweepEngine();
+
+  // A new study: CREATE_STUDY and the study user attrs (StudyUserAttrs()).
+  absl::Status CreateStudy();
+  struct Resumed {
+    int64_t interrupted = 0;  // trials the journal left RUNNING, now FAIL "interrupted"
+    int64_t to_rerun = 0;     // points queued for another attempt
+  };
+  // Continues the study in `contents` (read from this engine's journal).
+  absl::StatusOr<Resumed> Resume(JournalContents contents);
+
+  // Starts the next trial if one may start now: a queued retry first, else the sampler's next
+  // point. The trial is created RUNNING (and journaled); its number is returned, nullopt when
+  // none may start now (see Done()).
+  absl::StatusOr<std::optional<int64_t>> StartTrial();
+  // Starts trials (StartTrial) while fewer than max_concurrent_trials run; their numbers.
+  absl::StatusOr<std::vector<int64_t>> Fill();
+  // True when no trial runs, none is queued for a retry, and the sampler is exhausted.
+  bool Done();
+  // True when nothing runs or is queued but the sampler waits for results: a bug.
+  bool Stuck();
+
+  // A report of RUNNING trial `number`: its metric `value` after `samples` samples. Returns
+  // whether it should stop now (always false for a final report, after a stop was already
+  // decided, or for a trial that is not running).
+  absl::StatusOr<bool> Report(int64_t number, int64_t samples, double value, bool final);
+
+  // How a trial ended. Returns the trial as recorded (COMPLETE, PRUNED or FAIL), or nullptr for
+  // a trial that is not running. A failed attempt (not an interruption) queues a retry while
+  // the point has attempts left; `gave_up` tells when it had none.
+  struct Ended {
+    const Trial* trial = nullptr;
+    bool retried = false;
+    bool gave_up = false;
+  };
+  absl::StatusOr<Ended> EndTrial(int64_t number, RunEnd end, const std::string& reason,
+                                 const std::string& stderr_tail, bool interrupting);
+  // Ends every running trial as FAIL with `reason` (the sweep stops).
+  absl::Status InterruptRunning(const std::string& reason);
+
+  // Records where running trial `number` runs ("local:0-3"): Trial::placement and the user
+  // attr "placement".
+  absl::Status SetPlacement(int64_t number, const std::string& placement);
+
+  // The best point's parameters that lie on a bound of their range (hpo/bounds.h), as lines,
+  // and records them as the study user attr "best_at_bound" ({param: "lower" | "upper"}).
+  absl::StatusOr<std::vector<std::string>> RecordBounds();
+
+  // The study user attrs (raw JSON): metric, search_method, resource ("samples"),
+  // samples_per_epoch, evals_per_epoch, and the pruner's settings as resolved ("pruner").
+  std::map<std::string, std::string> StudyUserAttrs() const;
+  // The study user attrs as the journal holds them now (those above, or the resumed journal's,
+  // and best_at_bound once recorded).
+  const std::map<std::string, std::string>& recorded_attrs() const { return recorded_attrs_; }
+
+  const Study& study() const { return study_; }
+  const SweepConfig& config() const { return config_; }
+  const SearchSpace& space() const { return space_; }
+  const RandomThenGridSampler& sampler() const { return sampler_; }
+  // The running trials, ascending.
+  std::vector<int64_t> Running() const;
+  bool IsRunning(int64_t number) const { return running_.count(number) > 0; }
+  // Whether a stop was decided for running trial `number`.
+  bool StopDecided(int64_t number) const;
+  // The best COMPLETE trial so far (by the metric's goal), or nullptr.
+  const Trial* Best() const;
+
+ private:
+  struct RunState {
+    bool stop_decided = false;
+    std::optional<double> final_value;
+  };
+  absl::Status Finish(Trial& trial, TrialState state);
+
+  SweepConfig config_;
+  JournalWriter* journal_;
+  SearchSpace space_;
+  RandomThenGridSampler sampler_;
+  std::unique_ptr<Pruner> pruner_;
+  Study study_;
+  std::map<int64_t, RunState> running_;
+  std::deque<int64_t> retries_;  // failed trials whose point gets another attempt
+  std::map<std::string, std::string> recorded_attrs_;
+};
+
+}  // namespace hpo
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_HPO_SWEEP_ENGINE_H_

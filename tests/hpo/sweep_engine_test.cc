@@ -1,0 +1,158 @@
+// The sweep engine without transport: the samples axis in the journal, the final report (an
+// intermediate value the pruner sees, a decision that does not apply), retries, the study
+// user attrs, and the bound warning recorded at the end.
+#include "hpo/sweep_engine.h"
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hpo/journal.h"
+
+namespace tunefleet {
+namespace hpo {
+namespace {
+
+SweepConfig Config(const std::string& extra) {
+  auto file = ConfigFile::Parse(
+      "name: engine\n"
+      "metric: {name: m, goal: maximize}\n"
+      "trainer: {synthetic: {steps: 4, samples_per_step: 100}}\n"
+      "parameters:\n"
+      "  lr: {distribution: log_uniform, min: 1.0e-5, max: 1.0e-3}\n"
+      "  batch_size: {values: [16, 32, 64]}\n"
+      "search: {method: random, random: {trials: 6, seed: 3}}\n"
+      "max_concurrent_trials: 1\n" + extra,
+      "engine.yaml");
+  EXPECT_TRUE(file.ok()) << file.status();
+  auto c = ParseSweepConfig(*file);
+  EXPECT_TRUE(c.ok()) << c.status();
+  return *c;
+}
+
+std::string TempJournal(const std::string& name) {
+  const std::string path = ::testing::TempDir() + "/" + name + ".log";
+  std::remove(path.c_str());
+  return path;
+}
+
+TEST(SweepEngineTest, AFinalReportIsAStepThePrunerSeesButTheTrialCompletes) {
+  // Successive halving with rungs at 100, 200, 400 samples and reduction factor 2.
+  SweepConfig c = Config(
+      "early_terminate: {type: successive_halving, min_resource: 100, reduction_factor: 2}\n");
+  SweepEngine engine(c, nullptr);
+  // Trial 0 completes: 0.5 at 100, 0.6 at 200, final 0.7 at 400.
+  ASSERT_EQ(*engine.StartTrial(), std::optional<int64_t>(0));
+  EXPECT_FALSE(*engine.Report(0, 100, 0.5, false));
+  EXPECT_FALSE(*engine.Report(0, 200, 0.6, false));
+  EXPECT_FALSE(*engine.Report(0, 400, 0.7, /*final=*/true));
+  const Trial& t0 = engine.study().trials[0];
+  EXPECT_EQ(t0.intermediate_values.rbegin()->first, 400);  // the final value is keyed too
+  EXPECT_EQ(t0.system_attrs.count("completed_rung_2"), 1u);  // the rung at 400 is recorded
+  ASSERT_EQ(engine.EndTrial(0, RunEnd::kCompleted, "", "", false)->trial->state,
+            TrialState::kComplete);
+  EXPECT_EQ(*engine.study().trials[0].value, 0.7);
+  // Trial 1 is worse at its final report: successive halving would prune it there, but it has
+  // trained to the end, so it completes.
+  ASSERT_EQ(*engine.StartTrial(), std::optional<int64_t>(1));
+  EXPECT_FALSE(*engine.Report(1, 100, 0.55, false));
+  EXPECT_FALSE(*engine.Report(1, 200, 0.65, false));
+  EXPECT_FALSE(*engine.Report(1, 400, 0.1, /*final=*/true));
+  EXPECT_EQ(engine.EndTrial(1, RunEnd::kCompleted, "", "", false)->trial->state,
+            TrialState::kComplete);
+  // Trial 2 is worse at 100: pruned there, later reports ignored.
+  ASSERT_EQ(*engine.StartTrial(), std::optional<int64_t>(2));
+  EXPECT_TRUE(*engine.Report(2, 100, 0.1, false));
+  EXPECT_TRUE(engine.StopDecided(2));
+  EXPECT_FALSE(*engine.Report(2, 200, 0.9, false));
+  EXPECT_EQ(engine.study().trials[2].intermediate_values.size(), 1u);
+  EXPECT_EQ(engine.EndTrial(2, RunEnd::kStopped, "", "", false)->trial->state,
+            TrialState::kPruned);
+  EXPECT_EQ(*engine.study().trials[2].value, 0.1);
+  EXPECT_EQ(engine.Best()->number, 0);
+}
+
+TEST(SweepEngineTest, FailedTrialsAreRetriedThenGivenUp) {
+  SweepConfig c = Config("early_terminate: {type: none}\nmax_failures_per_trial: 1\n");
+  SweepEngine engine(c, nullptr);
+  ASSERT_EQ(*engine.StartTrial(), std::optional<int64_t>(0));
+  auto first = engine.EndTrial(0, RunEnd::kFailed, "exit code 1", "boom\n", false);
+  ASSERT_TRUE(first.ok());
+  EXPECT_TRUE(first->retried);
+  EXPECT_EQ(first->trial->fail_reason, "exit code 1");
+  ASSERT_EQ(*engine.StartTrial(), std::optional<int64_t>(1));
+  const Trial& retry = engine.study().trials[1];
+  EXPECT_EQ(retry.params, engine.study().trials[0].params);
+  EXPECT_EQ(retry.retry_history, (std::vector<int64_t>{0}));
+  auto second = engine.EndTrial(1, RunEnd::kFailed, "killed by signal 9", "", false);
+  EXPECT_TRUE(second->gave_up);
+  EXPECT_FALSE(second->retried);
+  // The next start is the next point, not a third attempt.
+  ASSERT_EQ(*engine.StartTrial(), std::optional<int64_t>(2));
+  EXPECT_EQ(engine.study().trials[2].point, 1);
+  // An interruption is no failure of the trial: no retry.
+  auto cut = engine.EndTrial(2, RunEnd::kCancelled, "shutdown", "", /*interrupting=*/true);
+  EXPECT_EQ(cut->trial->fail_reason, "interrupted");
+  EXPECT_FALSE(cut->retried);
+}
+
+TEST(SweepEngineTest, FillRunsUpToTheConcurrencyAndDoneEndsTheSweep) {
+  SweepConfig c = Config("early_terminate: {type: none}\n");
+  c.max_concurrent_trials = 4;
+  SweepEngine engine(c, nullptr);
+  EXPECT_EQ(engine.Fill()->size(), 4u);
+  EXPECT_TRUE(engine.Fill()->empty());
+  for (int64_t n : engine.Running()) {
+    ASSERT_FALSE(*engine.Report(n, 400, 0.1 * static_cast<double>(n), true));
+    ASSERT_TRUE(engine.EndTrial(n, RunEnd::kCompleted, "", "", false).ok());
+  }
+  EXPECT_EQ(engine.Fill()->size(), 2u);  // 6 random trials in all
+  EXPECT_FALSE(engine.Done());
+  for (int64_t n : engine.Running()) {
+    ASSERT_TRUE(engine.EndTrial(n, RunEnd::kFailed, "x", "", /*interrupting=*/true).ok());
+  }
+  EXPECT_TRUE(engine.Done());
+  EXPECT_FALSE(engine.Stuck());
+}
+
+TEST(SweepEngineTest, TheJournalHoldsTheAxisThePrunerAndTheBounds) {
+  SweepConfig c =
+      Config("early_terminate: {type: hyperband, min_resource: 100, reduction_factor: 3}\n");
+  c.lr.distribution = "categorical";
+  c.lr.values = {1e-4, 1e-3};
+  const std::string path = TempJournal("engine_journal");
+  auto journal = JournalWriter::Open(path);
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  SweepEngine engine(c, journal->get());
+  ASSERT_TRUE(engine.CreateStudy().ok());
+  ASSERT_EQ(*engine.StartTrial(), std::optional<int64_t>(0));
+  ASSERT_FALSE(*engine.Report(0, 100, 0.4, false));
+  ASSERT_FALSE(*engine.Report(0, 400, 0.5, true));
+  ASSERT_TRUE(engine.EndTrial(0, RunEnd::kCompleted, "", "", false).ok());
+  auto lines = engine.RecordBounds();
+  ASSERT_TRUE(lines.ok()) << lines.status();
+  auto contents = ReadJournal(path);
+  ASSERT_TRUE(contents.ok()) << contents.status();
+  const auto& attrs = contents->study_user_attrs;
+  EXPECT_EQ(attrs.at("resource"), "\"samples\"");
+  EXPECT_EQ(attrs.at("samples_per_epoch"), "400");
+  EXPECT_EQ(attrs.at("pruner"),
+            "{\"type\": \"hyperband\", \"min_resource\": 100, \"max_resource\": \"auto\", "
+            "\"reduction_factor\": 3, \"bootstrap_count\": 0}");
+  EXPECT_EQ(contents->study.trials[0].intermediate_values,
+            (std::map<int64_t, double>{{100, 0.4}, {400, 0.5}}));
+  // The one trial is the best; its batch and lr are bounds or not, as the attr says.
+  const Trial& best = contents->study.trials[0];
+  const auto at = nlohmann::json::parse(attrs.at("best_at_bound"));
+  const double batch = best.params.at("batch_size");
+  EXPECT_EQ(at.contains("batch_size"), batch == 16 || batch == 64);
+  EXPECT_FALSE(at.contains("lr"));  // a list of two values has no bounds
+  EXPECT_EQ(lines->size(), at.size());
+}
+
+}  // namespace
+}  // namespace hpo
+}  // namespace tunefleet
