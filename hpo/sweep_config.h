@@ -67,10 +67,12 @@ struct RandomPhaseSpec {
   int64_t seed = 0;
 };
 
+// The full grid's lr_points lrs over the range; random_then_grid's second phase refines on
+// them (hpo/samplers/grid_sampler.h). Defaults from bench/search_efficiency (docs/BENCHMARKS.md).
 struct GridPhaseSpec {
   int64_t top_k = 2;
-  int64_t lr_points = 5;
-  double lr_span = 4.0;
+  int64_t lr_points = 10;
+  double lr_span = 10.0;
   int64_t batch_neighbors = 1;
 };
 

@@ -86,16 +86,11 @@ void AddUnique(const Params& p, const Study& study, std::vector<Params>* out) {
 
 std::vector<double> LocalLrs(const SweepConfig& c, double center) {
   if (c.lr.distribution == "categorical") return NearestListed(c, center);
-  const int64_t n = c.grid.lr_points;
-  if (n == 1) return {center};
   const bool log = c.lr.distribution == "log_uniform";
-  // The window: ratio lr_span around the centre (a difference of the same share of the range
-  // for a uniform lr), slid inside [min, max].
-  double low, high;
+  // The window: ratio lr_span around the centre (for a uniform lr too), slid inside [min, max].
+  const double half = std::sqrt(c.grid.lr_span);
+  double low = center / half, high = center * half;
   if (log) {
-    const double half = std::sqrt(c.grid.lr_span);
-    low = center / half;
-    high = center * half;
     if (c.lr.max / c.lr.min <= c.grid.lr_span) {
       low = c.lr.min;
       high = c.lr.max;
@@ -107,11 +102,7 @@ std::vector<double> LocalLrs(const SweepConfig& c, double center) {
       high = c.lr.min * c.grid.lr_span;
     }
   } else {
-    // lr_span as a ratio around the centre, its width kept when slid.
-    const double half = std::sqrt(c.grid.lr_span);
-    low = center / half;
-    high = center * half;
-    const double width = high - low;
+    const double width = high - low;  // kept when slid
     if (width >= c.lr.max - c.lr.min) {
       low = c.lr.min;
       high = c.lr.max;
@@ -123,16 +114,21 @@ std::vector<double> LocalLrs(const SweepConfig& c, double center) {
       high = c.lr.min + width;
     }
   }
+  // The full grid's lrs in the window, and the one nearest the centre in any case.
+  const std::vector<double> lattice = LogSpaced(c.lr.min, c.lr.max, c.grid.lr_points, log);
+  const auto distance = [&](double a) {
+    return log ? std::abs(std::log(a / center)) : std::abs(a - center);
+  };
+  double nearest = lattice.front();
+  for (double lr : lattice) {
+    if (distance(lr) < distance(nearest)) nearest = lr;
+  }
   std::vector<double> out;
-  for (int64_t i = 0; i < n; ++i) {
-    const double f = static_cast<double>(i) / static_cast<double>(n - 1);
-    double lr = log ? std::exp(std::log(low) + f * (std::log(high) - std::log(low)))
-                    : low + f * (high - low);
-    // The middle point of an unshifted window is exactly the centre; the ends exact.
-    if (2 * i == n - 1 && std::abs(lr - center) <= 1e-12 * center) lr = center;
-    if (i == 0) lr = low;
-    if (i == n - 1) lr = high;
-    out.push_back(std::min(c.lr.max, std::max(c.lr.min, lr)));
+  const double slack = 1e-9;  // lattice values on the window's edge are in
+  for (double lr : lattice) {
+    const bool inside = log ? lr >= low * (1 - slack) && lr <= high * (1 + slack)
+                            : lr >= low - slack * std::abs(low) && lr <= high + slack * std::abs(high);
+    if (inside || lr == nearest) out.push_back(lr);
   }
   return out;
 }

@@ -1,16 +1,18 @@
 // Grid layouts (DESIGN.md, "Search: random, then grid").
 //
 // LocalGrid, the second phase of random_then_grid: take the `top_k` best COMPLETE trials of the
-// random phase (ties: lower trial number first); around each one's lr put `lr_points` values
-// log-spaced over a window of ratio `lr_span` centred on it, [lr / sqrt(lr_span),
-// lr * sqrt(lr_span)]. A window that crosses a bound of the lr range is slid inside it (so
-// that clipping never makes two of its points equal): [max / lr_span, max] at the upper bound,
-// [min, min * lr_span] at the lower; a range narrower than lr_span is covered whole. Pair the
-// lrs with the centre's batch size and `batch_neighbors` neighbours on each side in the sorted
-// batch values; every other parameter keeps the centre's value. With a categorical lr, the lr
-// values are the `lr_points` listed values nearest the centre in list order. Points are
-// ordered by rank of their centre, then lr, then batch; a point equal (SamePoint) to an
-// earlier point or to any trial already in the study is dropped.
+// random phase (ties: lower trial number first) and refine around each one on the full grid's
+// lrs (FullGrid's `lr_points` values over the range): the grid lrs in a window of ratio
+// `lr_span` centred on the trial's lr, [lr / sqrt(lr_span), lr * sqrt(lr_span)], and the grid
+// lr nearest it in any case. A window that crosses a bound of the range is slid inside it:
+// [max / lr_span, max] at the upper bound, [min, min * lr_span] at the lower; a range narrower
+// than lr_span is covered whole. (For a uniform lr the window keeps its width when slid.) Pair
+// the lrs with the trial's batch size and `batch_neighbors` neighbours on each side in the
+// sorted batch values; every other parameter keeps the trial's value. With a categorical lr,
+// the lr values are the `lr_points` listed values nearest the trial's in list order. Points
+// are ordered by rank of their centre, then lr, then batch; a point equal (SamePoint) to an
+// earlier point or to any trial already in the study is dropped. The grid phase therefore runs
+// points of the full grid only: random_then_grid is a cheaper way to the full grid's best.
 //
 // FullGrid, method `grid`: `lr_points` values log-spaced (or evenly, for uniform) over
 // [min, max] (or every listed lr), times every batch size, times each other parameter's grid
@@ -31,7 +33,7 @@ std::vector<Params> LocalGrid(const SweepConfig& config, const Study& study,
                               const std::vector<const Trial*>& random_trials);
 std::vector<Params> FullGrid(const SweepConfig& config);
 
-// The lr values of a local grid around `center` (a float lr range), ascending.
+// The lr values of a local grid around `center`, ascending.
 std::vector<double> LocalLrs(const SweepConfig& config, double center);
 
 // True when the two points have the same parameters: equal values, but floats within relative

@@ -18,7 +18,8 @@ SweepConfig Config() {
   c.lr.min = 1e-5;
   c.lr.max = 1e-3;
   c.batch_sizes = {16, 32, 64, 128};
-  c.grid = {2, 5, 4.0, 1};
+  // The full grid's lrs: 1e-5, 3.16e-5, 1e-4, 3.16e-4, 1e-3 (a factor sqrt(10) apart).
+  c.grid = {2, 5, 10.0, 1};
   return c;
 }
 
@@ -43,72 +44,77 @@ TEST(LocalGridTest, FollowsTheRule) {
   study.trials = {Complete(0, 1e-4, 32, 0.5), Complete(1, 4e-5, 128, 0.9),
                   Complete(2, 2e-4, 64, 0.7), Complete(3, 5e-4, 16, 0.1)};
   std::vector<Params> grid = LocalGrid(Config(), study, All(study));
-  // Best: trial 1 (lr 4e-5, batch 128: neighbours 64, 128), then trial 2 (2e-4, 64: 32, 64, 128).
-  // 5 lrs over [lr/2, lr*2]; the centre with its own batch is already run -> dropped, and so
-  // is the second group's (1e-4, 32), which is trial 0.
-  ASSERT_EQ(grid.size(), 5u * 2 - 1 + 5u * 3 - 2);
-  const double r = std::sqrt(2.0);
-  const double lrs1[] = {2e-5, 4e-5 / r, 4e-5, 4e-5 * r, 8e-5};
-  size_t i = 0;
-  for (double lr : lrs1) {
-    for (double batch : {64.0, 128.0}) {
-      if (lr == 4e-5 && batch == 128) continue;
-      EXPECT_NEAR(grid[i].at(kLrParam), lr, 1e-12) << i;
-      EXPECT_EQ(grid[i].at(kBatchParam), batch) << i;
-      ++i;
-    }
+  // Best: trial 1 (lr 4e-5, batch 128: neighbours 64, 128): the grid lrs within a factor
+  // sqrt(10) of 4e-5 are 3.16e-5 and 1e-4. Then trial 2 (2e-4, 64: 32, 64, 128): 1e-4 and
+  // 3.16e-4; (1e-4, 32) is trial 0 and (1e-4, 64), (1e-4, 128) are in the first group.
+  const double r = std::sqrt(10.0);
+  const std::vector<std::pair<double, double>> want = {
+      {1e-4 / r, 64}, {1e-4 / r, 128}, {1e-4, 64}, {1e-4, 128},
+      {1e-4 * r, 32}, {1e-4 * r, 64},  {1e-4 * r, 128}};
+  ASSERT_EQ(grid.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_NEAR(grid[i].at(kLrParam), want[i].first, 1e-15) << i;
+    EXPECT_EQ(grid[i].at(kBatchParam), want[i].second) << i;
   }
-  EXPECT_NEAR(grid[i].at(kLrParam), 1e-4, 1e-12);  // second centre's group starts
-  EXPECT_EQ(grid[i].at(kBatchParam), 64);           // (1e-4, 32) is trial 0
+  // Every lr is one of the full grid's.
+  const std::vector<Params> full = FullGrid(Config());
   for (const Params& p : grid) {
+    bool on_grid = false;
+    for (const Params& q : full) on_grid = on_grid || SamePoint(p, q);
+    EXPECT_TRUE(on_grid) << p.at(kLrParam);
     for (const Trial& t : study.trials) EXPECT_FALSE(SamePoint(p, t.params));
   }
 }
 
 TEST(LocalGridTest, SlidesTheWindowInsideTheRange) {
-  // A centre at the upper bound: the window [1e-3/2, 1e-3*2] would clip three points to 1e-3;
-  // slid inside the range it is [1e-3/4, 1e-3], five distinct points (1e-3 already run).
+  // 9 grid lrs over [1e-5, 1e-3], a factor 10^(1/4) apart. A centre at the upper bound: the
+  // window [1e-3/sqrt(10), 1e-3*sqrt(10)] slides to [1e-4, 1e-3], five grid lrs (1e-3 run).
   Study study;
   study.trials = {Complete(0, 1e-3, 16, 0.9), Complete(1, 1e-5, 16, 0.1)};
   SweepConfig c = Config();
-  c.grid.top_k = 1;
-  c.grid.batch_neighbors = 0;
+  c.grid = {1, 9, 10.0, 0};
   std::vector<Params> grid = LocalGrid(c, study, All(study));
   ASSERT_EQ(grid.size(), 4u);
-  const double r = std::sqrt(2.0);
-  const double want[] = {2.5e-4, 2.5e-4 * r, 5e-4, 5e-4 * r};
+  const double q = std::pow(10.0, 0.25);
+  const double want[] = {1e-4, 1e-4 * q, 1e-4 * q * q, 1e-4 * q * q * q};
   for (size_t i = 0; i < 4; ++i) EXPECT_NEAR(grid[i].at(kLrParam), want[i], 1e-15) << i;
   for (const Params& p : grid) {
     EXPECT_LE(p.at(kLrParam), 1e-3);
     for (const Trial& t : study.trials) EXPECT_FALSE(SamePoint(p, t.params));
   }
-  // Near the lower bound: [1e-5, 4e-5].
+  // Near the lower bound: [1e-5, 1e-4].
   std::vector<double> low = LocalLrs(c, 1.2e-5);
   ASSERT_EQ(low.size(), 5u);
   EXPECT_EQ(low.front(), 1e-5);
-  EXPECT_NEAR(low.back(), 4e-5, 1e-18);
+  EXPECT_NEAR(low.back(), 1e-4, 1e-18);
+  // Inside the range the window is centred: a grid lr as centre is the middle point.
+  std::vector<double> mid = LocalLrs(c, 1e-4);
+  ASSERT_EQ(mid.size(), 5u);
+  EXPECT_NEAR(mid[2], 1e-4, 1e-18);
   // A range narrower than the span is covered whole, every point distinct.
   c.lr.max = 2e-5;
   std::vector<double> narrow = LocalLrs(c, 1.5e-5);
-  ASSERT_EQ(narrow.size(), 5u);
+  ASSERT_EQ(narrow.size(), 9u);
   EXPECT_EQ(narrow.front(), 1e-5);
   EXPECT_EQ(narrow.back(), 2e-5);
   for (size_t i = 1; i < narrow.size(); ++i) EXPECT_GT(narrow[i], narrow[i - 1]);
-  // Inside the range the window is centred: its middle point is the centre itself.
+  // A window narrower than the grid's step still holds the nearest grid lr.
   c.lr.max = 1e-3;
-  EXPECT_EQ(LocalLrs(c, 1e-4)[2], 1e-4);
+  c.grid.lr_span = 1.0;
+  EXPECT_EQ(LocalLrs(c, 1.3e-4).size(), 1u);
+  EXPECT_NEAR(LocalLrs(c, 1.3e-4)[0], 1e-4, 1e-18);
 }
 
 TEST(LocalGridTest, OtherParametersKeepTheCentresValues) {
   SweepConfig c = Config();
-  c.grid = {1, 3, 4.0, 0};
+  c.grid = {1, 5, 10.0, 0};
   Study study;
   Trial best = Complete(0, 1e-4, 32, 0.9);
   best.params["train.weight_decay"] = 0.03;
   study.trials = {best, Complete(1, 1e-4, 64, 0.1)};
   study.trials[1].params["train.weight_decay"] = 0.07;
   std::vector<Params> grid = LocalGrid(c, study, All(study));
-  ASSERT_EQ(grid.size(), 2u);  // lr/2 and lr*2 at batch 32 (the centre was run)
+  ASSERT_EQ(grid.size(), 2u);  // 1e-4 / sqrt(10) and 1e-4 * sqrt(10) at batch 32 (1e-4 was run)
   for (const Params& p : grid) {
     EXPECT_EQ(p.at("train.weight_decay"), 0.03);
     EXPECT_EQ(p.at(kBatchParam), 32);
@@ -125,16 +131,17 @@ TEST(LocalGridTest, MinimizeRanksLowestFirstAndSkipsPrunedAndFailed) {
   study.trials = {Complete(0, 1e-4, 32, 0.5), Complete(1, 4e-5, 64, 0.2), pruned, failed};
   SweepConfig c = Config();
   c.maximize = false;
-  c.grid = {1, 1, 4.0, 0};
+  c.grid = {1, 1, 4.0, 0};  // a one-lr grid: sqrt(1e-5 * 1e-3) = 1e-4
   std::vector<Params> grid = LocalGrid(c, study, All(study));
-  // Best is trial 1 (0.2); one lr point = the centre itself, already run -> nothing new.
-  EXPECT_TRUE(grid.empty());
+  // Best is trial 1 (0.2, at batch 64): the grid's one lr at its batch.
+  ASSERT_EQ(grid.size(), 1u);
+  EXPECT_NEAR(grid[0].at(kLrParam), 1e-4, 1e-18);
+  EXPECT_EQ(grid[0].at(kBatchParam), 64);
   c.grid.batch_neighbors = 1;
   grid = LocalGrid(c, study, All(study));
-  ASSERT_EQ(grid.size(), 2u);
-  EXPECT_EQ(grid[0].at(kBatchParam), 32);
+  ASSERT_EQ(grid.size(), 2u);  // (1e-4, 32) is trial 0
+  EXPECT_EQ(grid[0].at(kBatchParam), 64);
   EXPECT_EQ(grid[1].at(kBatchParam), 128);
-  EXPECT_EQ(grid[0].at(kLrParam), 4e-5);
 }
 
 TEST(LocalGridTest, CategoricalLrTakesNearestListedValues) {

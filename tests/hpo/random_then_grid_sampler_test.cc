@@ -15,7 +15,7 @@ SweepConfig Config() {
   c.lr = {"lr", "log_uniform", 1e-5, 1e-3, {}};
   c.batch_sizes = {16, 32, 64, 128};
   c.random = {3, 0};
-  c.grid = {1, 3, 4.0, 0};
+  c.grid = {1, 9, 10.0, 0};
   c.max_failures_per_trial = 1;
   return c;
 }
@@ -50,7 +50,9 @@ TEST(RandomThenGridSamplerTest, PhasesInOrder) {
   ASSERT_EQ(sampler.NextAvailability(study), Availability::kReady);
   ASSERT_TRUE(sampler.grid().has_value());
   const size_t grid_size = sampler.grid()->size();
-  EXPECT_EQ(grid_size, 2u);  // 3 lrs around trial 2, centre already run
+  // The full grid's lrs around trial 2 (whose random lr is none of them), at its batch.
+  EXPECT_EQ(grid_size, LocalLrs(Config(), study.trials[2].params.at(kLrParam)).size());
+  EXPECT_GE(grid_size, 3u);
   for (size_t i = 0; i < grid_size; ++i) {
     Trial& t = NewTrial(sampler, study);
     EXPECT_EQ(t.phase, "grid");
@@ -112,7 +114,7 @@ TEST(RandomThenGridSamplerTest, RandomOnlyAndGridOnly) {
     EXPECT_EQ(t.phase, "grid");
     ++n;
   }
-  EXPECT_EQ(n, 3 * 4);
+  EXPECT_EQ(n, 9 * 4);  // lr_points x batch sizes
 }
 
 }  // namespace

@@ -1,0 +1,282 @@
+// search_efficiency: how much of a full grid's compute each search method spends to come within
+// EPS of the grid's best, replayed on a table of recorded learning curves (bench/search_table.h)
+// with tunefleet's own sweep engine and with Optuna 3.1 (bench/sweep_replay.h,
+// bench/optuna_policy.h).
+//
+//   search_efficiency --table JOURNAL --sweep SWEEP.yaml [--seeds 20] [--within 0.005]
+//                     [--methods LABEL,...] [key=value ...]  (overrides of the sweep file)
+//
+// Methods: the sweep's search, random, grid and random_then_grid, each with the pruners none,
+// median, successive_halving and hyperband ("tunefleet:METHOD+PRUNER"); Optuna's TPESampler
+// and RandomSampler with MedianPruner, SuccessiveHalvingPruner and HyperbandPruner
+// ("optuna:tpe+median", ...). A pruner's settings are the sweep's when it uses that pruner,
+// else its defaults, the same for both; hyperband's min_resource "auto" is one evaluation
+// interval of the table's epoch. Seed s sets search.random.seed and Optuna's sampler seed.
+// Every method may spend at most the full grid's compute; a method whose plan ends before
+// (grid, random_then_grid) stops there.
+//
+// One JSON line per method:
+//   {"method", "seeds", "median_fraction_to_within", "p90_fraction_to_within",
+//    "median_best_at_35pct", "never_within", "configured", "mean_trials", "mean_pruned"}
+// fraction_to_within: the compute spent when the best completed trial first comes within EPS of
+// the table's best, over the grid's compute (1.0 when never: counted in never_within);
+// best_at_35pct: the best final value found with 35% of the grid's compute (null if none);
+// percentiles as numpy's default (linear); "configured": the sweep's own method and pruner.
+#include <signal.h>
+
+#include <chrono>
+#include <cmath>
+#include <iostream>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "bench/optuna_policy.h"
+#include "bench/search_table.h"
+#include "bench/sweep_replay.h"
+#include "common/binary_path.h"
+#include "common/cli.h"
+#include "common/status_macros.h"
+#include "hpo/pruners/median_pruner.h"
+#include "hpo/search_space.h"
+#include "hpo/sweep_config.h"
+#include "hpo/sweep_engine.h"
+
+namespace tunefleet {
+namespace bench {
+namespace {
+
+constexpr char kProgram[] = "search_efficiency";
+constexpr double kAt = 0.35;  // best_at_35pct
+
+struct Method {
+  std::string label;    // "tunefleet:random+median", "optuna:tpe+hyperband"
+  bool optuna = false;
+  std::string search;   // random | grid | random_then_grid (tunefleet) or tpe | random (optuna)
+  std::string pruner;   // none | median | successive_halving | hyperband
+};
+
+std::vector<Method> AllMethods() {
+  std::vector<Method> out;
+  for (const char* search : {"random_then_grid", "random", "grid"}) {
+    for (const char* pruner : {"none", "median", "successive_halving", "hyperband"}) {
+      out.push_back({absl::StrCat("tunefleet:", search, "+", pruner), false, search, pruner});
+    }
+  }
+  for (const char* sampler : {"tpe", "random"}) {
+    for (const char* pruner : {"median", "successive_halving", "hyperband"}) {
+      out.push_back({absl::StrCat("optuna:", sampler, "+", pruner), true, sampler, pruner});
+    }
+  }
+  return out;
+}
+
+// The sweep with `method`'s search and pruner, for seed `seed`.
+hpo::SweepConfig Variant(const hpo::SweepConfig& base, const Method& m, int64_t seed,
+                         int64_t hyperband_auto) {
+  hpo::SweepConfig c = base;
+  c.pruner = m.pruner;
+  if (m.pruner != base.pruner) {  // defaults for a pruner the sweep does not configure
+    c.median = hpo::MedianSpec();
+    c.successive_halving = hpo::SuccessiveHalvingSpec();
+    c.hyperband = hpo::HyperbandSpec();
+  }
+  if (c.pruner == "hyperband" && c.hyperband.min_resource == 0) {
+    c.hyperband.min_resource = hyperband_auto;
+  }
+  c.random.seed = seed;
+  if (!m.optuna) {
+    c.method = m.search;
+    if (m.search == "random") c.random.trials = 1 << 20;  // bounded by the compute
+  }
+  return c;
+}
+
+std::string Number(std::optional<double> v) {
+  if (!v.has_value() || !std::isfinite(*v)) return "null";
+  return nlohmann::json(*v).dump();
+}
+
+struct Outcome {
+  double fraction = 1;
+  bool within = false;
+  std::optional<double> best_at;
+  int64_t trials = 0, pruned = 0;
+};
+
+absl::StatusOr<Outcome> RunOnce(const SearchTable& table, const hpo::SweepConfig& config,
+                                const Method& m, int64_t seed, double eps,
+                                const std::string& python, const std::string& script) {
+  ReplayOptions o;
+  o.max_concurrent_trials = config.max_concurrent_trials;
+  o.evals_per_epoch = config.trainer.synthetic ? config.trainer.synthetic_spec.steps
+                                               : config.trainer.evals_per_epoch;
+  o.compute_limit = table.compute();
+  std::unique_ptr<Policy> policy;
+  if (m.optuna) {
+    OptunaPolicy::Options po;
+    po.python = python;
+    po.script = script;
+    po.sampler = m.search;
+    po.seed = static_cast<uint64_t>(seed);
+    po.study_name = config.name;
+    po.maximize = config.maximize;
+    const hpo::SweepEngine engine(config, nullptr);  // the space and the resolved pruner
+    po.pruner_json = engine.StudyUserAttrs().at("pruner");
+    po.space = engine.space();
+    ASSIGN_OR_RETURN(policy, OptunaPolicy::Launch(po));
+  } else {
+    policy = std::make_unique<TunefleetPolicy>(config);
+  }
+  ASSIGN_OR_RETURN(ReplayTrace trace, Replay(table, *policy, o));
+  Outcome out;
+  const std::optional<int64_t> to = trace.ComputeToWithin(table.best(), eps, table.maximize());
+  out.within = to.has_value() && *to <= table.compute();
+  out.fraction = out.within ? static_cast<double>(*to) / static_cast<double>(table.compute()) : 1;
+  out.best_at = trace.BestAt(static_cast<int64_t>(kAt * static_cast<double>(table.compute())));
+  out.trials = trace.trials;
+  out.pruned = trace.pruned;
+  return out;
+}
+
+int Main(int argc, char** argv) {
+  ::signal(SIGPIPE, SIG_IGN);  // a dead Optuna process is an error, not a signal
+  std::string table_path, sweep_path, methods_arg, python = "/usr/bin/python3", script;
+  int64_t seeds = 20, epoch_samples = 0;
+  double within = 0.005;
+  CommandLine cli(kProgram, "[key=value ...]",
+                  "Replays search methods on a table of recorded learning curves (a full-grid\n"
+                  "sweep's journal) and prints, per method, the share of the grid's compute it\n"
+                  "spends to come within EPS of the grid's best (one JSON line each).");
+  cli.AddString("table", &table_path, "journal of a full-grid sweep (required)", "JOURNAL");
+  cli.AddString("sweep", &sweep_path, "the sweep whose space, search and pruner to replay (required)",
+                "SWEEP.yaml");
+  cli.AddInt("seeds", &seeds, "seeds per method (search.random.seed, Optuna's sampler seed)");
+  cli.AddDouble("within", &within, "how close to the table's best counts as found");
+  cli.AddString("methods", &methods_arg, "only these methods, comma-separated labels", "LIST");
+  cli.AddInt("epoch_samples", &epoch_samples,
+             "samples of one epoch, for a table keyed by optimizer steps (an older journal)");
+  cli.AddString("python", &python, "the python3 with optuna 3.1", "PATH");
+  cli.AddString("optuna_script", &script, "bench/optuna_policy.py (default: found beside this "
+                "binary)", "PATH");
+  cli.AllowOverrides();  // key=value arguments override the sweep file
+  std::vector<std::string> args(argv + 1, argv + argc);
+  absl::Status parsed = cli.Parse(args);
+  if (cli.help_requested()) {
+    std::cout << cli.Help();
+    return kExitOk;
+  }
+  if (parsed.ok() && (table_path.empty() || sweep_path.empty())) {
+    parsed = absl::InvalidArgumentError("--table and --sweep are required");
+  }
+  if (parsed.ok() && (seeds < 1 || !(within >= 0))) {
+    parsed = absl::InvalidArgumentError("--seeds must be >= 1 and --within >= 0");
+  }
+  if (!parsed.ok()) {
+    PrintError(kProgram, parsed);
+    return kExitUsage;
+  }
+  auto sweep = hpo::LoadSweepConfig(sweep_path, cli.overrides());
+  if (!sweep.ok()) {
+    PrintError(kProgram, sweep.status());
+    return kExitUsage;
+  }
+  TableOptions to;
+  to.epoch_samples = epoch_samples;
+  to.ranks = sweep->gpus_per_trial;
+  to.grad_accum = sweep->trainer.grad_accum;
+  auto table = SearchTable::Load(table_path, to);
+  if (!table.ok()) {
+    PrintError(kProgram, table.status());
+    return kExitUsage;
+  }
+  if (table->maximize() != sweep->maximize) {
+    PrintError(kProgram, absl::InvalidArgumentError("the table and the sweep have other goals"));
+    return kExitUsage;
+  }
+  if (script.empty()) {
+    auto found = FindSiblingBinary("bench/optuna_policy.py");
+    script = found.ok() ? *found : "bench/optuna_policy.py";
+  }
+  std::vector<Method> methods = AllMethods();
+  if (!methods_arg.empty()) {
+    std::vector<Method> chosen;
+    for (absl::string_view label : absl::StrSplit(methods_arg, ',')) {
+      bool known = false;
+      for (const Method& m : methods) {
+        if (m.label == label) {
+          chosen.push_back(m);
+          known = true;
+        }
+      }
+      if (!known) {
+        PrintError(kProgram, absl::InvalidArgumentError(absl::StrCat("unknown method ", label)));
+        return kExitUsage;
+      }
+    }
+    methods = chosen;
+  }
+  const int64_t evals = sweep->trainer.synthetic ? sweep->trainer.synthetic_spec.steps
+                                                 : sweep->trainer.evals_per_epoch;
+  const int64_t hyperband_auto =
+      std::max<int64_t>(1, std::llround(static_cast<double>(table->max_total()) /
+                                        static_cast<double>(evals)));
+  std::cerr << kProgram << ": table " << table_path << ": " << table->points().size()
+            << " points, best " << table->best() << ", grid compute " << table->compute()
+            << " samples" << (table->keyed_by_steps() ? " (converted from optimizer steps)" : "")
+            << "\n";
+  for (const Method& m : methods) {
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<double> fractions, best_at;
+    int64_t never = 0, trials = 0, pruned = 0, missing = 0;
+    for (int64_t seed = 0; seed < seeds; ++seed) {
+      const hpo::SweepConfig config = Variant(*sweep, m, seed, hyperband_auto);
+      auto outcome = RunOnce(*table, config, m, seed, within, python, script);
+      if (!outcome.ok()) {
+        PrintError(kProgram, absl::Status(outcome.status().code(),
+                                          absl::StrCat(m.label, " seed ", seed, ": ",
+                                                       outcome.status().message())));
+        return 1;
+      }
+      fractions.push_back(outcome->fraction);
+      never += outcome->within ? 0 : 1;
+      const double worst = table->maximize() ? -std::numeric_limits<double>::infinity()
+                                             : std::numeric_limits<double>::infinity();
+      best_at.push_back(outcome->best_at.value_or(worst));
+      missing += outcome->best_at.has_value() ? 0 : 1;
+      trials += outcome->trials;
+      pruned += outcome->pruned;
+    }
+    const bool configured = !m.optuna && m.search == sweep->method && m.pruner == sweep->pruner;
+    // A median over seeds, most of which found nothing by then, is not a value.
+    std::optional<double> best_median;
+    if (2 * missing < seeds) best_median = hpo::NanPercentile(best_at, 50);
+    std::cout << "{\"method\": \"" << m.label << "\", \"seeds\": " << seeds
+              << ", \"median_fraction_to_within\": " << Number(hpo::NanPercentile(fractions, 50))
+              << ", \"p90_fraction_to_within\": " << Number(hpo::NanPercentile(fractions, 90))
+              << ", \"median_best_at_35pct\": " << Number(best_median)
+              << ", \"never_within\": " << never
+              << ", \"configured\": " << (configured ? "true" : "false")
+              << ", \"mean_trials\": " << Number(static_cast<double>(trials) / seeds)
+              << ", \"mean_pruned\": " << Number(static_cast<double>(pruned) / seeds) << "}"
+              << std::endl;
+    std::cerr << kProgram << ": " << m.label << ": " << seeds << " seeds in "
+              << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()
+              << " s\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace
+}  // namespace bench
+}  // namespace tunefleet
+
+int main(int argc, char** argv) {
+  tunefleet::ChdirToUserWorkingDirectory();
+  return tunefleet::bench::Main(argc, argv);
+}
