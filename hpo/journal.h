@@ -4,10 +4,11 @@
 //   optuna.load_study(study_name=NAME, storage=optuna.storages.JournalStorage(
 //       optuna.storages.JournalFileStorage(PATH)))
 //
-// reads a tunefleet study: its direction, trials (number, state, value), params lr and
-// batch_size with their distributions, intermediate values, user attrs (lr_effective, phase,
-// point, fail_reason, stderr_tail) and system attrs (successive halving's completed_rung_N,
-// RetryFailedTrialCallback's failed_trial / retry_history).
+// reads a tunefleet study: its direction, trials (number, state, value), params (lr, batch_size
+// and any searched trainer key) with their distributions (Float, Int and Categorical, of numbers
+// or of strings), intermediate values (keyed by samples seen), user attrs (lr_effective, phase,
+// point, fail_reason, stderr_tail, placement) and system attrs (successive halving's and
+// hyperband's completed_rung_N, RetryFailedTrialCallback's failed_trial / retry_history).
 //
 //   ASSIGN_OR_RETURN(std::unique_ptr<JournalWriter> journal, JournalWriter::Open(path));
 //   RETURN_IF_ERROR(journal->CreateStudy("sbert-stsb-lr", /*maximize=*/true));

@@ -5,22 +5,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/number_text.h"
 
 namespace tunefleet {
 namespace hpo {
 namespace {
 
-// Shortest text that reads back as the same double (as Python's repr does).
-std::string Repr(double v) {
-  char buf[32];
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buf, sizeof(buf), "%.*g", precision, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  std::string s = buf;
-  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
-  return s;
-}
+std::string Repr(double v) { return PythonRepr(v); }
 
 // Python's json.dumps of a str (ASCII; other bytes as they are, which the YAML gave as UTF-8).
 std::string JsonQuote(const std::string& text) {

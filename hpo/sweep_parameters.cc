@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/number_text.h"
 #include "common/status_macros.h"
 #include "trainer/train_config.h"
 
@@ -23,16 +24,6 @@ bool IsSpec(const ConfigMap& m) {
     if (m.Has(key)) return true;
   }
   return false;
-}
-
-// Shortest text that reads back as the same double.
-std::string Exact(double value) {
-  char buf[32];
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buf, sizeof(buf), "%.*g", precision, value);
-    if (std::strtod(buf, nullptr) == value) break;
-  }
-  return buf;
 }
 
 // The trainer key a parameter name stands for: itself when it is a trainer key, else the one
@@ -118,7 +109,7 @@ absl::Status ReadValues(const ConfigMap& m, ParamSpec* p) {
   if (n == 0) return m.Error("values", "must list at least one value");
   std::set<std::string> seen;
   for (size_t i = 0; i < n; ++i) {
-    const std::string text = p->labels.empty() ? Exact(p->values[i]) : p->labels[i];
+    const std::string text = p->labels.empty() ? ShortestText(p->values[i]) : p->labels[i];
     if (!seen.insert(text).second) {
       return m.Error("values", absl::StrCat(text, " is listed twice"));
     }
@@ -293,7 +284,7 @@ std::string ParamValueText(const ParamSpec& p, double value) {
     return i < p.labels.size() ? p.labels[i] : "?";
   }
   if (p.distribution == "int") return std::to_string(static_cast<long long>(std::llround(value)));
-  return Exact(value);
+  return ShortestText(value);
 }
 
 }  // namespace hpo

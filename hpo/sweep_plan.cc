@@ -21,7 +21,25 @@ int64_t GridBatchCount(const SweepConfig& c) {
 int64_t MaxPlannedTrials(const SweepConfig& c) {
   if (c.method == "random") return c.random.trials;
   if (c.method == "grid") return static_cast<int64_t>(FullGrid(c).size());
-  return c.random.trials + c.grid.top_k * c.grid.lr_points * GridBatchCount(c);
+  // The most lrs a local grid can have: its window placed at, and between, the grid's lrs.
+  size_t lrs = 1;
+  if (c.lr.distribution == "categorical") {
+    lrs = std::min<size_t>(c.grid.lr_points, c.lr.values.size());
+  } else {
+    const SweepConfig grid_only = [&] {
+      SweepConfig g = c;
+      g.params.clear();
+      g.batch_sizes = {1};
+      return g;
+    }();
+    std::vector<double> at;
+    for (const Params& p : FullGrid(grid_only)) at.push_back(p.at(kLrParam));
+    for (size_t i = 0; i < at.size(); ++i) {
+      lrs = std::max(lrs, LocalLrs(c, at[i]).size());
+      if (i + 1 < at.size()) lrs = std::max(lrs, LocalLrs(c, std::sqrt(at[i] * at[i + 1])).size());
+    }
+  }
+  return c.random.trials + c.grid.top_k * static_cast<int64_t>(lrs) * GridBatchCount(c);
 }
 
 std::string DescribePruner(const SweepConfig& c) {
@@ -104,12 +122,11 @@ std::string DescribeSweepPlan(const SweepConfig& c) {
   if (c.method == "random_then_grid") {
     const double half = std::sqrt(c.grid.lr_span);
     absl::StrAppend(&out, absl::StrFormat(
-        "    grid        around the %d best random trials: %d lr points log-spaced over "
-        "[lr/%.3g, lr*%.3g] (slid inside the range at a bound) x the best batch and %d "
-        "neighbour(s) each side%s = at most %d trials, minus points already run\n",
+        "    grid        around each of the %d best random trials: the full grid's lrs (%d over "
+        "the range) within [lr/%.3g, lr*%.3g] (slid inside the range at a bound) x its batch "
+        "and %d neighbour(s) each side%s, minus points already run\n",
         c.grid.top_k, c.grid.lr_points, half, half, c.grid.batch_neighbors,
-        c.params.empty() ? "" : ", the other parameters at the centre's values",
-        c.grid.top_k * c.grid.lr_points * GridBatchCount(c)));
+        c.params.empty() ? "" : ", the other parameters at its values"));
   } else if (c.method == "grid") {
     absl::StrAppend(&out, absl::StrFormat("    grid        %d lr points x %d batch sizes%s\n",
                                           c.lr.distribution == "categorical" ? c.lr.values.size() : c.grid.lr_points,

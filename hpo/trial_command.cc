@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
+#include "common/number_text.h"
 #include "hpo/search_space.h"
 #include "hpo/sweep_parameters.h"
 
@@ -23,14 +24,7 @@ std::string Absolute(const std::string& path) {
 
 }  // namespace
 
-std::string ExactNumber(double value) {
-  char buf[32];
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buf, sizeof(buf), "%.*g", precision, value);
-    if (std::strtod(buf, nullptr) == value) break;
-  }
-  return buf;
-}
+std::string ExactNumber(double value) { return ShortestText(value); }
 
 std::vector<std::string> TrainerArgs(const SweepConfig& config, const Trial& trial,
                                      const std::string& run_dir) {

@@ -11,6 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hpo/journal.h"
+#include "tests/bench/table_fixture.h"
 #include "hpo/search_space.h"
 
 namespace tunefleet {
@@ -31,40 +32,9 @@ hpo::SearchSpace Space() {
   return s;
 }
 
-// A full grid: lr 1e-4, 1e-3, 1e-2 x batch 16, 64; curves over 800 samples evaluated at
-// 200, 400, 600 and (final) 800. Value at key k: (lr index + 1) * k / 8000 + batch / 1000.
-// With `steps`, keys are optimizer steps and the final value is no intermediate one.
-std::string WriteGrid(const std::string& name, bool steps) {
-  const std::string path = ::testing::TempDir() + "/" + name;
-  std::remove(path.c_str());
-  auto w = hpo::JournalWriter::Open(path);
-  EXPECT_TRUE(w.ok());
-  EXPECT_TRUE((*w)->CreateStudy("grid", true).ok());
-  if (!steps) EXPECT_TRUE((*w)->SetStudyUserAttr("resource", "\"samples\"").ok());
-  int64_t n = 0;
-  const double lrs[] = {1e-4, 1e-3, 1e-2};
-  for (int i = 0; i < 3; ++i) {
-    for (double batch : {16.0, 64.0}) {
-      hpo::Trial t;
-      t.number = n++;
-      t.params = {{"lr", lrs[i]}, {"batch_size", batch}};
-      EXPECT_TRUE((*w)->CreateTrial(t, Space()).ok());
-      const auto value = [&](int64_t k) { return (i + 1) * k / 8000.0 + batch / 1000; };
-      for (int64_t k : {200, 400, 600, 800}) {
-        if (steps && k == 800) break;
-        const int64_t key = steps ? k / static_cast<int64_t>(batch) : k;
-        EXPECT_TRUE((*w)->SetIntermediateValue(t.number, key, value(k)).ok());
-      }
-      t.state = hpo::TrialState::kComplete;
-      t.value = value(800);
-      EXPECT_TRUE((*w)->Finish(t).ok());
-    }
-  }
-  return path;
-}
 
 TEST(SearchTableTest, ReadsTheSamplesAxis) {
-  auto table = SearchTable::Load(WriteGrid("table_samples.log", false), TableOptions());
+  auto table = SearchTable::Load(WriteGridJournal("table_samples.log"), TableOptions());
   ASSERT_TRUE(table.ok()) << table.status();
   EXPECT_FALSE(table->keyed_by_steps());
   ASSERT_EQ(table->points().size(), 6u);
@@ -75,7 +45,7 @@ TEST(SearchTableTest, ReadsTheSamplesAxis) {
 }
 
 TEST(SearchTableTest, AnswersBetweenGridPoints) {
-  auto table = SearchTable::Load(WriteGrid("table_answer.log", false), TableOptions());
+  auto table = SearchTable::Load(WriteGridJournal("table_answer.log"), TableOptions());
   ASSERT_TRUE(table.ok());
   // On a grid point: its curve, linear between keys and flat before the first.
   EXPECT_EQ(table->Answer({{"lr", 1e-3}, {"batch_size", 16}}, {100, 200, 300, 800}),
@@ -94,7 +64,7 @@ TEST(SearchTableTest, AnswersBetweenGridPoints) {
 }
 
 TEST(SearchTableTest, ConvertsAJournalKeyedBySteps) {
-  const std::string path = WriteGrid("table_steps.log", true);
+  const std::string path = WriteGridJournal("table_steps.log", true);
   EXPECT_THAT(std::string(SearchTable::Load(path, TableOptions()).status().message()),
               HasSubstr("give --epoch_samples"));
   TableOptions o;
@@ -108,7 +78,7 @@ TEST(SearchTableTest, ConvertsAJournalKeyedBySteps) {
   EXPECT_EQ(table->points()[1].values.back(), 800 / 8000.0 + 0.064);
   EXPECT_EQ(table->compute(), 6 * 800);
   // The same grid on the samples axis has the same best.
-  auto samples = SearchTable::Load(WriteGrid("table_same.log", false), TableOptions());
+  auto samples = SearchTable::Load(WriteGridJournal("table_same.log"), TableOptions());
   EXPECT_EQ(table->best(), samples->best());
 }
 

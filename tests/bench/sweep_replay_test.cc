@@ -10,46 +10,13 @@
 
 #include "gtest/gtest.h"
 #include "hpo/journal.h"
+#include "tests/bench/table_fixture.h"
 #include "hpo/search_space.h"
 
 namespace tunefleet {
 namespace bench {
 namespace {
 
-// lr 1e-4, 1e-3, 1e-2 x batch 16, 64, in that order; curves over 800 samples, value at k:
-// (lr index + 1) * k / 8000 + batch / 1000.
-std::string WriteGrid(const std::string& name) {
-  const std::string path = ::testing::TempDir() + "/" + name;
-  std::remove(path.c_str());
-  auto w = hpo::JournalWriter::Open(path);
-  EXPECT_TRUE((*w)->CreateStudy("grid", true).ok());
-  EXPECT_TRUE((*w)->SetStudyUserAttr("resource", "\"samples\"").ok());
-  hpo::SearchSpace space;
-  space["lr"].kind = hpo::Distribution::Kind::kFloat;
-  space["lr"].low = 1e-4;
-  space["lr"].high = 1e-2;
-  space["lr"].log = true;
-  space["batch_size"].kind = hpo::Distribution::Kind::kCategorical;
-  space["batch_size"].integer_choices = true;
-  space["batch_size"].choices = {16, 64};
-  int64_t n = 0;
-  const double lrs[] = {1e-4, 1e-3, 1e-2};
-  for (int i = 0; i < 3; ++i) {
-    for (double batch : {16.0, 64.0}) {
-      hpo::Trial t;
-      t.number = n++;
-      t.params = {{"lr", lrs[i]}, {"batch_size", batch}};
-      EXPECT_TRUE((*w)->CreateTrial(t, space).ok());
-      for (int64_t k : {200, 400, 600, 800}) {
-        EXPECT_TRUE((*w)->SetIntermediateValue(t.number, k, (i + 1) * k / 8000.0 + batch / 1000).ok());
-      }
-      t.state = hpo::TrialState::kComplete;
-      t.value = (i + 1) * 800 / 8000.0 + batch / 1000;
-      EXPECT_TRUE((*w)->Finish(t).ok());
-    }
-  }
-  return path;
-}
 
 // Starts the given points in order; stops trial `stop` at its first report.
 class ScriptedPolicy : public Policy {
@@ -80,7 +47,7 @@ class ScriptedPolicy : public Policy {
 };
 
 TEST(SweepReplayTest, ClockAndCompute) {
-  auto table = SearchTable::Load(WriteGrid("replay_clock.log"), TableOptions());
+  auto table = SearchTable::Load(WriteGridJournal("replay_clock.log"), TableOptions());
   ASSERT_TRUE(table.ok()) << table.status();
   ScriptedPolicy policy({{{"lr", 1e-4}, {"batch_size", 16}},
                          {{"lr", 1e-3}, {"batch_size", 16}},
@@ -114,7 +81,7 @@ TEST(SweepReplayTest, ClockAndCompute) {
 }
 
 TEST(SweepReplayTest, ComputeLimitStopsStartingTrials) {
-  auto table = SearchTable::Load(WriteGrid("replay_limit.log"), TableOptions());
+  auto table = SearchTable::Load(WriteGridJournal("replay_limit.log"), TableOptions());
   ASSERT_TRUE(table.ok());
   std::deque<Params> many(10, Params{{"lr", 1e-3}, {"batch_size", 64}});
   ScriptedPolicy policy(many, -1);
@@ -130,7 +97,7 @@ TEST(SweepReplayTest, ComputeLimitStopsStartingTrials) {
 }
 
 TEST(SweepReplayTest, TunefleetsGridReplaysTheTableInOrder) {
-  auto table = SearchTable::Load(WriteGrid("replay_grid.log"), TableOptions());
+  auto table = SearchTable::Load(WriteGridJournal("replay_grid.log"), TableOptions());
   ASSERT_TRUE(table.ok());
   auto file = ConfigFile::Parse(
       "name: g\nmetric: {name: m}\ntrainer: {synthetic: {steps: 4, samples_per_step: 200}}\n"

@@ -12,32 +12,19 @@ usage: pruner_replay_check.py JOURNAL [KIND]   (KIND: the pruner type the sweep 
 Run with Debian's python3 (optuna 3.1).
 """
 import json
+import os
 import sys
 import warnings
 
 import optuna
 from optuna.trial import TrialState
 
+# The pruner from its settings, as the benchmark builds Optuna's (one place for both).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+from optuna_policy import make_pruner  # noqa: E402
+
 warnings.simplefilter("ignore")
 optuna.logging.set_verbosity(optuna.logging.ERROR)
-
-
-def make_pruner(spec):
-    kind = spec["type"]
-    if kind == "median":
-        return optuna.pruners.MedianPruner(
-            n_startup_trials=spec["n_startup_trials"], n_warmup_steps=spec["n_warmup_steps"],
-            interval_steps=spec["interval_steps"], n_min_trials=spec["n_min_trials"])
-    if kind == "successive_halving":
-        return optuna.pruners.SuccessiveHalvingPruner(
-            min_resource=spec["min_resource"], reduction_factor=spec["reduction_factor"],
-            min_early_stopping_rate=spec["min_early_stopping_rate"],
-            bootstrap_count=spec["bootstrap_count"])
-    if kind == "hyperband":
-        return optuna.pruners.HyperbandPruner(
-            min_resource=spec["min_resource"], max_resource=spec["max_resource"],
-            reduction_factor=spec["reduction_factor"], bootstrap_count=spec["bootstrap_count"])
-    return optuna.pruners.NopPruner()
 
 
 def rungs(attrs):
