@@ -17,11 +17,14 @@
 //
 // One JSON line per method:
 //   {"method", "seeds", "median_fraction_to_within", "p90_fraction_to_within",
-//    "median_best_at_35pct", "never_within", "configured", "mean_trials", "mean_pruned"}
+//    "median_best_at_35pct", "never_within", "configured", "mean_trials", "mean_pruned",
+//    "median_fraction_spent"}
 // fraction_to_within: the compute spent when the best completed trial first comes within EPS of
 // the table's best, over the grid's compute (1.0 when never: counted in never_within);
 // best_at_35pct: the best final value found with 35% of the grid's compute (null if none);
-// percentiles as numpy's default (linear); "configured": the sweep's own method and pruner.
+// fraction_spent: the compute of the whole sweep (to its end, or to the grid's compute) over the
+// grid's; percentiles as numpy's default (linear); "configured": the sweep's own method and
+// pruner.
 #include <signal.h>
 
 #include <chrono>
@@ -106,6 +109,7 @@ struct Outcome {
   double fraction = 1;
   bool within = false;
   std::optional<double> best_at;
+  double spent = 0;  // the compute of the whole sweep, over the grid's
   int64_t trials = 0, pruned = 0;
 };
 
@@ -139,6 +143,7 @@ absl::StatusOr<Outcome> RunOnce(const SearchTable& table, const hpo::SweepConfig
   out.within = to.has_value() && *to <= table.compute();
   out.fraction = out.within ? static_cast<double>(*to) / static_cast<double>(table.compute()) : 1;
   out.best_at = trace.BestAt(static_cast<int64_t>(kAt * static_cast<double>(table.compute())));
+  out.spent = static_cast<double>(trace.compute) / static_cast<double>(table.compute());
   out.trials = trace.trials;
   out.pruned = trace.pruned;
   return out;
@@ -232,7 +237,7 @@ int Main(int argc, char** argv) {
             << "\n";
   for (const Method& m : methods) {
     const auto start = std::chrono::steady_clock::now();
-    std::vector<double> fractions, best_at;
+    std::vector<double> fractions, best_at, spent;
     int64_t never = 0, trials = 0, pruned = 0, missing = 0;
     for (int64_t seed = 0; seed < seeds; ++seed) {
       const hpo::SweepConfig config = Variant(*sweep, m, seed, hyperband_auto);
@@ -244,6 +249,7 @@ int Main(int argc, char** argv) {
         return 1;
       }
       fractions.push_back(outcome->fraction);
+      spent.push_back(outcome->spent);
       never += outcome->within ? 0 : 1;
       const double worst = table->maximize() ? -std::numeric_limits<double>::infinity()
                                              : std::numeric_limits<double>::infinity();
@@ -263,7 +269,8 @@ int Main(int argc, char** argv) {
               << ", \"never_within\": " << never
               << ", \"configured\": " << (configured ? "true" : "false")
               << ", \"mean_trials\": " << Number(static_cast<double>(trials) / seeds)
-              << ", \"mean_pruned\": " << Number(static_cast<double>(pruned) / seeds) << "}"
+              << ", \"mean_pruned\": " << Number(static_cast<double>(pruned) / seeds)
+              << ", \"median_fraction_spent\": " << Number(hpo::NanPercentile(spent, 50)) << "}"
               << std::endl;
     std::cerr << kProgram << ": " << m.label << ": " << seeds << " seeds in "
               << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()

@@ -97,7 +97,7 @@ def main():
     for l in lines:
         keys = {"method", "seeds", "median_fraction_to_within", "p90_fraction_to_within",
                 "median_best_at_35pct", "never_within", "configured", "mean_trials",
-                "mean_pruned"}
+                "mean_pruned", "median_fraction_spent"}
         if set(l) != keys:
             fail(f"{l.get('method')}: keys {sorted(l)}")
             continue
@@ -106,6 +106,8 @@ def main():
         med, p90 = l["median_fraction_to_within"], l["p90_fraction_to_within"]
         if not (0 < med <= p90 <= 1):
             fail(f"{l['method']}: fractions {med}, {p90}")
+        if not 0 < l["median_fraction_spent"] <= 1.0 + 1e-9:
+            fail(f"{l['method']}: spent {l['median_fraction_spent']} of the grid's compute")
         if l["method"].endswith("+none") and l["mean_pruned"] != 0:
             fail(f"{l['method']}: pruned {l['mean_pruned']} trials without a pruner")
     configured = [l["method"] for l in lines if l.get("configured")]
