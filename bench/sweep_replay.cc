@@ -101,6 +101,11 @@ absl::StatusOr<ReplayTrace> Replay(const SearchTable& table, Policy& policy,
         number = n;
       }
     }
+    if (o.compute_limit > 0 && compute_at(when) > o.compute_limit) {
+      // The budget runs out before this report: the replay ends where it is spent.
+      trace.compute = o.compute_limit;
+      return trace;
+    }
     now = when;
     Active& a = active[number];
     const size_t i = a.next++;

@@ -66,7 +66,8 @@ class TunefleetPolicy : public Policy {
 struct ReplayOptions {
   int64_t max_concurrent_trials = 1;
   int64_t evals_per_epoch = 8;
-  // The replay stops once this much compute is spent (0: when the policy is exhausted).
+  // The replay stops when this much compute is spent (0: when the policy is exhausted); what
+  // would complete after that does not count.
   int64_t compute_limit = 0;
 };
 
