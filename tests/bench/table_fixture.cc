@@ -17,7 +17,9 @@ std::string WriteGridJournal(const std::string& name, bool steps) {
   auto w = hpo::JournalWriter::Open(path);
   EXPECT_TRUE(w.ok()) << w.status();
   EXPECT_TRUE((*w)->CreateStudy("grid", true).ok());
-  if (!steps) EXPECT_TRUE((*w)->SetStudyUserAttr("resource", "\"samples\"").ok());
+  if (!steps) {
+    EXPECT_TRUE((*w)->SetStudyUserAttr("resource", "\"samples\"").ok());
+  }
   hpo::SearchSpace space;
   space["lr"].kind = hpo::Distribution::Kind::kFloat;
   space["lr"].low = 1e-4;

@@ -50,10 +50,11 @@ expect 2 "hosts.txt:3: duplicate host 'a' \(first on line 1\)" "$HEAD" --nodes "
 
 # The dry run prints the plan: space, scaling, pruner and the 8 random points.
 out=$("$HPO" sweep --dry_run configs/lr.yaml 2>&1) || fail "dry run failed: $out"
-for want in 'lr +log_uniform \[1e-05, 0.001\]' 'batch_size +categorical \{16, 32, 64, 128\}' \
+for want in 'lr +log_uniform \[1e-05, 0.01\]' 'batch_size +categorical \{16, 32, 64, 128\}' \
             'lr_effective = lr \* batch_size \* 1 rank\(s\) \* 1 grad_accum / 32' \
-            'median \(Optuna MedianPruner: n_startup_trials=3, n_warmup_steps=2' \
-            'planned +at most 38 trials'; do
+            'resource +samples seen .*; 8 evaluations an epoch; 5749 samples an epoch' \
+            'median \(Optuna MedianPruner: n_startup_trials=3, n_warmup_steps=2000,' \
+            'planned +at most 32 trials'; do
   echo "$out" | grep -qE -- "$want" || fail "dry run lacks /$want/"
 done
 rows=$(echo "$out" | sed -n '/random points/,$p' | grep -cE '^ +[0-9]+ +[0-9.e+-]+ +[0-9]+ +[0-9.e+-]+$')
