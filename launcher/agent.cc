@@ -18,13 +18,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "comm/codec.h"
+#include "comm/endpoint.h"
 #include "comm/curve_auth.h"
 #include "comm/ucx_transfer.h"
 #include "comm/zmq_channel.h"
 #include "common/cli.h"
 #include "common/file_util.h"
 #include "common/logging.h"
+#include "common/runtime_dir.h"
 #include "launcher/staged_files.h"
+#include "launcher/trial_guard.h"
 
 namespace tunefleet {
 namespace launcher {
@@ -113,20 +116,29 @@ absl::Status Agent::Setup() {
     TF_LOG(INFO) << why << "; running " << slots_ << " CPU slot(s)";
   }
   slot_owner_.assign(static_cast<size_t>(slots_), 0);
-  if (options_.log_dir.empty()) options_.log_dir = "/tmp/tunefleet-agent-" + options_.name;
-  if (options_.cache_dir.empty()) options_.cache_dir = options_.log_dir + "/cache";
+  if (options_.runtime_dir.empty()) {
+    absl::StatusOr<std::string> dir = RuntimeSubdir("agent-" + options_.name);
+    if (!dir.ok()) return dir.status();
+    options_.runtime_dir = *dir;
+  }
+  if (options_.log_dir.empty()) options_.log_dir = options_.runtime_dir;
+  if (options_.cache_dir.empty()) options_.cache_dir = options_.runtime_dir + "/cache";
+  options_.allow_dirs.push_back(options_.runtime_dir);
+  options_.allow_dirs.push_back(options_.log_dir);
   if (options_.address.empty()) options_.address = RouteAddress(options_.head);
   if (absl::Status s = ConnectHead(); !s.ok()) return s;
   // The trainers' socket: a Unix socket in the agent's own folder (other users cannot connect:
   // the socket file is not writable for them), else TCP on loopback when the path would be too
   // long for a Unix socket (108 bytes).
-  const std::string ipc = options_.log_dir + "/trainers.sock";
+  const std::string ipc = options_.runtime_dir + "/trainers.sock";
   try {
     trainers_ = std::make_unique<zmq::socket_t>(context_, zmq::socket_type::router);
     comm::ConfigureSocket(*trainers_, /*router=*/true);
     bool bound = false;
-    if (ipc.size() < 100 && MakeDirs(options_.log_dir).ok()) {
+    if (ipc.size() < 100 && CheckPrivateDir(options_.runtime_dir).ok() &&
+        comm::PrepareIpcBind(ipc).ok()) {
       try {
+        comm::AcceptOnlyOwnUid(*trainers_);
         trainers_->bind("ipc://" + ipc);
         bound = true;
       } catch (const zmq::error_t& e) {
@@ -541,8 +553,23 @@ void Agent::SpawnRanks(uint64_t run_id, RunState& run, const comm::Assign& assig
   run.master_addr = master_addr;
   run.master_port = master_port;
   const std::string log_dir = spec.log_dir().empty()
-                                  ? absl::StrCat(options_.log_dir, "/", spec.sweep().empty() ? "runs" : spec.sweep())
+                                  ? absl::StrCat(options_.log_dir, "/", SafeName(spec.sweep()) ? spec.sweep() : "runs")
                                   : spec.log_dir();
+  if (absl::Status allowed = CheckTrialPath("log_dir", log_dir, options_.allow_dirs); !allowed.ok()) {
+    TF_LOG(WARNING) << "run " << run_id << " (trial " << spec.trial() << ") refused: " << allowed.message();
+    run.start_error = std::string(allowed.message());
+    StopRun(run, run.start_error, /*cancelled=*/false);
+    return;
+  }
+  std::vector<std::string> dropped;
+  const std::map<std::string, std::string> trial_env = FilterTrialEnv(
+      std::map<std::string, std::string>(spec.env().begin(), spec.env().end()), options_.allow_env,
+      &dropped);
+  if (!dropped.empty()) {
+    TF_LOG(WARNING) << "run " << run_id << " (trial " << spec.trial()
+                    << "): not passed to the trainer (agent --allow_env; LD_* never): "
+                    << absl::StrJoin(dropped, ", ");
+  }
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   comm::Envelope started;
   comm::Started* st = started.mutable_started();
@@ -571,7 +598,7 @@ void Agent::SpawnRanks(uint64_t run_id, RunState& run, const comm::Assign& assig
     if (gpus_.empty() && std::getenv("OMP_NUM_THREADS") == nullptr) {
       ps.env["OMP_NUM_THREADS"] = std::to_string(std::max(1u, cores / static_cast<unsigned>(slots_)));
     }
-    for (const auto& [k, v] : spec.env()) ps.env[k] = v;
+    for (const auto& [k, v] : trial_env) ps.env.emplace(k, v);  // the agent's own win
     ps.log_path = absl::StrCat(log_dir, "/trial-", spec.trial(), "/rank-", rank.rank, ".log");
     auto child = ChildProcess::Start(ps);
     if (!child.ok()) {
@@ -613,6 +640,10 @@ bool Agent::StartFetchBackOffer(RunState& run, comm::Exit* exit) {
   const std::string& path = run.spec.fetch_back();
   if (path.empty() || std::find(run.rank_ids.begin(), run.rank_ids.end(), 0) == run.rank_ids.end()) {
     return false;  // nothing asked, or rank 0 (which writes the output) ran elsewhere
+  }
+  if (absl::Status allowed = CheckTrialPath("fetch_back", path, options_.allow_dirs); !allowed.ok()) {
+    exit->set_fetch_error(std::string(allowed.message()));
+    return false;
   }
   if (bulk_ == nullptr) {
     absl::StatusOr<std::unique_ptr<comm::BulkServer>> started = comm::BulkServer::Start(options_.address, 0);

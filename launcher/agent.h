@@ -6,7 +6,9 @@
 // Environment of a rank: RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR,
 // MASTER_PORT, CUDA_VISIBLE_DEVICES (its one GPU, or empty on CPU slots), OMP_NUM_THREADS on CPU
 // slots (cores / slots, unless set), TUNEFLEET_AGENT_ENDPOINT (the agent's local ZeroMQ
-// endpoint), TUNEFLEET_RUN_ID, TUNEFLEET_TRIAL, TUNEFLEET_SWEEP, and the trial's own env.
+// endpoint), TUNEFLEET_RUN_ID, TUNEFLEET_TRIAL, TUNEFLEET_SWEEP, and those of the trial's own
+// env that launcher/trial_guard.h lets through (never LD_*). A trial's log_dir and fetch_back
+// must lie in the folders the agent serves (trial_guard.h), or the run fails to start.
 //
 // Cross-process invariants: a run's slots are busy from Assign until its Exit is sent; a rank
 // that fails makes the agent stop the run's other local ranks (SIGTERM, then SIGKILL after the
@@ -30,6 +32,7 @@
 #include <map>
 #include <optional>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -55,7 +58,15 @@ class Agent {
     std::string address;         // MASTER_ADDR for runs it leads; default: found from the head route
     int slots = 0;               // 0: one per GPU, or 1 without GPUs; caps the GPU count otherwise
     std::string trainer_binary;  // the trainer executable
-    std::string log_dir;         // rank logs when the trial names none
+    // The agent's private runtime folder (common/runtime_dir.h): trainers.sock; default
+    // RUNTIME/agent-NAME.
+    std::string runtime_dir;
+    std::string log_dir;         // rank logs when the trial names none; default runtime_dir
+    // Folders a trial's log_dir and fetch_back may lie in, beside runtime_dir and log_dir
+    // (launcher/trial_guard.h); agent_main adds its working directory.
+    std::vector<std::string> allow_dirs;
+    // Variables a trial's env may set beside the families trial_guard.h allows (never LD_*).
+    std::set<std::string> allow_env;
     absl::Duration kill_grace = absl::Seconds(5);
     absl::Duration register_timeout = absl::Seconds(30);  // give up if the head never answers
     std::string keys_dir;        // CURVE: server.pub and client.key (comm/curve_auth.h)

@@ -2,17 +2,23 @@
 // process per assigned rank, relays their reports, delivers stop decisions, reports exits.
 #include <unistd.h>
 
+#include <climits>
+#include <cstdlib>
+
 #include <csignal>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "absl/time/time.h"
+#include "absl/strings/str_split.h"
 #include "comm/curve_auth.h"
+#include "comm/endpoint.h"
 #include "common/binary_path.h"
 #include "common/cli.h"
 #include "common/file_util.h"
 #include "common/logging.h"
+#include "common/runtime_dir.h"
 #include "common/signals.h"
 #include "launcher/agent.h"
 #include "launcher/detach.h"
@@ -28,7 +34,8 @@ std::string HostName() {
 }
 
 int Main(int argc, char** argv) {
-  std::string head, name, keys, trainer, log_dir, address, cache_dir;
+  std::string head, name, keys, trainer, log_dir, address, cache_dir, runtime_dir, allow_dirs,
+      allow_env;
   int64_t slots = 0, kill_grace_ms = 5000, head_grace_s = 300;
   bool detach = false;
   CommandLine cli("agent", "",
@@ -44,9 +51,20 @@ int Main(int argc, char** argv) {
                 "address on the route to the head)", "IP");
   cli.AddString("keys", &keys, "CURVE key folder from head --gen_keys", "DIR");
   cli.AddString("trainer", &trainer, "trainer binary (default: the one built beside this agent)", "PATH");
-  cli.AddString("log_dir", &log_dir, "rank logs (default /tmp/tunefleet-agent-NAME)", "DIR");
+  cli.AddString("runtime_dir", &runtime_dir,
+                "the agent's private folder (its lock, its trainers' socket, agent.log when "
+                "detached): created 0700, refused when another user owns it or it is a link "
+                "(default: RUNTIME/agent-NAME, RUNTIME being $XDG_RUNTIME_DIR/tunefleet or "
+                "/tmp/tunefleet-UID)", "DIR");
+  cli.AddString("log_dir", &log_dir, "rank logs of trials that name no folder (default: the runtime folder)", "DIR");
   cli.AddString("cache_dir", &cache_dir,
-                "files the head stages for trials, by content hash (default LOG_DIR/cache)", "DIR");
+                "files the head stages for trials, by content hash (default RUNTIME_DIR/cache)", "DIR");
+  cli.AddString("allow_dir", &allow_dirs,
+                "folders (comma-separated) a trial's log and output folders may lie in, beside "
+                "the runtime folder, --log_dir, the working directory and $HOME", "DIR,...");
+  cli.AddString("allow_env", &allow_env,
+                "environment variables (comma-separated) a trial may set for its trainers beside "
+                "NCCL_*, CUDA_*, OMP_*, GLOO_* and TUNEFLEET_* (LD_* never passes)", "NAME,...");
   cli.AddInt("kill_grace_ms", &kill_grace_ms, "time a stopped rank gets between SIGTERM and SIGKILL");
   cli.AddInt("head_grace_s", &head_grace_s,
              "after losing the head, keep the runs going this long while registering again");
@@ -60,6 +78,31 @@ int Main(int argc, char** argv) {
     return kExitOk;
   }
   if (status.ok() && head.empty()) status = absl::InvalidArgumentError("--head is required");
+  if (status.ok()) {
+    absl::StatusOr<comm::Endpoint> parsed = comm::ParseEndpoint(head, /*for_bind=*/false);
+    if (!parsed.ok()) {
+      status = absl::InvalidArgumentError(absl::StrCat("--head: ", parsed.status().message()));
+    } else {
+      head = parsed->text;
+      // Another user's private socket: say so now rather than wait for a head that never
+      // answers (a missing one may come: the agent keeps trying).
+      if (parsed->ipc) {
+        absl::Status reachable = comm::CheckIpcReachable(parsed->path);
+        if (absl::IsPermissionDenied(reachable)) status = reachable;
+      }
+    }
+  }
+  if (status.ok() && !name.empty() && !SafeName(name)) {
+    status = absl::InvalidArgumentError(absl::StrCat(
+        "--name '", name.substr(0, 64), name.size() > 64 ? "...'" : "'",
+        ": 1-64 letters, digits, '.', '-' or '_'"));
+  }
+  for (const std::string& var : std::vector<std::string>(absl::StrSplit(allow_env, ',', absl::SkipEmpty()))) {
+    if (status.ok() && var.rfind("LD_", 0) == 0) {
+      status = absl::InvalidArgumentError(absl::StrCat("--allow_env: ", var, " can load code into "
+                                                       "the trainer; LD_* never passes"));
+    }
+  }
   if (status.ok() && slots < 0) status = absl::InvalidArgumentError("--slots must be >= 0");
   if (status.ok() && head_grace_s < 0) status = absl::InvalidArgumentError("--head_grace_s must be >= 0");
   if (status.ok() && !keys.empty()) {
@@ -79,13 +122,30 @@ int Main(int argc, char** argv) {
     return kExitUsage;
   }
   if (name.empty()) name = HostName();
-  if (log_dir.empty()) log_dir = "/tmp/tunefleet-agent-" + name;
-  if (absl::Status made = MakeDirs(log_dir); !made.ok()) {
-    PrintError("agent", made);
+  if (!SafeName(name)) name = "local";  // a host name no file may carry
+  // The agent's own folder: never one another user made or could plant links in.
+  absl::Status private_dir = runtime_dir.empty() ? absl::OkStatus() : PrivateDir(runtime_dir);
+  if (runtime_dir.empty()) {
+    absl::StatusOr<std::string> dir = RuntimeSubdir("agent-" + name);
+    if (dir.ok()) {
+      runtime_dir = *dir;
+    } else {
+      private_dir = dir.status();
+    }
+  }
+  if (!private_dir.ok()) {
+    PrintError("agent", private_dir);
     return kExitFailure;
   }
+  if (!log_dir.empty()) {
+    if (absl::Status made = MakeDirs(log_dir); !made.ok()) {
+      PrintError("agent", made);
+      return kExitFailure;
+    }
+  }
   // One agent per name on a host: a restarted head starting its agents again finds them.
-  absl::StatusOr<int> lock = LockInstance(JoinPath(log_dir, "agent.lock"));
+  const std::string lock_path = JoinPath(runtime_dir, "agent.lock");
+  absl::StatusOr<int> lock = LockInstance(lock_path);
   if (!lock.ok()) {
     if (detach && lock.status().code() == absl::StatusCode::kAlreadyExists) {
       // Starting the node's agent is idempotent: the running one registers by itself.
@@ -98,7 +158,7 @@ int Main(int argc, char** argv) {
   }
   int ready_fd = -1;
   if (detach) {
-    absl::StatusOr<Detached> detached = Detach(JoinPath(log_dir, "agent.log"), "agent " + name);
+    absl::StatusOr<Detached> detached = Detach(JoinPath(runtime_dir, "agent.log"), "agent " + name);
     if (!detached.ok()) {
       PrintError("agent", detached.status());
       return kExitFailure;
@@ -116,13 +176,29 @@ int Main(int argc, char** argv) {
   options.address = address;
   options.slots = static_cast<int>(slots);
   options.trainer_binary = trainer;
+  options.runtime_dir = runtime_dir;
   options.log_dir = log_dir;
   options.cache_dir = cache_dir;
+  options.allow_dirs = absl::StrSplit(allow_dirs, ',', absl::SkipEmpty());
+  char cwd[PATH_MAX];
+  if (::getcwd(cwd, sizeof(cwd)) != nullptr) options.allow_dirs.push_back(cwd);
+  if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/' && home[1] != 0) {
+    options.allow_dirs.push_back(home);
+  }
+  for (const std::string& var : std::vector<std::string>(absl::StrSplit(allow_env, ',', absl::SkipEmpty()))) {
+    options.allow_env.insert(var);
+  }
   options.kill_grace = absl::Milliseconds(kill_grace_ms);
   options.head_grace = absl::Seconds(head_grace_s);
   options.on_registered = [&ready_fd] { ReportReady(&ready_fd); };
-  Agent agent(options, &signals);
-  absl::Status result = agent.Run();
+  absl::Status result;
+  {
+    Agent agent(options, &signals);
+    result = agent.Run();
+  }
+  // A clean exit leaves nothing behind (a killed agent's files are taken over by the next).
+  ::unlink(JoinPath(runtime_dir, "trainers.sock").c_str());
+  ::unlink(lock_path.c_str());
   if (!result.ok()) {
     ReportFailure(&ready_fd, std::string(result.message()));
     PrintError("agent", result);

@@ -37,7 +37,9 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(const ProcessS
   if (!spec.log_path.empty()) {
     absl::Status s = MakeParentDirs(spec.log_path);
     if (!s.ok()) return s;
-    child->log_fd_ = ::open(spec.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    // Never through a link planted in the log folder.
+    child->log_fd_ = ::open(spec.log_path.c_str(),
+                            O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (child->log_fd_ < 0) {
       return absl::InternalError(absl::StrCat("cannot open ", spec.log_path, ": ", std::strerror(errno)));
     }

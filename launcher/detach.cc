@@ -13,6 +13,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "common/runtime_dir.h"
 
 namespace tunefleet {
 namespace launcher {
@@ -43,11 +44,13 @@ std::string ReadAll(int fd) {
 }  // namespace
 
 absl::StatusOr<int> LockInstance(const std::string& lock_path) {
-  const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) {
+  // Never through a link: a planted agent.lock -> /etc/shadow must not be truncated.
+  absl::StatusOr<int> opened = OpenPrivateFile(lock_path, O_RDWR, /*create=*/true);
+  if (!opened.ok()) {
     return absl::FailedPreconditionError(
-        absl::StrCat("cannot open lock ", lock_path, ": ", std::strerror(errno)));
+        absl::StrCat("cannot open lock: ", opened.status().message()));
   }
+  const int fd = *opened;
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     std::string pid = ReadAll(fd);
     ::close(fd);
@@ -65,11 +68,11 @@ void RecordLockOwner(int lock_fd) {
 }
 
 absl::StatusOr<Detached> Detach(const std::string& log_path, const std::string& what) {
-  const int log = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (log < 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("cannot open log ", log_path, ": ", std::strerror(errno)));
+  absl::StatusOr<int> opened = OpenPrivateFile(log_path, O_WRONLY | O_APPEND, /*create=*/true);
+  if (!opened.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat("cannot open log: ", opened.status().message()));
   }
+  const int log = *opened;
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
     ::close(log);

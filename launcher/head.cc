@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "comm/codec.h"
+#include "comm/endpoint.h"
 #include "comm/zmq_channel.h"
 #include "common/logging.h"
 #include "launcher/placement.h"
@@ -109,8 +110,17 @@ absl::Status Head::Bind() {
     TF_LOG(INFO) << "CURVE on: " << keys->authorized.size()
                  << " authorized client key(s) from " << options_.keys_dir;
   }
+  absl::StatusOr<comm::Endpoint> parsed = comm::ParseEndpoint(options_.bind, /*for_bind=*/true);
+  if (!parsed.ok()) return parsed.status();
+  if (parsed->ipc) {
+    // A socket file left by a killed head is removed; a live head's is not taken over.
+    if (absl::Status s = comm::PrepareIpcBind(parsed->path); !s.ok()) {
+      return absl::UnavailableError(absl::StrCat("cannot bind ", options_.bind, ": ", s.message()));
+    }
+    comm::AcceptOnlyOwnUid(*router);  // the control plane is this user's alone
+  }
   try {
-    router->bind(options_.bind);
+    router->bind(parsed->text);
   } catch (const zmq::error_t& e) {
     const std::string message = absl::StrCat("cannot bind ", options_.bind, ": ", e.what());
     if (e.num() == EINVAL || e.num() == EPROTONOSUPPORT || e.num() == ENOENT) {

@@ -17,9 +17,11 @@
 #include "absl/strings/strip.h"
 #include "absl/time/time.h"
 #include "comm/curve_auth.h"
+#include "comm/endpoint.h"
 #include "common/binary_path.h"
 #include "common/cli.h"
 #include "common/logging.h"
+#include "common/runtime_dir.h"
 #include "common/file_util.h"
 #include "common/signals.h"
 #include "launcher/agent_launcher.h"
@@ -29,18 +31,6 @@
 namespace tunefleet {
 namespace launcher {
 namespace {
-
-// True for tcp:// endpoints on a loopback address; ipc:// and inproc:// are local too.
-bool IsLocalEndpoint(const std::string& endpoint) {
-  absl::string_view rest = endpoint;
-  if (!absl::ConsumePrefix(&rest, "tcp://")) return true;
-  const size_t colon = rest.rfind(':');
-  absl::string_view host = rest.substr(0, colon);
-  // tcp://eth0;192.168.1.1:5555 names a source; the bound address follows ';'.
-  if (const size_t semi = host.find(';'); semi != absl::string_view::npos) host = host.substr(semi + 1);
-  host = absl::StripPrefix(absl::StripSuffix(host, "]"), "[");
-  return host == "localhost" || host == "::1" || absl::StartsWith(host, "127.");
-}
 
 // The endpoint agents on other hosts would use: a wildcard address becomes this host's name.
 std::string EndpointForAgents(const std::string& endpoint) {
@@ -75,9 +65,9 @@ int Main(int argc, char** argv) {
   // First, before any thread exists (ZeroMQ's I/O threads inherit the blocked mask).
   SignalFd signals({SIGINT, SIGTERM});
 
-  std::string nodes, bind = "tcp://127.0.0.1:5555", keys, start_agents = "ssh";
+  std::string nodes, bind, keys, start_agents = "ssh";
   std::string remote_shell = "ssh -o BatchMode=yes {host}";
-  std::string endpoint_file, agent_binary, log_dir = "/tmp/tunefleet-head", gen_keys;
+  std::string endpoint_file, agent_binary, log_dir, gen_keys;
   int64_t heartbeat_ms = 1000, agent_timeout_ms = 30000;
   bool insecure = false;
   CommandLine cli("head", "",
@@ -87,8 +77,11 @@ int Main(int argc, char** argv) {
                 "hosts file, `HOST [slots=N]` a line (DeepSpeed / MPI syntax); only agents whose "
                 "--name is listed are accepted (default: any agent)",
                 "hosts.txt");
-  cli.AddString("bind", &bind, "address to listen on (tcp://IP:PORT, tcp://IP:* or ipc://PATH)",
-                "tcp://IP:PORT");
+  cli.AddString("bind", &bind,
+                "address to listen on (tcp://IP:PORT, tcp://IP:* or ipc://PATH; default: "
+                "ipc://RUNTIME/head/head.sock, in this user's private runtime folder, which "
+                "only this user reaches). TCP needs --keys, or --insecure",
+                "ENDPOINT");
   cli.AddString("keys", &keys,
                 "CURVE key folder from --gen_keys: encrypt the control plane and accept only the "
                 "client keys in DIR/authorized_keys (agents the head starts get --keys DIR too)",
@@ -103,13 +96,17 @@ int Main(int argc, char** argv) {
                 "ssh|none");
   cli.AddString("remote_shell", &remote_shell, "command prefix that runs a command on {host}",
                 "TEMPLATE");
-  cli.AddBool("insecure", &insecure, "allow a non-loopback --bind without CURVE keys");
+  cli.AddBool("insecure", &insecure,
+              "allow a tcp:// --bind without CURVE keys: anyone who reaches it (other users of "
+              "this host included) can run commands as you");
   cli.AddString("agent", &agent_binary,
                 "agent binary on the hosts (default: the one beside this head, same path everywhere)",
                 "PATH");
   cli.AddInt("agent_timeout_ms", &agent_timeout_ms,
              "how long a started agent may take to register before its host is reported silent");
-  cli.AddString("log_dir", &log_dir, "logs (the remote shells' output goes to LOG_DIR/agents)", "DIR");
+  cli.AddString("log_dir", &log_dir,
+                "logs (the remote shells' output goes to LOG_DIR/agents; default: the head's "
+                "runtime folder)", "DIR");
   cli.AddString("endpoint_file", &endpoint_file,
                 "after binding, write the bound endpoint and a newline to this file (atomically)",
                 "PATH");
@@ -132,10 +129,33 @@ int Main(int argc, char** argv) {
               << "holding server.pub and client.key\n";
     return kExitOk;
   }
-  if (status.ok() && keys.empty() && !IsLocalEndpoint(bind) && !insecure) {
-    status = absl::InvalidArgumentError(absl::StrCat(
-        "--bind ", bind, " is reachable from other hosts: give --keys DIR (see --gen_keys) or "
-        "--insecure"));
+  // The control plane is never anonymous: the default is a Unix socket in a 0700 folder of
+  // this user's; TCP, even on loopback, takes other users' connections unless keys guard it.
+  std::string runtime_dir;
+  if (status.ok() && (bind.empty() || log_dir.empty())) {
+    absl::StatusOr<std::string> dir = RuntimeSubdir("head");
+    if (dir.ok()) {
+      runtime_dir = *dir;
+    } else {
+      status = dir.status();
+    }
+  }
+  if (status.ok() && bind.empty()) bind = absl::StrCat("ipc://", runtime_dir, "/head.sock");
+  if (status.ok() && log_dir.empty()) log_dir = runtime_dir;
+  if (status.ok()) {
+    absl::StatusOr<comm::Endpoint> parsed = comm::ParseEndpoint(bind, /*for_bind=*/true);
+    if (!parsed.ok()) {
+      status = absl::InvalidArgumentError(absl::StrCat("--bind: ", parsed.status().message()));
+    } else {
+      bind = parsed->text;
+      if (!parsed->ipc && keys.empty() && !insecure) {
+        status = absl::InvalidArgumentError(absl::StrCat(
+            "--bind ", bind, comm::IsLocalEndpoint(bind) ? " takes connections from every user of this host"
+                                                        : " is reachable from other hosts",
+            ": give --keys DIR (see --gen_keys), leave --bind out (a private Unix socket), or "
+            "--insecure"));
+      }
+    }
   }
   if (status.ok() && start_agents != "ssh" && start_agents != "none") {
     status = absl::InvalidArgumentError("--start_agents must be ssh or none, got '" + start_agents + "'");
@@ -180,10 +200,11 @@ int Main(int argc, char** argv) {
     options.hosts_file = nodes;
   }
   options.keys_dir = keys;
-  if (keys.empty() && !IsLocalEndpoint(bind)) {
-    TF_LOG(WARNING) << "--bind " << bind << " is reachable from other hosts without encryption or "
-                    << "authentication (--insecure): anyone who can connect can run commands on "
-                    << "the agents";
+  if (keys.empty() && bind.rfind("ipc://", 0) != 0) {
+    TF_LOG(WARNING) << "--bind " << bind << " is reachable "
+                    << (comm::IsLocalEndpoint(bind) ? "by every user of this host" : "from other hosts")
+                    << " without encryption or authentication (--insecure): anyone who can "
+                    << "connect can run commands as this user on the agents";
   }
 
   // Agents the head starts itself are followed from its poll loop.

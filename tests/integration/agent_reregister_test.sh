@@ -6,7 +6,7 @@
 HEAD=$1 AGENT=$2
 source tests/integration/lib.sh
 
-"$HEAD" --bind "tcp://127.0.0.1:*" --endpoint_file "$WORK/endpoint" --heartbeat_ms 200 \
+"$HEAD" --endpoint_file "$WORK/endpoint" --heartbeat_ms 200 \
   2>"$WORK/head.log" & head_pid=$!
 wait_for 5 test -s "$WORK/endpoint" || fail "the head did not bind: $(cat "$WORK/head.log")"
 "$AGENT" --head "$(cat "$WORK/endpoint")" --slots 1 --name a --log_dir "$WORK/logs" \
@@ -27,7 +27,7 @@ wait "$agent_pid" "$head_pid" 2>/dev/null
 
 # A head that dies and does not come back: the agent keeps registering for --head_grace_s, then
 # exits with one line (and would stop its runs).
-"$HEAD" --bind "tcp://127.0.0.1:*" --endpoint_file "$WORK/endpoint2" --heartbeat_ms 200 \
+"$HEAD" --bind "ipc://$XDG_RUNTIME_DIR/head2.sock" --endpoint_file "$WORK/endpoint2" --heartbeat_ms 200 \
   2>"$WORK/head2.log" & head_pid=$!
 wait_for 5 test -s "$WORK/endpoint2" || fail "the second head did not bind"
 "$AGENT" --head "$(cat "$WORK/endpoint2")" --slots 1 --name b --log_dir "$WORK/logs2" \

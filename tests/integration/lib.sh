@@ -9,10 +9,19 @@ finish() {
   echo "all checks passed"
 }
 WORK=$(mktemp -d "${TEST_TMPDIR:-/tmp}/tf-e2e-XXXXXX")
+# Each test's own runtime root (common/runtime_dir.h): agents' locks and sockets, the head's
+# default socket; tests running at once never meet there. In /tmp: a Unix socket's path holds
+# at most 107 bytes, which the test's own folder may exceed.
+export XDG_RUNTIME_DIR=$(mktemp -d /tmp/tf-xdg-XXXXXX)
+RUNTIME="$XDG_RUNTIME_DIR/tunefleet"
+# The test's home: agents serve trial folders under $HOME (launcher/trial_guard.h), as under a
+# user's home; Bazel runs tests without one.
+export HOME="$WORK"
 cleanup() {
   # Only processes this test started: those whose command line names its private folder.
   for pid in $(pgrep -f "$WORK" 2>/dev/null); do kill -9 "$pid" 2>/dev/null; done
-  rm -rf "$WORK"
+  [ -n "${TF_KEEP_WORK:-}" ] && { echo "kept $WORK"; return; }
+  rm -rf "$WORK" "$XDG_RUNTIME_DIR"
 }
 trap cleanup EXIT
 

@@ -11,8 +11,7 @@ cleanup_cluster() {
     for p in $(pgrep -f -- "[-]-name $ns( |$)" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
   done
   for ns in "$NS_HEAD" "${NS_HOSTS[@]}"; do ip netns del "$ns" 2>/dev/null; done
-  # The default log folders of agents named after the hosts (their logs, locks and caches).
-  for ns in "${NS_HOSTS[@]}"; do rm -rf "/tmp/tunefleet-agent-$ns"; done
+  # The agents' runtime folders (logs, locks, caches) lie in $RUNTIME, under $WORK.
   cleanup
 }
 trap cleanup_cluster EXIT

@@ -53,7 +53,7 @@ ip netns exec "$H" "$HPO" sweep "$WORK/sweep.yaml" --head "tcp://$NET.1:5555" > 
 rc=$?
 tail -3 "$WORK/hpo.log"
 [ "$rc" -eq 0 ] || fail "hpo sweep exited $rc"
-AL=/tmp/tunefleet-agent-$A/agent.log
+AL=$RUNTIME/agent-$A/agent.log
 grep -E "staging server|staging $WORK" "$WORK/head.log" | cut -d']' -f2- | sed "s|$WORK/||g; s/^/  head:/"
 grep -E "staged|staged copies" "$AL" | cut -d']' -f2- | sed "s|$WORK/||g; s/^/  agent:/"
 [ "$(grep -c "staging $WORK/big-train.csv as ${SUM:0:12}" "$WORK/head.log")" -eq 1 ] ||
@@ -62,7 +62,7 @@ grep -q "staged $WORK/big-train.csv (${SUM:0:12}) fetched from $NET.1:[0-9]*: $(
   fail "trial 0 did not fetch the whole dataset from the head"
 [ "$(grep -c "staged $WORK/big-train.csv (${SUM:0:12}) reused from the cache" "$AL")" -eq 1 ] ||
   fail "trial 1 did not reuse the cached copy"
-CACHED=/tmp/tunefleet-agent-$A/cache/$SUM
+CACHED=$RUNTIME/agent-$A/cache/$SUM
 [ "$(sha256sum "$CACHED" 2>/dev/null | cut -d' ' -f1)" = "$SUM" ] || fail "the cached copy's sha256 differs"
 [ "$(grep -c "the ranks read the staged copies: task.train=$CACHED" "$AL")" -eq 2 ] ||
   fail "the trainers were not pointed at the cached copy"

@@ -1,0 +1,51 @@
+// ZeroMQ endpoints as the control plane uses them, checked before ZeroMQ sees them:
+//   tcp://HOST:PORT   HOST an IP address, "localhost" (taken as 127.0.0.1, which ZeroMQ's bind
+//                     needs), "*" or a host name (connect only); PORT 1-65535, or 0 / "*" for
+//                     any (bind only)
+//   ipc://PATH        a Unix socket
+// and the ipc:// rules that keep the control plane private: a head or agent binds its socket
+// in a 0700 folder of its own (common/runtime_dir.h) and accepts only peers of its own uid
+// (ZMQ_IPC_FILTER_UID, SO_PEERCRED); a client finds out at once, by the file's permissions,
+// that an ipc:// socket belongs to another user, instead of waiting for a silent head.
+// Thread-safety: stateless.
+#ifndef TUNEFLEET_COMM_ENDPOINT_H_
+#define TUNEFLEET_COMM_ENDPOINT_H_
+
+#include <string>
+
+#include <zmq.hpp>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace tunefleet {
+namespace comm {
+
+struct Endpoint {
+  bool ipc = false;
+  std::string host;  // tcp
+  std::string port;  // tcp: digits, or "*"
+  std::string path;  // ipc
+  std::string text;  // normalised: tcp://127.0.0.1:5555 for tcp://localhost:5555
+};
+
+// `for_bind`: a port of 0 or "*" is allowed. Errors are one line naming the flag's value
+// (clipped) and what is wrong: "port 99999 is out of range (1-65535)".
+absl::StatusOr<Endpoint> ParseEndpoint(const std::string& text, bool for_bind);
+// tcp on a loopback address, or ipc.
+bool IsLocalEndpoint(const std::string& text);
+
+// Before binding ipc://PATH: an existing socket file nobody listens on (left by a killed
+// process) is removed; one somebody listens on is AlreadyExists ("another process listens
+// on PATH").
+absl::Status PrepareIpcBind(const std::string& path);
+// After binding an ipc:// socket: accept only peers running as this process's effective uid.
+void AcceptOnlyOwnUid(zmq::socket_t& socket);
+// Before connecting to ipc://PATH: PermissionDenied, naming the owner, when this user cannot
+// reach the socket (another user's private folder or socket); NotFound when nothing is there.
+absl::Status CheckIpcReachable(const std::string& path);
+
+}  // namespace comm
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_COMM_ENDPOINT_H_

@@ -1,0 +1,134 @@
+// Endpoints checked before ZeroMQ sees them, and the ipc:// rules: a stale socket is taken
+// over, a live one is not; another user's socket is named as such; ZMQ_IPC_FILTER_UID keeps
+// other uids out (checked by filtering for a uid that is not ours).
+#include "comm/endpoint.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace tunefleet {
+namespace comm {
+namespace {
+
+using ::testing::HasSubstr;
+
+// A short folder: the test's own temporary folder may be too long for a Unix socket's path.
+std::string ShortDir() {
+  static const std::string dir = [] {
+    char path[] = "/tmp/tf-endpoint-XXXXXX";
+    return std::string(::mkdtemp(path) != nullptr ? path : "/tmp");
+  }();
+  return dir;
+}
+
+TEST(EndpointTest, ParsesAndNormalises) {
+  auto e = ParseEndpoint("tcp://localhost:5555", false);
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ(e->text, "tcp://127.0.0.1:5555");
+  EXPECT_TRUE(ParseEndpoint("tcp://127.0.0.1:*", true).ok());
+  EXPECT_TRUE(ParseEndpoint("tcp://0.0.0.0:0", true).ok());
+  EXPECT_TRUE(ParseEndpoint("ipc:///tmp/x.sock", false)->ipc);
+  EXPECT_THAT(std::string(ParseEndpoint("tcp://127.0.0.1:99999", true).status().message()),
+              HasSubstr("port 99999 is out of range (1-65535, or 0 / * for any)"));
+  EXPECT_THAT(std::string(ParseEndpoint("tcp://127.0.0.1:0", false).status().message()),
+              HasSubstr("port 0 is out of range (1-65535)"));
+  EXPECT_THAT(std::string(ParseEndpoint("tcp://h:*", false).status().message()),
+              HasSubstr("needs the port number"));
+  EXPECT_THAT(std::string(ParseEndpoint("garbage", false).status().message()),
+              HasSubstr("expected tcp://HOST:PORT or ipc://PATH"));
+  EXPECT_THAT(std::string(ParseEndpoint("tcp://h:80x", false).status().message()),
+              HasSubstr("is not a number"));
+  EXPECT_THAT(std::string(ParseEndpoint("ipc://" + std::string(200, 'a'), true).status().message()),
+              HasSubstr("at most 107 bytes"));
+  // A huge value is clipped in the message.
+  const std::string huge = "tcp://" + std::string(1 << 20, 'h') + ":1";
+  EXPECT_LT(ParseEndpoint(huge, false).status().message().size(), 400u);
+}
+
+TEST(EndpointTest, LocalEndpoints) {
+  EXPECT_TRUE(IsLocalEndpoint("tcp://127.0.0.1:5555"));
+  EXPECT_TRUE(IsLocalEndpoint("ipc:///run/x"));
+  EXPECT_FALSE(IsLocalEndpoint("tcp://0.0.0.0:5555"));
+  EXPECT_FALSE(IsLocalEndpoint("tcp://10.0.0.1:5555"));
+}
+
+TEST(EndpointTest, StaleSocketsAreTakenOverLiveOnesAreNot) {
+  const std::string path = ShortDir() + "/stale.sock";
+  ::unlink(path.c_str());
+  EXPECT_TRUE(PrepareIpcBind(path).ok());  // nothing there
+  {
+    zmq::context_t context(1);
+    zmq::socket_t live(context, zmq::socket_type::router);
+    live.set(zmq::sockopt::linger, 0);
+    live.bind("ipc://" + path);
+    EXPECT_THAT(std::string(PrepareIpcBind(path).message()), HasSubstr("another process listens"));
+  }
+  // Left behind when the socket closed (or its process was killed): nobody listens on it.
+  ::unlink(path.c_str());
+  ASSERT_EQ(std::system(("python3 -c \"import socket; s=socket.socket(socket.AF_UNIX); "
+                         "s.bind('" + path + "')\"").c_str()), 0);
+  struct stat st;
+  ASSERT_EQ(::lstat(path.c_str(), &st), 0);
+  EXPECT_TRUE(PrepareIpcBind(path).ok());
+  EXPECT_NE(::lstat(path.c_str(), &st), 0);  // removed
+  const std::string file = ShortDir() + "/not-a-socket";
+  ASSERT_EQ(std::system(("touch " + file).c_str()), 0);
+  EXPECT_THAT(std::string(PrepareIpcBind(file).message()), HasSubstr("is no socket"));
+}
+
+TEST(EndpointTest, OtherUsersSocketsAreNamed) {
+  const std::string dir = ShortDir() + "/private";
+  std::system(("rm -rf " + dir).c_str());
+  ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0);
+  EXPECT_THAT(std::string(CheckIpcReachable(dir + "/head.sock").message()),
+              HasSubstr("nothing listens"));
+  if (::geteuid() == 0) {
+    // Root reaches every folder: a socket owned by another uid is still named.
+    const std::string sock = dir + "/theirs.sock";
+    ASSERT_EQ(std::system(("python3 -c \"import socket; s=socket.socket(socket.AF_UNIX); "
+                           "s.bind('" + sock + "')\"").c_str()), 0);
+    ASSERT_EQ(::chown(sock.c_str(), 65534, 65534), 0);
+    absl::Status s = CheckIpcReachable(sock);
+    EXPECT_TRUE(absl::IsPermissionDenied(s)) << s;
+    EXPECT_THAT(std::string(s.message()), HasSubstr("belongs to another user (uid 65534)"));
+  }
+}
+
+// The uid filter: a ROUTER that accepts only uid 65534 hears nothing from this process.
+TEST(EndpointTest, TheUidFilterKeepsOtherUidsOut) {
+  if (::geteuid() == 65534) GTEST_SKIP() << "runs as the filtered uid";
+  const std::string path = ShortDir() + "/filtered.sock";
+  ::unlink(path.c_str());
+  zmq::context_t context(1);
+  zmq::socket_t server(context, zmq::socket_type::router), own(context, zmq::socket_type::router);
+  const int other = 65534;
+  zmq_setsockopt(static_cast<void*>(server), ZMQ_IPC_FILTER_UID, &other, sizeof(other));
+  server.bind("ipc://" + path);
+  const std::string own_path = path + ".own";
+  ::unlink(own_path.c_str());
+  AcceptOnlyOwnUid(own);
+  own.bind("ipc://" + own_path);
+  zmq::socket_t a(context, zmq::socket_type::dealer), b(context, zmq::socket_type::dealer);
+  for (zmq::socket_t* s : {&server, &own, &a, &b}) s->set(zmq::sockopt::linger, 0);
+  a.connect("ipc://" + path);
+  b.connect("ipc://" + own_path);
+  a.send(zmq::str_buffer("hello"), zmq::send_flags::dontwait);
+  b.send(zmq::str_buffer("hello"), zmq::send_flags::dontwait);
+  zmq::pollitem_t items[] = {{static_cast<void*>(own), 0, ZMQ_POLLIN, 0}};
+  zmq::poll(items, 1, std::chrono::milliseconds(2000));
+  EXPECT_TRUE(items[0].revents & ZMQ_POLLIN) << "our own uid was not let in";
+  zmq::pollitem_t filtered[] = {{static_cast<void*>(server), 0, ZMQ_POLLIN, 0}};
+  zmq::poll(filtered, 1, std::chrono::milliseconds(500));
+  EXPECT_FALSE(filtered[0].revents & ZMQ_POLLIN) << "another uid's peer got in";
+}
+
+}  // namespace
+}  // namespace comm
+}  // namespace tunefleet
