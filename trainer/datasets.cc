@@ -12,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
+#include "trainer/utf8_check.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -22,21 +23,25 @@ struct Line {
   std::string text;
 };
 
-// The non-blank lines of `path`, without a BOM or a final '\r'.
-absl::StatusOr<std::vector<Line>> ReadLines(const std::string& path) {
+// The non-blank lines of `path`, without a BOM or a final '\r', invalid UTF-8 replaced (one
+// warning on `warnings` for the file).
+absl::StatusOr<std::vector<Line>> ReadLines(const std::string& path, std::ostream* warnings) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     return absl::NotFoundError(absl::StrCat(path, ": cannot open dataset: ", std::strerror(errno)));
   }
   std::vector<Line> lines;
   std::string text;
+  Utf8LineChecker utf8(path);
   for (int64_t number = 1; std::getline(in, text); ++number) {
     if (number == 1 && absl::StartsWith(text, "\xEF\xBB\xBF")) text.erase(0, 3);
     if (!text.empty() && text.back() == '\r') text.pop_back();
     if (text.empty()) continue;
+    utf8.Check(number, &text);
     lines.push_back({number, std::move(text)});
   }
   if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": cannot read dataset"));
+  utf8.Report(warnings);
   return lines;
 }
 
@@ -81,8 +86,9 @@ absl::StatusOr<int> BinaryLabel(const std::string& path, const Line& line,
 
 }  // namespace
 
-absl::StatusOr<std::vector<Example>> ReadStsb(const std::string& path) {
-  ASSIGN_OR_RETURN(std::vector<Line> lines, ReadLines(path));
+absl::StatusOr<std::vector<Example>> ReadStsb(const std::string& path,
+                                              std::ostream* warnings) {
+  ASSIGN_OR_RETURN(std::vector<Line> lines, ReadLines(path, warnings));
   std::vector<Example> out;
   out.reserve(lines.size());
   for (const Line& line : lines) {
@@ -99,8 +105,9 @@ absl::StatusOr<std::vector<Example>> ReadStsb(const std::string& path) {
   return out;
 }
 
-absl::StatusOr<std::vector<Example>> ReadSick(const std::string& path, const std::string& split) {
-  ASSIGN_OR_RETURN(std::vector<Line> lines, ReadLines(path));
+absl::StatusOr<std::vector<Example>> ReadSick(const std::string& path, const std::string& split,
+                                              std::ostream* warnings) {
+  ASSIGN_OR_RETURN(std::vector<Line> lines, ReadLines(path, warnings));
   if (lines.empty()) return NoExamples(path, "");
   // Columns by header name.
   std::vector<std::string> header = absl::StrSplit(lines[0].text, '\t');
@@ -149,8 +156,9 @@ absl::StatusOr<std::vector<Example>> ReadSick(const std::string& path, const std
   return out;
 }
 
-absl::StatusOr<std::vector<Example>> ReadPaws(const std::string& path) {
-  ASSIGN_OR_RETURN(std::vector<Line> lines, ReadLines(path));
+absl::StatusOr<std::vector<Example>> ReadPaws(const std::string& path,
+                                              std::ostream* warnings) {
+  ASSIGN_OR_RETURN(std::vector<Line> lines, ReadLines(path, warnings));
   std::vector<Example> out;
   out.reserve(lines.size());
   for (const Line& line : lines) {
@@ -164,8 +172,9 @@ absl::StatusOr<std::vector<Example>> ReadPaws(const std::string& path) {
   return out;
 }
 
-absl::StatusOr<std::vector<Example>> ReadMrpc(const std::string& path) {
-  ASSIGN_OR_RETURN(std::vector<Line> lines, ReadLines(path));
+absl::StatusOr<std::vector<Example>> ReadMrpc(const std::string& path,
+                                              std::ostream* warnings) {
+  ASSIGN_OR_RETURN(std::vector<Line> lines, ReadLines(path, warnings));
   std::vector<Example> out;
   out.reserve(lines.size());
   for (const Line& line : lines) {
@@ -179,8 +188,9 @@ absl::StatusOr<std::vector<Example>> ReadMrpc(const std::string& path) {
   return out;
 }
 
-absl::StatusOr<std::vector<Example>> ReadTsv(const std::string& path) {
-  ASSIGN_OR_RETURN(std::vector<Line> lines, ReadLines(path));
+absl::StatusOr<std::vector<Example>> ReadTsv(const std::string& path,
+                                             std::ostream* warnings) {
+  ASSIGN_OR_RETURN(std::vector<Line> lines, ReadLines(path, warnings));
   std::vector<Example> out;
   out.reserve(lines.size());
   for (const Line& line : lines) {
@@ -199,8 +209,9 @@ absl::StatusOr<std::vector<Example>> ReadTsv(const std::string& path) {
   return out;
 }
 
-absl::StatusOr<std::vector<Example>> ReadJsonl(const std::string& path) {
-  ASSIGN_OR_RETURN(std::vector<Line> lines, ReadLines(path));
+absl::StatusOr<std::vector<Example>> ReadJsonl(const std::string& path,
+                                               std::ostream* warnings) {
+  ASSIGN_OR_RETURN(std::vector<Line> lines, ReadLines(path, warnings));
   std::vector<Example> out;
   out.reserve(lines.size());
   for (const Line& line : lines) {
@@ -238,13 +249,14 @@ absl::StatusOr<std::vector<Example>> ReadJsonl(const std::string& path) {
 }
 
 absl::StatusOr<std::vector<Example>> ReadDataset(const std::string& path,
-                                                 const std::string& format) {
-  if (format == "stsb") return ReadStsb(path);
-  if (format == "sick") return ReadSick(path);
-  if (format == "paws") return ReadPaws(path);
-  if (format == "mrpc") return ReadMrpc(path);
-  if (format == "tsv") return ReadTsv(path);
-  if (format == "jsonl") return ReadJsonl(path);
+                                                 const std::string& format,
+                                                 std::ostream* warnings) {
+  if (format == "stsb") return ReadStsb(path, warnings);
+  if (format == "sick") return ReadSick(path, "", warnings);
+  if (format == "paws") return ReadPaws(path, warnings);
+  if (format == "mrpc") return ReadMrpc(path, warnings);
+  if (format == "tsv") return ReadTsv(path, warnings);
+  if (format == "jsonl") return ReadJsonl(path, warnings);
   return absl::InvalidArgumentError(absl::StrCat(
       path, ": unknown dataset format '", format, "' (stsb, sick, paws, mrpc, tsv, jsonl)"));
 }

@@ -20,6 +20,14 @@
 //   jsonl  one object a line: {"sentence1": str, "sentence2": str, "label": int, "score": number},
 //          label and score optional; other keys ignored.
 // Unset fields: score is NaN (HasScore), label is kNoLabel (HasLabel).
+// Invalid UTF-8 does not stop a reader: before a line is split or parsed, each maximal
+// ill-formed byte sequence in it becomes U+FFFD, as Python's errors="replace" decodes it
+// (trainer/utf8_check.h; a JSONL line with a bad byte inside a string therefore parses).
+// Example text is always valid UTF-8, and tokenizes as the raw bytes did (the tokenizer drops
+// U+FFFD). A file with such lines gets one warning line on `warnings` (stderr by default; none
+// when null), once the file is read and before any error about its content:
+//   trainer: warning: PATH:LINE: invalid UTF-8 (N lines; each bad byte sequence read as ...)
+// naming the first such line and how many lines had one.
 // Errors are one line naming the file, and the line where one is at fault: a missing file, no
 // examples, a row with too few (or, where the format is fixed, too many) columns, an unparsable
 // score or label.
@@ -29,6 +37,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -50,17 +59,25 @@ struct Example {
 };
 
 // `format` is one of stsb, sick, paws, mrpc, tsv, jsonl.
+// `warnings`: where the invalid-UTF-8 warning goes (null: nowhere).
 absl::StatusOr<std::vector<Example>> ReadDataset(const std::string& path,
-                                                 const std::string& format);
+                                                 const std::string& format,
+                                                 std::ostream* warnings = &std::cerr);
 
-absl::StatusOr<std::vector<Example>> ReadStsb(const std::string& path);
+absl::StatusOr<std::vector<Example>> ReadStsb(const std::string& path,
+                                              std::ostream* warnings = &std::cerr);
 // split: "" for every row, else the SemEval_set to keep (TRAIN, TRIAL or TEST).
 absl::StatusOr<std::vector<Example>> ReadSick(const std::string& path,
-                                              const std::string& split = "");
-absl::StatusOr<std::vector<Example>> ReadPaws(const std::string& path);
-absl::StatusOr<std::vector<Example>> ReadMrpc(const std::string& path);
-absl::StatusOr<std::vector<Example>> ReadTsv(const std::string& path);
-absl::StatusOr<std::vector<Example>> ReadJsonl(const std::string& path);
+                                              const std::string& split = "",
+                                              std::ostream* warnings = &std::cerr);
+absl::StatusOr<std::vector<Example>> ReadPaws(const std::string& path,
+                                              std::ostream* warnings = &std::cerr);
+absl::StatusOr<std::vector<Example>> ReadMrpc(const std::string& path,
+                                              std::ostream* warnings = &std::cerr);
+absl::StatusOr<std::vector<Example>> ReadTsv(const std::string& path,
+                                             std::ostream* warnings = &std::cerr);
+absl::StatusOr<std::vector<Example>> ReadJsonl(const std::string& path,
+                                               std::ostream* warnings = &std::cerr);
 
 // The order to visit n examples in during `epoch`: 0..n-1 when !shuffle, else a permutation
 // that depends only on (n, seed, epoch), the same on every platform and rank:

@@ -23,6 +23,7 @@
 #include "trainer/bert_model.h"
 #include "trainer/device.h"
 #include "trainer/pooling.h"
+#include "trainer/utf8_check.h"
 #include "trainer/wordpiece_tokenizer.h"
 
 namespace tunefleet {
@@ -145,11 +146,15 @@ int RunEncode(const std::vector<std::string>& args) {
                                                              std::strerror(errno))));
   }
   std::vector<std::string> lines;
+  Utf8LineChecker utf8(input);
   for (std::string line; std::getline(in, line);) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
+    utf8.Check(static_cast<int64_t>(lines.size()) + 1, &line);
     lines.push_back(std::move(line));
   }
   if (in.bad()) return Fail(kExitUsage, absl::DataLossError(absl::StrCat(input, ": read failed")));
+  // Every rank reads the input; one warning for it is enough.
+  utf8.Report(env->rank == 0 ? &std::cerr : nullptr);
 
   BertCheckpoint info;
   auto model = LoadBertModel(model_dir, &info);

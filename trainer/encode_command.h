@@ -2,7 +2,10 @@
 //  [--pooling mean|cls|max] [--device auto|cpu|cuda]`: sentence embeddings (the CLI contract of
 // DESIGN.md). Each input line (a final '\r' dropped; an empty line is the empty sentence) gives one
 // embedding, in input order: one JSON object {"embedding": [...]} a line, or a float32 .npy of
-// shape (lines, hidden_size) when the output name ends in .npy.
+// shape (lines, hidden_size) when the output name ends in .npy. Invalid UTF-8 is read as
+// Python's errors="replace" reads it (each bad byte sequence is U+FFFD, which the tokenizer
+// drops; trainer/utf8_check.h) and gives one warning line on stderr naming the file, its first
+// such line and how many lines had one (from rank 0 only under a launcher).
 // The model folder is a Hugging Face / sentence-transformers one (trainer/checkpoint.h) with a
 // vocab.txt (uncased WordPiece, trainer/wordpiece_tokenizer.h). Pooling is --pooling, else the
 // folder's sentence-transformers Pooling module, else mean (sentence-transformers' default); a

@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/cli.h"
+#include "trainer/utf8_check.h"
 #include "trainer/wordpiece_tokenizer.h"
 
 namespace tunefleet {
@@ -69,12 +70,15 @@ int RunTokenizeOn(const std::vector<std::string>& args, std::istream& in, std::o
     return kExitUsage;
   }
   std::string text, line;
+  Utf8LineChecker utf8("stdin");
   for (int64_t number = 1; std::getline(in, text); ++number) {
     if (!text.empty() && text.back() == '\r') text.pop_back();
+    utf8.Check(number, &text);
     Encoding e;
     if (pair) {
       std::vector<absl::string_view> parts = absl::StrSplit(text, '\t');
       if (parts.size() != 2) {
+        utf8.Report(&err);  // the lines read so far
         PrintErrorTo(err, absl::InvalidArgumentError(absl::StrCat(
                               "stdin:", number, ": --pair expects two tab-separated sentences, got ",
                               parts.size(), " field(s)")));
@@ -94,6 +98,7 @@ int RunTokenizeOn(const std::vector<std::string>& args, std::istream& in, std::o
     out << line;
   }
   out.flush();
+  utf8.Report(&err);
   if (!out) {
     PrintErrorTo(err, absl::DataLossError("cannot write to stdout"));
     return kExitFailure;

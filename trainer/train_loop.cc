@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <iostream>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -261,13 +262,17 @@ absl::Status Run::Setup() {
   phase = Clock::now();
   const int64_t max_len = std::min<int64_t>(c_.model.max_seq_len,
                                             encoder->config().max_position_embeddings);
-  ASSIGN_OR_RETURN(std::vector<Example> train_rows, ReadDataset(c_.task.train, c_.task.format));
+  // Every rank reads the data; rank 0 alone warns about invalid UTF-8 in it.
+  std::ostream* const data_warnings = rank_ == 0 ? &std::cerr : nullptr;
+  ASSIGN_OR_RETURN(std::vector<Example> train_rows,
+                   ReadDataset(c_.task.train, c_.task.format, data_warnings));
   ASSIGN_OR_RETURN(TaskData train, TaskData::Make(type_, train_rows, c_.task.format, tokenizer,
                                                   max_len, c_.task.train));
   train_ = std::make_unique<TaskData>(std::move(train));
   int64_t num_labels = std::max<int64_t>(train_->num_labels(), 2);
   if (!c_.task.eval.empty()) {
-    ASSIGN_OR_RETURN(std::vector<Example> eval_rows, ReadDataset(c_.task.eval, c_.task.format));
+    ASSIGN_OR_RETURN(std::vector<Example> eval_rows,
+                     ReadDataset(c_.task.eval, c_.task.format, data_warnings));
     const TaskType eval_type = type_ == TaskType::kMnrl ? TaskType::kSts : type_;
     ASSIGN_OR_RETURN(TaskData eval, TaskData::Make(eval_type, eval_rows, c_.task.format,
                                                    tokenizer, max_len, c_.task.eval));

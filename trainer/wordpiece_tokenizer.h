@@ -23,7 +23,8 @@
 // longer L - L / 2 (on equal lengths the second part counts as the longer one).
 //
 // Unicode data comes from ICU. HF's Rust crates carry their own (older) tables, so characters
-// assigned in recent Unicode versions may differ; invalid UTF-8 bytes read as U+FFFD (dropped).
+// assigned in recent Unicode versions may differ; each ill-formed UTF-8 sequence (a maximal
+// subpart, trainer/utf8_check.h) reads as U+FFFD and is dropped.
 // Thread-safety: a loaded tokenizer is immutable; all const methods may run concurrently.
 #ifndef TUNEFLEET_TRAINER_WORDPIECE_TOKENIZER_H_
 #define TUNEFLEET_TRAINER_WORDPIECE_TOKENIZER_H_

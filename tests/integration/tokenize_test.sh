@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `trainer tokenize` as a user runs it: the golden texts (data/golden/tokens_sts_dev.jsonl, from
 # Hugging Face tokenizers) piped through it give the golden ids on every line; --pair gives
-# [CLS] A [SEP] B [SEP] with token types; --max_len truncates; bad input is a one-line error.
+# [CLS] A [SEP] B [SEP] with token types; --max_len truncates; bad input is a one-line error;
+# invalid UTF-8 on stdin gives one warning line and the ids of the text without the bad bytes.
 # Args: path of the trainer binary.
 set -uo pipefail
 TRAINER=$1
@@ -44,6 +45,17 @@ bad = [i + 1 for i, (w, g) in enumerate(zip(want, got)) if g.get("ids") != w][:5
 if bad: print("first differing lines:", bad)
 sys.exit(0 if same == len(want) == len(got) else 1)
 ' "$GOLDEN" "$tmp/ids.jsonl" || fail "output differs from $GOLDEN"
+[ -s "$tmp/err" ] && fail "valid UTF-8 input wrote to stderr: $(cat "$tmp/err")"
+
+# Invalid UTF-8: each bad byte sequence reads as U+FFFD, which the tokenizer drops, and one
+# warning line names stdin's first such line and how many lines had one.
+out=$(printf 'Hello\ncaf\xe9 au lait\n\xff\xfe\nna\xc3\xafve\n' |
+  "$TRAINER" tokenize --vocab "$VOCAB" 2> "$tmp/err")
+want=$(printf 'Hello\ncaf au lait\n\nna\xc3\xafve\n' | "$TRAINER" tokenize --vocab "$VOCAB")
+[ "$out" = "$want" ] || fail "invalid UTF-8 gave $out, want $want"
+[ "$(wc -l < "$tmp/err")" -eq 1 ] || fail "invalid UTF-8: stderr is not one line: $(cat "$tmp/err")"
+grep -qxF 'trainer: warning: stdin:2: invalid UTF-8 (2 lines; each bad byte sequence read as U+FFFD, which the tokenizer drops)' \
+  "$tmp/err" || fail "invalid UTF-8 warning: $(cat "$tmp/err")"
 
 # --pair: token types, and the exact JSON layout.
 out=$(printf 'Hello, world!\tBye.\n' | "$TRAINER" tokenize --vocab "$VOCAB" --pair)

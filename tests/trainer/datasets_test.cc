@@ -1,15 +1,18 @@
 // Dataset readers on the real files (row counts, first and last rows, label balance) and on
-// bad inputs written to a temp dir (errors name file:line); the per-epoch order.
+// bad inputs written to a temp dir (errors name file:line); invalid UTF-8 in every format (read
+// as U+FFFD, one warning naming file and first line); the per-epoch order.
 #include "trainer/datasets.h"
 
 #include <algorithm>
 #include <fstream>
 #include <numeric>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "trainer/utf8_check.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -223,6 +226,119 @@ TEST(DatasetsTest, BadInputsNameFileAndLine) {
   auto format = ReadDataset("x.csv", "csv");
   ASSERT_FALSE(format.ok());
   EXPECT_THAT(std::string(format.status().message()), HasSubstr("unknown dataset format 'csv'"));
+}
+
+#define REPL "\xEF\xBF\xBD"  // U+FFFD in UTF-8
+
+std::string Utf8Warning(const std::string& path, int first_line, int lines) {
+  return "trainer: warning: " + path + ":" + std::to_string(first_line) + ": invalid UTF-8 (" +
+         std::to_string(lines) + (lines == 1 ? " line" : " lines") +
+         "; each bad byte sequence read as U+FFFD, which the tokenizer drops)\n";
+}
+
+struct Utf8Case {
+  const char* format;
+  const char* text;  // bad bytes on lines 2 and 4 (line 3 blank where the format allows)
+  int first_line;
+  int lines;
+  size_t examples;
+  size_t index;  // of the first example holding U+FFFD
+  const char* a;
+  const char* b;
+};
+
+// Every format: the file is read, the bad bytes are U+FFFD in the example text, and one warning
+// names the file, the first line with invalid UTF-8 and how many lines had some.
+TEST(DatasetsTest, InvalidUtf8ReadAsReplacementWithOneWarning) {
+  const Utf8Case cases[] = {
+      {"stsb",
+       "g\tf\t2012\t1\t5.0\ta\tb\ng\tf\t2012\t2\t4.0\tcaf\xE9\tna\xEFve\n\n"
+       "g\tf\t2012\t3\t3.0\t\xFF\xFE\tok\n",
+       2, 2, 3, 1, "caf" REPL, "na" REPL "ve"},
+      {"sick",
+       "pair_ID\tsentence_A\tsentence_B\tentailment_label\trelatedness_score\n"
+       "1\tcaf\xE9\tb\tNEUTRAL\t3\n\n2\ta\t\xC0\x80\tENTAILMENT\t4\n",
+       2, 2, 2, 0, "caf" REPL, "b"},
+      {"paws", "id\tsentence1\tsentence2\tlabel\n1\t\xE2\x82" "a\tb\t1\n\n2\tc\td\xED\xA0\x80\t0\n",
+       2, 2, 2, 0, REPL "a", "b"},
+      {"mrpc",
+       "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n1\t1\t2\t\x80x\ty\n\n"
+       "0\t3\t4\tu\tv\xF4\x90\x80\x80\n",
+       2, 2, 2, 0, REPL "x", "y"},
+      {"tsv", "a\tb\t1\nc\xE9\td\n\ne\t\xF0\x9F\x98\t0.5\n", 2, 2, 3, 1, "c" REPL, "d"},
+      // A bad byte inside a JSON string: the line parses (it failed as "not a JSON object").
+      {"jsonl",
+       "{\"sentence1\": \"a\", \"sentence2\": \"b\"}\n"
+       "{\"sentence1\": \"caf\xE9\", \"sentence2\": \"x\", \"label\": 1}\n\n"
+       "{\"sentence1\": \"e\", \"sentence2\": \"\xFF\"}\n",
+       2, 2, 3, 1, "caf" REPL, "x"},
+  };
+  for (const Utf8Case& c : cases) {
+    SCOPED_TRACE(c.format);
+    const std::string path = Write(std::string("utf8.") + c.format, c.text);
+    std::ostringstream warnings;
+    auto rows = ReadDataset(path, c.format, &warnings);
+    ASSERT_TRUE(rows.ok()) << rows.status();
+    ASSERT_EQ(rows->size(), c.examples);
+    EXPECT_EQ((*rows)[c.index].a, c.a);
+    EXPECT_EQ((*rows)[c.index].b, c.b);
+    for (const Example& e : *rows) EXPECT_TRUE(IsValidUtf8(e.a) && IsValidUtf8(e.b));
+    EXPECT_EQ(warnings.str(), Utf8Warning(path, c.first_line, c.lines));
+  }
+}
+
+TEST(DatasetsTest, InvalidUtf8WarningGoesToStderrOnceAndBeforeErrors) {
+  // By default the warning is one line on stderr, whatever the number of bad lines.
+  std::string text;
+  for (int i = 0; i < 50; ++i) text += i % 10 == 6 ? "x\xE9\ty\n" : "a\tb\n";
+  const std::string path = Write("many_bad.tsv", text);
+  ::testing::internal::CaptureStderr();
+  auto rows = ReadTsv(path);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  EXPECT_EQ(rows->size(), 50u);
+  EXPECT_EQ(err, Utf8Warning(path, 7, 5));
+
+  // A null stream: read the same, no warning.
+  ::testing::internal::CaptureStderr();
+  auto quiet = ReadDataset(path, "tsv", nullptr);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  ASSERT_TRUE(quiet.ok());
+  EXPECT_EQ((*quiet)[6].a, "x" REPL);
+
+  // A file that also fails: the warning, then the error (which quotes valid UTF-8).
+  const std::string broken = Write("bad_and_broken.paws", "1\ta\tb\t1\n2\tc\td\t\xE9\n");
+  std::ostringstream warnings;
+  auto failed = ReadDataset(broken, "paws", &warnings);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.status().message(), broken + ":2: label '" REPL "' is not 0 or 1");
+  EXPECT_EQ(warnings.str(), Utf8Warning(broken, 2, 1));
+}
+
+TEST(DatasetsTest, ValidFilesGiveNoWarning) {
+  const std::pair<const char*, const char*> files[] = {
+      {"data/stsbenchmark/sts-dev.csv", "stsb"},
+      {"data/sick/SICK.txt", "sick"},
+      {"data/paws-wiki/dev.tsv", "paws"},
+      {"data/mrpc/msr_paraphrase_train.txt", "mrpc"},  // with a BOM
+  };
+  for (const auto& [path, format] : files) {
+    std::ostringstream warnings;
+    auto rows = ReadDataset(path, format, &warnings);
+    ASSERT_TRUE(rows.ok()) << rows.status();
+    EXPECT_EQ(warnings.str(), "") << path;
+  }
+  // Multi-byte text, a BOM, CRLF: read as it is, nothing on stderr.
+  const std::string path =
+      Write("valid.tsv", "\xEF\xBB\xBF" "caf\xC3\xA9\t\xE4\xB8\xAD\xE6\x96\x87\r\n"
+                         "\xF0\x9F\x98\x80\tna\xC3\xAFve\n");
+  ::testing::internal::CaptureStderr();
+  auto rows = ReadDataset(path, "tsv");
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  EXPECT_EQ((*rows)[0].a, "caf\xC3\xA9");
+  EXPECT_EQ((*rows)[0].b, "\xE4\xB8\xAD\xE6\x96\x87");
+  EXPECT_EQ((*rows)[1].a, "\xF0\x9F\x98\x80");
 }
 
 TEST(DatasetsTest, EpochOrder) {

@@ -1,13 +1,15 @@
 // `trainer encode` (trainer/encode_command.h) end to end on data/bert-tiny-random: tokenizer +
 // model + pooling reproduce transformers' mean-pooled embeddings (data/golden/forward_sts_dev.json)
 // in input order, as JSON lines and as .npy; sentence-transformers pooling is honoured; bad
-// command lines and folders give exit code 2.
+// command lines and folders give exit code 2; invalid UTF-8 in the input is read as U+FFFD with
+// one warning naming the file and its first such line, and valid input gives none.
 #include "trainer/encode_command.h"
 
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "trainer/bert_model.h"
@@ -115,6 +117,69 @@ TEST(EncodeCommandTest, UsesTheFolderPoolingUnlessTold) {
   const auto b = Json::parse(ReadAll(mean)).at("embedding").get<std::vector<float>>();
   ASSERT_EQ(a.size(), 128u);
   EXPECT_NE(a, b);
+}
+
+std::vector<std::vector<float>> JsonRows(const std::string& path) {
+  std::vector<std::vector<float>> rows;
+  std::istringstream lines(ReadAll(path));
+  for (std::string line; std::getline(lines, line);) {
+    rows.push_back(Json::parse(line).at("embedding").get<std::vector<float>>());
+  }
+  return rows;
+}
+
+// The stderr lines that mention invalid UTF-8.
+std::vector<std::string> Utf8Warnings(const std::string& err) {
+  std::vector<std::string> found;
+  std::istringstream lines(err);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("invalid UTF-8") != std::string::npos) found.push_back(line);
+  }
+  return found;
+}
+
+TEST(EncodeCommandTest, InvalidUtf8WarnsOnceAndEncodesWithoutTheBadBytes) {
+  const std::string bad = ::testing::TempDir() + "/bad_utf8.txt";
+  std::ofstream(bad, std::ios::binary) << "A man is playing a guitar.\n"
+                                          "Caf\xE9 au lait\r\n"
+                                          "\xFF\xFE\n"
+                                          "A wom\xC0\x80" "an is slicing \xE2\x82" "an onion.\n";
+  const std::string clean = ::testing::TempDir() + "/clean_utf8.txt";
+  std::ofstream(clean, std::ios::binary) << "A man is playing a guitar.\n"
+                                            "Caf au lait\n"
+                                            "\n"
+                                            "A woman is slicing an onion.\n";
+  const std::string bad_out = ::testing::TempDir() + "/bad_utf8.jsonl";
+  const std::string clean_out = ::testing::TempDir() + "/clean_utf8.jsonl";
+  ::testing::internal::CaptureStderr();
+  const int rc = Encode({"--model", kModel, "--input", bad, "--output", bad_out});
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(rc, 0) << err;
+  EXPECT_THAT(Utf8Warnings(err),
+              ::testing::ElementsAre(
+                  "trainer: warning: " + bad +
+                  ":2: invalid UTF-8 (3 lines; each bad byte sequence read as U+FFFD, which the "
+                  "tokenizer drops)"))
+      << err;
+  ::testing::internal::CaptureStderr();
+  ASSERT_EQ(Encode({"--model", kModel, "--input", clean, "--output", clean_out}), 0);
+  EXPECT_THAT(Utf8Warnings(::testing::internal::GetCapturedStderr()), ::testing::IsEmpty());
+  // The embeddings are those of the text without the bad bytes, one row per line.
+  const auto bad_rows = JsonRows(bad_out), clean_rows = JsonRows(clean_out);
+  ASSERT_EQ(bad_rows.size(), 4u);
+  EXPECT_EQ(bad_rows, clean_rows);
+}
+
+TEST(EncodeCommandTest, ValidInputGivesNoWarning) {
+  const std::string in = ::testing::TempDir() + "/multibyte.txt";
+  std::ofstream(in, std::ios::binary) << "Caf\xC3\xA9 au lait\n\xE4\xB8\xAD\xE6\x96\x87\r\n"
+                                         "\xF0\x9F\x98\x80 na\xC3\xAFve\n";
+  ::testing::internal::CaptureStderr();
+  const int rc = Encode({"--model", kModel, "--input", in, "--output",
+                         ::testing::TempDir() + "/multibyte.jsonl"});
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, 0) << err;
+  EXPECT_THAT(Utf8Warnings(err), ::testing::IsEmpty()) << err;
 }
 
 TEST(EncodeCommandTest, BadArgumentsAndFoldersExitTwo) {
