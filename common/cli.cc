@@ -12,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/clip.h"
 
 namespace tunefleet {
 
@@ -63,7 +64,7 @@ absl::Status CommandLine::Assign(Flag& flag, const std::string& text) {
       int64_t v;
       if (!absl::SimpleAtoi(text, &v)) {
         return absl::InvalidArgumentError(
-            absl::StrCat("--", flag.name, " expects an integer, got '", text, "'"));
+            absl::StrCat("--", flag.name, " expects an integer, got '", ClipValue(text), "'"));
       }
       *static_cast<int64_t*>(flag.value) = v;
       return absl::OkStatus();
@@ -72,7 +73,7 @@ absl::Status CommandLine::Assign(Flag& flag, const std::string& text) {
       double v;
       if (!absl::SimpleAtod(text, &v) || !std::isfinite(v)) {
         return absl::InvalidArgumentError(
-            absl::StrCat("--", flag.name, " expects a number, got '", text, "'"));
+            absl::StrCat("--", flag.name, " expects a number, got '", ClipValue(text), "'"));
       }
       *static_cast<double*>(flag.value) = v;
       return absl::OkStatus();
@@ -81,7 +82,7 @@ absl::Status CommandLine::Assign(Flag& flag, const std::string& text) {
       bool v;
       if (!absl::SimpleAtob(text, &v)) {
         return absl::InvalidArgumentError(
-            absl::StrCat("--", flag.name, " expects true or false, got '", text, "'"));
+            absl::StrCat("--", flag.name, " expects true or false, got '", ClipValue(text), "'"));
       }
       *static_cast<bool*>(flag.value) = v;
       return absl::OkStatus();
@@ -124,7 +125,7 @@ absl::Status CommandLine::Parse(const std::vector<std::string>& args) {
       }
       if (flag == nullptr) {
         return absl::InvalidArgumentError(
-            absl::StrCat("unknown flag --", name, " (see ", program_, " --help)"));
+            absl::StrCat("unknown flag --", ClipValue(name), " (see ", program_, " --help)"));
       }
       if (!has_value) {
         if (flag->kind == Kind::kBool) {
@@ -132,7 +133,7 @@ absl::Status CommandLine::Parse(const std::vector<std::string>& args) {
         } else if (i + 1 < args.size()) {
           value = args[++i];
         } else {
-          return absl::InvalidArgumentError(absl::StrCat("--", name, " needs a value"));
+          return absl::InvalidArgumentError(absl::StrCat("--", ClipValue(name), " needs a value"));
         }
       }
       absl::Status s = Assign(*flag, value);
@@ -153,7 +154,7 @@ absl::Status CommandLine::Parse(const std::vector<std::string>& args) {
   }
   if (max_positional_ >= 0 && n > max_positional_) {
     return absl::InvalidArgumentError(absl::StrCat("unexpected argument '",
-                                                   positional_[max_positional_],
+                                                   ClipValue(positional_[max_positional_]),
                                                    "': usage: ", program_, " ", usage_args_));
   }
   return absl::OkStatus();
@@ -212,7 +213,8 @@ int RunSubcommands(const std::string& program, const std::string& description,
   }
   std::string names;
   for (const Subcommand& s : subcommands) names += (names.empty() ? "" : ", ") + s.name;
-  std::cerr << program << ": error: unknown command '" << args[0] << "' (commands: " << names
+  std::cerr << program << ": error: unknown command '" << ClipValue(args[0])
+            << "' (commands: " << names
             << "; see " << program << " --help)\n";
   return kExitUsage;
 }

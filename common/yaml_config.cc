@@ -1,5 +1,7 @@
 #include "common/yaml_config.h"
 
+#include <sys/stat.h>
+
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -10,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "common/clip.h"
 #include "common/status_macros.h"
 
 namespace tunefleet {
@@ -25,7 +28,7 @@ namespace {
 
 std::string Describe(const YAML::Node& node) {
   if (!node.IsDefined() || node.IsNull()) return "nothing";
-  if (node.IsScalar()) return "'" + node.Scalar() + "'";
+  if (node.IsScalar()) return "'" + ClipValue(node.Scalar()) + "'";
   if (node.IsSequence()) return "a list";
   if (node.IsMap()) return "a mapping";
   return "an unknown node";
@@ -69,9 +72,14 @@ absl::StatusOr<ConfigFile> ConfigFile::Parse(const std::string& text, const std:
 }
 
 absl::StatusOr<ConfigFile> ConfigFile::Load(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ClipPath(path), ": is a folder, not a file (name a YAML file)"));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    return absl::NotFoundError(absl::StrCat(path, ": cannot open file"));
+    return absl::NotFoundError(absl::StrCat(ClipPath(path), ": cannot open file"));
   }
   std::stringstream buffer;
   buffer << in.rdbuf();
@@ -83,7 +91,7 @@ const std::string& ConfigFile::name() const { return source_->name; }
 
 absl::Status ConfigFile::ApplyOverride(const std::string& assignment) {
   const size_t eq = assignment.find('=');
-  const std::string where = absl::StrCat(source_->name, ": override '", assignment, "'");
+  const std::string where = absl::StrCat(source_->name, ": override '", ClipValue(assignment), "'");
   if (eq == std::string::npos || eq == 0) {
     return absl::InvalidArgumentError(absl::StrCat(where, ": expected key=value"));
   }
@@ -93,7 +101,7 @@ absl::Status ConfigFile::ApplyOverride(const std::string& assignment) {
   for (const std::string& part : parts) {
     if (!ValidKeyPart(part)) {
       return absl::InvalidArgumentError(
-          absl::StrCat(where, ": '", key, "' is not a dotted key such as train.lr"));
+          absl::StrCat(where, ": '", ClipValue(key), "' is not a dotted key such as train.lr"));
     }
   }
   if (absl::StripAsciiWhitespace(text).empty()) {
@@ -211,14 +219,15 @@ absl::Status ConfigMap::ErrorAt(const std::string& key_path, const YAML::Mark& m
   // A value that came from the command line is reported by its override.
   for (const auto& [key, assignment] : source_->overrides) {
     if (key_path == key || key_path.rfind(key + ".", 0) == 0 || key_path.rfind(key + "[", 0) == 0) {
-      return absl::InvalidArgumentError(absl::StrCat(source_->name, ": override '", assignment,
-                                                     "': ", key_path, ": ", message));
+      return absl::InvalidArgumentError(absl::StrCat(source_->name, ": override '",
+                                                     ClipValue(assignment), "': ",
+                                                     ClipValue(key_path), ": ", message));
     }
   }
   std::string where = source_->name;
   if (!mark.is_null()) absl::StrAppend(&where, ":", mark.line + 1);
   if (key_path.empty()) return absl::InvalidArgumentError(absl::StrCat(where, ": ", message));
-  return absl::InvalidArgumentError(absl::StrCat(where, ": ", key_path, ": ", message));
+  return absl::InvalidArgumentError(absl::StrCat(where, ": ", ClipValue(key_path), ": ", message));
 }
 
 absl::Status ConfigMap::Error(const std::string& key, const std::string& message) const {
@@ -263,7 +272,9 @@ absl::Status ConfigMap::AllowOnly(const std::vector<std::string>& allowed) const
 
 absl::Status ConfigMap::Require(const std::string& key, YAML::Node* node) const {
   *node = Value(key);
-  if (!node->IsDefined()) return Error("", absl::StrCat("missing required key '", key, "'"));
+  if (!node->IsDefined()) {
+    return Error("", absl::StrCat("missing required key '", ClipValue(key), "'"));
+  }
   if (node->IsNull()) return Error(key, "missing value");
   return absl::OkStatus();
 }
@@ -365,7 +376,7 @@ absl::Status ConfigMap::GetEnum(const std::string& key, const std::vector<std::s
     }
   }
   return Error(key, absl::StrCat("expected one of ", absl::StrJoin(choices, ", "), "; got '",
-                                 value, "'"));
+                                 ClipValue(value), "'"));
 }
 
 absl::Status ConfigMap::GetYamlText(const std::string& key, std::string* out) const {

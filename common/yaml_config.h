@@ -40,8 +40,9 @@ class ConfigMap;
 
 class ConfigFile {
  public:
-  // Reads and parses `path`. Missing or unreadable files, YAML syntax errors and empty files
-  // are errors naming the file (and line, for syntax errors).
+  // Reads and parses `path`. Missing or unreadable files, a folder, YAML syntax errors and
+  // empty files are errors naming the file (and line, for syntax errors). Values echoed in
+  // errors are clipped (common/clip.h).
   static absl::StatusOr<ConfigFile> Load(const std::string& path);
   // Parses `text` as if it were the file `name` (tests, embedded configs).
   static absl::StatusOr<ConfigFile> Parse(const std::string& text, const std::string& name);

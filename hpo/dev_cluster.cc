@@ -1,16 +1,21 @@
 #include "hpo/dev_cluster.h"
 
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdlib>
+#include <algorithm>
+#include <csignal>
 #include <fstream>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "comm/liveness.h"
 #include "common/binary_path.h"
+#include "common/file_util.h"
+#include "common/runtime_dir.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -50,6 +55,25 @@ void StopChild(launcher::ChildProcess* child, absl::Duration grace) {
   if (::waitpid(child->pid(), &status, 0) == child->pid()) child->SetExitStatus(status);
 }
 
+// A fresh private folder PARENT/BASE, or BASE-2, BASE-3, ... when one of that name is left over
+// (a killed hpo that had this pid, in another pid namespace sharing the folder).
+absl::StatusOr<std::string> FreshPrivateDir(const std::string& parent, const std::string& base) {
+  for (int i = 1; i <= 100; ++i) {
+    const std::string dir = i == 1 ? JoinPath(parent, base) : absl::StrCat(parent, "/", base, "-", i);
+    if (PathExists(dir)) continue;
+    absl::Status made = PrivateDir(dir);
+    if (!made.ok()) return made;
+    return dir;
+  }
+  return absl::AlreadyExistsError(absl::StrCat("cannot make a fresh folder ", parent, "/", base,
+                                               "[-N]: every name is taken"));
+}
+
+// "was killed by signal 9 (Killed)", "exited with exit code 1".
+std::string HowItEnded(const launcher::ChildProcess& child) {
+  return absl::StrCat(child.term_signal() != 0 ? "was " : "exited with ", child.DescribeExit());
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<DevCluster>> DevCluster::Start(const Options& options) {
@@ -57,54 +81,125 @@ absl::StatusOr<std::unique_ptr<DevCluster>> DevCluster::Start(const Options& opt
   if (!head_binary.ok()) return head_binary.status();
   auto agent_binary = FindSiblingBinary("launcher/agent");
   if (!agent_binary.ok()) return agent_binary.status();
-  std::unique_ptr<DevCluster> cluster(new DevCluster());
-  char dir[] = "/tmp/tunefleet-dev-XXXXXX";
-  if (::mkdtemp(dir) == nullptr) return absl::InternalError("cannot create a temporary folder in /tmp");
-  cluster->dir_ = dir;
-  cluster->endpoint_ = absl::StrCat("ipc://", cluster->dir_, "/head.sock");
-  cluster->head_log_ = options.log_dir + "/head.log";
-  cluster->agent_log_ = options.log_dir + "/agent.log";
+  std::unique_ptr<DevCluster> cluster(new DevCluster());  // its destructor cleans up on errors
+  cluster->options_ = options;
+  absl::StatusOr<std::string> runtime = RuntimeDir();
+  if (!runtime.ok()) return runtime.status();
+  const std::string base = absl::StrCat("dev-", ::getpid());
+  absl::StatusOr<std::string> dir = FreshPrivateDir(*runtime, base);
+  if (!dir.ok()) return dir.status();
+  cluster->dir_ = *dir;
+  cluster->socket_dir_ = *dir;
+  if (JoinPath(*dir, "head.sock").size() >= sizeof(sockaddr_un::sun_path)) {
+    // Too deep for a Unix socket: the socket alone goes to RuntimeDir()'s fallback root.
+    const std::string short_root = absl::StrCat("/tmp/tunefleet-", ::geteuid());
+    if (absl::Status s = PrivateDir(short_root); !s.ok()) return s;
+    absl::StatusOr<std::string> socket_dir = FreshPrivateDir(short_root, base);
+    if (!socket_dir.ok()) return socket_dir.status();
+    cluster->socket_dir_ = *socket_dir;
+  }
+  cluster->endpoint_ = absl::StrCat("ipc://", JoinPath(cluster->socket_dir_, "head.sock"));
   const std::string heartbeat_ms = std::to_string(absl::ToInt64Milliseconds(options.heartbeat));
+  const std::string head_grace_s =
+      std::to_string(std::max<int64_t>(1, absl::ToInt64Seconds(options.agent_head_grace)));
 
-  launcher::ProcessSpec head;
-  head.binary = *head_binary;
-  head.args = {"--bind", cluster->endpoint_, "--start_agents", "none", "--heartbeat_ms", heartbeat_ms};
-  head.log_path = cluster->head_log_;
-  head.stderr_to_log = true;
-  auto head_process = launcher::ChildProcess::Start(head);
-  if (!head_process.ok()) return head_process.status();
-  cluster->head_ = std::move(*head_process);
+  Member& head = cluster->head_;
+  head.name = "head";
+  head.log = options.log_dir + "/head.log";
+  head.spec.binary = *head_binary;
+  head.spec.args = {"--bind", cluster->endpoint_, "--start_agents", "none", "--heartbeat_ms",
+                    heartbeat_ms, "--log_dir", options.log_dir};
+  head.spec.log_path = head.log;
+  head.spec.stderr_to_log = true;
 
-  launcher::ProcessSpec agent;
-  agent.binary = *agent_binary;
-  agent.args = {"--head", cluster->endpoint_, "--name", "local", "--slots", std::to_string(options.slots),
-                "--log_dir", options.log_dir};
-  agent.log_path = cluster->agent_log_;
-  agent.stderr_to_log = true;
-  auto agent_process = launcher::ChildProcess::Start(agent);
-  if (!agent_process.ok()) return agent_process.status();
-  cluster->agent_ = std::move(*agent_process);
+  Member& agent = cluster->agent_;
+  agent.name = "agent";
+  agent.log = options.log_dir + "/agent.log";
+  agent.spec.binary = *agent_binary;
+  agent.spec.args = {"--head", cluster->endpoint_, "--name", "local", "--slots",
+                     std::to_string(options.slots), "--runtime_dir", JoinPath(cluster->dir_, "agent"),
+                     "--log_dir", options.log_dir, "--head_grace_s", head_grace_s};
+  agent.spec.log_path = agent.log;
+  agent.spec.stderr_to_log = true;
+
+  for (Member* m : {&head, &agent}) {
+    auto process = launcher::ChildProcess::Start(m->spec);
+    if (!process.ok()) return process.status();
+    m->process = std::move(*process);
+    m->started_at = absl::Now();
+  }
   return cluster;
 }
 
-absl::Status DevCluster::CheckAlive() {
-  for (auto [child, name, log] : {std::tuple{head_.get(), "head", &head_log_},
-                                  std::tuple{agent_.get(), "agent", &agent_log_}}) {
-    if (child != nullptr && Reap(child)) {
-      return absl::UnavailableError(absl::StrCat("the local ", name, " ", child->DescribeExit(),
-                                                 "; ", *log, ": ", LastLines(*log, 3)));
+absl::Status DevCluster::Supervise(Member& m, absl::Time now) {
+  if (m.process != nullptr) {
+    if (!Reap(m.process.get())) return absl::OkStatus();  // running
+    m.how = HowItEnded(*m.process);
+    m.process.reset();
+    while (!m.deaths.empty() && now - m.deaths.front() > options_.restart_window) m.deaths.pop_front();
+    m.deaths.push_back(now);
+    const int restarts = static_cast<int>(m.deaths.size()) - 1;  // within the window, so far
+    if (restarts >= options_.max_restarts) {
+      const std::string loop =
+          options_.max_restarts <= 0
+              ? std::string()
+              : absl::StrCat(" (", m.deaths.size(), " times within ",
+                             absl::FormatDuration(options_.restart_window), ": not restarting it again)");
+      return absl::UnavailableError(absl::StrCat("the local ", m.name, " ", m.how, loop, "; ", m.log,
+                                                 ": ", LastLines(m.log, 3)));
     }
+    if (&m == &head_) {
+      // A head numbers its runs from the clock's second at its start (launcher/head_main.cc):
+      // never two heads starting within one second (the old one's start up to a second after
+      // its fork), whose run ids would meet in the runs the agent holds.
+      m.restart_at = std::max(now, absl::FromUnixSeconds(absl::ToUnixSeconds(m.started_at) + 2));
+    } else {
+      // The head must have declared the old agent lost before the new one registers under
+      // the same name, or it refuses the new one.
+      m.restart_at = now + options_.heartbeat * (comm::kDefaultLiveness + 1);
+    }
+  }
+  if (now < m.restart_at) return absl::OkStatus();
+  auto process = launcher::ChildProcess::Start(m.spec);
+  if (!process.ok()) {
+    return absl::UnavailableError(absl::StrCat("the local ", m.name, " ", m.how,
+                                               " and could not be restarted: ",
+                                               process.status().message()));
+  }
+  m.process = std::move(*process);
+  m.started_at = absl::Now();
+  m.restart_at = absl::InfiniteFuture();
+  if (options_.out != nullptr) {
+    *options_.out << "dev mode: the local " << m.name << " " << m.how << "; restarted it "
+                  << (&m == &head_ ? "on " : "with the head at ") << endpoint_ << " (restart "
+                  << m.deaths.size() << " of at most " << options_.max_restarts << " within "
+                  << absl::FormatDuration(options_.restart_window) << ")"
+                  << (&m == &head_ ? ": the agent keeps its trials, hpo submits them again"
+                                   : ": its running trials died with it and run again")
+                  << std::endl;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DevCluster::CheckAlive() {
+  if (stopped_) return absl::OkStatus();
+  if (!failure_.ok()) return failure_;
+  const absl::Time now = absl::Now();
+  for (Member* m : {&head_, &agent_}) {
+    failure_ = Supervise(*m, now);
+    if (!failure_.ok()) return failure_;
   }
   return absl::OkStatus();
 }
 
 void DevCluster::Stop() {
-  StopChild(agent_.get(), absl::Seconds(10));
-  StopChild(head_.get(), absl::Seconds(3));
-  if (!dir_.empty()) {
-    ::unlink((dir_ + "/head.sock").c_str());
-    ::rmdir(dir_.c_str());
-    dir_.clear();
+  stopped_ = true;
+  StopChild(agent_.process.get(), absl::Seconds(10));
+  StopChild(head_.process.get(), absl::Seconds(3));
+  for (std::string* dir : {&socket_dir_, &dir_}) {
+    if (dir->empty()) continue;
+    (void)RemoveTree(*dir);  // best effort: the folder is private, and the next one is fresh
+    dir->clear();
   }
 }
 

@@ -1,11 +1,14 @@
 // hpo: runs sweeps (random-then-grid search, linear LR scaling, early stopping) and reads
 // their journals.
+#include <pthread.h>
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,7 +26,9 @@
 #include "hpo/study_json.h"
 #include "hpo/sweep_config.h"
 #include "hpo/sweep_driver.h"
+#include "hpo/sweep_flags.h"
 #include "hpo/sweep_plan.h"
+#include "hpo/trainer_files.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -31,6 +36,16 @@ namespace {
 
 // Created in main() before any thread, so every thread (ZeroMQ's) inherits the blocked mask.
 SignalFd* g_signals = nullptr;
+
+// Undoes main()'s blocking of SIGINT, SIGTERM and SIGHUP in this thread, so that they act as
+// their dispositions say (terminate, unless the parent made them ignored); pending ones arrive
+// now.
+void UnblockStopSignals() {
+  sigset_t mask;
+  sigemptyset(&mask);
+  for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&mask, s);
+  pthread_sigmask(SIG_UNBLOCK, &mask, nullptr);
+}
 
 int ParseOrExit(CommandLine& cli, const std::vector<std::string>& args, const char* program) {
   absl::Status status = cli.Parse(args);
@@ -49,6 +64,7 @@ int Sweep(const std::vector<std::string>& args) {
   std::string head, journal, report_json, keys;
   bool resume = false, dry_run = false;
   int64_t slots = 0, head_grace_s = 300;
+  double max_failed_share = 0.5;
   CommandLine cli("hpo sweep", "SWEEP.yaml [key=value ...]",
                   "Runs the sweep described by SWEEP.yaml. Without --head it runs in single-node\n"
                   "dev mode: it starts a head and a local agent, uses every local GPU (or CPU\n"
@@ -67,23 +83,51 @@ int Sweep(const std::vector<std::string>& args) {
   cli.AddInt("head_grace_s", &head_grace_s,
              "with --head: after losing the head, wait this long for it to come back (its "
              "trials go on on the agents); 0: fail at once");
+  cli.AddDouble("max_failed_share", &max_failed_share,
+                "exit 3 when more than this share of the sweep's points failed after their "
+                "retries (0 to 1)",
+                "X");
   cli.AllowOverrides();
   cli.ExpectPositional(1, 1);
+  cli.AddHelpEpilog(
+      "Exit codes:\n"
+      "  0    the sweep ran to its end (with --dry_run: the plan was printed)\n"
+      "  1    hpo failed: the head was lost or refused the sweep, the journal could not be\n"
+      "       written, dev mode's head or agent died\n"
+      "  2    bad input, before anything started: flags, sweep file, trainer config, a missing\n"
+      "       trainer file (model folder, task.train, task.eval, model.head), the journal path\n"
+      "  3    the sweep ran but failed: no trial completed, or more than --max_failed_share of\n"
+      "       its points failed after their retries; the summary's last line says which\n"
+      "  130  interrupted (Ctrl-C, SIGTERM); continue with --resume");
   if (int rc = ParseOrExit(cli, args, "hpo sweep"); rc >= 0) return rc;
+  SweepFlags flags;
+  flags.head = head;
+  flags.keys = keys;
+  flags.slots = slots;
+  flags.head_grace_s = head_grace_s;
+  flags.max_failed_share = max_failed_share;
+  if (absl::Status bad = CheckSweepFlags(flags); !bad.ok()) {
+    PrintError("hpo sweep", bad);
+    return kExitUsage;
+  }
+  // A dry run starts no thread and no child: let SIGINT / SIGTERM stop it as they stop any
+  // program (main() blocked them for the sweep's poll loop).
+  if (dry_run) UnblockStopSignals();
   auto config = LoadSweepConfig(cli.positional()[0], cli.overrides());
   if (!config.ok()) {
     PrintError("hpo sweep", config.status());
     return kExitUsage;
   }
   if (!journal.empty()) config->journal = journal;
+  for (absl::Status bad : {CheckJournalPath(config->journal), CheckSweepTrainerFiles(*config)}) {
+    if (!bad.ok()) {
+      PrintError("hpo sweep", bad);
+      return kExitUsage;
+    }
+  }
   if (dry_run) {
     std::cout << DescribeSweepPlan(*config);
     return kExitOk;
-  }
-  if (slots < 0 || head_grace_s < 0) {
-    PrintError("hpo sweep", absl::InvalidArgumentError(slots < 0 ? "--slots must be >= 0"
-                                                                 : "--head_grace_s must be >= 0"));
-    return kExitUsage;
   }
   const std::string run_dir =
       config->journal.rfind('/') == std::string::npos ? "." : config->journal.substr(0, config->journal.rfind('/'));
@@ -111,7 +155,9 @@ int Sweep(const std::vector<std::string>& args) {
     cluster = std::move(*started);
     options.head = cluster->endpoint();
     DevCluster* c = cluster.get();
-    options.health_check = [c]() { return c->CheckAlive(); };
+    options.health_check = [c]() { return c->CheckAlive(); };  // restarts a dead head or agent
+    // A restarted head hands the trials back: wait for it (--head_grace_s 0 would fail at once).
+    if (options.head_grace <= absl::ZeroDuration()) options.head_grace = absl::Minutes(1);
     std::cout << "dev mode: local head and agent (" << dev.slots << " slot(s)); logs in " << dev.log_dir
               << std::endl;
   }
@@ -127,6 +173,10 @@ int Sweep(const std::vector<std::string>& args) {
   if (!result.ok()) {
     PrintError("hpo sweep", result);
     return kExitFailure;
+  }
+  if (std::optional<std::string> failed = SweepFailure(driver.Outcome(), max_failed_share)) {
+    std::cout << "the sweep failed: " << *failed << " (exit code " << kExitSweepFailed << ")\n";
+    return kExitSweepFailed;
   }
   return kExitOk;
 }
@@ -241,6 +291,9 @@ int Best(const std::vector<std::string>& args) {
 }  // namespace tunefleet
 
 int main(int argc, char** argv) {
+  // Every line reaches a pipe or a file as it is printed (trial lines, start lines, warnings),
+  // not when a block buffer fills; std::cout writes through stdout (synced with stdio).
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   tunefleet::SignalFd signals({SIGINT, SIGTERM, SIGHUP});
   tunefleet::hpo::g_signals = &signals;
   tunefleet::ChdirToUserWorkingDirectory();

@@ -12,13 +12,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <limits>
 #include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/clip.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
 
@@ -881,13 +881,93 @@ std::string OptunaDatetimeNow() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The journal's folder.
+
+namespace {
+
+bool IsFolder(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+absl::Status FolderError(const std::string& path) {
+  std::string example = path;
+  while (example.size() > 1 && example.back() == '/') example.pop_back();
+  return absl::InvalidArgumentError(
+      absl::StrCat("journal ", ClipPath(path), " is a folder, not a journal file (name a file, "
+                   "e.g. ", ClipPath(example), "/journal.log)"));
+}
+
+// "a/b/j.log" -> "a/b", "j.log" -> ".", "/j.log" -> "/".
+std::string ParentFolder(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+absl::Status PrepareJournalFolder(const std::string& path, bool create) {
+  if (path.empty()) return absl::InvalidArgumentError("the journal path is empty");
+  if (IsFolder(path) || path.back() == '/') return FolderError(path);
+  const std::string parent = ParentFolder(path);
+  struct stat st;
+  if (::stat(parent.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) {
+      return absl::InvalidArgumentError(absl::StrCat("journal ", ClipPath(path), ": ",
+                                                     ClipPath(parent), " is not a folder"));
+    }
+    return absl::OkStatus();
+  }
+  // The folders from the first one named to the journal's own, and whether the path may
+  // climb out of the working directory.
+  std::vector<std::string> prefixes;
+  bool climbs = path[0] == '/';
+  for (size_t i = path[0] == '/' ? 1 : 0; i <= parent.size(); ++i) {
+    if (i == parent.size() || parent[i] == '/') {
+      const std::string prefix = parent.substr(0, i);
+      const size_t start = prefix.rfind('/') == std::string::npos ? 0 : prefix.rfind('/') + 1;
+      if (prefix.compare(start, std::string::npos, "..") == 0) climbs = true;
+      if (!prefix.empty() && (prefixes.empty() || prefixes.back() != prefix)) {
+        prefixes.push_back(prefix);
+      }
+    }
+  }
+  // The first missing folder; an absolute (or climbing) path may miss only the last one.
+  size_t first_missing = prefixes.size();
+  for (size_t i = 0; i < prefixes.size(); ++i) {
+    if (!IsFolder(prefixes[i])) {
+      first_missing = i;
+      break;
+    }
+  }
+  if (first_missing == prefixes.size()) return absl::OkStatus();  // raced: it exists now
+  if (climbs && first_missing + 1 < prefixes.size()) {
+    return absl::NotFoundError(absl::StrCat(
+        "journal ", ClipPath(path), ": no such folder: ", ClipPath(prefixes[first_missing]),
+        " (hpo creates only the journal's own folder of an absolute path)"));
+  }
+  if (!create) return absl::OkStatus();
+  for (size_t i = first_missing; i < prefixes.size(); ++i) {
+    if (::mkdir(prefixes[i].c_str(), 0755) != 0 && errno != EEXIST) {
+      return absl::InternalError(absl::StrCat("journal ", ClipPath(path), ": cannot create folder ",
+                                              ClipPath(prefixes[i]), ": ", ErrnoText(errno)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
 // ReadJournal.
 
 absl::StatusOr<JournalContents> ReadJournal(const std::string& path) {
+  if (IsFolder(path)) return FolderError(path);
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     const int err = errno;
-    const std::string message = absl::StrCat(path, ": cannot open journal: ", ErrnoText(err));
+    const std::string message =
+        absl::StrCat(ClipPath(path), ": cannot open journal: ", ErrnoText(err));
     return err == ENOENT ? absl::NotFoundError(message) : absl::InternalError(message);
   }
   std::string content;
@@ -899,6 +979,10 @@ absl::StatusOr<JournalContents> ReadJournal(const std::string& path) {
   return replayer.Contents();
 }
 
+absl::Status CheckJournalPath(const std::string& path) {
+  return PrepareJournalFolder(path, /*create=*/false);
+}
+
 // ---------------------------------------------------------------------------------------------
 // JournalWriter.
 
@@ -908,15 +992,8 @@ JournalWriter::JournalWriter(std::string path, int fd)
 JournalWriter::~JournalWriter() { ::close(fd_); }
 
 absl::StatusOr<std::unique_ptr<JournalWriter>> JournalWriter::Open(const std::string& path) {
-  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(parent, ec);
-    if (ec) {
-      return absl::InternalError(
-          absl::StrCat(path, ": cannot create folder ", parent.string(), ": ", ec.message()));
-    }
-  }
+  RETURN_IF_ERROR(PrepareJournalFolder(path, /*create=*/true));
+  const std::string parent = ParentFolder(path);
   struct stat st;
   const bool existed = ::stat(path.c_str(), &st) == 0;
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -930,7 +1007,7 @@ absl::StatusOr<std::unique_ptr<JournalWriter>> JournalWriter::Open(const std::st
   }
   if (!existed) {
     // Make the new directory entry durable.
-    const int dir = ::open(parent.empty() ? "." : parent.c_str(), O_RDONLY | O_CLOEXEC);
+    const int dir = ::open(parent.c_str(), O_RDONLY | O_CLOEXEC);
     if (dir >= 0) {
       ::fsync(dir);
       ::close(dir);

@@ -58,7 +58,8 @@ namespace hpo {
 
 class JournalWriter {
  public:
-  // Opens `path` for appending (O_APPEND), creating it and its parent folders when missing.
+  // Opens `path` for appending (O_APPEND), creating it, and its missing folders as
+  // CheckJournalPath's rule allows (below).
   // A torn tail (a last line without '\n' that is not a complete JSON object, or a last line
   // that is not valid JSON) is truncated away (see dropped_bytes()); a complete operation that
   // only lacks its '\n' is kept and terminated, since Optuna and ReadJournal both apply it.
@@ -128,6 +129,19 @@ class JournalWriter {
   std::vector<bool> finished_;      // by trial number
 };
 
+// Whether `path` can name a journal, and which of its folders hpo may create (JournalWriter::
+// Open creates them; this only checks, so `hpo sweep` can refuse a bad --journal before
+// anything starts):
+// - `path` must name a file: an existing folder (or a path ending in '/') is InvalidArgument
+//   "journal DIR is a folder, not a journal file".
+// - A relative path: its missing folders are created below the working directory
+//   (runs/NAME/journal.log creates runs/ and runs/NAME/).
+// - An absolute path (or a relative one that climbs out with ".."): only the journal's own
+//   folder may be created, and only when its parent exists; otherwise NotFound, one line naming
+//   the first missing folder: "journal /nonexistent/dir/j.log: no such folder: /nonexistent".
+//   Nothing is created outside what the user named.
+absl::Status CheckJournalPath(const std::string& path);
+
 // What a journal holds, as Optuna's JournalStorageReplayResult replays it.
 struct JournalContents {
   std::string study_name;  // empty when the journal holds no study (e.g. an empty file)
@@ -144,7 +158,8 @@ struct JournalContents {
 // incompatible with an earlier trial's is ignored, an undecodable last line is ignored, an
 // undecodable line followed by others is an error. Params come back in external form (the
 // choice for categoricals). Errors name the file and line ("PATH:LINE: ..."); a missing file is
-// NotFound; a journal with more than one study is an error ("holds several studies").
+// NotFound; a folder is InvalidArgument ("is a folder, not a journal file"); a journal with
+// more than one study is an error ("holds several studies").
 absl::StatusOr<JournalContents> ReadJournal(const std::string& path);
 
 // Python's json.dumps of a float: repr ("0.0001", "1e-05", "2.0"), "NaN", "Infinity",

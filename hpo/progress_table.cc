@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -39,7 +40,9 @@ const Trial* ProgressTable::Best(const Study& study) {
 
 std::string ProgressTable::Header(const Study& study, const SweepProgress& p) const {
   int complete = 0, pruned = 0, failed = 0, running = 0;
+  std::set<int64_t> points;  // every point taken so far
   for (const Trial& t : study.trials) {
+    if (t.point >= 0) points.insert(t.point);
     switch (t.state) {
       case TrialState::kComplete: ++complete; break;
       case TrialState::kPruned: ++pruned; break;
@@ -47,9 +50,14 @@ std::string ProgressTable::Header(const Study& study, const SweepProgress& p) co
       default: ++running;
     }
   }
+  // The plan as known now can be smaller than what the study holds (a resumed journal whose
+  // torn tail lost results, a sweep file changed since): never show fewer planned points than
+  // were taken or done.
+  const int64_t planned = std::max<int64_t>(
+      {p.planned, static_cast<int64_t>(points.size()), static_cast<int64_t>(complete + pruned)});
   std::string out = absl::StrFormat("sweep %s  %d/%s%d points done (%d complete, %d pruned",
                                     config_.name, complete + pruned, p.planned_exact ? "" : "<=",
-                                    p.planned, complete, pruned);
+                                    planned, complete, pruned);
   if (failed > 0) absl::StrAppend(&out, ", ", failed, " failed attempts");
   absl::StrAppend(&out, ")  ", running, " running");
   if (const Trial* best = Best(study)) {

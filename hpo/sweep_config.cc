@@ -10,6 +10,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "common/clip.h"
 #include "common/file_util.h"
 #include "common/status_macros.h"
 #include "trainer/datasets.h"
@@ -335,7 +336,7 @@ absl::StatusOr<SweepConfig> LoadSweepConfig(const std::string& path,
     }
     if (!PathExists(found)) {
       return absl::InvalidArgumentError(
-          absl::StrCat(path, ": resources.stage: ", stage, ": no such file or folder"));
+          absl::StrCat(path, ": resources.stage: ", ClipPath(stage), ": no such file or folder"));
     }
     stage = found;
   }

@@ -16,6 +16,7 @@
 #include "comm/codec.h"
 #include "comm/curve_auth.h"
 #include "comm/zmq_channel.h"
+#include "common/clip.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "hpo/study_json.h"
@@ -55,22 +56,25 @@ SweepDriver::SweepDriver(SweepConfig config, Options options, SignalFd* signals)
 SweepDriver::~SweepDriver() = default;
 
 absl::Status SweepDriver::OpenJournal() {
+  RETURN_IF_ERROR(CheckJournalPath(config_.journal));  // a folder, or folders not to create
   struct stat st;
   const bool exists = ::stat(config_.journal.c_str(), &st) == 0 && st.st_size > 0;
   if (exists && !options_.resume) {
     return absl::AlreadyExistsError(absl::StrCat(
-        "journal ", config_.journal, " already holds a sweep; pass --resume to continue it, or "
-        "--journal PATH to start another"));
+        "journal ", ClipPath(config_.journal), " already holds a sweep; pass --resume to "
+        "continue it, or --journal PATH to start another"));
   }
   if (exists) {
     ASSIGN_OR_RETURN(JournalContents contents, ReadJournal(config_.journal));
     if (contents.study_name != config_.name) {
-      return absl::FailedPreconditionError(absl::StrCat("journal ", config_.journal, " holds sweep '",
-                                                        contents.study_name, "', not '", config_.name, "'"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("journal ", ClipPath(config_.journal), " holds sweep '",
+                       ClipValue(contents.study_name), "', not '", config_.name, "'"));
     }
     if (contents.maximize != config_.maximize) {
       return absl::FailedPreconditionError(
-          absl::StrCat("journal ", config_.journal, " was made for the other metric goal"));
+          absl::StrCat("journal ", ClipPath(config_.journal),
+                       " was made for the other metric goal"));
     }
     ASSIGN_OR_RETURN(journal_, JournalWriter::Open(config_.journal));
     engine_ = std::make_unique<SweepEngine>(config_, journal_.get());
@@ -79,6 +83,11 @@ absl::Status SweepDriver::OpenJournal() {
     std::cout << "resuming sweep " << config_.name << " from " << config_.journal << ": "
               << recorded << " trial(s) recorded, " << resumed.interrupted
               << " interrupted, " << resumed.to_rerun << " point(s) to run again\n";
+    if (!resumed.changed_params.empty()) {
+      std::cout << "warning: the search space changed since the journal's trials ran: "
+                << absl::StrJoin(resumed.changed_params, ", ")
+                << " (their distributions differ from the sweep file's); resuming anyway\n";
+    }
     return absl::OkStatus();
   }
   if (options_.resume) std::cout << "no journal at " << config_.journal << "; starting the sweep\n";
@@ -195,11 +204,8 @@ void SweepDriver::Submit(int64_t number) {
   Send(envelope);
   running_[t.number] = Running{};
   running_[t.number].spec = *spec;
-  if (!t.retry_history.empty() && !options_.live) {
-    std::cout << "trial " << t.number << " retries trial " << t.retry_history.back()
-              << " (attempt " << t.retry_history.size() + 1 << " of "
-              << config_.max_failures_per_trial + 1 << ")\n";
-  }
+  // Interrupted attempts do not count in its attempt number (as the sampler's Settled()).
+  if (!options_.live) std::cout << engine_->RetryLine(t.number);
 }
 
 absl::Status SweepDriver::Fill() {

@@ -56,6 +56,10 @@ class SweepDriver {
   // the journal as FAIL "interrupted"); other errors when the head is lost or refuses us.
   absl::Status Run();
   const Study& study() const { return engine_->study(); }
+  // What the sweep achieved (SweepFailure judges it); empty before the journal is open.
+  SweepEngine::Outcome Outcome() const {
+    return engine_ ? engine_->GetOutcome() : SweepEngine::Outcome{};
+  }
   std::string Summary() const;
 
  private:

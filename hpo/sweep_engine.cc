@@ -1,10 +1,12 @@
 #include "hpo/sweep_engine.h"
 
 #include <cmath>
+#include <set>
 #include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 #include "hpo/bounds.h"
@@ -85,11 +87,28 @@ absl::Status SweepEngine::CreateStudy() {
 }
 
 absl::StatusOr<SweepEngine::Resumed> SweepEngine::Resume(JournalContents contents) {
+  Resumed r;
+  // The search space the journal's trials were run with, against this sweep's.
+  std::set<std::string> changed, recorded;
+  for (const SearchSpace& trial_space : contents.distributions) {
+    for (const auto& [name, d] : trial_space) {
+      recorded.insert(name);
+      auto now = space_.find(name);
+      if (now == space_.end() || now->second.ToOptunaJson() != d.ToOptunaJson()) {
+        changed.insert(name);
+      }
+    }
+  }
+  if (!recorded.empty()) {
+    for (const auto& [name, d] : space_) {
+      if (recorded.count(name) == 0) changed.insert(name);  // added since
+    }
+  }
+  r.changed_params.assign(changed.begin(), changed.end());
   recorded_attrs_ = std::move(contents.study_user_attrs);
   study_ = std::move(contents.study);
   study_.name = config_.name;
   study_.maximize = config_.maximize;
-  Resumed r;
   for (Trial& t : study_.trials) {
     if (t.state != TrialState::kRunning && t.state != TrialState::kWaiting) continue;
     t.fail_reason = "interrupted";
@@ -266,6 +285,56 @@ absl::Status SweepEngine::InterruptRunning(const std::string& reason) {
   }
   running_.clear();
   return absl::OkStatus();
+}
+
+int64_t SweepEngine::Attempt(int64_t number) const {
+  if (number < 0 || static_cast<size_t>(number) >= study_.trials.size()) return 1;
+  const int64_t point = study_.trials[static_cast<size_t>(number)].point;
+  int64_t attempt = 1;
+  for (const Trial& t : study_.trials) {
+    if (t.number < number && t.point == point && CountsAsFailedAttempt(t)) ++attempt;
+  }
+  return attempt;
+}
+
+std::string SweepEngine::RetryLine(int64_t number) const {
+  if (number < 0 || static_cast<size_t>(number) >= study_.trials.size()) return "";
+  const Trial& t = study_.trials[static_cast<size_t>(number)];
+  if (t.retry_history.empty()) return "";
+  return absl::StrCat("trial ", t.number, " retries trial ", t.retry_history.back(), " (attempt ",
+                      Attempt(number), " of ", config_.max_failures_per_trial + 1, ")\n");
+}
+
+SweepEngine::Outcome SweepEngine::GetOutcome() const {
+  Outcome o;
+  std::set<int64_t> points, finished;
+  for (const Trial& t : study_.trials) {
+    if (t.point >= 0) points.insert(t.point);
+    if (t.state == TrialState::kComplete) ++o.completed;
+    if (t.state == TrialState::kComplete || t.state == TrialState::kPruned) {
+      finished.insert(t.point);
+    }
+  }
+  o.points = static_cast<int64_t>(points.size());
+  for (int64_t point : points) {
+    // Settled without finishing: it failed more often than it may.
+    if (finished.count(point) == 0 && sampler_.Settled(study_, point)) ++o.failed_points;
+  }
+  return o;
+}
+
+std::optional<std::string> SweepFailure(const SweepEngine::Outcome& o, double max_failed_share) {
+  if (o.completed == 0) return std::string("no trial completed");
+  if (o.points > 0 && static_cast<double>(o.failed_points) >
+                          max_failed_share * static_cast<double>(o.points)) {
+    return absl::StrFormat(
+        "%d of %d points (%d%%) failed after their retries, more than --max_failed_share %g",
+        o.failed_points, o.points,
+        static_cast<int>(100.0 * static_cast<double>(o.failed_points) /
+                         static_cast<double>(o.points)),
+        max_failed_share);
+  }
+  return std::nullopt;
 }
 
 absl::Status SweepEngine::SetPlacement(int64_t number, const std::string& placement) {

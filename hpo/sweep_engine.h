@@ -61,6 +61,9 @@ class SweepEngine {
   struct Resumed {
     int64_t interrupted = 0;  // trials the journal left RUNNING, now FAIL "interrupted"
     int64_t to_rerun = 0;     // points queued for another attempt
+    // The parameters whose distribution in the journal's trials differs from this sweep's
+    // search space (changed, added or removed since), sorted; empty when the space is the same.
+    std::vector<std::string> changed_params;
   };
   // Continues the study in `contents` (read from this engine's journal).
   absl::StatusOr<Resumed> Resume(JournalContents contents);
@@ -93,6 +96,21 @@ class SweepEngine {
                                  const std::string& stderr_tail, bool interrupting);
   // Ends every running trial as FAIL with `reason` (the sweep stops).
   absl::Status InterruptRunning(const std::string& reason);
+
+  // Which attempt at its point trial `number` is: 1 + the point's earlier trials that count as
+  // failed attempts (CountsAsFailedAttempt: interrupted ones do not, as in Settled()).
+  int64_t Attempt(int64_t number) const;
+  // The line `hpo sweep` prints when retry trial `number` starts:
+  // "trial 7 retries trial 3 (attempt 2 of 3)\n"; empty for a trial that retries nothing.
+  std::string RetryLine(int64_t number) const;
+
+  // What a sweep that ran to its end achieved (SweepFailure judges it).
+  struct Outcome {
+    int64_t points = 0;         // points taken
+    int64_t completed = 0;      // COMPLETE trials
+    int64_t failed_points = 0;  // points given up on: every attempt failed, none left
+  };
+  Outcome GetOutcome() const;
 
   // Records where running trial `number` runs ("local:0-3"): Trial::placement and the user
   // attr "placement".
@@ -138,6 +156,15 @@ class SweepEngine {
   std::deque<int64_t> retries_;  // failed trials whose point gets another attempt
   std::map<std::string, std::string> recorded_attrs_;
 };
+
+// Why a sweep that ran to its end failed, as the last line of its summary says it, or nullopt
+// when it did not: no trial completed ("no trial completed"), or more than
+// `max_failed_share` of its points were given up on ("5 of 8 points (62%) failed after their
+// retries, more than --max_failed_share 0.5"). `hpo sweep` then exits kExitSweepFailed.
+std::optional<std::string> SweepFailure(const SweepEngine::Outcome& outcome,
+                                        double max_failed_share);
+// `hpo sweep`'s exit code for a sweep that ran but failed (SweepFailure).
+inline constexpr int kExitSweepFailed = 3;
 
 }  // namespace hpo
 }  // namespace tunefleet

@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/clip.h"
 #include "common/number_text.h"
 #include "common/status_macros.h"
 #include "trainer/train_config.h"
@@ -111,7 +112,7 @@ absl::Status ReadValues(const ConfigMap& m, ParamSpec* p) {
   for (size_t i = 0; i < n; ++i) {
     const std::string text = p->labels.empty() ? ShortestText(p->values[i]) : p->labels[i];
     if (!seen.insert(text).second) {
-      return m.Error("values", absl::StrCat(text, " is listed twice"));
+      return m.Error("values", absl::StrCat(ClipValue(text), " is listed twice"));
     }
   }
   return absl::OkStatus();
@@ -272,7 +273,7 @@ absl::Status CheckParametersWithTrainer(const std::vector<ParamSpec>& others,
       }
       return absl::InvalidArgumentError(absl::StrCat(
           sweep_source, ":", p.line, ": parameters.", p.name, ": the trainer refuses ", p.name, "=",
-          ParamValueText(p, probe), ": ", why, hint));
+          ClipValue(ParamValueText(p, probe)), ": ", why, hint));
     }
   }
   return absl::OkStatus();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -18,13 +19,70 @@ int64_t GridBatchCount(const SweepConfig& c) {
                            static_cast<int64_t>(c.batch_sizes.size()));
 }
 
+namespace {
+
+constexpr int64_t kMaxCount = std::numeric_limits<int64_t>::max();
+
+int64_t SaturatingMul(int64_t a, int64_t b) {
+  if (a <= 0 || b <= 0) return 0;
+  return a > kMaxCount / b ? kMaxCount : a * b;
+}
+
+int64_t SaturatingAdd(int64_t a, int64_t b) { return a > kMaxCount - b ? kMaxCount : a + b; }
+
+// Above these, MaxPlannedTrials bounds the grids by arithmetic instead of listing them (listing
+// costs grid points squared).
+constexpr int64_t kListGridUpTo = 2000;
+constexpr int64_t kListLrsUpTo = 1000;
+
+// How many values a parameter takes in the full grid (GridValues' rule), without listing them;
+// an upper bound where FullGrid would drop duplicates.
+int64_t GridValueCount(const ParamSpec& p, int64_t points) {
+  if (p.distribution == "categorical") {
+    return static_cast<int64_t>(p.labels.empty() ? p.values.size() : p.labels.size());
+  }
+  if (p.distribution == "int") {
+    if (p.min == p.max) return 1;
+    // The distinct rounded integers of an even spacing of max(points, 2) values.
+    const double integers = std::floor(p.max) - std::ceil(p.min) + 1;
+    const int64_t n = std::max<int64_t>(points, 2);
+    if (integers >= static_cast<double>(n)) return n;
+    return std::max<int64_t>(1, static_cast<int64_t>(integers));
+  }
+  return points;
+}
+
+}  // namespace
+
+int64_t FullGridBound(const SweepConfig& c) {
+  int64_t n = c.lr.distribution == "categorical" ? static_cast<int64_t>(c.lr.values.size())
+                                                  : c.grid.lr_points;
+  n = SaturatingMul(n, static_cast<int64_t>(c.batch_sizes.size()));
+  for (const ParamSpec& p : c.params) n = SaturatingMul(n, GridValueCount(p, c.grid.lr_points));
+  return n;
+}
+
 int64_t MaxPlannedTrials(const SweepConfig& c) {
   if (c.method == "random") return c.random.trials;
-  if (c.method == "grid") return static_cast<int64_t>(FullGrid(c).size());
+  if (c.method == "grid") {
+    const int64_t bound = FullGridBound(c);
+    return bound <= kListGridUpTo ? static_cast<int64_t>(FullGrid(c).size()) : bound;
+  }
   // The most lrs a local grid can have: its window placed at, and between, the grid's lrs.
   size_t lrs = 1;
   if (c.lr.distribution == "categorical") {
     lrs = std::min<size_t>(c.grid.lr_points, c.lr.values.size());
+  } else if (c.grid.lr_points > kListLrsUpTo) {
+    // Too many grid lrs to place the window at each: the most lattice points a window of its
+    // width can hold, plus the nearest one (LocalLrs).
+    const bool log = c.lr.distribution == "log_uniform";
+    const double half = std::sqrt(c.grid.lr_span);
+    const double range = log ? std::log(c.lr.max / c.lr.min) : c.lr.max - c.lr.min;
+    const double width =
+        std::min(range, log ? std::log(c.grid.lr_span) : c.lr.max * (half - 1 / half));
+    const double step = range / static_cast<double>(c.grid.lr_points - 1);
+    const double fit = step > 0 ? std::floor(width / step * (1 + 1e-9)) + 2 : 1;
+    lrs = static_cast<size_t>(std::min(fit, static_cast<double>(c.grid.lr_points)));
   } else {
     const SweepConfig grid_only = [&] {
       SweepConfig g = c;
@@ -39,7 +97,9 @@ int64_t MaxPlannedTrials(const SweepConfig& c) {
       if (i + 1 < at.size()) lrs = std::max(lrs, LocalLrs(c, std::sqrt(at[i] * at[i + 1])).size());
     }
   }
-  return c.random.trials + c.grid.top_k * static_cast<int64_t>(lrs) * GridBatchCount(c);
+  return SaturatingAdd(c.random.trials,
+                       SaturatingMul(SaturatingMul(c.grid.top_k, static_cast<int64_t>(lrs)),
+                                     GridBatchCount(c)));
 }
 
 std::string DescribePruner(const SweepConfig& c) {
@@ -144,7 +204,8 @@ std::string DescribeSweepPlan(const SweepConfig& c) {
     absl::StrAppend(&out, "    trial  lr          batch_size  lr_effective");
     for (const ParamSpec& q : c.params) absl::StrAppend(&out, "  ", q.name);
     absl::StrAppend(&out, "\n");
-    for (int64_t i = 0; i < c.random.trials; ++i) {
+    const int64_t shown = std::min<int64_t>(c.random.trials, kPlanRandomPoints);
+    for (int64_t i = 0; i < shown; ++i) {
       Params p = sampler.PointFor(i, space);
       const double lr = p[kLrParam];
       const int64_t batch = static_cast<int64_t>(p[kBatchParam]);
@@ -155,6 +216,9 @@ std::string DescribeSweepPlan(const SweepConfig& c) {
                                               ParamValueText(q, p[q.name])));
       }
       absl::StrAppend(&out, "\n");
+    }
+    if (c.random.trials > shown) {
+      absl::StrAppend(&out, "    ... ", c.random.trials - shown, " more random points\n");
     }
   }
   return out;

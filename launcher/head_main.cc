@@ -185,7 +185,9 @@ int Main(int argc, char** argv) {
   options.bind = bind;
   options.heartbeat_interval = absl::Milliseconds(heartbeat_ms);
   // Run ids no earlier head instance gave out: agents may still hold that one's runs.
-  options.first_run_id = static_cast<uint64_t>(absl::ToUnixSeconds(absl::Now())) * 100000 + 1;
+  // (The microsecond clock: a head restarted within the same second still starts past every
+  // id the one before gave out, unless that one gave out a million runs a second.)
+  options.first_run_id = static_cast<uint64_t>(absl::ToUnixMicros(absl::Now()));
   if (!nodes.empty()) {
     auto hosts = LoadHostsFile(nodes);
     if (!hosts.ok()) {

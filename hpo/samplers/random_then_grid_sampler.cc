@@ -16,14 +16,26 @@ RandomThenGridSampler::RandomThenGridSampler(const SweepConfig& config)
   if (config.method == "random") grid_ = std::vector<Params>{};
 }
 
+bool LostWithItsNode(const Trial& t) {
+  // The head's reason for the runs of an agent it lost: "agent NAME lost (no heartbeat ...)".
+  return t.state == TrialState::kFail && t.fail_reason.rfind("agent ", 0) == 0 &&
+         t.fail_reason.find(" lost (") != std::string::npos;
+}
+
+bool CountsAsFailedAttempt(const Trial& t) {
+  return t.state == TrialState::kFail && t.fail_reason.rfind("interrupted", 0) != 0 &&
+         !LostWithItsNode(t);
+}
+
 bool RandomThenGridSampler::Settled(const Study& study, int64_t point) const {
-  int64_t failures = 0;
+  int64_t failures = 0, node_losses = 0;
   for (const Trial& t : study.trials) {
     if (t.point != point) continue;
     if (t.state == TrialState::kComplete || t.state == TrialState::kPruned) return true;
-    if (t.state == TrialState::kFail && t.fail_reason.rfind("interrupted", 0) != 0) ++failures;
+    if (CountsAsFailedAttempt(t)) ++failures;
+    if (LostWithItsNode(t)) ++node_losses;
   }
-  return failures > config_.max_failures_per_trial;
+  return failures > config_.max_failures_per_trial || node_losses > kMaxNodeLosses;
 }
 
 int64_t RandomThenGridSampler::NextUntakenPoint(const Study& study) const {

@@ -4,7 +4,8 @@
 // phase's results, so once every random point is taken the sampler answers kWait until every
 // random point is settled: it has a COMPLETE or PRUNED trial, or more than
 // max_failures_per_trial failed ones (the driver retries failed points itself; a trial
-// failed with a reason starting "interrupted" — the sweep, not the trial, stopped — does not count).
+// failed with a reason starting "interrupted" — the sweep, not the trial, stopped — does not
+// count, nor one lost with its node, of which more than kMaxNodeLosses settle the point).
 //
 // Everything is derived from the study, so a resumed sweep proposes exactly the points the
 // interrupted one had left. Thread-safety: driver thread only.
@@ -20,6 +21,17 @@
 
 namespace tunefleet {
 namespace hpo {
+
+// Whether `trial` counts as a failed attempt of its point: FAIL for a reason other than
+// "interrupted..." (the sweep, not the trial, stopped) or its node's loss ("agent NAME lost
+// (...)": the trial did nothing wrong). Settled() and the retry line's attempt number
+// (SweepEngine::Attempt) count with it.
+bool CountsAsFailedAttempt(const Trial& trial);
+// Whether `trial` failed because the head lost the agent it ran on. Such attempts do not use
+// up max_failures_per_trial, but a point is given up after kMaxNodeLosses of them, so that a
+// node that keeps dying cannot retry a point forever.
+bool LostWithItsNode(const Trial& trial);
+inline constexpr int64_t kMaxNodeLosses = 3;
 
 class RandomThenGridSampler : public Sampler {
  public:

@@ -59,6 +59,21 @@ TEST(CommandLineTest, Errors) {
   EXPECT_THAT(std::string(Make(f).Parse({"a", "b"}).message()), HasSubstr("unexpected argument 'b'"));
 }
 
+TEST(CommandLineTest, ErrorsClipTheValuesTheyEcho) {
+  Flags f;
+  const std::string huge(5 << 20, 'x');  // 5 MB
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"--" + huge, "x"},
+                                             {"--slots=" + huge, "x"},
+                                             {"--ratio", huge, "x"},
+                                             {"--resume=" + huge, "x"},
+                                             {"a", huge}}) {
+    const std::string message(Make(f).Parse(args).message());
+    EXPECT_LT(message.size(), 400u) << message.substr(0, 400);
+    EXPECT_THAT(message, HasSubstr("... (5242880 bytes)"));
+  }
+}
+
 TEST(CommandLineTest, HelpListsFlags) {
   Flags f;
   CommandLine cli = Make(f);

@@ -1,5 +1,7 @@
 #include "common/yaml_config.h"
 
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <fstream>
 
@@ -226,6 +228,39 @@ TEST(ConfigListTest, ScalarWhereListExpected) {
   std::vector<int64_t> v;
   EXPECT_EQ(Root(*f).Get("values", &v).message(),
             "b.yaml:1: values: expected a list of integers, got '16'");
+}
+
+TEST(ConfigFileTest, AFolderIsNotAnEmptyFile) {
+  const std::string dir = ::testing::TempDir() + "/sweep_folder.yaml";
+  ::mkdir(dir.c_str(), 0755);
+  auto f = ConfigFile::Load(dir);
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.status().message(), dir + ": is a folder, not a file (name a YAML file)");
+}
+
+TEST(ConfigFileTest, ErrorsClipTheValuesTheyEcho) {
+  const std::string huge(5 << 20, 'v');  // 5 MB
+  auto f = ConfigFile::Parse("goal: " + huge + "\nn: " + huge + "\n", "h.yaml");
+  ASSERT_TRUE(f.ok()) << f.status();
+  std::string goal;
+  const std::string enum_error(Root(*f).GetEnum("goal", {"maximize", "minimize"}, &goal).message());
+  EXPECT_LT(enum_error.size(), 400u);
+  EXPECT_THAT(enum_error, HasSubstr("; got 'vvvv"));
+  EXPECT_THAT(enum_error, HasSubstr("... (5242880 bytes)'"));
+  int64_t n = 0;
+  const std::string int_error(Root(*f).Get("n", &n).message());
+  EXPECT_LT(int_error.size(), 400u);
+  EXPECT_THAT(int_error, HasSubstr("expected an integer, got 'vvvv"));
+  // An override's value, echoed with the override.
+  auto g = ConfigFile::Parse("train: {lr: 1}\n", "o.yaml");
+  ASSERT_TRUE(g->ApplyOverride("train.lr=" + huge).ok());
+  double lr = 0;
+  const std::string override_error(Root(*g).GetMap("train")->Get("lr", &lr).message());
+  EXPECT_LT(override_error.size(), 800u);
+  EXPECT_THAT(override_error, HasSubstr("o.yaml: override 'train.lr=vvvv"));
+  const std::string bad_key(g->ApplyOverride(huge + "..x=1").message());
+  EXPECT_LT(bad_key.size(), 800u);
+  EXPECT_THAT(bad_key, HasSubstr("is not a dotted key"));
 }
 
 TEST(ConfigMapTest, OptionalKeepsDefault) {

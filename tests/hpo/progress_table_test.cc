@@ -70,6 +70,33 @@ TEST_F(ProgressTableTest, RunningRowsShowTheirGpus) {
   EXPECT_NE(out.find("node-a:6,7\n"), std::string::npos) << out;  // a finished trial's
 }
 
+// A resumed journal whose torn tail lost results can leave the plan as known now smaller than
+// the points the study holds: the header never says "4/2 points done".
+TEST_F(ProgressTableTest, ThePlannedCountIsNeverBelowThePointsDone) {
+  Study study;
+  for (int64_t i = 0; i < 4; ++i) {
+    study.trials.push_back(MakeTrial(i, TrialState::kComplete));
+    study.trials.back().value = 0.1 * static_cast<double>(i);
+    study.trials.back().point = i;
+  }
+  SweepProgress p;
+  p.planned = 2;
+  p.planned_exact = true;
+  EXPECT_NE(table_.Header(study, p).find(" 4/4 points done (4 complete, 0 pruned)"),
+            std::string::npos)
+      << table_.Header(study, p);
+  // A point taken but not done (running, or failed and retried) counts as planned too.
+  study.trials.push_back(MakeTrial(4, TrialState::kRunning));
+  study.trials.back().point = 4;
+  EXPECT_NE(table_.Header(study, p).find(" 4/5 points done"), std::string::npos)
+      << table_.Header(study, p);
+  EXPECT_NE(table_.Summary(study, p, "j.log").find(" 4/5 points done"), std::string::npos);
+  // A larger plan is kept.
+  p.planned = 32;
+  p.planned_exact = false;
+  EXPECT_NE(table_.Header(study, p).find(" 4/<=32 points done"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace hpo
 }  // namespace tunefleet

@@ -96,6 +96,35 @@ TEST(RandomThenGridSamplerTest, InterruptedTrialsDoNotCountAsFailures) {
   EXPECT_FALSE(sampler.Settled(study, 0));
 }
 
+TEST(RandomThenGridSamplerTest, TrialsLostWithTheirNodeAreRetriedButNotForever) {
+  SweepConfig c = Config();
+  c.max_failures_per_trial = 0;  // one real failure settles a point
+  RandomThenGridSampler sampler(c);
+  Study study;
+  NewTrial(sampler, study);
+  study.trials[0].state = TrialState::kFail;
+  study.trials[0].fail_reason = "agent local lost (no heartbeat for 1.5s)";
+  EXPECT_FALSE(CountsAsFailedAttempt(study.trials[0]));
+  EXPECT_TRUE(LostWithItsNode(study.trials[0]));
+  EXPECT_FALSE(sampler.Settled(study, 0));  // retried although no failure is allowed
+  for (int64_t n = 1; n < kMaxNodeLosses; ++n) {
+    Trial again = study.trials[0];
+    again.number = n;
+    study.trials.push_back(again);
+    EXPECT_FALSE(sampler.Settled(study, 0)) << n;
+  }
+  Trial last = study.trials[0];
+  last.number = kMaxNodeLosses;
+  study.trials.push_back(last);
+  EXPECT_TRUE(sampler.Settled(study, 0));  // a node that keeps dying: given up
+  // A real failure still counts.
+  Study other;
+  NewTrial(sampler, other);
+  other.trials[0].state = TrialState::kFail;
+  other.trials[0].fail_reason = "exit code 1";
+  EXPECT_TRUE(sampler.Settled(other, 0));
+}
+
 TEST(RandomThenGridSamplerTest, RandomOnlyAndGridOnly) {
   SweepConfig random_only = Config();
   random_only.method = "random";

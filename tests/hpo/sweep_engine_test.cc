@@ -6,8 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include <memory>
+#include <set>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hpo/journal.h"
@@ -151,6 +153,137 @@ TEST(SweepEngineTest, TheJournalHoldsTheAxisThePrunerAndTheBounds) {
   EXPECT_EQ(at.contains("batch_size"), batch == 16 || batch == 64);
   EXPECT_FALSE(at.contains("lr"));  // a list of two values has no bounds
   EXPECT_EQ(lines->size(), at.size());
+}
+
+// Interrupted attempts (Ctrl-C, --resume, Ctrl-C, ...) are no failures of the point: the retry
+// line's attempt number counts only real failures, as Settled() does.
+TEST(SweepEngineTest, TheAttemptNumberCountsOnlyRealFailures) {
+  SweepConfig c = Config("early_terminate: {type: none}\nmax_failures_per_trial: 2\n");
+  JournalContents contents;
+  {
+    SweepEngine first(c, nullptr);
+    ASSERT_EQ(*first.StartTrial(), std::optional<int64_t>(0));
+    EXPECT_EQ(first.Attempt(0), 1);
+    EXPECT_EQ(first.RetryLine(0), "");  // a first attempt retries nothing
+    ASSERT_TRUE(first.EndTrial(0, RunEnd::kCancelled, "", "", /*interrupting=*/true).ok());
+    contents.study = first.study();
+  }
+  // Resumed twice, interrupted each time.
+  for (int64_t number : {1, 2}) {
+    SweepEngine resumed(c, nullptr);
+    auto r = resumed.Resume(contents);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->to_rerun, 1);
+    ASSERT_EQ(*resumed.StartTrial(), std::optional<int64_t>(number));
+    EXPECT_EQ(resumed.study().trials[number].retry_history.size(), static_cast<size_t>(number));
+    EXPECT_EQ(resumed.Attempt(number), 1) << "trial " << number;
+    EXPECT_EQ(resumed.RetryLine(number), absl::StrCat("trial ", number, " retries trial ",
+                                                      number - 1, " (attempt 1 of 3)\n"));
+    ASSERT_TRUE(resumed.EndTrial(number, RunEnd::kCancelled, "", "", true).ok());
+    contents.study = resumed.study();
+  }
+  // Resumed once more: this attempt fails for real, and the retry is attempt 2 of 3.
+  SweepEngine resumed(c, nullptr);
+  ASSERT_TRUE(resumed.Resume(contents).ok());
+  ASSERT_EQ(*resumed.StartTrial(), std::optional<int64_t>(3));
+  EXPECT_EQ(resumed.Attempt(3), 1);
+  auto failed = resumed.EndTrial(3, RunEnd::kFailed, "exit code 2", "", false);
+  ASSERT_TRUE(failed->retried);
+  ASSERT_EQ(*resumed.StartTrial(), std::optional<int64_t>(4));
+  EXPECT_EQ(resumed.study().trials[4].retry_history.size(), 4u);  // "attempt 5" before
+  EXPECT_EQ(resumed.Attempt(4), 2);
+  EXPECT_EQ(resumed.RetryLine(4), "trial 4 retries trial 3 (attempt 2 of 3)\n");
+  EXPECT_EQ(resumed.study().trials[4].point, 0);
+}
+
+// Runs every point of `engine` to its end: completing those in `complete`, failing the others
+// on every attempt.
+void RunAll(SweepEngine& engine, const std::set<int64_t>& complete) {
+  while (!engine.Done()) {
+    auto started = engine.Fill();
+    ASSERT_TRUE(started.ok()) << started.status();
+    ASSERT_FALSE(started->empty());
+    for (int64_t n : *started) {
+      const int64_t point = engine.study().trials[n].point;
+      if (complete.count(point) > 0) {
+        ASSERT_FALSE(*engine.Report(n, 400, 0.5, true));
+        ASSERT_TRUE(engine.EndTrial(n, RunEnd::kCompleted, "", "", false).ok());
+      } else {
+        ASSERT_TRUE(engine.EndTrial(n, RunEnd::kFailed, "exit code 2", "", false).ok());
+      }
+    }
+  }
+}
+
+TEST(SweepEngineTest, ASweepFailsWhenNoTrialCompleted) {
+  SweepEngine engine(Config("early_terminate: {type: none}\nmax_failures_per_trial: 2\n"), nullptr);
+  RunAll(engine, {});
+  const SweepEngine::Outcome o = engine.GetOutcome();
+  EXPECT_EQ(o.points, 6);
+  EXPECT_EQ(o.completed, 0);
+  EXPECT_EQ(o.failed_points, 6);
+  EXPECT_EQ(engine.study().trials.size(), 18u);  // 6 points x 3 attempts
+  EXPECT_EQ(SweepFailure(o, 0.5), std::optional<std::string>("no trial completed"));
+  EXPECT_EQ(SweepFailure(o, 1.0), std::optional<std::string>("no trial completed"));
+}
+
+TEST(SweepEngineTest, ASweepFailsWhenMoreThanTheShareOfItsPointsFailed) {
+  SweepEngine engine(Config("early_terminate: {type: none}\nmax_failures_per_trial: 1\n"), nullptr);
+  RunAll(engine, {0, 5});
+  const SweepEngine::Outcome o = engine.GetOutcome();
+  EXPECT_EQ(o.points, 6);
+  EXPECT_EQ(o.completed, 2);
+  EXPECT_EQ(o.failed_points, 4);
+  EXPECT_EQ(SweepFailure(o, 0.5),
+            std::optional<std::string>("4 of 6 points (66%) failed after their retries, more "
+                                       "than --max_failed_share 0.5"));
+  EXPECT_EQ(SweepFailure(o, 0.7), std::nullopt);
+  EXPECT_EQ(SweepFailure({6, 3, 3}, 0.5), std::nullopt);  // exactly the share: not more
+  EXPECT_EQ(SweepFailure({6, 6, 0}, 0.0), std::nullopt);
+}
+
+TEST(SweepEngineTest, InterruptedPointsAreNotFailedOnes) {
+  SweepEngine engine(Config("early_terminate: {type: none}\n"), nullptr);
+  ASSERT_EQ(*engine.StartTrial(), std::optional<int64_t>(0));
+  ASSERT_FALSE(*engine.Report(0, 400, 0.5, true));
+  ASSERT_TRUE(engine.EndTrial(0, RunEnd::kCompleted, "", "", false).ok());
+  ASSERT_EQ(*engine.StartTrial(), std::optional<int64_t>(1));
+  ASSERT_TRUE(engine.InterruptRunning("interrupted").ok());
+  const SweepEngine::Outcome o = engine.GetOutcome();
+  EXPECT_EQ(o.points, 2);
+  EXPECT_EQ(o.failed_points, 0);
+  EXPECT_EQ(SweepFailure(o, 0.0), std::nullopt);
+}
+
+// --resume with a changed search space: the engine names the parameters whose distributions
+// differ from those the journal's trials were run with.
+TEST(SweepEngineTest, ResumeNamesTheParametersThatChanged) {
+  const SweepConfig before = Config("early_terminate: {type: none}\n");
+  const std::string path = TempJournal("engine_changed_space");
+  {
+    auto journal = JournalWriter::Open(path);
+    ASSERT_TRUE(journal.ok()) << journal.status();
+    SweepEngine engine(before, journal->get());
+    ASSERT_TRUE(engine.CreateStudy().ok());
+    ASSERT_EQ(*engine.StartTrial(), std::optional<int64_t>(0));
+    ASSERT_FALSE(*engine.Report(0, 400, 0.5, true));
+    ASSERT_TRUE(engine.EndTrial(0, RunEnd::kCompleted, "", "", false).ok());
+  }
+  auto contents = ReadJournal(path);
+  ASSERT_TRUE(contents.ok()) << contents.status();
+  {
+    SweepEngine same(before, nullptr);
+    auto r = same.Resume(*contents);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_TRUE(r->changed_params.empty()) << r->changed_params[0];
+  }
+  SweepConfig after = before;
+  after.lr.max = 1e-2;
+  after.batch_sizes = {16, 32, 64, 128};
+  SweepEngine changed(after, nullptr);
+  auto r = changed.Resume(*contents);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->changed_params, (std::vector<std::string>{"batch_size", "lr"}));
 }
 
 }  // namespace

@@ -63,9 +63,107 @@ rows=$(echo "$out" | sed -n '/random points/,$p' | grep -cE '^ +[0-9]+ +[0-9.e+-
 echo "$out" | sed -n '/random points/,$p' | awk 'NF==4 && $1 ~ /^[0-9]+$/ {
   want = $2 * $3 / 32; if (want - $4 > 1e-3 * want || $4 - want > 1e-3 * want) { print "row " $1; bad = 1 } }
   END { exit bad }' || fail "lr_effective is not lr * batch / 32"
-# Overrides reach the plan.
-"$HPO" sweep --dry_run configs/lr.yaml search.random.trials=3 lr_scaling.rule=none 2>&1 |
-  grep -q 'lr_effective = lr$' || fail "override lr_scaling.rule=none not applied"
+# Overrides reach the plan. (Output is captured before grep -q reads it: hpo writes a line at a
+# time, and grep -q leaving early would end it with SIGPIPE under pipefail.)
+out=$("$HPO" sweep --dry_run configs/lr.yaml search.random.trials=3 lr_scaling.rule=none 2>&1)
+echo "$out" | grep -q 'lr_effective = lr$' || fail "override lr_scaling.rule=none not applied"
+
+# hpo sweep's exit codes are in its --help.
+help=$("$HPO" sweep --help)
+echo "$help" | grep -qE '^  3 +the sweep ran but failed: no trial completed, or more than --max_failed_share' ||
+  fail "hpo sweep --help does not document exit code 3"
+echo "$help" | grep -qE -- '--max_failed_share=X' || fail "no --max_failed_share in hpo sweep --help"
+
+# Bad flags are refused at once, before a head, an agent or a journal exists: one line, exit 2.
+for head in garbage tcp://localhost tcp://localhost:0 tcp://localhost:99999 tcp://:5555 ipc://; do
+  one_line_error "$HPO" sweep configs/synthetic.yaml --head "$head" --journal "$tmp/never/j.log"
+done
+expect 2 "--head 'garbage': .*expected tcp://HOST:PORT or ipc://PATH" \
+  "$HPO" sweep configs/synthetic.yaml --head garbage --journal "$tmp/never/j.log"
+expect 2 "port is not in 1-65535" "$HPO" sweep configs/synthetic.yaml --head tcp://h:70000
+one_line_error "$HPO" sweep configs/synthetic.yaml --keys "$tmp" --journal "$tmp/never/j.log"
+expect 2 '--keys needs --head' "$HPO" sweep configs/synthetic.yaml --keys "$tmp" --journal "$tmp/never/j.log"
+one_line_error "$HPO" sweep configs/synthetic.yaml --max_failed_share 1.5 --journal "$tmp/never/j.log"
+[ ! -e "$tmp/never" ] || fail "a refused sweep created its journal's folder"
+
+# --journal: a folder is not a journal file; of an absolute path only the journal's own folder
+# is created, when its parent exists.
+mkdir "$tmp/journal_dir"
+one_line_error "$HPO" sweep configs/synthetic.yaml --journal "$tmp/journal_dir"
+expect 2 "journal $tmp/journal_dir is a folder, not a journal file" \
+  "$HPO" sweep configs/synthetic.yaml --journal "$tmp/journal_dir"
+one_line_error "$HPO" sweep configs/synthetic.yaml --journal "$tmp/missing/dir/j.log"
+expect 2 "no such folder: $tmp/missing " "$HPO" sweep configs/synthetic.yaml --journal "$tmp/missing/dir/j.log"
+[ ! -e "$tmp/missing" ] || fail "hpo created folders above the journal's own"
+
+# A sweep file that is a folder says so.
+one_line_error "$HPO" sweep --dry_run "$tmp/journal_dir"
+expect 2 "journal_dir: is a folder, not a file" "$HPO" sweep --dry_run "$tmp/journal_dir"
+
+# The trainer's files are checked before any trial starts, in the dry run and in a real sweep:
+# one line naming the key and the path.
+mkdir -p "$tmp/model" && echo '{}' > "$tmp/model/config.json" && echo '[PAD]' > "$tmp/model/vocab.txt"
+echo 'x' > "$tmp/train.csv" && echo 'x' > "$tmp/dev.csv"
+trainer_sweep() {  # trainer_sweep NAME MODEL TRAIN EVAL: a sweep of a trainer config naming them
+  printf 'model: {path: %s, pooling: mean}\ntask: {type: sts, train: %s, eval: %s, format: stsb}\n' \
+    "$2" "$3" "$4" > "$tmp/$1-trainer.yaml"
+  sed "s#configs/sbert_stsb.yaml#$tmp/$1-trainer.yaml#" configs/lr.yaml > "$tmp/$1.yaml"
+  echo "$tmp/$1.yaml"
+}
+sweep=$(trainer_sweep ok "$tmp/model" "$tmp/train.csv" "$tmp/dev.csv")
+"$HPO" sweep --dry_run "$sweep" >/dev/null 2>&1 || fail "the dry run refuses present trainer files"
+sweep=$(trainer_sweep nomodel "$tmp/no-model" "$tmp/train.csv" "$tmp/dev.csv")
+one_line_error "$HPO" sweep --dry_run "$sweep"
+expect 2 "nomodel-trainer.yaml: model.path: $tmp/no-model: no such folder" "$HPO" sweep --dry_run "$sweep"
+one_line_error "$HPO" sweep "$sweep" --journal "$tmp/never/j.log"   # a real sweep: before it starts
+[ ! -e "$tmp/never" ] || fail "a sweep refused for its trainer files created its journal's folder"
+sweep=$(trainer_sweep novocab "$tmp" "$tmp/train.csv" "$tmp/dev.csv")
+expect 2 "model.path: $tmp: the model folder holds no config.json" "$HPO" sweep --dry_run "$sweep"
+sweep=$(trainer_sweep notrain "$tmp/model" "$tmp/no-train.csv" "$tmp/dev.csv")
+expect 2 "task.train: $tmp/no-train.csv: no such file" "$HPO" sweep --dry_run "$sweep"
+sweep=$(trainer_sweep noeval "$tmp/model" "$tmp/train.csv" "$tmp/no-dev.csv")
+expect 2 "task.eval: $tmp/no-dev.csv: no such file" "$HPO" sweep --dry_run "$sweep"
+
+# A huge random phase: the dry run lists 20 points and counts the rest, at once.
+start=$(date +%s)
+out=$(timeout 20 "$HPO" sweep --dry_run configs/synthetic.yaml search.random.trials=1000000000 2>&1); rc=$?
+[ "$rc" -eq 0 ] || fail "the dry run of a billion random trials exited $rc"
+[ $(( $(date +%s) - start )) -le 5 ] || fail "the dry run of a billion random trials took $(( $(date +%s) - start )) s"
+rows=$(echo "$out" | sed -n '/random points/,$p' | grep -cE '^ +[0-9]+ +[0-9.e+-]+ +[0-9]+ +[0-9.e+-]+$')
+[ "$rows" -eq 20 ] || fail "the dry run of a billion random trials lists $rows points, want 20"
+echo "$out" | grep -q '^    \.\.\. 999999980 more random points$' || fail "no '... 999999980 more random points'"
+echo "$out" | grep -qE 'planned +at most 10000000[0-9]{2} trials' || fail "no planned count for a billion trials"
+
+# SIGTERM and SIGINT stop a dry run (here one that waits for its sweep file on a FIFO). With job
+# control on (set -m), the background hpo keeps SIGINT's default action, as in a terminal.
+mkfifo "$tmp/fifo.yaml"
+set -m
+for sig in TERM INT; do
+  "$HPO" sweep --dry_run "$tmp/fifo.yaml" >/dev/null 2>&1 &
+  pid=$!
+  sleep 0.3
+  kill "-$sig" "$pid"
+  for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  if kill -0 "$pid" 2>/dev/null; then
+    fail "SIG$sig did not stop a dry run"
+    kill -9 "$pid"
+  fi
+  wait "$pid" 2>/dev/null
+done
+set +m
+
+# Errors clip the values they echo: a 5 MB value is not a 5 MB line.
+{ printf 'search: {method: '; head -c 5000000 /dev/zero | tr '\0' x; printf '}\n'
+  grep -vE '^(search|  method|  random|  grid)' configs/synthetic.yaml; } > "$tmp/huge.yaml"
+one_line_error "$HPO" sweep --dry_run "$tmp/huge.yaml"
+err=$("$HPO" sweep --dry_run "$tmp/huge.yaml" 2>&1)
+[ "${#err}" -lt 1000 ] || fail "the error for a 5 MB value is ${#err} bytes"
+echo "$err" | grep -q "got 'xxxx.*\.\.\. (5000000 bytes)'" || fail "the 5 MB value is not clipped: ${err:0:300}"
+big=$(head -c 100000 /dev/zero | tr '\0' y)
+for args in "search.method=$big" "--$big" "--slots=$big" "--head=tcp://$big:1"; do
+  err=$("$HPO" sweep --dry_run configs/synthetic.yaml "$args" 2>&1)
+  [ "${#err}" -lt 1000 ] || fail "the error for a 100 KB argument ${args:0:10}... is ${#err} bytes"
+done
 
 if [ "$failures" -ne 0 ]; then echo "$failures failure(s)"; exit 1; fi
 echo "all CLI checks passed"

@@ -1,0 +1,130 @@
+// The trainer's files, checked before any trial starts: the model folder (config.json,
+// vocab.txt), task.train, task.eval and model.head, each one line naming the key and the path.
+#include "hpo/trainer_files.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace tunefleet {
+namespace hpo {
+namespace {
+
+using ::testing::HasSubstr;
+
+class TrainerFilesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = ::testing::TempDir() + "/trainer_files_" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    ::mkdir(dir_.c_str(), 0755);
+    ::mkdir((dir_ + "/model").c_str(), 0755);
+    Write(dir_ + "/model/config.json", "{}");
+    Write(dir_ + "/model/vocab.txt", "[PAD]\n");
+    Write(dir_ + "/train.csv", "x\n");
+    Write(dir_ + "/dev.csv", "x\n");
+    Write(dir_ + "/head.safetensors", "x");
+    config_.model.path = dir_ + "/model";
+    config_.task.train = dir_ + "/train.csv";
+    config_.task.eval = dir_ + "/dev.csv";
+  }
+  static void Write(const std::string& path, const std::string& text) {
+    std::ofstream(path) << text;
+  }
+  std::string Check() { return std::string(CheckTrainerFiles(config_).message()); }
+
+  std::string dir_;
+  trainer::TrainerConfig config_;
+};
+
+TEST_F(TrainerFilesTest, AllPresentIsOk) {
+  EXPECT_TRUE(CheckTrainerFiles(config_).ok()) << Check();
+  config_.task.eval.clear();  // optional
+  config_.model.head = dir_ + "/head.safetensors";
+  EXPECT_TRUE(CheckTrainerFiles(config_).ok()) << Check();
+}
+
+TEST_F(TrainerFilesTest, AMissingModelFolder) {
+  config_.model.path = dir_ + "/no-model";
+  EXPECT_EQ(Check(), "model.path: " + dir_ + "/no-model: no such folder");
+  config_.model.path = dir_ + "/train.csv";
+  EXPECT_EQ(Check(), "model.path: " + dir_ + "/train.csv: not a folder");
+}
+
+TEST_F(TrainerFilesTest, AModelFolderWithoutItsFiles) {
+  ::unlink((dir_ + "/model/vocab.txt").c_str());
+  EXPECT_EQ(Check(), "model.path: " + dir_ + "/model: the model folder holds no vocab.txt");
+  ::unlink((dir_ + "/model/config.json").c_str());
+  EXPECT_EQ(Check(), "model.path: " + dir_ + "/model: the model folder holds no config.json");
+}
+
+TEST_F(TrainerFilesTest, MissingDataAndHead) {
+  config_.task.train = dir_ + "/nope.csv";
+  EXPECT_EQ(Check(), "task.train: " + dir_ + "/nope.csv: no such file");
+  config_.task.train = dir_ + "/model";
+  EXPECT_EQ(Check(), "task.train: " + dir_ + "/model: is a folder, not a file");
+  config_.task.train = dir_ + "/train.csv";
+  config_.task.eval = dir_ + "/nope-dev.csv";
+  EXPECT_EQ(Check(), "task.eval: " + dir_ + "/nope-dev.csv: no such file");
+  config_.task.eval = dir_ + "/dev.csv";
+  config_.model.head = dir_ + "/nope.safetensors";
+  EXPECT_EQ(Check(), "model.head: " + dir_ + "/nope.safetensors: no such file");
+}
+
+TEST_F(TrainerFilesTest, AnUnreadableFile) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root reads every file";
+  ::chmod((dir_ + "/train.csv").c_str(), 0);
+  EXPECT_THAT(Check(), HasSubstr("task.train: " + dir_ + "/train.csv: not readable"));
+}
+
+TEST_F(TrainerFilesTest, RelativePathsAreTakenFromTheWorkingDirectory) {
+  char cwd[4096];
+  ASSERT_NE(::getcwd(cwd, sizeof(cwd)), nullptr);
+  ASSERT_EQ(::chdir(dir_.c_str()), 0);
+  config_.model.path = "model";
+  config_.task.train = "train.csv";
+  config_.task.eval = "dev.csv";
+  EXPECT_TRUE(CheckTrainerFiles(config_).ok()) << Check();
+  config_.task.train = "missing/train.csv";
+  EXPECT_EQ(Check(), "task.train: missing/train.csv: no such file");
+  ASSERT_EQ(::chdir(cwd), 0);
+}
+
+// A sweep: its trainer config loaded with the sweep's overrides, and searched values checked.
+TEST_F(TrainerFilesTest, ASweepNamesItsFileAndTheTrainerConfig) {
+  const std::string trainer = dir_ + "/train.yaml";
+  Write(trainer, "model: {path: " + dir_ + "/model}\n"
+                 "task: {type: sts, train: " + dir_ + "/train.csv, eval: " + dir_ + "/dev.csv, "
+                 "format: stsb}\n"
+                 "train: {batch_size: 32}\n");
+  SweepConfig sweep;
+  sweep.source = "s.yaml";
+  sweep.trainer.config = trainer;
+  EXPECT_TRUE(CheckSweepTrainerFiles(sweep).ok()) << CheckSweepTrainerFiles(sweep);
+  sweep.trainer.overrides = {"model.path=" + dir_ + "/missing-model"};
+  EXPECT_EQ(CheckSweepTrainerFiles(sweep).message(),
+            "s.yaml: trainer config " + trainer + ": model.path: " + dir_ +
+                "/missing-model: no such folder");
+  sweep.trainer.overrides.clear();
+  ParamSpec p;
+  p.name = "task.train";
+  p.distribution = "categorical";
+  p.labels = {dir_ + "/train.csv", dir_ + "/other.csv"};
+  p.line = 7;
+  sweep.params = {p};
+  EXPECT_EQ(CheckSweepTrainerFiles(sweep).message(),
+            "s.yaml:7: parameters.task.train: " + dir_ + "/other.csv: no such file");
+  // The synthetic trainer names no files.
+  sweep.trainer.synthetic = true;
+  EXPECT_TRUE(CheckSweepTrainerFiles(sweep).ok());
+}
+
+}  // namespace
+}  // namespace hpo
+}  // namespace tunefleet
