@@ -34,6 +34,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -47,6 +48,8 @@ class DevCluster {
  public:
   struct Options {
     int64_t slots = 1;    // agent --slots: CPU slots, or a cap on the GPUs it uses
+    // agent --allow_env: the variables the sweep's resources.env names.
+    std::vector<std::string> allow_env;
     std::string log_dir;  // head.log and agent.log go here (the agent's --log_dir)
     absl::Duration heartbeat = absl::Milliseconds(500);
     // How long the agent keeps its runs going without a head (agent --head_grace_s).

@@ -147,6 +147,7 @@ int Sweep(const std::vector<std::string>& args) {
     DevCluster::Options dev;
     dev.slots = slots > 0 ? slots : config->max_concurrent_trials * config->gpus_per_trial;
     dev.log_dir = run_dir + "/logs";
+    for (const auto& [name, value] : config->env) dev.allow_env.push_back(name);
     auto started = DevCluster::Start(dev);
     if (!started.ok()) {
       PrintError("hpo sweep", started.status());

@@ -30,6 +30,16 @@ bool ValidName(const std::string& name) {
   return name != "." && name != "..";
 }
 
+bool ValidEnvName(const std::string& name) {
+  if (name.empty() || name.size() > 128 || absl::ascii_isdigit(static_cast<unsigned char>(name[0]))) {
+    return false;
+  }
+  for (char c : name) {
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return true;
+}
+
 absl::Status AtLeast(const ConfigMap& m, const std::string& key, int64_t value, int64_t low) {
   if (value < low) return m.Error(key, absl::StrCat("must be >= ", low, ", got ", value));
   return absl::OkStatus();
@@ -245,7 +255,20 @@ absl::StatusOr<SweepConfig> ParseSweepConfig(const ConfigFile& file) {
   ASSIGN_OR_RETURN(ConfigMap trainer, root.GetMap("trainer"));
   RETURN_IF_ERROR(ParseTrainer(trainer, &c.trainer));
   ASSIGN_OR_RETURN(ConfigMap resources, root.GetOptionalMap("resources"));
-  RETURN_IF_ERROR(resources.AllowOnly({"gpus_per_trial", "stage", "fetch_back"}));
+  RETURN_IF_ERROR(resources.AllowOnly({"gpus_per_trial", "stage", "fetch_back", "env"}));
+  if (resources.Has("env")) {
+    ASSIGN_OR_RETURN(ConfigMap env, resources.GetMap("env"));
+    RETURN_IF_ERROR(env.AllowOnly(env.Keys()));  // duplicates
+    for (const std::string& name : env.Keys()) {
+      if (!ValidEnvName(name)) {
+        return env.Error(name, "is not an environment variable name");
+      }
+      if (name.rfind("LD_", 0) == 0) {
+        return env.Error(name, "LD_* variables load code into the trainer; agents never pass them");
+      }
+      RETURN_IF_ERROR(env.Get(name, &c.env[name]));
+    }
+  }
   RETURN_IF_ERROR(resources.GetOptional("fetch_back", &c.fetch_back));
   RETURN_IF_ERROR(resources.GetOptional("gpus_per_trial", &c.gpus_per_trial));
   if (resources.Has("stage")) {

@@ -20,6 +20,7 @@
 #define TUNEFLEET_HPO_SWEEP_CONFIG_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -116,6 +117,10 @@ struct SweepConfig {
   std::vector<std::string> stage;
   // Copy each trial's output folder back from rank 0's node when it ends (TrialSpec.fetch_back).
   bool fetch_back = false;
+  // resources.env: variables every trainer rank gets (TrialSpec.env). Agents pass NCCL_*,
+  // CUDA_*, OMP_*, GLOO_* and TUNEFLEET_* ones, and others only when started with
+  // --allow_env NAME (dev mode's agent is); never LD_* (refused here).
+  std::map<std::string, std::string> env;
   LrSpec lr;
   std::vector<int64_t> batch_sizes;  // ascending, unique
   // The other trainer keys searched, in file order (never lr or batch_size).

@@ -198,6 +198,7 @@ void SweepDriver::Submit(int64_t number) {
   for (const std::string& a : TrainerArgs(config_, t, run_dir_)) spec->add_argv(a);
   spec->set_log_dir(run_dir_ + "/logs");
   for (const std::string& path : config_.stage) spec->add_stage()->set_path(path);
+  for (const auto& [name, value] : config_.env) (*spec->mutable_env())[name] = value;
   if (config_.fetch_back && !config_.trainer.synthetic) {
     spec->set_fetch_back(absl::StrCat(run_dir_, "/trial-", t.number));  // its output.dir
   }

@@ -20,12 +20,16 @@ namespace {
 using ::testing::HasSubstr;
 
 // A short folder: the test's own temporary folder may be too long for a Unix socket's path.
+// Removed when the test program ends.
+char short_dir[] = "/tmp/tf-endpoint-XXXXXX";
+
 std::string ShortDir() {
-  static const std::string dir = [] {
-    char path[] = "/tmp/tf-endpoint-XXXXXX";
-    return std::string(::mkdtemp(path) != nullptr ? path : "/tmp");
+  static const bool made = [] {
+    if (::mkdtemp(short_dir) == nullptr) return false;
+    std::atexit([] { (void)std::system((std::string("rm -rf ") + short_dir).c_str()); });
+    return true;
   }();
-  return dir;
+  return made ? short_dir : "/tmp";
 }
 
 TEST(EndpointTest, ParsesAndNormalises) {

@@ -3,6 +3,7 @@
 #include "hpo/sweep_config.h"
 
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -179,7 +180,19 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{3, "trainer: {synthetic: {stepz: 20}}", 3,
                 "trainer.synthetic.stepz: unknown key; expected one of: steps, samples_per_step, "
                 "seconds_per_step, noise, seed"},
-        BadCase{4, "resources: 4", 4, "resources: expected a mapping, got '4'"}));
+        BadCase{4, "resources: 4", 4, "resources: expected a mapping, got '4'"},
+        BadCase{4, "resources: {gpus_per_trial: 1, env: {LD_PRELOAD: /x.so}}", 4,
+                "resources.env.LD_PRELOAD: LD_* variables load code into the trainer; agents "
+                "never pass them"},
+        BadCase{4, "resources: {env: {1X: a}}", 4,
+                "resources.env.1X: is not an environment variable name"}));
+
+TEST(SweepConfigTest, ResourcesEnvReachesTheConfig) {
+  auto c = LoadSweepConfig(
+      WriteFile("env.yaml", BaseWith(4, "resources: {env: {NCCL_DEBUG: WARN, MY_FLAG: 1}}")));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->env, (std::map<std::string, std::string>{{"MY_FLAG", "1"}, {"NCCL_DEBUG", "WARN"}}));
+}
 
 TEST(SweepConfigTest, EmptyFile) {
   const std::string path = WriteFile("empty.yaml", "\n# nothing\n");

@@ -20,6 +20,7 @@ export HOME="$WORK"
 cleanup() {
   # Only processes this test started: those whose command line names its private folder.
   for pid in $(pgrep -f "$WORK" 2>/dev/null); do kill -9 "$pid" 2>/dev/null; done
+  # bazel test --test_env=TF_KEEP_WORK=1 keeps the test's folder for a look afterwards.
   [ -n "${TF_KEEP_WORK:-}" ] && { echo "kept $WORK"; return; }
   rm -rf "$WORK" "$XDG_RUNTIME_DIR"
 }
