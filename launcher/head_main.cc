@@ -247,6 +247,9 @@ int Main(int argc, char** argv) {
   }
   status = head.Run();
   if (launcher != nullptr) launcher->Stop();
+  // ZeroMQ leaves an ipc:// socket's file behind: a clean exit removes it (a killed head's
+  // is taken over by the next one, comm::PrepareIpcBind).
+  if (head.endpoint().rfind("ipc://", 0) == 0) ::unlink(head.endpoint().substr(6).c_str());
   if (!status.ok()) {
     PrintError("head", status);
     return kExitFailure;

@@ -7,6 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/clip.h"
 #include "absl/strings/str_split.h"
 
 namespace tunefleet {
@@ -49,7 +50,7 @@ absl::StatusOr<std::vector<HostEntry>> ParseHostsFile(const std::string& text,
       return error("expected HOST [slots=N], the host comes first");
     }
     if (!ValidHost(entry.host)) {
-      return error(absl::StrCat("'", entry.host,
+      return error(absl::StrCat("'", ClipValue(entry.host),
                                 "' is not a host name or address (expected HOST [slots=N])"));
     }
     bool have_slots = false;
@@ -57,18 +58,18 @@ absl::StatusOr<std::vector<HostEntry>> ParseHostsFile(const std::string& text,
       const std::string& field = fields[f];
       const size_t eq = field.find('=');
       if (eq == std::string::npos) {
-        return error(absl::StrCat("unexpected '", field, "' (expected HOST [slots=N])"));
+        return error(absl::StrCat("unexpected '", ClipValue(field), "' (expected HOST [slots=N])"));
       }
       const std::string key = field.substr(0, eq);
       const std::string value = field.substr(eq + 1);
       if (key != "slots") {
-        return error(absl::StrCat("unknown option '", key, "' (only slots=N is understood)"));
+        return error(absl::StrCat("unknown option '", ClipValue(key), "' (only slots=N is understood)"));
       }
       if (have_slots) return error("slots given twice");
       have_slots = true;
       int64_t slots = 0;
       if (!absl::SimpleAtoi(value, &slots)) {
-        return error(absl::StrCat("slots must be a positive integer, got '", value, "'"));
+        return error(absl::StrCat("slots must be a positive integer, got '", ClipValue(value), "'"));
       }
       if (slots < 1 || slots > 4096) {
         return error(absl::StrCat("slots must be between 1 and 4096, got ", slots));
@@ -77,7 +78,8 @@ absl::StatusOr<std::vector<HostEntry>> ParseHostsFile(const std::string& text,
     }
     auto [it, inserted] = seen.emplace(entry.host, line_no);
     if (!inserted) {
-      return error(absl::StrCat("duplicate host '", entry.host, "' (first on line ", it->second, ")"));
+      return error(absl::StrCat("duplicate host '", ClipValue(entry.host), "' (first on line ",
+                                it->second, ")"));
     }
     hosts.push_back(entry);
   }

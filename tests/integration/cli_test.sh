@@ -35,6 +35,38 @@ for sub in sweep status best; do expect 0 "^Usage: hpo $sub" "$HPO" "$sub" --hel
 for sub in train encode eval tokenize convert; do expect 0 "^Usage: trainer $sub" "$TRAINER" "$sub" --help; done
 expect 2 "unknown command 'swep'" "$HPO" swep x.yaml
 one_line_error "$AGENT"                                   # --head missing
+# Endpoints and names checked before anything starts (issue 17).
+export XDG_RUNTIME_DIR=$(mktemp -d /tmp/tf-cli-XXXXXX)
+expect 2 "port 99999 is out of range" "$HEAD" --bind tcp://127.0.0.1:99999 --insecure
+one_line_error "$HEAD" --bind tcp://127.0.0.1:99999 --insecure
+one_line_error "$HEAD" --bind tcp://127.0.0.1:0           # an unkeyed TCP bind needs --insecure
+one_line_error "$AGENT" --head tcp://127.0.0.1:99999
+expect 2 "--name '../../x y': 1-64 letters" "$AGENT" --head tcp://127.0.0.1:5555 --name '../../x y'
+one_line_error "$AGENT" --head tcp://127.0.0.1:5555 --allow_env LD_PRELOAD
+expect 2 "[.]{3} [(]5000001 bytes[)]' is not a host name" "$HEAD" --nodes <(head -c 5000001 /dev/zero | tr '\0' h)
+# tcp://localhost:P binds the loopback address (ZeroMQ's bind takes no host names).
+"$HEAD" --bind tcp://localhost:0 --insecure --start_agents none --endpoint_file "$XDG_RUNTIME_DIR/ep" \
+  > "$XDG_RUNTIME_DIR/head.log" 2>&1 &
+hp=$!
+for _ in $(seq 50); do [ -s "$XDG_RUNTIME_DIR/ep" ] && break; sleep 0.1; done
+grep -q '^tcp://127.0.0.1:[0-9]*$' "$XDG_RUNTIME_DIR/ep" 2>/dev/null ||
+  fail "tcp://localhost:0 bound $(cat "$XDG_RUNTIME_DIR/ep" 2>/dev/null): $(cat "$XDG_RUNTIME_DIR/head.log")"
+kill -TERM "$hp"; wait "$hp"
+# A head's default socket is removed on a clean exit, and a killed head's is taken over.
+"$HEAD" --start_agents none --endpoint_file "$XDG_RUNTIME_DIR/ep2" > "$XDG_RUNTIME_DIR/head2.log" 2>&1 &
+hp=$!
+for _ in $(seq 50); do [ -s "$XDG_RUNTIME_DIR/ep2" ] && break; sleep 0.1; done
+sock=$(sed 's|^ipc://||' "$XDG_RUNTIME_DIR/ep2")
+[ -S "$sock" ] || fail "no head socket at $sock"
+kill -9 "$hp"; wait "$hp" 2>/dev/null
+"$HEAD" --start_agents none --endpoint_file "$XDG_RUNTIME_DIR/ep3" > "$XDG_RUNTIME_DIR/head3.log" 2>&1 &
+hp=$!
+for _ in $(seq 50); do [ -s "$XDG_RUNTIME_DIR/ep3" ] && break; sleep 0.1; done
+[ "$(cat "$XDG_RUNTIME_DIR/ep3" 2>/dev/null)" = "ipc://$sock" ] ||
+  fail "a new head did not take over a killed one's socket: $(cat "$XDG_RUNTIME_DIR/head3.log")"
+kill -TERM "$hp"; wait "$hp"
+[ -e "$sock" ] && fail "the head left its socket $sock behind"
+rm -rf "$XDG_RUNTIME_DIR"; unset XDG_RUNTIME_DIR
 one_line_error "$HEAD" --nodes /nonexistent/hosts.txt
 one_line_error "$HEAD" --start_agents=pdsh
 one_line_error "$HPO" sweep --dry_run /nonexistent/sweep.yaml
