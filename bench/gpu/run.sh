@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# The GPU benchmarks and checks, one driver: run from the repository root on a GPU host with
+# `.carry` carried (.carry/debs from scripts/fetch_gpu_debs.sh, .carry/anchor/pytorch_anchor.py
+# copied from shared/bench). Builds with CMake once (scripts/gpu_build.sh; its log in
+# $OUT/build.log), then runs each SUITE named, in order, its logs under $OUT/SUITE/ and its
+# summary lines on stdout.
+#   bench/gpu/run.sh SUITE...
+# Suites (one GPU unless said):
+#   tests       the whole CMake test suite (ctest; those needing Optuna are skipped where the host's
+#               Python lacks it)
+#   sweep       the README's main job, `hpo sweep configs/lr.yaml` (dev mode, bert-tiny-random,
+#               STS-B): exit, wall time, trials complete and pruned, runs/ size, the best point
+#   trial       whole sweep-like trials (configs/sbert_stsb.yaml: one epoch, evaluation every 50
+#               steps, no checkpoint), BERT-base (random init) bf16, eager and CUDA graphs at each
+#               batch: process wall time, the `time` and `graphs` lines, the final evaluation
+#   tasks       trainer train, eager against CUDA graphs, on the other task types (mnrl on PAWS,
+#               classification and nli on SICK), 150 steps
+#   throughput  bench/train_throughput_vs_anchor.sh: train_throughput_bench's variants against the
+#               PyTorch anchor, eager and --compile, in one table
+#   load        bench/model_load_bench: loading BERT-base onto the GPU
+#   anchor      the PyTorch anchor alone, eager and --compile
+#   ddp         (2+ GPUs) bench/ddp_scaling_vs_anchor.sh on every GPU of the host
+#   stall       (2 GPUs) SIGSTOP of rank 1 while BERT-base trains with train.ddp_timeout_s=15: the time
+#               to rank 0's exit, its error line, the GPUs afterwards
+#   packing     (2+ GPUs) trial packing through dev mode: G one-GPU trials at once, the same one
+#               after another, then trials of G/2 GPUs; nvidia-smi sampled every second
+# Parameters (environment): BATCHES ("32 128"), MODEL (bert-base), REPEATS (2: runs of each
+# trial variant, alternated), SKIP_BUILD=1 (binaries already in build/gpu/bin).
+set -uo pipefail
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
+[ $# -gt 0 ] || { sed -n 2,30p "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ -f CMakeLists.txt ] && [ -d trainer ] || { echo "run: run me from the repository root" >&2; exit 2; }
+O=${OUT:-/tmp/out}; mkdir -p "$O"
+BATCHES=(${BATCHES:-32 128})
+MODEL=${MODEL:-bert-base}
+REPEATS=${REPEATS:-2}
+ANCHOR=.carry/anchor/pytorch_anchor.py
+B=$PWD/build/gpu/bin
+export LD_LIBRARY_PATH=/tmp/tfdeps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+
+for s in "$@"; do
+  case $s in tests|sweep|trial|tasks|throughput|load|anchor|ddp|stall|packing) ;;
+    *) echo "run: unknown suite '$s' (run with no argument for the list)" >&2; exit 2 ;; esac
+done
+
+# ---- helpers ---------------------------------------------------------------------------------
+wall_since() { python3 -c "print(f'{$(date +%s.%N) - $1:.2f}')"; }
+gpu_count() { nvidia-smi -L 2>/dev/null | wc -l; }
+need_gpus() {  # need_gpus N SUITE
+  local g; g=$(gpu_count)
+  [ "$g" -ge "$1" ] && return 0
+  echo "$2: skipped, needs $1 GPUs and the host has $g"; return 1
+}
+# bert_base_random: /tmp/bert-base-random, BERT-base with seeded random weights (transformers) and
+# the uncased vocabulary.
+bert_base_random() {
+  [ -f /tmp/bert-base-random/config.json ] && return 0
+  python3 -c "
+import torch; from transformers import BertConfig, BertModel
+torch.manual_seed(0); BertModel(BertConfig()).save_pretrained('/tmp/bert-base-random')" > /dev/null 2>&1
+  cp data/bert-uncased-vocab/vocab.txt /tmp/bert-base-random/
+}
+anchor() {  # anchor BATCH [--compile]
+  python3 "$ANCHOR" --model "$MODEL" --precision bf16 --batch "$@" 2>/dev/null | grep '^{'
+}
+
+# ---- suites ----------------------------------------------------------------------------------
+suite_tests() {
+  scripts/gpu_build.sh > "$D/ctest.log" 2>&1
+  echo "tests: gpu_build with ctest exit $?"
+  grep -E "tests passed|tests failed|\*\*\*Failed|\*\*\*Timeout" "$D/ctest.log" | head -20
+  echo "tests: $(grep -c 'Not Run (Disabled)' "$D/ctest.log") disabled at configure (the reason is in ctest.log)"
+}
+
+suite_sweep() {
+  rm -rf runs; local t0; t0=$(date +%s.%N)
+  "$B/hpo" sweep configs/lr.yaml > "$D/sweep.log" 2>&1; local rc=$?
+  echo "sweep: exit $rc, wall $(wall_since "$t0") s; complete $(grep -c COMPLETE "$D/sweep.log"),"\
+       "pruned $(grep -c PRUNED "$D/sweep.log"); runs/ $(du -sh runs 2>/dev/null | cut -f1)"
+  grep -E "^best trial" "$D/sweep.log" | tail -1
+}
+
+suite_trial() {
+  bert_base_random
+  local b v r t0 rc log
+  for b in "${BATCHES[@]}"; do for r in $(seq "$REPEATS"); do for v in false auto; do
+    log=$D/trial.$b.$v.$r.log; rm -rf /tmp/trial_out; t0=$(date +%s.%N)
+    "$B/trainer" train --config configs/sbert_stsb.yaml model.path=/tmp/bert-base-random \
+      train.precision=bf16 train.batch_size="$b" train.cuda_graphs=$v output.checkpoint=false \
+      output.dir=/tmp/trial_out > "$log" 2>&1; rc=$?
+    echo "trial: batch $b graphs=$v run $r: exit $rc, wall $(wall_since "$t0") s |"\
+         "$(grep -E '^eval' "$log" | tail -1 | cut -c1-90)"
+    grep -E '^time|^graphs' "$log" | sed 's/^/  /'
+  done; done; done
+}
+
+suite_tasks() {
+  bert_base_random
+  local t v
+  for t in "mnrl data/paws-wiki/dev.tsv paws" "classification data/sick/SICK.txt sick" \
+           "nli data/sick/SICK.txt sick"; do
+    set -- $t
+    cat > "$D/task_$1.yaml" <<YAML
+model: {path: /tmp/bert-base-random, pooling: mean, max_seq_len: 128, dropout: 0.1}
+task: {type: $1, train: $PWD/$2, format: $3}
+train: {precision: bf16}
+YAML
+    for v in false auto; do
+      "$B/trainer" train --config "$D/task_$1.yaml" train.max_steps=150 train.batch_size=32 \
+        train.eval_every_steps=0 train.log_every_steps=50 train.cuda_graphs=$v output.save=none \
+        output.dir=/tmp/task_$1$v > "$D/train.$1.$v.log" 2>&1
+      echo "tasks: $1 graphs=$v exit $?: $(grep -E '^step 150/' "$D/train.$1.$v.log" | cut -c1-110)"
+    done
+  done
+}
+
+suite_throughput() {
+  OUT=$D bench/train_throughput_vs_anchor.sh "$ANCHOR" "$B/train_throughput_bench" "$MODEL" \
+    "${BATCHES[@]}" > "$D/throughput.log" 2>&1
+  echo "throughput: exit $?"; grep '^|' "$D/throughput.log"
+}
+
+suite_load() {
+  "$B/model_load_bench" --device cuda --repeats 3 --dir /tmp/model_load > "$D/load.log" 2>&1
+  echo "load: exit $?"; tail -7 "$D/load.log"
+}
+
+suite_anchor() {
+  local b
+  for b in "${BATCHES[@]}"; do anchor "$b"; anchor "$b" --compile; done | tee "$D/anchor.jsonl"
+}
+
+suite_ddp() {
+  need_gpus 2 ddp || return 0
+  OUT=$D GPUS=$(gpu_count) bench/ddp_scaling_vs_anchor.sh "$ANCHOR" "$B/train_throughput_bench" \
+    "$MODEL" "${BATCHES[@]}" > "$D/ddp.log" 2>&1
+  echo "ddp: exit $?"; grep '^|' "$D/ddp.log"
+}
+
+suite_stall() {
+  need_gpus 2 stall || return 0
+  bert_base_random
+  local args p0 p1 t rc
+  args="train --config configs/sbert_stsb.yaml model.path=/tmp/bert-base-random train.precision=bf16
+        train.max_steps=100000 train.eval_every_steps=0 train.ddp_timeout_s=15 output.save=none
+        output.checkpoint=false output.dir=/tmp/stall"
+  rm -rf /tmp/stall
+  MASTER_ADDR=127.0.0.1 MASTER_PORT=29777 WORLD_SIZE=2 RANK=1 LOCAL_RANK=1 "$B/trainer" $args > "$D/rank1.log" 2>&1 &
+  p1=$!
+  MASTER_ADDR=127.0.0.1 MASTER_PORT=29777 WORLD_SIZE=2 RANK=0 LOCAL_RANK=0 "$B/trainer" $args > "$D/rank0.log" 2>&1 &
+  p0=$!
+  for _ in $(seq 240); do [ -s /tmp/stall/metrics.jsonl ] && break; sleep 0.5; done
+  sleep 2; kill -STOP $p1; t=$(date +%s.%N)
+  wait $p0; rc=$?
+  echo "stall: rank 0 exited $rc $(wall_since "$t") s after the SIGSTOP of rank 1 (ddp_timeout_s 15):"\
+       "$(grep error "$D/rank0.log" | tail -1 | cut -c1-200)"
+  kill -9 $p1; wait $p1 2>/dev/null; sleep 1
+  echo "stall: GPUs after: $(nvidia-smi --query-gpu=index,memory.used --format=csv,noheader | tr '\n' ' ')"
+}
+
+suite_packing() {
+  need_gpus 2 packing || return 0
+  bert_base_random
+  local G lrs s; G=$(gpu_count)
+  lrs=$(python3 -c "print(', '.join(f'{(k + 1) * 1e-5:.1e}' for k in range($G)))")
+  cat > "$D/train.yaml" <<YAML
+model: {path: /tmp/bert-base-random, pooling: mean, max_seq_len: 128, dropout: 0.1}
+task: {type: sts, train: $PWD/data/stsbenchmark/sts-train.csv, eval: $PWD/data/stsbenchmark/sts-dev.csv, format: stsb}
+train: {epochs: 0, max_steps: 150, batch_size: 32, precision: bf16, eval_every_steps: 150, log_every_steps: 50}
+output: {save: none, checkpoint: false}
+YAML
+  packing_sweep() {  # NAME GPUS_PER_TRIAL CONCURRENT LRS
+    cat > "$D/$1.yaml" <<YAML
+name: $1
+metric: {name: eval/spearman, goal: maximize}
+trainer: {config: $D/train.yaml}
+resources: {gpus_per_trial: $2}
+parameters: {lr: {values: [$4]}, batch_size: {values: [32]}}
+lr_scaling: {rule: linear, base_batch: 32}
+search: {method: grid}
+early_terminate: {type: none}
+max_concurrent_trials: $3
+max_failures_per_trial: 0
+journal: $D/$1/journal.log
+YAML
+    ( while true; do nvidia-smi --query-compute-apps=pid,gpu_uuid --format=csv,noheader \
+        >> "$D/smi-$1.txt" 2>/dev/null; sleep 1; done ) & s=$!
+    local t0; t0=$(date +%s.%N)
+    "$B/hpo" sweep "$D/$1.yaml" > "$D/$1.log" 2>&1
+    echo "packing: $1: exit $?, wall $(wall_since "$t0") s; $(grep -c COMPLETE "$D/$1.log") complete;"\
+         "GPUs seen per trainer pid: $(cut -d, -f1 "$D/smi-$1.txt" | sort -u | while read -r p; do
+           grep "^$p," "$D/smi-$1.txt" | cut -d, -f2 | sort -u | wc -l; done | tr '\n' ' ')"
+    kill $s
+  }
+  packing_sweep packed 1 "$G" "$lrs"
+  packing_sweep serial 1 1 "$lrs"
+  packing_sweep wide $((G / 2)) 2 "1.0e-4, 2.0e-4"
+}
+
+# ---- build once, then the suites -------------------------------------------------------------
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
+  SKIP_TESTS=1 scripts/gpu_build.sh > "$O/build.log" 2>&1; rc=$?
+  echo "build: scripts/gpu_build.sh exit $rc"
+  [ $rc -eq 0 ] || { grep -E "error|FAILED" "$O/build.log" | head -8; exit 1; }
+fi
+for s in "$@"; do
+  D=$O/$s; mkdir -p "$D"
+  "suite_$s"
+done
