@@ -183,16 +183,13 @@ int Main(const std::vector<std::string>& args) {
   cli.AddInt("reports", &o.reports, "reports in all", "N");
   cli.AddString("mode", &o.mode, "round_trip or relay", "MODE");
   cli.AddInt("window", &window, "relay mode: reports in flight per agent", "N");
-  absl::Status parsed = cli.Parse(args);
-  if (cli.help_requested()) {
-    std::printf("%s", cli.Help().c_str());
-    return 0;
+  if (const int exit_code = ParseOrExit(cli, args, "head_throughput_bench"); exit_code >= 0) {
+    return exit_code;
   }
-  if (!parsed.ok() || (o.mode != "round_trip" && o.mode != "relay") || agents < 1 || slots < 1 ||
-      window < 1 || o.reports < agents) {
+  if ((o.mode != "round_trip" && o.mode != "relay") || agents < 1 || slots < 1 || window < 1 ||
+      o.reports < agents) {
     PrintError("head_throughput_bench",
-               parsed.ok() ? absl::InvalidArgumentError("bad --mode, --agents, --slots, --window or --reports")
-                           : parsed);
+               absl::InvalidArgumentError("bad --mode, --agents, --slots, --window or --reports"));
     return 2;
   }
   o.agents = static_cast<int>(agents);

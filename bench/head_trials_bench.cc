@@ -1,9 +1,9 @@
 // head_trials_bench: trials per second one head carries through their whole lifecycle, with its
 // CPU time and memory (issue 6: 64 agents x 8 slots, 10,000 trials).
 //
-// A real launcher::Head runs in a forked child process (bench/head_process.h) on a TCP loopback
+// A real launcher::Head runs in a forked child process (testing/head_process.h) on a TCP loopback
 // port, so its CPU time and RSS are its own. In this process, on one thread, --agents simulated
-// agents with --slots slots each and one simulated hpo client (bench/sim_cluster.h) register
+// agents with --slots slots each and one simulated hpo client (testing/sim_cluster.h) register
 // and heartbeat; the client submits --trials one-rank trials, all up-front (--window 0) or
 // keeping --window of them submitted and not yet exited; each Assign is answered by Started,
 // --reports_per_trial Reports (each answered by the client's Decision CONTINUE) and Exit
@@ -27,8 +27,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
-#include "bench/head_process.h"
-#include "bench/sim_cluster.h"
+#include "testing/head_process.h"
+#include "testing/sim_cluster.h"
 #include "common/cli.h"
 #include "launcher/head.h"
 
@@ -79,22 +79,18 @@ int Main(const std::vector<std::string>& args) {
                 "the head logs INFO (as the real head does) to this file; default: warnings "
                 "only, to stderr",
                 "PATH");
-  absl::Status parsed = cli.Parse(args);
-  if (cli.help_requested()) {
-    std::printf("%s", cli.Help().c_str());
-    return 0;
-  }
-  if (parsed.ok() && (agents < 1 || slots < 1 || o.trials < 1 || o.rounds < 1 || o.window < 0 ||
-                      reports < 0 || sample_every < 0 || heartbeat_ms < 1)) {
-    parsed = absl::InvalidArgumentError(
+  if (const int exit_code = ParseOrExit(cli, args, kProgram); exit_code >= 0) return exit_code;
+  absl::Status invalid;
+  if (agents < 1 || slots < 1 || o.trials < 1 || o.rounds < 1 || o.window < 0 || reports < 0 ||
+      sample_every < 0 || heartbeat_ms < 1) {
+    invalid = absl::InvalidArgumentError(
         "--agents, --slots, --trials, --rounds and --heartbeat_ms must be positive, the others "
         "not negative");
+  } else if (o.rounds > 1 && o.window > 0) {
+    invalid = absl::InvalidArgumentError("--rounds is for up-front submission (no --window)");
   }
-  if (parsed.ok() && o.rounds > 1 && o.window > 0) {
-    parsed = absl::InvalidArgumentError("--rounds is for up-front submission (no --window)");
-  }
-  if (!parsed.ok()) {
-    PrintError(kProgram, parsed);
+  if (!invalid.ok()) {
+    PrintError(kProgram, invalid);
     return 2;
   }
   o.agents = static_cast<int>(agents);

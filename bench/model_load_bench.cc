@@ -20,7 +20,7 @@
 #include "common/cli.h"
 #include "common/logging.h"
 #include "trainer/bert_model.h"
-#include "trainer/checkpoint.h"
+#include "trainer/hf_model_folder.h"
 
 namespace tunefleet {
 namespace bench {

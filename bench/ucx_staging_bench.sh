@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ucx_staging_bench: MB/s of `bulk fetch` (comm/ucx_transfer.h) between two network namespaces
+# ucx_staging_bench: MB/s of `bulk fetch` (comm/bulk_fetch.h) between two network namespaces
 # joined by a veth pair, i.e. two hosts without RDMA (UCX runs over tcp), each run into a fresh
 # cache; against a plain TCP stream of the same file over the same veth (Python: sendfile on
 # the server, recv_into + write on the client), runs alternating. Also the fixed cost of a

@@ -1,4 +1,4 @@
-// A content-addressed cache folder for bulk transfers (comm/ucx_transfer.h FetchToCache):
+// A content-addressed cache folder for bulk transfers (comm/bulk_fetch.h FetchToCache):
 // CACHE/<sha256hex> is a file or a folder whose content hash (comm/content_hash.h) is its name.
 //
 // Invariant (across processes and crashes): an entry appears under its final name only after

@@ -1,6 +1,6 @@
 // bulk: serves files and folders by content hash over UCX, and fetches them into a cache
-// (comm/ucx_transfer.h). The head and agents use the library; this tool runs it by hand and in
-// the integration tests.
+// (comm/bulk_server.h, comm/bulk_fetch.h). The head and agents use the library; this tool runs
+// it by hand and in the integration tests.
 #include <poll.h>
 #include <unistd.h>
 
@@ -17,9 +17,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
+#include "comm/bulk_fetch.h"
+#include "comm/bulk_server.h"
 #include "comm/content_hash.h"
 #include "comm/ucp_worker.h"
-#include "comm/ucx_transfer.h"
 #include "common/cli.h"
 #include "common/logging.h"
 #include "common/signals.h"
@@ -27,19 +28,6 @@
 namespace tunefleet {
 namespace comm {
 namespace {
-
-int ParseOrExit(CommandLine& cli, const std::vector<std::string>& args, const char* program) {
-  absl::Status status = cli.Parse(args);
-  if (cli.help_requested()) {
-    std::cout << cli.Help();
-    return kExitOk;
-  }
-  if (!status.ok()) {
-    PrintError(program, status);
-    return kExitUsage;
-  }
-  return -1;
-}
 
 // "IP", "IP:PORT", "[IPv6]" or "[IPv6]:PORT" -> ip, port (0 when absent).
 absl::Status SplitBind(const std::string& text, std::string* ip, int* port) {

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/file_util.h"
 
 namespace tunefleet {
 namespace comm {
@@ -18,10 +19,6 @@ constexpr auto kCloseTimeout = std::chrono::seconds(2);
 
 double SecondsSince(BulkClock::time_point start) {
   return std::chrono::duration<double>(BulkClock::now() - start).count();
-}
-
-absl::Status ErrnoError(const std::string& path, const char* what) {
-  return absl::InternalError(absl::StrCat(path, ": ", what, ": ", std::strerror(errno)));
 }
 
 bool ReadFully(int fd, char* buffer, size_t size, uint64_t offset) {
@@ -41,7 +38,7 @@ absl::Status WriteFully(int fd, const char* data, size_t size, uint64_t offset,
   while (size > 0) {
     const ssize_t n = ::pwrite(fd, data, size, static_cast<off_t>(offset));
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return ErrnoError(path, "cannot write");
+    if (n < 0) return ErrnoStatus(errno, absl::StrCat(path, ": cannot write"));
     data += n;
     size -= static_cast<size_t>(n);
     offset += static_cast<uint64_t>(n);

@@ -1,5 +1,5 @@
-// The bulk protocol (comm/proto/bulk.proto) on UCX active messages: what BulkServer
-// (comm/ucx_transfer.h) and BulkFetcher (comm/bulk_fetcher.h) share. Message ids, request
+// The bulk protocol (comm/proto/bulk.proto) on UCX active messages: what the bulk server
+// (comm/bulk_server.h) and receiver (comm/bulk_receiver.h) share. Message ids, request
 // parameters, endpoint closing, and the positional file I/O both ends use for chunks.
 // Thread-safety: stateless functions; UCX objects passed in belong to the caller's thread.
 #ifndef TUNEFLEET_COMM_BULK_WIRE_H_
@@ -50,8 +50,6 @@ bool ReadFully(int fd, char* buffer, size_t size, uint64_t offset);
 // Writes all `size` bytes at `offset`; the error names `path`.
 absl::Status WriteFully(int fd, const char* data, size_t size, uint64_t offset,
                         const std::string& path);
-// "PATH: what: strerror(errno)".
-absl::Status ErrnoError(const std::string& path, const char* what);
 
 // True for a manifest path that stays inside the folder it is written to: relative, no empty,
 // "." or ".." component.

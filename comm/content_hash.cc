@@ -16,6 +16,7 @@
 #endif
 
 #include "absl/strings/str_cat.h"
+#include "common/file_util.h"
 
 namespace tunefleet {
 namespace comm {
@@ -133,12 +134,6 @@ bool DetectShaNi() {
 }
 #endif
 
-absl::Status ErrnoError(const std::string& path, const char* what) {
-  const int err = errno;
-  const std::string message = absl::StrCat(path, ": ", what, ": ", std::strerror(err));
-  return err == ENOENT ? absl::NotFoundError(message) : absl::InternalError(message);
-}
-
 // Lists everything below `dir` (relative paths under `prefix`) into `out`, unsorted.
 absl::Status Walk(const std::string& dir, const std::string& prefix, int depth,
                   std::vector<TreeEntry>* out) {
@@ -147,7 +142,7 @@ absl::Status Walk(const std::string& dir, const std::string& prefix, int depth,
         absl::StrCat(dir, ": more than ", kMaxTreeDepth, " folders deep (a symbolic link loop?)"));
   }
   DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return ErrnoError(dir, "cannot open folder");
+  if (d == nullptr) return ErrnoStatus(errno, absl::StrCat(dir, ": cannot open folder"));
   std::unique_ptr<DIR, int (*)(DIR*)> closer(d, ::closedir);
   std::vector<std::string> names;
   errno = 0;
@@ -155,12 +150,14 @@ absl::Status Walk(const std::string& dir, const std::string& prefix, int depth,
     const std::string name = e->d_name;
     if (name != "." && name != "..") names.push_back(name);
   }
-  if (errno != 0) return ErrnoError(dir, "cannot read folder");
+  if (errno != 0) return ErrnoStatus(errno, absl::StrCat(dir, ": cannot read folder"));
   for (const std::string& name : names) {
     const std::string path = dir + "/" + name;
     const std::string rel = prefix.empty() ? name : prefix + "/" + name;
     struct stat st;
-    if (::stat(path.c_str(), &st) != 0) return ErrnoError(path, "cannot stat");
+    if (::stat(path.c_str(), &st) != 0) {
+      return ErrnoStatus(errno, absl::StrCat(path, ": cannot stat"));
+    }
     TreeEntry entry;
     entry.path = rel;
     if (S_ISDIR(st.st_mode)) {
@@ -263,7 +260,7 @@ absl::StatusOr<std::string> HashFile(const std::string& path, uint64_t* size) {
   uint64_t ignored = 0;
   if (size == nullptr) size = &ignored;
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return ErrnoError(path, "cannot open");
+  if (fd < 0) return ErrnoStatus(errno, absl::StrCat(path, ": cannot open"));
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   constexpr size_t kBufferBytes = 1 << 20;
   std::unique_ptr<uint8_t[]> buffer(new uint8_t[kBufferBytes]);
@@ -273,7 +270,7 @@ absl::StatusOr<std::string> HashFile(const std::string& path, uint64_t* size) {
     const ssize_t n = ::read(fd, buffer.get(), kBufferBytes);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      absl::Status s = ErrnoError(path, "cannot read");
+      absl::Status s = ErrnoStatus(errno, absl::StrCat(path, ": cannot read"));
       ::close(fd);
       return s;
     }
@@ -316,7 +313,9 @@ absl::StatusOr<std::string> HashDirectory(const std::string& dir, std::vector<Tr
 
 absl::StatusOr<std::string> HashPath(const std::string& path) {
   struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return ErrnoError(path, "cannot stat");
+  if (::stat(path.c_str(), &st) != 0) {
+    return ErrnoStatus(errno, absl::StrCat(path, ": cannot stat"));
+  }
   if (S_ISDIR(st.st_mode)) return HashDirectory(path);
   if (S_ISREG(st.st_mode)) return HashFile(path);
   return absl::InvalidArgumentError(

@@ -1,6 +1,6 @@
-// Content hashes for bulk data (comm/ucx_transfer.h): SHA-256 of a byte string, of a file, and
-// of a directory tree. A hash names content, not a location: the bulk server publishes paths
-// under their hash, and a cache holds each entry under its hash.
+// Content hashes for bulk data (comm/bulk_server.h, comm/bulk_fetch.h): SHA-256 of a byte
+// string, of a file, and of a directory tree. A hash names content, not a location: the bulk
+// server publishes paths under their hash, and a cache holds each entry under its hash.
 //
 //   HashFile("train.csv")  == `sha256sum train.csv` (64 lowercase hex digits)
 //   HashDirectory("data/") == SHA-256 of a canonical listing of the tree:

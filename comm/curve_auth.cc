@@ -2,10 +2,6 @@
 
 #include <sys/stat.h>
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 #include <vector>
 
 #include <zmq.h>
@@ -35,19 +31,6 @@ absl::StatusOr<CurveKeyPair> NewPair() {
   return CurveKeyPair{pub, sec};
 }
 
-absl::Status WriteFile(const std::string& path, const std::string& text, mode_t mode) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << text;
-    if (!out) return absl::PermissionDeniedError(absl::StrCat(path, ": cannot write"));
-  }
-  if (::chmod(tmp.c_str(), mode) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    return absl::PermissionDeniedError(absl::StrCat(path, ": ", std::strerror(errno)));
-  }
-  return absl::OkStatus();
-}
-
 bool ValidKey(absl::string_view key) {
   if (key.size() != 40) return false;
   uint8_t raw[32];
@@ -56,11 +39,12 @@ bool ValidKey(absl::string_view key) {
 
 // Reads "public KEY" / "secret KEY" lines.
 absl::StatusOr<CurveKeyPair> ReadPair(const std::string& path, bool need_secret) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open: ", std::strerror(errno)));
+  absl::StatusOr<std::string> text = ReadFile(path);
+  if (!text.ok()) return text.status();
   CurveKeyPair pair;
-  std::string line;
-  for (int n = 1; std::getline(in, line); ++n) {
+  int n = 0;
+  for (absl::string_view line : absl::StrSplit(*text, '\n')) {
+    ++n;
     absl::string_view l = absl::StripAsciiWhitespace(line);
     if (l.empty() || l[0] == '#') continue;
     std::vector<std::string> words = absl::StrSplit(l, ' ', absl::SkipEmpty());
@@ -97,18 +81,17 @@ absl::Status GenerateKeyFolder(const std::string& dir) {
   if (!server.ok()) return server.status();
   auto client = NewPair();
   if (!client.ok()) return client.status();
-  absl::Status s = WriteFile(JoinPath(dir, kServerKey), PairText(*server, "head"), 0600);
+  absl::Status s = WriteFileAtomically(JoinPath(dir, kServerKey), PairText(*server, "head"), 0600);
   if (s.ok()) {
-    s = WriteFile(JoinPath(dir, kServerPub),
-                  absl::StrCat("# the tunefleet head's public key\npublic ", server->public_key, "\n"),
-                  0644);
+    s = WriteFileAtomically(
+        JoinPath(dir, kServerPub),
+        absl::StrCat("# the tunefleet head's public key\npublic ", server->public_key, "\n"));
   }
-  if (s.ok()) s = WriteFile(JoinPath(dir, kClientKey), PairText(*client, "client"), 0600);
+  if (s.ok()) s = WriteFileAtomically(JoinPath(dir, kClientKey), PairText(*client, "client"), 0600);
   if (s.ok()) {
-    s = WriteFile(JoinPath(dir, kAuthorized),
-                  absl::StrCat("# client public keys the head accepts, one a line\n",
-                               client->public_key, "\n"),
-                  0644);
+    s = WriteFileAtomically(JoinPath(dir, kAuthorized),
+                            absl::StrCat("# client public keys the head accepts, one a line\n",
+                                         client->public_key, "\n"));
   }
   return s;
 }
@@ -119,10 +102,11 @@ absl::StatusOr<ServerKeys> LoadServerKeys(const std::string& dir) {
   if (!pair.ok()) return pair.status();
   keys.server = *pair;
   const std::string path = JoinPath(dir, kAuthorized);
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open: ", std::strerror(errno)));
-  std::string line;
-  for (int n = 1; std::getline(in, line); ++n) {
+  absl::StatusOr<std::string> text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  int n = 0;
+  for (absl::string_view line : absl::StrSplit(*text, '\n')) {
+    ++n;
     absl::string_view l = absl::StripAsciiWhitespace(line);
     if (l.empty() || l[0] == '#') continue;
     if (!ValidKey(l)) {

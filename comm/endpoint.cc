@@ -1,5 +1,8 @@
 #include "comm/endpoint.h"
 
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -13,6 +16,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "common/file_util.h"
 
 namespace tunefleet {
 namespace comm {
@@ -134,6 +138,76 @@ absl::Status CheckIpcReachable(const std::string& path) {
         "): a head without keys takes sweeps only from its own user"));
   }
   return absl::OkStatus();
+}
+
+std::string EndpointHost(const std::string& endpoint) {
+  if (!absl::StartsWith(endpoint, "tcp://")) return "127.0.0.1";
+  const std::string host = endpoint.substr(6);
+  const size_t colon = host.rfind(':');
+  return colon == std::string::npos ? host : host.substr(0, colon);
+}
+
+absl::StatusOr<std::string> HostName() {
+  char name[256] = {0};
+  if (::gethostname(name, sizeof(name) - 1) != 0) return ErrnoStatus(errno, "gethostname");
+  return std::string(name);
+}
+
+absl::StatusOr<std::string> LocalAddressToward(const std::string& host, const std::string& port,
+                                               const std::string& name_in_errors) {
+  const std::string& name = name_in_errors.empty() ? host : name_in_errors;
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_DGRAM;
+  addrinfo* found = nullptr;
+  if (int rc = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &found); rc != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(name, " does not resolve: ", gai_strerror(rc)));
+  }
+  const int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  std::string out;
+  if (fd >= 0 && ::connect(fd, found->ai_addr, found->ai_addrlen) == 0) {
+    sockaddr_in local{};
+    socklen_t len = sizeof(local);
+    char text[INET_ADDRSTRLEN];
+    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) == 0 &&
+        ::inet_ntop(AF_INET, &local.sin_addr, text, sizeof(text)) != nullptr) {
+      out = text;
+    }
+  }
+  const int err = errno;
+  if (fd >= 0) ::close(fd);
+  ::freeaddrinfo(found);
+  if (out.empty()) {
+    return absl::UnavailableError(absl::StrCat("no route to ", name, ": ", std::strerror(err)));
+  }
+  return out;
+}
+
+std::string LocalAddressForEndpoint(const std::string& endpoint) {
+  if (!absl::StartsWith(endpoint, "tcp://")) return "127.0.0.1";
+  const std::string hostport = endpoint.substr(6);
+  const size_t colon = hostport.rfind(':');
+  const std::string host = hostport.substr(0, colon);
+  const std::string port = colon == std::string::npos ? "5555" : hostport.substr(colon + 1);
+  return LocalAddressToward(host, port).value_or("127.0.0.1");
+}
+
+absl::StatusOr<int> FreeTcpPort(const std::string& ip) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return ErrnoStatus(errno, "socket");
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = 0;
+  if (::inet_pton(AF_INET, ip.c_str(), &addr.sin_addr) != 1) addr.sin_addr.s_addr = INADDR_ANY;
+  socklen_t len = sizeof(addr);
+  absl::Status status;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    status = ErrnoStatus(errno, absl::StrCat("cannot bind a TCP port on ", ip));
+  }
+  ::close(fd);
+  if (!status.ok()) return status;
+  return static_cast<int>(ntohs(addr.sin_port));
 }
 
 }  // namespace comm

@@ -7,6 +7,8 @@
 // in a 0700 folder of its own (common/runtime_dir.h) and accepts only peers of its own uid
 // (ZMQ_IPC_FILTER_UID, SO_PEERCRED); a client finds out at once, by the file's permissions,
 // that an ipc:// socket belongs to another user, instead of waiting for a silent head.
+// Also this host's network identity as peers see it: its name, the local address on the route
+// to a peer (what a rank announces as MASTER_ADDR, an agent as its address), a free TCP port.
 // Thread-safety: stateless.
 #ifndef TUNEFLEET_COMM_ENDPOINT_H_
 #define TUNEFLEET_COMM_ENDPOINT_H_
@@ -44,6 +46,27 @@ void AcceptOnlyOwnUid(zmq::socket_t& socket);
 // Before connecting to ipc://PATH: PermissionDenied, naming the owner, when this user cannot
 // reach the socket (another user's private folder or socket); NotFound when nothing is there.
 absl::Status CheckIpcReachable(const std::string& path);
+
+// The host of a tcp://HOST:PORT endpoint (as written; "*" stays "*"); "127.0.0.1" for ipc://
+// and anything else, whose peer is on this host.
+std::string EndpointHost(const std::string& endpoint);
+
+// This host's name (gethostname(2)).
+absl::StatusOr<std::string> HostName();
+
+// The local IPv4 address this host sends from toward `host` (a name or an address) and `port`
+// (a number or a service name): the one a peer there reaches it at. No packet is sent (a UDP
+// connect). Errors name the host as `name_in_errors` (default: `host`): InvalidArgument "NAME
+// does not resolve: ...", Unavailable "no route to NAME: ...".
+absl::StatusOr<std::string> LocalAddressToward(const std::string& host, const std::string& port,
+                                               const std::string& name_in_errors = "");
+// LocalAddressToward the host of a tcp:// endpoint (port 5555 when it names none); "127.0.0.1"
+// for ipc:// endpoints and when that fails.
+std::string LocalAddressForEndpoint(const std::string& endpoint);
+
+// A TCP port free right now on `ip` (every interface when `ip` is no IPv4 address): bound with
+// port 0, read back and closed, so another process may take it before the caller binds it.
+absl::StatusOr<int> FreeTcpPort(const std::string& ip);
 
 }  // namespace comm
 }  // namespace tunefleet

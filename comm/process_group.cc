@@ -1,11 +1,5 @@
 #include "comm/process_group.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-#include <netdb.h>
-
 #include <cstdlib>
 #include <cstring>
 
@@ -25,6 +19,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "comm/endpoint.h"
 
 namespace tunefleet {
 namespace comm {
@@ -52,37 +47,6 @@ absl::Status CollectiveError(const std::string& what, const std::string& message
 
 absl::Status FromTorch(const char* what, const c10::Error& e) {
   return CollectiveError(what, e.what_without_backtrace());
-}
-
-// The local address this host uses toward `host` (no packet is sent: a UDP connect).
-absl::StatusOr<std::string> LocalAddressToward(const std::string& host, int port) {
-  addrinfo hints{};
-  hints.ai_family = AF_INET;
-  hints.ai_socktype = SOCK_DGRAM;
-  addrinfo* found = nullptr;
-  if (int rc = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found); rc != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("MASTER_ADDR ", host, " does not resolve: ", gai_strerror(rc)));
-  }
-  const int fd = ::socket(AF_INET, SOCK_DGRAM, 0);
-  std::string out;
-  if (fd >= 0 && ::connect(fd, found->ai_addr, found->ai_addrlen) == 0) {
-    sockaddr_in local{};
-    socklen_t len = sizeof(local);
-    char buf[INET_ADDRSTRLEN];
-    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) == 0 &&
-        ::inet_ntop(AF_INET, &local.sin_addr, buf, sizeof(buf)) != nullptr) {
-      out = buf;
-    }
-  }
-  const int err = errno;
-  if (fd >= 0) ::close(fd);
-  ::freeaddrinfo(found);
-  if (out.empty()) {
-    return absl::UnavailableError(
-        absl::StrCat("no route to MASTER_ADDR ", host, ": ", std::strerror(err)));
-  }
-  return out;
 }
 
 }  // namespace
@@ -206,7 +170,8 @@ absl::StatusOr<std::unique_ptr<ProcessGroup>> ProcessGroup::Connect(
       if (const char* ifname = std::getenv("GLOO_SOCKET_IFNAME"); ifname != nullptr && *ifname) {
         options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(ifname));
       } else {
-        auto local = LocalAddressToward(env.master_addr, env.master_port);
+        auto local = LocalAddressToward(env.master_addr, std::to_string(env.master_port),
+                                        "MASTER_ADDR " + env.master_addr);
         if (!local.ok()) return local.status();
         options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(*local));
       }

@@ -1,6 +1,6 @@
-// UCX plumbing shared by the bulk server and client (comm/ucx_transfer.h): one UCP context and
-// worker with active messages and wake-up events, a progress-or-sleep step for event loops, and
-// socket addresses written as "IP:PORT".
+// UCX plumbing shared by the bulk server and client (comm/bulk_server.h, comm/bulk_receiver.h):
+// one UCP context and worker with active messages and wake-up events, a progress-or-sleep step
+// for event loops, and socket addresses written as "IP:PORT".
 //
 // Configuration comes from the UCX_* environment (UCX_TLS, UCX_NET_DEVICES, ...), as for any
 // UCX program; nothing is forced here, except that UCX's log lines go to stderr (UCX writes

@@ -235,4 +235,23 @@ void PrintError(const std::string& program, const absl::Status& status) {
   std::cerr << program << ": error: " << message << "\n";
 }
 
+int ParseOrExit(CommandLine& cli, const std::vector<std::string>& args, const char* program) {
+  absl::Status status = cli.Parse(args);
+  if (cli.help_requested()) {
+    std::cout << cli.Help();
+    return kExitOk;
+  }
+  if (!status.ok()) {
+    PrintError(program, status);
+    return kExitUsage;
+  }
+  return -1;
+}
+
+int EnvInt(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  int out;
+  return v != nullptr && absl::SimpleAtoi(v, &out) ? out : fallback;
+}
+
 }  // namespace tunefleet

@@ -103,6 +103,15 @@ void ChdirToUserWorkingDirectory();
 // Prints "PROGRAM: error: MESSAGE" on stderr (one line; the status message, no code name).
 void PrintError(const std::string& program, const absl::Status& status);
 
+// Parses `cli` over `args` for a subcommand. Returns -1 when parsed and the command should go
+// on; otherwise the exit code to return: kExitOk after printing --help on stdout, kExitUsage
+// after printing the bad flag's line (PrintError with `program`) on stderr.
+int ParseOrExit(CommandLine& cli, const std::vector<std::string>& args, const char* program);
+
+// The integer in environment variable `name` (RANK, LOCAL_RANK, ...); `fallback` when unset or
+// not an integer.
+int EnvInt(const char* name, int fallback);
+
 }  // namespace tunefleet
 
 #endif  // TUNEFLEET_COMMON_CLI_H_

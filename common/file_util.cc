@@ -1,5 +1,6 @@
 #include "common/file_util.h"
 
+#include <fcntl.h>
 #include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -7,15 +8,15 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 
 namespace tunefleet {
 namespace {
 
-absl::Status ErrnoError(const std::string& path, const char* what, int err) {
-  const std::string message = absl::StrCat(path, ": ", what, ": ", std::strerror(err));
-  return err == ENOENT ? absl::NotFoundError(message) : absl::InternalError(message);
+absl::Status ErrnoError(const std::string& path, absl::string_view what, int err) {
+  return ErrnoStatus(err, absl::StrCat(path, ": ", what));
 }
 
 int RemoveEntry(const char* path, const struct stat*, int, struct FTW*) {
@@ -23,6 +24,96 @@ int RemoveEntry(const char* path, const struct stat*, int, struct FTW*) {
 }
 
 }  // namespace
+
+absl::Status ErrnoStatus(int err, absl::string_view what) {
+  const std::string message = absl::StrCat(what, ": ", std::strerror(err));
+  switch (err) {
+    case ENOENT:
+      return absl::NotFoundError(message);
+    case EACCES:
+    case EPERM:
+      return absl::PermissionDeniedError(message);
+    case EEXIST:
+      return absl::AlreadyExistsError(message);
+    case ENOSPC:
+    case EDQUOT:
+      return absl::ResourceExhaustedError(message);
+    default:
+      return absl::InternalError(message);
+  }
+}
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoError(path, "cannot open", errno);
+  std::string out;
+  char buffer[1 << 16];
+  while (true) {
+    const ssize_t n = ::read(fd, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      ::close(fd);
+      return ErrnoError(path, "cannot read", err);
+    }
+    if (n == 0) break;
+    out.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return out;
+}
+
+AtomicFile::AtomicFile(std::string path, mode_t mode) : path_(std::move(path)), mode_(mode) {}
+
+AtomicFile::~AtomicFile() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!tmp_.empty()) ::unlink(tmp_.c_str());
+}
+
+absl::Status AtomicFile::Open() {
+  std::string pattern = path_ + ".tmp.XXXXXX";
+  fd_ = ::mkstemp(pattern.data());
+  if (fd_ < 0) return ErrnoError(path_, "cannot create a temporary file", errno);
+  tmp_ = pattern;
+  return absl::OkStatus();
+}
+
+absl::Status AtomicFile::Append(const char* data, size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::write(fd_, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return ErrnoError(tmp_, "write failed", errno);
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status AtomicFile::Commit() {
+  if (::fchmod(fd_, mode_) != 0) return ErrnoError(tmp_, "chmod failed", errno);
+  if (::fsync(fd_) != 0) return ErrnoError(tmp_, "fsync failed", errno);
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) return ErrnoError(tmp_, "close failed", errno);
+  if (::rename(tmp_.c_str(), path_.c_str()) != 0) return ErrnoError(path_, "rename failed", errno);
+  tmp_.clear();
+  const size_t slash = path_.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path_.substr(0, slash + 1);
+  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {  // best effort: the rename is durable once the folder is synced
+    ::fsync(dir_fd);
+    ::close(dir_fd);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status WriteFileAtomically(const std::string& path, absl::string_view contents,
+                                 mode_t mode) {
+  AtomicFile file(path, mode);
+  if (absl::Status s = file.Open(); !s.ok()) return s;
+  if (absl::Status s = file.Append(contents.data(), contents.size()); !s.ok()) return s;
+  return file.Commit();
+}
 
 std::string JoinPath(const std::string& dir, const std::string& name) {
   return dir.empty() || dir.back() == '/' ? dir + name : dir + "/" + name;
@@ -77,7 +168,7 @@ absl::Status RemoveTree(const std::string& path) {
 
 absl::Status RenamePath(const std::string& from, const std::string& to) {
   if (::rename(from.c_str(), to.c_str()) != 0) {
-    return ErrnoError(from, absl::StrCat("cannot rename to ", to).c_str(), errno);
+    return ErrnoError(from, absl::StrCat("cannot rename to ", to), errno);
   }
   return absl::OkStatus();
 }

@@ -1,4 +1,5 @@
-// Small POSIX file-system helpers: paths, folders, atomic swaps, recursive removal.
+// Small POSIX file-system helpers: errno statuses, whole-file reads, atomic writes, paths,
+// folders, atomic swaps, recursive removal.
 // Deliberately not std::filesystem: PyTorch's LibTorch builds export std::filesystem symbols
 // compiled by another libstdc++ (its build toolchain links them in statically), and a binary
 // linked with LibTorch then calls those; std::filesystem::remove_all crashed so on the GPU host
@@ -7,13 +8,58 @@
 #ifndef TUNEFLEET_COMMON_FILE_UTIL_H_
 #define TUNEFLEET_COMMON_FILE_UTIL_H_
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace tunefleet {
+
+// "WHAT: strerror(err)" with a code from `err`: ENOENT NotFound, EACCES/EPERM PermissionDenied,
+// EEXIST AlreadyExists, ENOSPC/EDQUOT ResourceExhausted, anything else Internal. `what` usually
+// starts with the path ("/x/y: cannot open"). Pass errno itself, read before any other call.
+absl::Status ErrnoStatus(int err, absl::string_view what);
+
+// The whole file, bytes as they are. Errors: "PATH: cannot open: ..." (code from errno, so a
+// missing file is NotFound) or "PATH: cannot read: ...".
+absl::StatusOr<std::string> ReadFile(const std::string& path);
+
+// Writes `contents` to `path` so that a reader sees the old file or the whole new one, never a
+// part: a temporary file in the same folder (PATH.tmp.XXXXXX), write, fsync, rename(2) over
+// `path`, then fsync of the folder (best effort) so the rename survives a power cut. The file
+// gets `mode` (0600 for secrets: the temporary file is created 0600, so no reader ever sees the
+// contents with wider permissions). On an error `path` is untouched and the temporary file is
+// removed.
+absl::Status WriteFileAtomically(const std::string& path, absl::string_view contents,
+                                 mode_t mode = 0644);
+
+// The streaming form of WriteFileAtomically, for contents too large to hold at once:
+//   AtomicFile file(path);
+//   RETURN_IF_ERROR(file.Open());
+//   RETURN_IF_ERROR(file.Append(data, size));   // any number of times
+//   return file.Commit();
+// The temporary file is removed if Commit() is not reached or fails. Not thread-safe.
+class AtomicFile {
+ public:
+  explicit AtomicFile(std::string path, mode_t mode = 0644);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  absl::Status Open();
+  absl::Status Append(const char* data, size_t size);
+  absl::Status Commit();
+
+ private:
+  std::string path_;
+  mode_t mode_;
+  std::string tmp_;
+  int fd_ = -1;
+};
 
 // "dir" + "/" + "name" (no doubled slash).
 std::string JoinPath(const std::string& dir, const std::string& name);

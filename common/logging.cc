@@ -8,18 +8,18 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <mutex>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 namespace tunefleet {
 namespace {
 
-std::mutex& ContextMutex() {
-  static std::mutex mu;
-  return mu;
-}
-std::string& Role() {
-  static std::string role;
-  return role;
+ABSL_CONST_INIT absl::Mutex g_context_mu(absl::kConstInit);
+// Never destroyed: a log line written while the process exits still finds it.
+std::string& Role() ABSL_EXCLUSIVE_LOCKS_REQUIRED(g_context_mu) {
+  static std::string* role = new std::string;
+  return *role;
 }
 std::atomic<int64_t> g_trial{-1};
 std::atomic<int> g_rank{-1};
@@ -37,7 +37,7 @@ const char kLevelChar[] = {'D', 'I', 'W', 'E', 'F'};
 }  // namespace
 
 void SetLogRole(const std::string& role) {
-  std::lock_guard<std::mutex> lock(ContextMutex());
+  absl::MutexLock lock(&g_context_mu);
   Role() = role;
 }
 void SetLogTrial(int64_t trial) { g_trial = trial; }
@@ -57,7 +57,7 @@ bool ParseLogLevel(const std::string& text, LogLevel* level) {
 std::string LogContextPrefix() {
   std::string out;
   {
-    std::lock_guard<std::mutex> lock(ContextMutex());
+    absl::MutexLock lock(&g_context_mu);
     out = Role();
   }
   const int64_t trial = g_trial;

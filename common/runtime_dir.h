@@ -11,8 +11,8 @@
 //   OpenPrivateFile(PATH)    open(2) with O_NOFOLLOW | O_CLOEXEC (a symbolic link is refused);
 //                            `create`: O_CREAT, mode 0600.
 //
-// The rule of the project (DESIGN.md "House style"): runtime files live in folders the
-// process owns; never a shared, predictable /tmp path used as it is found.
+// The rule of the project (docs/ARCHITECTURE.md, "Invariants across processes"): runtime files
+// live in folders the process owns; never a shared, predictable /tmp path used as it is found.
 // Thread-safety: stateless (the file system is shared).
 #ifndef TUNEFLEET_COMMON_RUNTIME_DIR_H_
 #define TUNEFLEET_COMMON_RUNTIME_DIR_H_

@@ -3,6 +3,7 @@
 //
 //   RETURN_IF_ERROR(DoThing());            // returns the non-OK status to the caller
 //   ASSIGN_OR_RETURN(Config c, Load(p));   // declares `c`, or returns the error
+//   status = AssignOrStatus(Find(), &path); // keeps the first error of a validation chain
 #ifndef TUNEFLEET_COMMON_STATUS_MACROS_H_
 #define TUNEFLEET_COMMON_STATUS_MACROS_H_
 
@@ -30,5 +31,21 @@
   if (!statusor.ok()) return statusor.status();         \
   lhs = std::move(statusor).value()
 #endif
+
+namespace tunefleet {
+
+// Moves `result`'s value into *out when it holds one (else leaves *out alone); returns its
+// status either way. For flag checks that collect the first error in one Status:
+//   if (status.ok() && trainer.empty()) {
+//     status = AssignOrStatus(FindSiblingBinary("trainer/trainer"), &trainer);
+//   }
+template <typename T>
+absl::Status AssignOrStatus(absl::StatusOr<T> result, T* out) {
+  if (!result.ok()) return result.status();
+  *out = *std::move(result);
+  return absl::OkStatus();
+}
+
+}  // namespace tunefleet
 
 #endif  // TUNEFLEET_COMMON_STATUS_MACROS_H_

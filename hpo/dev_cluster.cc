@@ -153,9 +153,9 @@ absl::Status DevCluster::Supervise(Member& m, absl::Time now) {
                                                  ": ", LastLines(m.log, 3)));
     }
     if (&m == &head_) {
-      // A head numbers its runs from the clock's second at its start (launcher/head_main.cc):
-      // never two heads starting within one second (the old one's start up to a second after
-      // its fork), whose run ids would meet in the runs the agent holds.
+      // A new head starts at least 2 s after the old one started: run ids come from the
+      // microsecond clock at a head's start (launcher/head_main.cc), and the pause also keeps a
+      // crash loop from spinning.
       m.restart_at = std::max(now, absl::FromUnixSeconds(absl::ToUnixSeconds(m.started_at) + 2));
     } else {
       // The head must have declared the old agent lost before the new one registers under

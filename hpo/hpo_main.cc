@@ -20,7 +20,8 @@
 #include "common/logging.h"
 #include "common/signals.h"
 #include "hpo/dev_cluster.h"
-#include "hpo/journal.h"
+#include "hpo/journal_file.h"
+#include "hpo/journal_replay.h"
 #include "hpo/progress_table.h"
 #include "hpo/search_space.h"
 #include "hpo/study_json.h"
@@ -45,19 +46,6 @@ void UnblockStopSignals() {
   sigemptyset(&mask);
   for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&mask, s);
   pthread_sigmask(SIG_UNBLOCK, &mask, nullptr);
-}
-
-int ParseOrExit(CommandLine& cli, const std::vector<std::string>& args, const char* program) {
-  absl::Status status = cli.Parse(args);
-  if (cli.help_requested()) {
-    std::cout << cli.Help();
-    return kExitOk;
-  }
-  if (!status.ok()) {
-    PrintError(program, status);
-    return kExitUsage;
-  }
-  return -1;
 }
 
 int Sweep(const std::vector<std::string>& args) {

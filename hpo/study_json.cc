@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "hpo/py_json.h"
 
 namespace tunefleet {
 namespace hpo {

@@ -12,7 +12,7 @@
 #include <map>
 #include <string>
 
-#include "hpo/journal.h"
+#include "hpo/journal_replay.h"
 #include "hpo/search_space.h"
 #include "hpo/trial.h"
 

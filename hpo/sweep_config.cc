@@ -45,6 +45,22 @@ absl::Status AtLeast(const ConfigMap& m, const std::string& key, int64_t value, 
   return absl::OkStatus();
 }
 
+// The optional integer `key` (else *value keeps its default), which must be >= low.
+absl::Status GetAtLeast(const ConfigMap& m, const std::string& key, int64_t* value, int64_t low) {
+  RETURN_IF_ERROR(m.GetOptional(key, value));
+  return AtLeast(m, key, *value, low);
+}
+
+// A pruner's optional resource: "auto" (*value keeps 0) or a number of samples >= 1.
+absl::Status GetResourceOrAuto(const ConfigMap& m, const std::string& key, int64_t* value) {
+  if (!m.Has(key)) return absl::OkStatus();
+  std::string text;
+  RETURN_IF_ERROR(m.GetYamlText(key, &text));
+  if (text == "auto") return absl::OkStatus();
+  RETURN_IF_ERROR(m.Get(key, value));
+  return AtLeast(m, key, *value, 1);
+}
+
 absl::Status ParseMetric(const ConfigMap& m, SweepConfig* c) {
   RETURN_IF_ERROR(m.AllowOnly({"name", "goal"}));
   RETURN_IF_ERROR(m.Get("name", &c->metric_name));
@@ -72,10 +88,8 @@ absl::Status ParseTrainer(const ConfigMap& m, TrainerSpec* t) {
     ASSIGN_OR_RETURN(ConfigMap s, m.GetOptionalMap("synthetic"));
     RETURN_IF_ERROR(s.AllowOnly({"steps", "samples_per_step", "seconds_per_step", "noise", "seed"}));
     SyntheticSpec& spec = t->synthetic_spec;
-    RETURN_IF_ERROR(s.GetOptional("steps", &spec.steps));
-    RETURN_IF_ERROR(AtLeast(s, "steps", spec.steps, 0));
-    RETURN_IF_ERROR(s.GetOptional("samples_per_step", &spec.samples_per_step));
-    RETURN_IF_ERROR(AtLeast(s, "samples_per_step", spec.samples_per_step, 1));
+    RETURN_IF_ERROR(GetAtLeast(s, "steps", &spec.steps, 0));
+    RETURN_IF_ERROR(GetAtLeast(s, "samples_per_step", &spec.samples_per_step, 1));
     t->samples_per_epoch = spec.steps * spec.samples_per_step;
     RETURN_IF_ERROR(s.GetOptional("seconds_per_step", &spec.seconds_per_step));
     if (spec.seconds_per_step < 0 || spec.seconds_per_step > 3600) {
@@ -84,14 +98,12 @@ absl::Status ParseTrainer(const ConfigMap& m, TrainerSpec* t) {
     }
     RETURN_IF_ERROR(s.GetOptional("noise", &spec.noise));
     if (spec.noise < 0) return s.Error("noise", absl::StrCat("must be >= 0, got ", spec.noise));
-    RETURN_IF_ERROR(s.GetOptional("seed", &spec.seed));
-    RETURN_IF_ERROR(AtLeast(s, "seed", spec.seed, 0));
+    RETURN_IF_ERROR(GetAtLeast(s, "seed", &spec.seed, 0));
     return absl::OkStatus();
   }
   RETURN_IF_ERROR(m.Get("config", &t->config));
   if (t->config.empty()) return m.Error("config", "must name a trainer YAML file");
-  RETURN_IF_ERROR(m.GetOptional("evals_per_epoch", &t->evals_per_epoch));
-  RETURN_IF_ERROR(AtLeast(m, "evals_per_epoch", t->evals_per_epoch, 1));
+  RETURN_IF_ERROR(GetAtLeast(m, "evals_per_epoch", &t->evals_per_epoch, 1));
   ASSIGN_OR_RETURN(ConfigMap overrides, m.GetOptionalMap("overrides"));
   for (const std::string& key : overrides.Keys()) {
     std::string text;
@@ -107,23 +119,18 @@ absl::Status ParseSearch(const ConfigMap& m, SweepConfig* c) {
   RETURN_IF_ERROR(m.GetEnum("method", {"random", "grid", "random_then_grid"}, &c->method));
   ASSIGN_OR_RETURN(ConfigMap random, m.GetOptionalMap("random"));
   RETURN_IF_ERROR(random.AllowOnly({"trials", "seed"}));
-  RETURN_IF_ERROR(random.GetOptional("trials", &c->random.trials));
-  RETURN_IF_ERROR(AtLeast(random, "trials", c->random.trials, 1));
-  RETURN_IF_ERROR(random.GetOptional("seed", &c->random.seed));
-  RETURN_IF_ERROR(AtLeast(random, "seed", c->random.seed, 0));
+  RETURN_IF_ERROR(GetAtLeast(random, "trials", &c->random.trials, 1));
+  RETURN_IF_ERROR(GetAtLeast(random, "seed", &c->random.seed, 0));
   ASSIGN_OR_RETURN(ConfigMap grid, m.GetOptionalMap("grid"));
   RETURN_IF_ERROR(grid.AllowOnly({"top_k", "lr_points", "lr_span", "batch_neighbors"}));
-  RETURN_IF_ERROR(grid.GetOptional("top_k", &c->grid.top_k));
-  RETURN_IF_ERROR(AtLeast(grid, "top_k", c->grid.top_k, 1));
-  RETURN_IF_ERROR(grid.GetOptional("lr_points", &c->grid.lr_points));
-  RETURN_IF_ERROR(AtLeast(grid, "lr_points", c->grid.lr_points, 1));
+  RETURN_IF_ERROR(GetAtLeast(grid, "top_k", &c->grid.top_k, 1));
+  RETURN_IF_ERROR(GetAtLeast(grid, "lr_points", &c->grid.lr_points, 1));
   RETURN_IF_ERROR(grid.GetOptional("lr_span", &c->grid.lr_span));
   if (c->grid.lr_span < 1.0) {
     return grid.Error("lr_span", absl::StrCat("must be >= 1 (the ratio of the largest to the "
                                               "smallest grid lr), got ", c->grid.lr_span));
   }
-  RETURN_IF_ERROR(grid.GetOptional("batch_neighbors", &c->grid.batch_neighbors));
-  RETURN_IF_ERROR(AtLeast(grid, "batch_neighbors", c->grid.batch_neighbors, 0));
+  RETURN_IF_ERROR(GetAtLeast(grid, "batch_neighbors", &c->grid.batch_neighbors, 0));
   if (c->method == "random_then_grid" && c->grid.top_k > c->random.trials) {
     return grid.Error("top_k", absl::StrCat("is ", c->grid.top_k, " but the random phase runs only ",
                                             c->random.trials, " trials"));
@@ -134,25 +141,10 @@ absl::Status ParseSearch(const ConfigMap& m, SweepConfig* c) {
 absl::Status ParseHyperband(const ConfigMap& m, HyperbandSpec* h) {
   RETURN_IF_ERROR(
       m.AllowOnly({"type", "min_resource", "max_resource", "reduction_factor", "bootstrap_count"}));
-  std::string text;
-  if (m.Has("min_resource")) {
-    RETURN_IF_ERROR(m.GetYamlText("min_resource", &text));
-    if (text != "auto") {
-      RETURN_IF_ERROR(m.Get("min_resource", &h->min_resource));
-      RETURN_IF_ERROR(AtLeast(m, "min_resource", h->min_resource, 1));
-    }
-  }
-  if (m.Has("max_resource")) {
-    RETURN_IF_ERROR(m.GetYamlText("max_resource", &text));
-    if (text != "auto") {
-      RETURN_IF_ERROR(m.Get("max_resource", &h->max_resource));
-      RETURN_IF_ERROR(AtLeast(m, "max_resource", h->max_resource, 1));
-    }
-  }
-  RETURN_IF_ERROR(m.GetOptional("reduction_factor", &h->reduction_factor));
-  RETURN_IF_ERROR(AtLeast(m, "reduction_factor", h->reduction_factor, 2));
-  RETURN_IF_ERROR(m.GetOptional("bootstrap_count", &h->bootstrap_count));
-  RETURN_IF_ERROR(AtLeast(m, "bootstrap_count", h->bootstrap_count, 0));
+  RETURN_IF_ERROR(GetResourceOrAuto(m, "min_resource", &h->min_resource));
+  RETURN_IF_ERROR(GetResourceOrAuto(m, "max_resource", &h->max_resource));
+  RETURN_IF_ERROR(GetAtLeast(m, "reduction_factor", &h->reduction_factor, 2));
+  RETURN_IF_ERROR(GetAtLeast(m, "bootstrap_count", &h->bootstrap_count, 0));
   if (h->bootstrap_count > 0 && h->max_resource == 0) {
     // Optuna refuses this combination (HyperbandPruner raises ValueError).
     return m.Error("bootstrap_count", "needs an explicit max_resource (not auto)");
@@ -169,33 +161,19 @@ absl::Status ParseEarlyTerminate(const ConfigMap& m, SweepConfig* c) {
     RETURN_IF_ERROR(
         m.AllowOnly({"type", "n_startup_trials", "n_warmup_steps", "interval_steps", "n_min_trials"}));
     MedianSpec& s = c->median;
-    RETURN_IF_ERROR(m.GetOptional("n_startup_trials", &s.n_startup_trials));
-    RETURN_IF_ERROR(AtLeast(m, "n_startup_trials", s.n_startup_trials, 0));
-    RETURN_IF_ERROR(m.GetOptional("n_warmup_steps", &s.n_warmup_steps));
-    RETURN_IF_ERROR(AtLeast(m, "n_warmup_steps", s.n_warmup_steps, 0));
-    RETURN_IF_ERROR(m.GetOptional("interval_steps", &s.interval_steps));
-    RETURN_IF_ERROR(AtLeast(m, "interval_steps", s.interval_steps, 1));
-    RETURN_IF_ERROR(m.GetOptional("n_min_trials", &s.n_min_trials));
-    RETURN_IF_ERROR(AtLeast(m, "n_min_trials", s.n_min_trials, 1));
+    RETURN_IF_ERROR(GetAtLeast(m, "n_startup_trials", &s.n_startup_trials, 0));
+    RETURN_IF_ERROR(GetAtLeast(m, "n_warmup_steps", &s.n_warmup_steps, 0));
+    RETURN_IF_ERROR(GetAtLeast(m, "interval_steps", &s.interval_steps, 1));
+    RETURN_IF_ERROR(GetAtLeast(m, "n_min_trials", &s.n_min_trials, 1));
     return absl::OkStatus();
   }
   RETURN_IF_ERROR(m.AllowOnly(
       {"type", "min_resource", "reduction_factor", "min_early_stopping_rate", "bootstrap_count"}));
   SuccessiveHalvingSpec& s = c->successive_halving;
-  std::string text;
-  if (m.Has("min_resource")) {
-    RETURN_IF_ERROR(m.GetYamlText("min_resource", &text));
-    if (text != "auto") {
-      RETURN_IF_ERROR(m.Get("min_resource", &s.min_resource));
-      RETURN_IF_ERROR(AtLeast(m, "min_resource", s.min_resource, 1));
-    }
-  }
-  RETURN_IF_ERROR(m.GetOptional("reduction_factor", &s.reduction_factor));
-  RETURN_IF_ERROR(AtLeast(m, "reduction_factor", s.reduction_factor, 2));
-  RETURN_IF_ERROR(m.GetOptional("min_early_stopping_rate", &s.min_early_stopping_rate));
-  RETURN_IF_ERROR(AtLeast(m, "min_early_stopping_rate", s.min_early_stopping_rate, 0));
-  RETURN_IF_ERROR(m.GetOptional("bootstrap_count", &s.bootstrap_count));
-  RETURN_IF_ERROR(AtLeast(m, "bootstrap_count", s.bootstrap_count, 0));
+  RETURN_IF_ERROR(GetResourceOrAuto(m, "min_resource", &s.min_resource));
+  RETURN_IF_ERROR(GetAtLeast(m, "reduction_factor", &s.reduction_factor, 2));
+  RETURN_IF_ERROR(GetAtLeast(m, "min_early_stopping_rate", &s.min_early_stopping_rate, 0));
+  RETURN_IF_ERROR(GetAtLeast(m, "bootstrap_count", &s.bootstrap_count, 0));
   if (s.bootstrap_count > 0 && s.min_resource == 0) {
     // Optuna refuses this combination too (SuccessiveHalvingPruner raises ValueError).
     return m.Error("bootstrap_count", "needs an explicit min_resource (not auto)");
@@ -287,8 +265,7 @@ absl::StatusOr<SweepConfig> ParseSweepConfig(const ConfigFile& file) {
   ASSIGN_OR_RETURN(ConfigMap scaling, root.GetOptionalMap("lr_scaling"));
   RETURN_IF_ERROR(scaling.AllowOnly({"rule", "base_batch"}));
   RETURN_IF_ERROR(scaling.GetEnum("rule", {"linear", "none"}, &c.lr_scaling.rule));
-  RETURN_IF_ERROR(scaling.GetOptional("base_batch", &c.lr_scaling.base_batch));
-  RETURN_IF_ERROR(AtLeast(scaling, "base_batch", c.lr_scaling.base_batch, 1));
+  RETURN_IF_ERROR(GetAtLeast(scaling, "base_batch", &c.lr_scaling.base_batch, 1));
   ASSIGN_OR_RETURN(ConfigMap search, root.GetOptionalMap("search"));
   if (root.Has("method")) {  // W&B's spelling of search.method
     if (search.Has("method")) {
@@ -302,10 +279,8 @@ absl::StatusOr<SweepConfig> ParseSweepConfig(const ConfigFile& file) {
     ASSIGN_OR_RETURN(ConfigMap early, root.GetMap("early_terminate"));
     RETURN_IF_ERROR(ParseEarlyTerminate(early, &c));
   }
-  RETURN_IF_ERROR(root.GetOptional("max_concurrent_trials", &c.max_concurrent_trials));
-  RETURN_IF_ERROR(AtLeast(root, "max_concurrent_trials", c.max_concurrent_trials, 1));
-  RETURN_IF_ERROR(root.GetOptional("max_failures_per_trial", &c.max_failures_per_trial));
-  RETURN_IF_ERROR(AtLeast(root, "max_failures_per_trial", c.max_failures_per_trial, 0));
+  RETURN_IF_ERROR(GetAtLeast(root, "max_concurrent_trials", &c.max_concurrent_trials, 1));
+  RETURN_IF_ERROR(GetAtLeast(root, "max_failures_per_trial", &c.max_failures_per_trial, 0));
   c.journal = "runs/" + c.name + "/journal.log";
   RETURN_IF_ERROR(root.GetOptional("journal", &c.journal));
   if (c.journal.empty()) return root.Error("journal", "must not be empty");

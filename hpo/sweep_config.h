@@ -1,5 +1,6 @@
-// The sweep YAML contract (DESIGN.md, "Sweep YAML"), loaded into a typed struct and validated
-// in one place. Every error names the file, the line and the dotted key.
+// The sweep YAML contract (README.md, "The binaries", hpo; this header is its reference), loaded
+// into a typed struct and validated in one place. Every error names the file, the line and the
+// dotted key.
 //
 // The search space (hpo/sweep_parameters.h): `lr` (the base learning rate: log_uniform or
 // uniform over [min, max], or a list of values), `batch_size` (per-rank batch, a list of

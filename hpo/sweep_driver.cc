@@ -7,18 +7,19 @@
 #include <climits>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "comm/codec.h"
-#include "comm/curve_auth.h"
 #include "comm/zmq_channel.h"
 #include "common/clip.h"
+#include "common/file_util.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
+#include "hpo/journal_file.h"
+#include "hpo/journal_replay.h"
 #include "hpo/study_json.h"
 #include "hpo/sweep_plan.h"
 #include "hpo/trial_command.h"
@@ -96,53 +97,25 @@ absl::Status SweepDriver::OpenJournal() {
   return engine_->CreateStudy();
 }
 
-void SweepDriver::Send(const comm::Envelope& envelope) {
-  absl::Status s = comm::Send(*socket_, envelope);
-  if (!s.ok()) {
-    TF_LOG(WARNING) << "cannot send " << comm::BodyName(envelope) << " to the head: " << s.message();
-    return;
-  }
-  if (head_liveness_) head_liveness_->Sent(absl::Now());
-}
+void SweepDriver::Send(const comm::Envelope& envelope) { head_->Send(envelope, absl::Now()); }
 
-absl::Status SweepDriver::OpenSocket() {
-  try {
-    auto socket = std::make_unique<zmq::socket_t>(context_, zmq::socket_type::dealer);
-    comm::ConfigureSocket(*socket, /*router=*/false);
-    if (!options_.keys_dir.empty()) {
-      absl::StatusOr<comm::ClientKeys> keys = comm::LoadClientKeys(options_.keys_dir);
-      if (!keys.ok()) return absl::InvalidArgumentError(keys.status().message());
-      comm::MakeCurveClient(*socket, *keys);
-    }
-    socket->connect(options_.head);
-    socket_ = std::move(socket);  // the old one closes without lingering (ConfigureSocket)
-  } catch (const zmq::error_t& e) {
-    return absl::InvalidArgumentError(absl::StrCat("--head ", options_.head, ": ", e.what()));
-  }
-  SendRegister();
-  return absl::OkStatus();
-}
-
-void SweepDriver::SendRegister() {
+comm::Envelope SweepDriver::MakeRegister() const {
   comm::Envelope hello;
   comm::Register* r = hello.mutable_register_();
   r->set_role(comm::CLIENT);
   r->set_name(absl::StrCat(config_.name, "/", ::getpid()));
   r->set_pid(::getpid());
-  r->set_previous_session(session_);
-  Send(hello);
-  registered_at_ = absl::Now();
+  return hello;
 }
 
 void SweepDriver::LoseHead(const std::string& why) {
-  if (!head_lost_) {
-    head_lost_ = true;
-    head_lost_at_ = absl::Now();
-    std::cout << why << ": " << running_.size() << " trial(s) go on on the agents; waiting up to "
-              << absl::FormatDuration(options_.head_grace) << " for the head to come back\n"
-              << std::flush;
-  }
-  registered_at_ = absl::InfinitePast();
+  if (head_->Lose(absl::Now())) AnnounceHeadLost(why);
+}
+
+void SweepDriver::AnnounceHeadLost(const std::string& why) const {
+  std::cout << why << ": " << running_.size() << " trial(s) go on on the agents; waiting up to "
+            << absl::FormatDuration(options_.head_grace) << " for the head to come back\n"
+            << std::flush;
 }
 
 void SweepDriver::Resubmit() {
@@ -155,15 +128,23 @@ void SweepDriver::Resubmit() {
 }
 
 absl::Status SweepDriver::Connect() {
-  RETURN_IF_ERROR(OpenSocket());
+  comm::HeadSession::Options session;
+  session.head = options_.head;
+  session.keys_dir = options_.keys_dir;
+  session.head_grace = options_.head_grace;
+  head_ = std::make_unique<comm::HeadSession>(context_, std::move(session),
+                                              [this] { return MakeRegister(); });
+  if (absl::Status s = head_->Connect(absl::Now()); !s.ok()) {
+    return absl::InvalidArgumentError(s.message());
+  }
   const absl::Time deadline = absl::Now() + options_.connect_timeout;
   while (absl::Now() < deadline) {
-    zmq::pollitem_t items[] = {{static_cast<void*>(*socket_), 0, ZMQ_POLLIN, 0},
+    zmq::pollitem_t items[] = {{static_cast<void*>(head_->socket()), 0, ZMQ_POLLIN, 0},
                                {nullptr, signals_->fd(), ZMQ_POLLIN, 0}};
     zmq::poll(items, 2, std::chrono::milliseconds(100));
     if (!signals_->Read().empty()) return absl::CancelledError("interrupted while connecting");
     if (options_.health_check) RETURN_IF_ERROR(options_.health_check());
-    while (auto received = comm::TryReceive(*socket_, /*router=*/false)) {
+    while (auto received = head_->Receive(absl::Now())) {
       if (!received->envelope.ok()) {
         return absl::FailedPreconditionError(absl::StrCat("the head at ", options_.head, " answered: ",
                                                           received->envelope.status().message()));
@@ -173,10 +154,7 @@ absl::Status SweepDriver::Connect() {
         return absl::PermissionDeniedError(absl::StrCat("the head refused this sweep: ", e.refused().reason()));
       }
       if (e.body_case() == comm::Envelope::kWelcome) {
-        const uint32_t ms = e.welcome().heartbeat_interval_ms();
-        head_liveness_ = std::make_unique<comm::Liveness>(ms > 0 ? absl::Milliseconds(ms) : absl::Seconds(1),
-                                                          absl::Now());
-        session_ = e.welcome().session();
+        head_->OnWelcome(e.welcome(), absl::Now());
         return absl::OkStatus();
       }
     }
@@ -286,15 +264,11 @@ absl::Status SweepDriver::HandleMessage(const comm::Envelope& envelope) {
     case comm::Envelope::kHeartbeat:
       return absl::OkStatus();
     case comm::Envelope::kWelcome: {
-      if (!head_lost_) return absl::OkStatus();
-      const uint32_t ms = envelope.welcome().heartbeat_interval_ms();
-      head_liveness_ = std::make_unique<comm::Liveness>(
-          ms > 0 ? absl::Milliseconds(ms) : absl::Seconds(1), absl::Now());
-      const bool restarted = envelope.welcome().session() != session_;
-      session_ = envelope.welcome().session();
-      head_lost_ = false;
-      std::cout << "the head is back" << (restarted ? " (restarted)" : "") << " after "
-                << absl::FormatDuration(absl::Trunc(absl::Now() - head_lost_at_, absl::Milliseconds(100)))
+      if (!head_->lost()) return absl::OkStatus();
+      const absl::Time now = absl::Now();
+      const comm::HeadSession::Welcomed w = head_->OnWelcome(envelope.welcome(), now);
+      std::cout << "the head is back" << (w.restarted ? " (restarted)" : "") << " after "
+                << absl::FormatDuration(absl::Trunc(now - w.lost_at, absl::Milliseconds(100)))
                 << "; submitting the " << running_.size() << " unfinished trial(s) again: it "
                 << "finds those the agents still run\n" << std::flush;
       Resubmit();
@@ -313,12 +287,11 @@ absl::Status SweepDriver::HandleMessage(const comm::Envelope& envelope) {
     case comm::Envelope::kExit:
       return HandleExit(envelope.exit());
     case comm::Envelope::kRefused:
-      if (envelope.refused().reason() == comm::kRefusedRegisterFirst &&
-          options_.head_grace > absl::ZeroDuration() && !session_.empty() &&
-          envelope.refused().session() != session_) {
-        if (!head_lost_) {
+      if (head_->Classify(envelope.refused()) == comm::HeadSession::Refusal::kHeadRestarted &&
+          options_.head_grace > absl::ZeroDuration()) {
+        if (!head_->lost()) {
           LoseHead(absl::StrCat("the head at ", options_.head, " restarted"));
-          SendRegister();
+          head_->Register(absl::Now());
         }
         return absl::OkStatus();
       }
@@ -382,16 +355,9 @@ std::string SweepDriver::Summary() const {
 
 absl::Status SweepDriver::WriteReport() const {
   if (options_.report_json.empty()) return absl::OkStatus();
-  const std::string tmp = options_.report_json + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << StudyToJson(engine_->study(), engine_->space(), engine_->recorded_attrs());
-    if (!out) return absl::InternalError(absl::StrCat("cannot write ", tmp));
-  }
-  if (std::rename(tmp.c_str(), options_.report_json.c_str()) != 0) {
-    return absl::InternalError(absl::StrCat("cannot write ", options_.report_json));
-  }
-  return absl::OkStatus();
+  return WriteFileAtomically(
+      options_.report_json,
+      StudyToJson(engine_->study(), engine_->space(), engine_->recorded_attrs()));
 }
 
 absl::Status SweepDriver::Run() {
@@ -400,7 +366,7 @@ absl::Status SweepDriver::Run() {
   RETURN_IF_ERROR(Connect());
   absl::Status failure;
   while (true) {
-    if (!interrupting_ && !head_lost_) {
+    if (!interrupting_ && !head_->lost()) {
       failure = Fill();
       if (!failure.ok()) break;
     }
@@ -412,7 +378,7 @@ absl::Status SweepDriver::Run() {
         break;
       }
     }
-    zmq::pollitem_t items[] = {{static_cast<void*>(*socket_), 0, ZMQ_POLLIN, 0},
+    zmq::pollitem_t items[] = {{static_cast<void*>(head_->socket()), 0, ZMQ_POLLIN, 0},
                                {nullptr, signals_->fd(), ZMQ_POLLIN, 0}};
     zmq::poll(items, 2, std::chrono::milliseconds(100));
     const std::vector<int> signals = signals_->Read();
@@ -420,8 +386,7 @@ absl::Status SweepDriver::Run() {
       if (interrupting_) break;  // a second Ctrl-C: stop waiting
       Interrupt();
     }
-    while (auto received = comm::TryReceive(*socket_, /*router=*/false)) {
-      head_liveness_->Heard(absl::Now());
+    while (auto received = head_->Receive(absl::Now())) {
       if (!received->envelope.ok()) {
         TF_LOG(WARNING) << "dropped a frame from the head: " << received->envelope.status().message();
         continue;
@@ -431,31 +396,15 @@ absl::Status SweepDriver::Run() {
     }
     if (!failure.ok()) break;
     const absl::Time now = absl::Now();
-    if (!head_lost_ && head_liveness_->HeartbeatDue(now)) {
-      comm::Envelope hb;
-      hb.mutable_heartbeat();
-      Send(hb);
-    }
-    if (!head_lost_ && !head_liveness_->Alive(now)) {
-      const std::string lost = absl::StrCat("lost the head at ", options_.head, " (no heartbeat for ",
-                                            absl::FormatDuration(head_liveness_->interval() * comm::kDefaultLiveness), ")");
-      if (options_.head_grace <= absl::ZeroDuration() || interrupting_) {
-        failure = absl::UnavailableError(lost);
-        break;
-      }
-      LoseHead(lost);
-    }
-    if (head_lost_) {
-      if (now - head_lost_at_ > options_.head_grace) {
-        failure = absl::UnavailableError(absl::StrCat(
-            "the head at ", options_.head, " did not come back within ",
-            absl::FormatDuration(options_.head_grace)));
-        break;
-      }
-      if (now - registered_at_ >= absl::Seconds(3)) {
-        failure = OpenSocket();
-        if (!failure.ok()) break;
-      }
+    // A head lost with no grace, or while the trials are being stopped: fail at once.
+    const comm::HeadSession::Tick tick = head_->Poll(
+        now, options_.head_grace <= absl::ZeroDuration() || interrupting_
+                 ? comm::HeadSession::Mode::kFailFast
+                 : comm::HeadSession::Mode::kWait);
+    if (!tick.lost.empty() && head_->lost()) AnnounceHeadLost(tick.lost);
+    if (!tick.status.ok()) {
+      failure = tick.status;
+      break;
     }
     if (options_.health_check && now - last_health_check_ > absl::Milliseconds(500)) {
       last_health_check_ = now;

@@ -21,10 +21,10 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
-#include "comm/liveness.h"
+#include "comm/head_session.h"
 #include "comm/proto/messages.pb.h"
 #include "common/signals.h"
-#include "hpo/journal.h"
+#include "hpo/journal_writer.h"
 #include "hpo/progress_table.h"
 #include "hpo/sweep_config.h"
 #include "hpo/sweep_engine.h"
@@ -71,12 +71,12 @@ class SweepDriver {
   };
 
   absl::Status OpenJournal();
+  // Registers with the head (comm/head_session.h) and waits for its Welcome.
   absl::Status Connect();
-  // A fresh socket to the head and a Register on it.
-  absl::Status OpenSocket();
-  void SendRegister();
-  // The head went silent or another instance answers: keep the trials, register again.
+  comm::Envelope MakeRegister() const;
+  // Another head instance answers: keep the trials, register again (said once).
   void LoseHead(const std::string& why);
+  void AnnounceHeadLost(const std::string& why) const;
   void Resubmit();
   absl::Status Fill();
   // Submits the engine's new trial `number` to the head.
@@ -101,12 +101,7 @@ class SweepDriver {
   std::map<int64_t, Running> running_;
   std::vector<std::string> bound_lines_;  // the best point's bounds, once the sweep ended
   zmq::context_t context_;
-  std::unique_ptr<zmq::socket_t> socket_;
-  std::unique_ptr<comm::Liveness> head_liveness_;
-  std::string session_;  // the head's, from its Welcome
-  bool head_lost_ = false;
-  absl::Time head_lost_at_;
-  absl::Time registered_at_;
+  std::unique_ptr<comm::HeadSession> head_;  // after context_, whose socket it holds
   absl::Time start_;
   absl::Time last_shown_ = absl::InfinitePast();
   absl::Time last_health_check_ = absl::InfinitePast();

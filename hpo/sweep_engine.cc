@@ -10,7 +10,9 @@
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 #include "hpo/bounds.h"
+#include "hpo/journal_format.h"
 #include "hpo/lr_scaling.h"
+#include "hpo/py_json.h"
 #include "hpo/pruners/pruner_factory.h"
 
 namespace tunefleet {

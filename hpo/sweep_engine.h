@@ -32,7 +32,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "hpo/journal.h"
+#include "hpo/journal_replay.h"
+#include "hpo/journal_writer.h"
 #include "hpo/pruner.h"
 #include "hpo/samplers/random_then_grid_sampler.h"
 #include "hpo/search_space.h"

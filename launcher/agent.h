@@ -1,14 +1,10 @@
 // The node agent: registers this machine's slots (one per GPU, or CPU slots) with the head,
-// starts one trainer process per assigned rank with the torchrun-style environment, relays the
-// trainers' reports to the head and the head's decisions to rank 0, and reports each run's
-// exit (outcome, exit code or signal, stderr tail) once all its local ranks have ended.
-//
-// Environment of a rank: RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR,
-// MASTER_PORT, CUDA_VISIBLE_DEVICES (its one GPU, or empty on CPU slots), OMP_NUM_THREADS on CPU
-// slots (cores / slots, unless set), TUNEFLEET_AGENT_ENDPOINT (the agent's local ZeroMQ
-// endpoint), TUNEFLEET_RUN_ID, TUNEFLEET_TRIAL, TUNEFLEET_SWEEP, and those of the trial's own
-// env that launcher/trial_guard.h lets through (never LD_*). A trial's log_dir and fetch_back
-// must lie in the folders the agent serves (trial_guard.h), or the run fails to start.
+// starts one trainer process per assigned rank (launcher/rank_launch.h says with which
+// environment and logs), relays the trainers' reports to the head and the head's decisions to
+// rank 0 (launcher/trainer_channel.h), and reports each run's exit (outcome, exit code or
+// signal, stderr tail; launcher/local_run.h) once all its local ranks have ended. A trial's
+// log_dir and fetch_back must lie in the folders the agent serves (trial_guard.h), or the run
+// fails to start.
 //
 // Cross-process invariants: a run's slots are busy from Assign until its Exit is sent; a rank
 // that fails makes the agent stop the run's other local ranks (SIGTERM, then SIGKILL after the
@@ -17,20 +13,18 @@
 //
 // Losing the head (silent for 3 heartbeats, or a head with another session refusing it): the
 // runs go on for up to head_grace while the agent registers again (a fresh socket every few
-// seconds, as zguide's Lazy Pirate); reports wait (the trainers wait for their decisions) and
-// Exits are kept. The Register lists every run it holds, with the reports not yet answered and
-// the Exits of the last runs it ended, so that a restarted head adopts them (head.h). No head
-// within head_grace: every run is stopped and the agent exits.
+// seconds, as zguide's Lazy Pirate; comm/head_session.h); reports wait (the trainers wait for
+// their decisions) and Exits are kept. The Register lists every run it holds, with the reports
+// not yet answered and the Exits of the last runs it ended (launcher/ended_runs.h), so that a
+// restarted head adopts them (head.h). No head within head_grace: every run is stopped and the
+// agent exits.
 // Thread-safety: one poll loop thread owns everything.
 #ifndef TUNEFLEET_LAUNCHER_AGENT_H_
 #define TUNEFLEET_LAUNCHER_AGENT_H_
 
 #include <cstdint>
-#include <deque>
 #include <functional>
-#include <future>
 #include <map>
-#include <optional>
 #include <memory>
 #include <set>
 #include <string>
@@ -40,12 +34,15 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
-#include "comm/liveness.h"
+#include "comm/head_session.h"
 #include "comm/proto/messages.pb.h"
-#include "comm/ucx_transfer.h"
 #include "common/signals.h"
-#include "launcher/child_process.h"
+#include "launcher/agent_fetch_back.h"
+#include "launcher/ended_runs.h"
 #include "launcher/gpu_detect.h"
+#include "launcher/local_run.h"
+#include "launcher/rank_launch.h"
+#include "launcher/trainer_channel.h"
 
 namespace tunefleet {
 namespace launcher {
@@ -86,65 +83,28 @@ class Agent {
   absl::Status Run();
 
  private:
-  struct LocalRank {
-    int rank = 0;
-    int slot = 0;
-    std::unique_ptr<ChildProcess> process;
-    std::string trainer_identity;  // its DEALER's identity once it registered
-  };
-  struct RunState {
-    comm::TrialSpec spec;
-    std::vector<LocalRank> ranks;
-    std::vector<comm::Envelope> pending_decisions;  // for a rank 0 not yet connected
-    bool stop_requested = false;
-    bool cancelled = false;
-    std::string cancel_reason;
-    int failed_index = -1;           // first local rank that failed
-    std::string start_error;         // a rank that could not start
-    absl::Time kill_deadline = absl::InfiniteFuture();
-    std::vector<int> rank_ids;       // as assigned
-    std::string master_addr;
-    int master_port = 0;
-    std::deque<comm::Report> unanswered;  // rank 0's Reports with no Decision yet
-    // Staging (TrialSpec.stage): the fetch in flight, the slots kept for the ranks meanwhile.
-    std::future<absl::StatusOr<std::map<std::string, std::string>>> staging;
-    std::vector<int> staged_slots;
-    comm::Assign staged_assign;
-    // Fetch-back: the Exit waits while its folder is hashed for the bulk server.
-    std::optional<comm::Exit> exit;
-    std::future<absl::StatusOr<std::string>> publishing;
-  };
-  // A run that ended: its Exit, kept for a head that may not have seen it.
-  struct EndedRun {
-    comm::HeldRun held;
-    absl::Time at;
-  };
-
   absl::Status Setup();
+  // The Register this agent sends (comm::HeadSession asks for one each time).
+  comm::Envelope MakeRegister() const;
   void HandleHeadMessage(const comm::Envelope& envelope);
+  void HandleWelcome(const comm::Welcome& welcome);
+  void HandleRefused(const comm::Refused& refused);
   void HandleTrainerMessage(const std::string& identity, const comm::Envelope& envelope);
   void StartRun(const comm::Assign& assign);
-  void SpawnRanks(uint64_t run_id, RunState& run, const comm::Assign& assign,
+  void SpawnRanks(uint64_t run_id, LocalRun& run, const comm::Assign& assign,
                   const std::vector<int>& free);
   // Starts the ranks of runs whose staged files have arrived (or fails them).
   void FinishStaging();
-  void DeliverDecision(RunState& run, const comm::Envelope& envelope);
-  void StopRun(RunState& run, const std::string& reason, bool cancelled);
+  void StopRun(LocalRun& run, const std::string& reason, bool cancelled);
+  void StopAll(const std::string& reason);
   void ReapChildren();
   void FinishRuns();
   void SendToHead(const comm::Envelope& envelope);
-  void SendRegister();
-  // A fresh socket to the head (queued messages to a dead head are dropped).
-  absl::Status ConnectHead();
-  // The head is gone or another one answers: keep the runs, register again.
+  // The head is gone or another one answers: keep the runs, register again (logged once).
   void LoseHead(const std::string& why);
-  comm::HeldRun Held(uint64_t run_id, const RunState& run) const;
-  // Starts publishing the run's fetch_back path on this agent's bulk server (on a thread);
-  // false when there is none to offer (`exit` then says why, if it failed).
-  bool StartFetchBackOffer(RunState& run, comm::Exit* exit);
+  void LogHeadLost(const std::string& why) const;
   // Sends the run's Exit (or keeps it for the next Register) and remembers it.
-  void SendExit(uint64_t run_id, const RunState& run, const comm::Exit& exit);
-  int FreeSlots() const;
+  void SendExit(uint64_t run_id, const LocalRun& run, const comm::Exit& exit);
 
   Options options_;
   SignalFd* signals_;
@@ -152,22 +112,14 @@ class Agent {
   int slots_ = 0;
   std::vector<uint64_t> slot_owner_;  // run id per slot, 0 = free
   zmq::context_t context_;
-  std::unique_ptr<zmq::socket_t> head_;
-  std::unique_ptr<zmq::socket_t> trainers_;
-  std::string trainer_endpoint_;
-  std::unique_ptr<comm::Liveness> head_liveness_;
-  bool welcomed_ = false;
-  bool head_lost_logged_ = false;
-  absl::Time registered_at_;
-  std::string session_;          // the head's, from its last Welcome
-  bool head_lost_ = false;       // lost after a Welcome; registering again
-  absl::Time head_lost_at_;
-  std::deque<EndedRun> ended_;   // newest last
-  std::unique_ptr<comm::BulkServer> bulk_;  // serves fetch_back folders (started on first use)
-  int bulk_port_ = 0;
+  std::unique_ptr<comm::HeadSession> head_;
+  std::unique_ptr<TrainerChannel> trainers_;
+  std::unique_ptr<RankLauncher> launcher_;
+  EndedRuns ended_;
+  std::unique_ptr<AgentFetchBack> fetch_back_;
   bool shutting_down_ = false;
   std::string fatal_;
-  std::map<uint64_t, RunState> runs_;
+  std::map<uint64_t, LocalRun> runs_;
 };
 
 }  // namespace launcher

@@ -19,6 +19,7 @@
 #include "common/file_util.h"
 #include "common/logging.h"
 #include "common/runtime_dir.h"
+#include "common/status_macros.h"
 #include "common/signals.h"
 #include "launcher/agent.h"
 #include "launcher/detach.h"
@@ -72,11 +73,12 @@ int Main(int argc, char** argv) {
               "run in the background (own session, output to LOG_DIR/agent.log) once registered; "
               "an agent of this name already running here is left alone (exit 0)");
   cli.ExpectPositional(0, 0);
-  absl::Status status = cli.Parse(std::vector<std::string>(argv + 1, argv + argc));
-  if (cli.help_requested()) {
-    std::cout << cli.Help();
-    return kExitOk;
+  if (const int exit_code =
+          ParseOrExit(cli, std::vector<std::string>(argv + 1, argv + argc), "agent");
+      exit_code >= 0) {
+    return exit_code;
   }
+  absl::Status status;
   if (status.ok() && head.empty()) status = absl::InvalidArgumentError("--head is required");
   if (status.ok()) {
     absl::StatusOr<comm::Endpoint> parsed = comm::ParseEndpoint(head, /*for_bind=*/false);
@@ -110,12 +112,7 @@ int Main(int argc, char** argv) {
     status = loaded.status();
   }
   if (status.ok() && trainer.empty()) {
-    auto found = FindSiblingBinary("trainer/trainer");
-    if (found.ok()) {
-      trainer = *found;
-    } else {
-      status = found.status();
-    }
+    status = AssignOrStatus(FindSiblingBinary("trainer/trainer"), &trainer);
   }
   if (!status.ok()) {
     PrintError("agent", status);
@@ -126,12 +123,7 @@ int Main(int argc, char** argv) {
   // The agent's own folder: never one another user made or could plant links in.
   absl::Status private_dir = runtime_dir.empty() ? absl::OkStatus() : PrivateDir(runtime_dir);
   if (runtime_dir.empty()) {
-    absl::StatusOr<std::string> dir = RuntimeSubdir("agent-" + name);
-    if (dir.ok()) {
-      runtime_dir = *dir;
-    } else {
-      private_dir = dir.status();
-    }
+    private_dir = AssignOrStatus(RuntimeSubdir("agent-" + name), &runtime_dir);
   }
   if (!private_dir.ok()) {
     PrintError("agent", private_dir);

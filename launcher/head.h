@@ -36,36 +36,40 @@
 // Thread-safety: Run() is one single-threaded poll loop that owns every socket and all state;
 // Stop() is the only method safe to call from another thread (it signals the loop through an
 // inproc PAIR control socket).
+//
+// The parts: head_socket.h (the ROUTER and the Stop() channel), peer_table.h and run_table.h
+// (who is there, what runs where), dispatcher.h (queue and placement), head_recovery.h
+// (restart), fetch_backs.h (TrialSpec.fetch_back), head_status.h (the Status reply).
 #ifndef TUNEFLEET_LAUNCHER_HEAD_H_
 #define TUNEFLEET_LAUNCHER_HEAD_H_
 
 #include <cstdint>
 #include <functional>
-#include <future>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <zmq.hpp>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "comm/curve_auth.h"
 #include "comm/proto/messages.pb.h"
 #include "common/signals.h"
+#include "launcher/dispatcher.h"
+#include "launcher/fetch_backs.h"
+#include "launcher/head_actions.h"
+#include "launcher/head_recovery.h"
+#include "launcher/head_socket.h"
 #include "launcher/hosts_file.h"
 #include "launcher/peer_table.h"
 #include "launcher/run_table.h"
-#include "launcher/stager.h"
+#include "launcher/head_staging.h"
 
 namespace tunefleet {
 namespace launcher {
 
-class Head {
+class Head : private HeadActions {
  public:
   struct Options {
     std::string bind = "tcp://127.0.0.1:5555";  // also ipc://PATH, tcp://127.0.0.1:* (any port)
@@ -99,7 +103,7 @@ class Head {
   // endpoint, Unavailable when it cannot bind.
   absl::Status Bind();
   // The bound endpoint with wildcards resolved ("tcp://127.0.0.1:41234"); empty before Bind().
-  const std::string& endpoint() const { return endpoint_; }
+  const std::string& endpoint() const { return socket_.endpoint(); }
 
   // Serves until signalled, stopped or told to shut down by a client (OK), or a fatal socket
   // error.
@@ -118,33 +122,22 @@ class Head {
   void HandleCancel(const std::string& identity, const comm::Cancel& cancel);
   void HandleExit(const std::string& identity, const comm::Exit& exit);
   void ForwardToClient(const std::string& identity, uint64_t run_id, const comm::Envelope& envelope);
-  void HandleStatusRequest(const std::string& identity);
 
-  // Places queued runs in FIFO order while the first fits; fails those that never can.
-  void Dispatch();
-  void FailQueued(RunRecord& run, const std::string& reason);
-  // Hashes and serves the run's staged paths (stager.h); fails the run when it cannot.
-  bool PrepareStaging(RunRecord& run);
-  // Sends Cancel to every agent of the run whose part has not ended, except `except`.
-  void CancelRun(RunRecord& run, const std::string& reason, const std::string& except = "");
-  // Sends the client the run's aggregated Exit (once), and erases the run if nothing runs.
-  void ReportAndMaybeErase(RunRecord& run);
+  // HeadActions (head_actions.h), for the dispatcher and the restart recovery too.
+  void Send(const std::string& identity, const comm::Envelope& envelope) override;
+  void Dispatch() override { dispatcher_.Dispatch(); }
+  void FailQueued(RunRecord& run, const std::string& reason) override;
+  bool PrepareStaging(RunRecord& run) override;
+  void CancelRun(RunRecord& run, const std::string& reason,
+                 const std::string& except = "") override;
+  void ReportAndMaybeErase(RunRecord& run) override;
+
   void LosePeer(const std::string& identity, const std::string& reason);
   void Tick(absl::Time now);
   void ShutdownAgents(const std::string& reason);
-  // An agent's Register.runs: adopted after a restart, cancelled when this head lost them.
-  void AdoptHeldRuns(const std::string& identity, const comm::Register& reg);
-  // Sends an adopted run's held messages to its new client, and its Exit if it has ended.
-  void DeliverHeld(RunRecord& run);
-  // Closes the recovery window: held resubmissions are attached or queued.
-  void EndRecovery();
-  void ExpireOrphans(absl::Time now);
-  // Starts copying back what rank 0's agent serves for the run (Exit.fetch_hash).
-  void StartFetchBack(RunRecord& run, const std::string& agent, const comm::Exit& exit);
   // Logs finished fetch-backs and reports their runs.
   void FinishFetchBacks();
 
-  void Send(const std::string& identity, const comm::Envelope& envelope);
   void Refuse(const std::string& identity, const std::string& reason, bool with_version = false);
   // Logs one WARNING line per peer per second at most.
   void LogLimited(const std::string& identity, const std::string& message);
@@ -152,34 +145,17 @@ class Head {
   Options options_;
   SignalFd* signals_;
   std::string session_;
-  zmq::context_t context_;
-  std::unique_ptr<zmq::socket_t> router_;
-  std::unique_ptr<comm::ZapHandler> zap_;  // CURVE authentication, when keys are set
-  std::unique_ptr<zmq::socket_t> control_rx_;  // poll loop side
-  absl::Mutex control_mu_;
-  std::unique_ptr<zmq::socket_t> control_tx_ ABSL_GUARDED_BY(control_mu_);  // Stop() side
-  std::string endpoint_;
+  HeadSocket socket_;
   bool stop_ = false;
 
   PeerTable peers_;
   RunTable runs_;
-  // Restart recovery (Options::recovery_window).
-  struct Resubmit {
-    std::string client;  // identity
-    comm::TrialSpec spec;
-  };
-  bool recovering_ = true;
-  absl::Time recovery_deadline_;
-  std::vector<Resubmit> held_resubmits_;
+  Dispatcher dispatcher_{peers_, runs_, *this};
+  HeadRecovery recovery_;           // Options::recovery_window
   std::unique_ptr<Stager> stager_;  // from Bind()
-  // Fetch-backs in flight (TrialSpec.fetch_back): run -> the outcome line; the run's report to
-  // its client waits for it.
-  absl::flat_hash_map<uint64_t, std::future<absl::StatusOr<std::string>>> fetches_;
+  // Fetch-backs in flight (TrialSpec.fetch_back); the run's report to its client waits for it.
+  FetchBacks fetches_;
   absl::flat_hash_map<std::string, absl::Time> last_warning_;
-  // Dispatch's check for runs larger than the cluster: every queued run with a run_id up to
-  // too_big_checked_run_ fits too_big_checked_total_ slots (-1: nothing checked yet).
-  int too_big_checked_total_ = -1;
-  uint64_t too_big_checked_run_ = 0;
   absl::Time next_tick_;
 };
 

@@ -4,8 +4,6 @@
 #include <unistd.h>
 
 #include <csignal>
-#include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -24,6 +22,7 @@
 #include "common/runtime_dir.h"
 #include "common/file_util.h"
 #include "common/signals.h"
+#include "common/status_macros.h"
 #include "launcher/agent_launcher.h"
 #include "launcher/head.h"
 #include "launcher/hosts_file.h"
@@ -42,23 +41,6 @@ std::string EndpointForAgents(const std::string& endpoint) {
     }
   }
   return endpoint;
-}
-
-// Writes `text` to `path` through a temporary file and rename(2), so a reader never sees a
-// partial file.
-absl::Status WriteFileAtomically(const std::string& path, const std::string& text) {
-  const std::string tmp = absl::StrCat(path, ".tmp.", ::getpid());
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", tmp));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return absl::UnavailableError(absl::StrCat("cannot rename ", tmp, " to ", path));
-  }
-  return absl::OkStatus();
 }
 
 int Main(int argc, char** argv) {
@@ -113,11 +95,12 @@ int Main(int argc, char** argv) {
   cli.AddInt("heartbeat_ms", &heartbeat_ms,
              "heartbeat interval; a peer silent for 3 intervals is lost", "MS");
   cli.ExpectPositional(0, 0);
-  absl::Status status = cli.Parse(std::vector<std::string>(argv + 1, argv + argc));
-  if (cli.help_requested()) {
-    std::cout << cli.Help();
-    return kExitOk;
+  if (const int exit_code =
+          ParseOrExit(cli, std::vector<std::string>(argv + 1, argv + argc), "head");
+      exit_code >= 0) {
+    return exit_code;
   }
+  absl::Status status;
   if (status.ok() && !gen_keys.empty()) {
     status = comm::GenerateKeyFolder(gen_keys);
     if (!status.ok()) {
@@ -133,12 +116,7 @@ int Main(int argc, char** argv) {
   // this user's; TCP, even on loopback, takes other users' connections unless keys guard it.
   std::string runtime_dir;
   if (status.ok() && (bind.empty() || log_dir.empty())) {
-    absl::StatusOr<std::string> dir = RuntimeSubdir("head");
-    if (dir.ok()) {
-      runtime_dir = *dir;
-    } else {
-      status = dir.status();
-    }
+    status = AssignOrStatus(RuntimeSubdir("head"), &runtime_dir);
   }
   if (status.ok() && bind.empty()) bind = absl::StrCat("ipc://", runtime_dir, "/head.sock");
   if (status.ok() && log_dir.empty()) log_dir = runtime_dir;
@@ -169,12 +147,7 @@ int Main(int argc, char** argv) {
   }
   if (status.ok() && agent_timeout_ms < 1) status = absl::InvalidArgumentError("--agent_timeout_ms must be >= 1");
   if (status.ok() && start_agents == "ssh" && agent_binary.empty()) {
-    auto found = FindSiblingBinary("launcher/agent");
-    if (found.ok()) {
-      agent_binary = *found;
-    } else {
-      status = found.status();
-    }
+    status = AssignOrStatus(FindSiblingBinary("launcher/agent"), &agent_binary);
   }
   if (!status.ok()) {
     PrintError("head", status);

@@ -19,7 +19,7 @@ CORE=(
   nlohmann-json3-dev                   # header only
   libicu-dev libicu72                  # ICU 72: Unicode tables of trainer/wordpiece_tokenizer
   libprotobuf-dev libprotobuf32 libprotoc32 protobuf-compiler  # protoc 3.21 + headers (comm/proto)
-  libucx-dev libucx0                   # UCX 1.13: bulk staging (comm/ucx_transfer)
+  libucx-dev libucx0                   # UCX 1.13: bulk staging (comm/bulk_server, comm/bulk_fetch)
 )
 FALLBACK=(
   libbsd0 libmd0                       # libzmq5 -> libbsd0 -> libmd0

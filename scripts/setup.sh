@@ -7,6 +7,8 @@ set -euo pipefail
 PACKAGES=(
   # build
   bazel-bootstrap bazel-rules-java g++ cmake
+  # clang: only for scripts/thread_safety_check.sh (Abseil's lock annotations; CI runs it)
+  clang
   # libraries
   libtorch-dev libgloo-dev libzmq3-dev cppzmq-dev libabsl-dev libprotobuf-dev protobuf-compiler
   libucx-dev libyaml-cpp-dev libgtest-dev libgmock-dev nlohmann-json3-dev libicu-dev

@@ -5,7 +5,7 @@
 #include "absl/status/status.h"
 #include "common/cli.h"
 #include "trainer/bert_model.h"
-#include "trainer/checkpoint.h"
+#include "trainer/hf_model_folder.h"
 #include "trainer/pooling.h"
 
 namespace tunefleet {
@@ -21,12 +21,9 @@ int RunConvert(const std::vector<std::string>& args) {
   cli.AddString("output", &output_dir, "folder to write (required)", "DIR");
   cli.AddString("pooling", &pooling, "also write sentence-transformers files with this pooling",
                 "mean|cls|max");
-  absl::Status parsed = cli.Parse(args);
-  if (cli.help_requested()) {
-    std::cout << cli.Help();
-    return kExitOk;
-  }
-  if (parsed.ok() && (model_dir.empty() || output_dir.empty())) {
+  if (int rc = ParseOrExit(cli, args, "trainer convert"); rc >= 0) return rc;
+  absl::Status parsed;
+  if (model_dir.empty() || output_dir.empty()) {
     parsed = absl::InvalidArgumentError("--model and --output are required");
   }
   if (parsed.ok() && !pooling.empty()) parsed = ParsePooling(pooling).status();

@@ -10,6 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/split_mix64.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "trainer/utf8_check.h"
@@ -267,19 +268,13 @@ std::vector<int64_t> EpochOrder(int64_t n, uint64_t seed, int64_t epoch, bool sh
   order.resize(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) order[i] = i;
   if (!shuffle) return order;
-  uint64_t state = seed ^ (0x9E3779B97F4A7C15ULL * (static_cast<uint64_t>(epoch) + 1));
-  auto next = [&state]() {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  };
+  uint64_t state = seed ^ (kSplitMix64Gamma * (static_cast<uint64_t>(epoch) + 1));
   for (int64_t i = n - 1; i > 0; --i) {
     const uint64_t bound = static_cast<uint64_t>(i) + 1;
     const uint64_t threshold = (0 - bound) % bound;  // 2^64 mod bound
     uint64_t r;
     do {
-      r = next();
+      r = SplitMix64Next(&state);
     } while (r < threshold);
     std::swap(order[i], order[static_cast<size_t>(r % bound)]);
   }

@@ -5,17 +5,15 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
-#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <numeric>
-#include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/cli.h"
+#include "common/file_util.h"
 #include "common/logging.h"
 #include "nlohmann/json.hpp"
 #include "comm/process_group.h"
@@ -39,18 +37,12 @@ int Fail(int code, const absl::Status& status) {
   return code;
 }
 
-std::string InFolder(const std::string& dir, const char* name) {
-  return !dir.empty() && dir.back() == '/' ? dir + name : dir + "/" + name;
-}
-
 // The tokenizer is uncased WordPiece: refuse a folder whose tokenizer_config.json says cased.
 absl::Status CheckUncased(const std::string& dir) {
-  const std::string path = InFolder(dir, "tokenizer_config.json");
-  std::ifstream in(path);
-  if (!in) return absl::OkStatus();
-  std::stringstream text;
-  text << in.rdbuf();
-  const nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  const std::string path = JoinPath(dir, "tokenizer_config.json");
+  absl::StatusOr<std::string> text = ReadFile(path);
+  if (!text.ok()) return absl::OkStatus();
+  const nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (j.is_object() && j.value("do_lower_case", true) == false) {
     return absl::UnimplementedError(
         absl::StrCat(path, ": do_lower_case is false; only uncased WordPiece is supported"));
@@ -86,14 +78,6 @@ void AppendJsonLine(const float* v, int64_t n, std::string* out) {
   out->append("]}\n");
 }
 
-// Removes the temporary output unless released.
-struct TempFile {
-  std::string path;
-  ~TempFile() {
-    if (!path.empty()) std::remove(path.c_str());
-  }
-};
-
 }  // namespace
 
 int RunEncode(const std::vector<std::string>& args) {
@@ -114,11 +98,8 @@ int RunEncode(const std::vector<std::string>& args) {
                 "MODE");
   cli.AddString("device", &device_name, "auto | cpu | cuda", "DEVICE");
   cli.AddString("precision", &precision_name, "fp32 | bf16 (autocast)", "P");
-  absl::Status status = cli.Parse(args);
-  if (cli.help_requested()) {
-    std::cout << cli.Help();
-    return kExitOk;
-  }
+  if (int rc = ParseOrExit(cli, args, kProgram); rc >= 0) return rc;
+  absl::Status status;
   for (const auto& [flag, value] : {std::pair<const char*, std::string*>{"model", &model_dir},
                                     {"input", &input}, {"output", &output}}) {
     if (status.ok() && value->empty()) {
@@ -142,8 +123,7 @@ int RunEncode(const std::vector<std::string>& args) {
 
   std::ifstream in(input, std::ios::binary);
   if (!in) {
-    return Fail(kExitUsage, absl::NotFoundError(absl::StrCat(input, ": cannot open: ",
-                                                             std::strerror(errno))));
+    return Fail(kExitUsage, ErrnoStatus(errno, absl::StrCat(input, ": cannot open")));
   }
   std::vector<std::string> lines;
   Utf8LineChecker utf8(input);
@@ -159,7 +139,7 @@ int RunEncode(const std::vector<std::string>& args) {
   BertCheckpoint info;
   auto model = LoadBertModel(model_dir, &info);
   if (!model.ok()) return Fail(kExitUsage, model.status());
-  auto tokenizer = WordPieceTokenizer::FromVocabFile(InFolder(model_dir, "vocab.txt"));
+  auto tokenizer = WordPieceTokenizer::FromVocabFile(JoinPath(model_dir, "vocab.txt"));
   if (!tokenizer.ok()) return Fail(kExitUsage, tokenizer.status());
   if (absl::Status s = CheckUncased(model_dir); !s.ok()) return Fail(kExitUsage, s);
   if (pooling_name.empty()) pooling_name = info.pooling.empty() ? "mean" : info.pooling;
@@ -196,16 +176,19 @@ int RunEncode(const std::vector<std::string>& args) {
   const int world = group ? group->size() : 1, rank = group ? group->rank() : 0;
 
   const bool npy = absl::EndsWith(output, ".npy");
-  TempFile temp{rank == 0 ? output + ".tmp-encode" : ""};
-  std::ofstream out;
-  if (rank == 0) out.open(temp.path, std::ios::binary | std::ios::trunc);
-  if (rank == 0 && !out) {
-    return Fail(kExitUsage, absl::PermissionDeniedError(absl::StrCat(
-                                output, ": cannot write: ", std::strerror(errno))));
+  // Rank 0 writes the output through a temporary file renamed into place at the end.
+  AtomicFile out(output);
+  if (rank == 0) {
+    if (absl::Status s = out.Open(); !s.ok()) return Fail(kExitUsage, s);
   }
   const int64_t n = static_cast<int64_t>(lines.size());
   const int64_t hidden = info.config.hidden_size;
-  if (npy) out << NpyHeader(n, hidden);
+  if (rank == 0 && npy) {
+    const std::string header = NpyHeader(n, hidden);
+    if (absl::Status s = out.Append(header.data(), header.size()); !s.ok()) {
+      return Fail(kExitFailure, s);
+    }
+  }
 
   const auto start = std::chrono::steady_clock::now();
   try {
@@ -260,26 +243,22 @@ int RunEncode(const std::vector<std::string>& args) {
       }
       if (rank != 0) continue;
       const float* data = embeddings.data_ptr<float>();
+      absl::Status written;
       if (npy) {
-        out.write(reinterpret_cast<const char*>(data), size * hidden * sizeof(float));
+        written = out.Append(reinterpret_cast<const char*>(data), size * hidden * sizeof(float));
       } else {
         text.clear();
         for (int64_t i = 0; i < size; ++i) AppendJsonLine(data + i * hidden, hidden, &text);
-        out << text;
+        written = out.Append(text.data(), text.size());
       }
+      if (!written.ok()) return Fail(kExitFailure, written);
     }
   } catch (const c10::Error& e) {
     return Fail(kExitFailure, absl::InternalError(absl::StrCat("encoding failed: ",
                                                                e.what_without_backtrace())));
   }
   if (rank != 0) return kExitOk;
-  out.close();
-  if (!out) return Fail(kExitFailure, absl::DataLossError(absl::StrCat(output, ": write failed")));
-  if (std::rename(temp.path.c_str(), output.c_str()) != 0) {
-    return Fail(kExitFailure, absl::InternalError(absl::StrCat(output, ": cannot rename into place: ",
-                                                               std::strerror(errno))));
-  }
-  temp.path.clear();
+  if (absl::Status s = out.Commit(); !s.ok()) return Fail(kExitFailure, s);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   TF_LOG(INFO) << "encoded " << n << " sentences (pooling " << PoolingName(*pooling)

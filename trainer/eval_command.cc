@@ -57,11 +57,8 @@ int RunEval(const std::vector<std::string>& args) {
   cli.AddInt("max_len", &max_len, "maximum tokens (default: the model's max_seq_length, else 128)");
   cli.AddString("pooling", &pooling_name, "mean | cls | max (default: the model's, else mean)", "MODE");
   cli.AddString("device", &device_name, "auto | cpu | cuda", "DEVICE");
-  absl::Status status = cli.Parse(args);
-  if (cli.help_requested()) {
-    std::cout << cli.Help();
-    return kExitOk;
-  }
+  if (int rc = ParseOrExit(cli, args, kProgram); rc >= 0) return rc;
+  absl::Status status;
   if (status.ok() && (model_dir.empty() || data.empty())) {
     status = absl::InvalidArgumentError("--model and --data are required");
   }

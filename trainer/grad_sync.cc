@@ -1,19 +1,24 @@
 #include "trainer/grad_sync.h"
 
 #include <algorithm>
-#include <mutex>
 #include <utility>
 
 #include <torch/csrc/autograd/function.h>
 #include <torch/csrc/autograd/function_hook.h>
 #include <torch/csrc/autograd/variable.h>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 
 namespace tunefleet {
 namespace trainer {
 
+// Built by the constructor, then shared with the autograd hooks. The bucket layout (buffers,
+// parameter lists) is fixed after construction; the per-backward bookkeeping is under `mu`
+// (a bucket's `waiting`, `launched` and `pending` too, which the annotations cannot name).
 struct GradSync::State {
+  absl::Mutex mu;
   comm::ProcessGroup* group = nullptr;
   std::vector<torch::Tensor> params;
   struct Bucket {
@@ -26,14 +31,13 @@ struct GradSync::State {
   };
   std::vector<Bucket> buckets;
   std::vector<int64_t> bucket_of;  // parameter index -> bucket
-  std::vector<bool> ready;         // parameter index -> ready in this backward
-  int64_t next_launch = 0;
-  bool sync = true;
-  bool overlap = true;
-  bool detached = false;
-  std::mutex mu;
+  std::vector<bool> ready ABSL_GUARDED_BY(mu);  // parameter index -> ready in this backward
+  int64_t next_launch ABSL_GUARDED_BY(mu) = 0;
+  bool sync ABSL_GUARDED_BY(mu) = true;
+  bool overlap ABSL_GUARDED_BY(mu) = true;
+  bool detached ABSL_GUARDED_BY(mu) = false;
 
-  void Launch(Bucket& b) {
+  void Launch(Bucket& b) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     if (b.wire.defined()) {
       torch::NoGradGuard no_grad;
       b.wire.copy_(b.buffer);
@@ -45,21 +49,21 @@ struct GradSync::State {
   }
 
   // Launches the ready buckets in order.
-  void LaunchReady() {
+  void LaunchReady() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     while (next_launch < static_cast<int64_t>(buckets.size()) && buckets[next_launch].waiting == 0) {
       Launch(buckets[next_launch++]);
     }
   }
 
-  void MarkReady(size_t index) {
-    std::lock_guard<std::mutex> lock(mu);
+  void MarkReady(size_t index) ABSL_LOCKS_EXCLUDED(mu) {
+    absl::MutexLock lock(&mu);
     if (detached || !sync || ready[index]) return;
     ready[index] = true;
     --buckets[bucket_of[index]].waiting;
     if (overlap) LaunchReady();
   }
 
-  void Reset() {
+  void Reset() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     for (Bucket& b : buckets) {
       b.waiting = static_cast<int64_t>(b.params.size());
       b.launched = false;
@@ -95,7 +99,6 @@ GradSync::GradSync(comm::ProcessGroup* group, std::vector<torch::Tensor> params,
   s.group = group;
   s.params = std::move(params);
   s.bucket_of.assign(s.params.size(), -1);
-  s.ready.assign(s.params.size(), false);
   // Buckets in reverse parameter order.
   int64_t bytes = 0;
   for (size_t k = s.params.size(); k-- > 0;) {
@@ -128,7 +131,11 @@ GradSync::GradSync(comm::ProcessGroup* group, std::vector<torch::Tensor> params,
       offset += p.numel();
     }
   }
-  s.Reset();
+  {
+    absl::MutexLock lock(&s.mu);  // no hook exists yet; the lock is for the annotations
+    s.ready.assign(s.params.size(), false);
+    s.Reset();
+  }
   for (size_t k = 0; k < s.params.size(); ++k) {
     std::shared_ptr<torch::autograd::Node> acc = torch::autograd::impl::grad_accumulator(s.params[k]);
     acc->add_post_hook(std::make_unique<ReadyHook>(state_, k));
@@ -137,8 +144,9 @@ GradSync::GradSync(comm::ProcessGroup* group, std::vector<torch::Tensor> params,
 }
 
 GradSync::~GradSync() {
-  std::lock_guard<std::mutex> lock(state_->mu);
-  state_->detached = true;
+  State& s = *state_;
+  absl::MutexLock lock(&s.mu);
+  s.detached = true;
 }
 
 int64_t GradSync::num_buckets() const { return static_cast<int64_t>(state_->buckets.size()); }
@@ -171,19 +179,21 @@ void GradSync::ZeroGrads() {
 }
 
 void GradSync::set_sync(bool on) {
-  std::lock_guard<std::mutex> lock(state_->mu);
-  state_->sync = on;
+  State& s = *state_;
+  absl::MutexLock lock(&s.mu);
+  s.sync = on;
 }
 
 void GradSync::set_overlap(bool on) {
-  std::lock_guard<std::mutex> lock(state_->mu);
-  state_->overlap = on;
+  State& s = *state_;
+  absl::MutexLock lock(&s.mu);
+  s.overlap = on;
 }
 
 absl::Status GradSync::Finish(const std::function<void(int64_t)>& after_bucket) {
   State& s = *state_;
   {
-    std::lock_guard<std::mutex> lock(s.mu);
+    absl::MutexLock lock(&s.mu);
     for (int64_t b = s.next_launch; b < static_cast<int64_t>(s.buckets.size()); ++b) {
       s.Launch(s.buckets[b]);
     }
@@ -201,7 +211,7 @@ absl::Status GradSync::Finish(const std::function<void(int64_t)>& after_bucket) 
     }
     if (status.ok() && after_bucket) after_bucket(static_cast<int64_t>(b));
   }
-  std::lock_guard<std::mutex> lock(s.mu);
+  absl::MutexLock lock(&s.mu);
   s.Reset();
   return status;
 }

@@ -21,7 +21,7 @@
 #include <torch/types.h>
 
 #include "trainer/autocast.h"
-#include "trainer/checkpoint.h"
+#include "trainer/bert_config.h"
 
 namespace tunefleet {
 namespace trainer {

@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "common/file_util.h"
 #include "nlohmann/json.hpp"
-#include "trainer/safetensors.h"
 
 namespace tunefleet {
 namespace trainer {

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "absl/time/time.h"
+
 namespace tunefleet {
 namespace trainer {
 namespace {
@@ -23,26 +25,26 @@ ProgressWatchdog::ProgressWatchdog(std::chrono::milliseconds limit,
 
 ProgressWatchdog::~ProgressWatchdog() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
+    absl::MutexLock lock(&mu_);
+    stop_ = true;  // wakes Run()'s AwaitWithTimeout
   }
-  cv_.notify_all();
   thread_.join();
 }
 
 void ProgressWatchdog::Pet() { last_pet_ns_.store(NowNs()); }
 
 void ProgressWatchdog::Run() {
-  std::unique_lock<std::mutex> lock(mu_);
-  while (!stop_) {
-    cv_.wait_for(lock, poll_, [this] { return stop_; });
-    if (stop_ || fired_.load()) continue;
+  while (true) {
+    {
+      absl::MutexLock lock(&mu_);
+      mu_.AwaitWithTimeout(absl::Condition(&stop_), absl::FromChrono(poll_));
+      if (stop_) return;
+    }
+    if (fired_.load()) continue;
     const auto idle = std::chrono::nanoseconds(NowNs() - last_pet_ns_.load());
     if (idle >= limit_) {
       fired_.store(true);
-      lock.unlock();
       on_stall_(std::chrono::duration_cast<std::chrono::milliseconds>(idle));
-      lock.lock();
     }
   }
 }

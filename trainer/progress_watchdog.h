@@ -10,10 +10,11 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <functional>
-#include <mutex>
 #include <thread>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -32,15 +33,14 @@ class ProgressWatchdog {
   bool fired() const { return fired_.load(); }
 
  private:
-  void Run();
+  void Run() ABSL_LOCKS_EXCLUDED(mu_);
 
   const std::chrono::milliseconds limit_, poll_;
   std::function<void(std::chrono::milliseconds)> on_stall_;
   std::atomic<int64_t> last_pet_ns_;
   std::atomic<bool> fired_{false};
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stop_ = false;
+  absl::Mutex mu_;
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
 

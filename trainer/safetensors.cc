@@ -16,6 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/file_util.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
 
@@ -45,14 +46,6 @@ int DtypeRank(absl::string_view name) {
 
 absl::Status Error(absl::string_view file, absl::string_view message) {
   return absl::InvalidArgumentError(absl::StrCat(file, ": ", message));
-}
-
-absl::Status ErrnoError(const std::string& what, const std::string& path) {
-  const int err = errno;
-  const std::string message = absl::StrCat(path, ": ", what, ": ", std::strerror(err));
-  if (err == ENOENT) return absl::NotFoundError(message);
-  if (err == EACCES || err == EPERM) return absl::PermissionDeniedError(message);
-  return absl::InternalError(message);
 }
 
 // Thrown from the JSON parser's callback to stop parsing at once.
@@ -150,59 +143,6 @@ absl::StatusOr<SafetensorsEntry> ParseEntry(absl::string_view file, const std::s
   }
   return e;
 }
-
-// Writes to a temporary file next to `path`; Commit() moves it into place. The temporary file
-// is removed if Commit() is not reached.
-class AtomicFile {
- public:
-  explicit AtomicFile(std::string path) : path_(std::move(path)) {}
-  ~AtomicFile() {
-    if (fd_ >= 0) ::close(fd_);
-    if (!tmp_.empty()) ::unlink(tmp_.c_str());
-  }
-
-  absl::Status Open() {
-    std::string pattern = path_ + ".tmp.XXXXXX";
-    fd_ = ::mkstemp(pattern.data());
-    if (fd_ < 0) return ErrnoError("cannot create a temporary file", path_);
-    tmp_ = pattern;
-    return absl::OkStatus();
-  }
-
-  absl::Status Append(const char* data, size_t size) {
-    while (size > 0) {
-      const ssize_t n = ::write(fd_, data, size);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return ErrnoError("write failed", tmp_);
-      data += n;
-      size -= static_cast<size_t>(n);
-    }
-    return absl::OkStatus();
-  }
-
-  absl::Status Commit() {
-    if (::fchmod(fd_, 0644) != 0) return ErrnoError("chmod failed", tmp_);
-    if (::fsync(fd_) != 0) return ErrnoError("fsync failed", tmp_);
-    const int fd = fd_;
-    fd_ = -1;
-    if (::close(fd) != 0) return ErrnoError("close failed", tmp_);
-    if (::rename(tmp_.c_str(), path_.c_str()) != 0) return ErrnoError("rename failed", path_);
-    tmp_.clear();
-    const size_t slash = path_.rfind('/');
-    const std::string dir = slash == std::string::npos ? "." : path_.substr(0, slash + 1);
-    const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
-    if (dir_fd >= 0) {  // best effort: the rename is durable once the folder is synced
-      ::fsync(dir_fd);
-      ::close(dir_fd);
-    }
-    return absl::OkStatus();
-  }
-
- private:
-  std::string path_;
-  std::string tmp_;
-  int fd_ = -1;
-};
 
 // The header bytes (length prefix included) and the tensors in file order, on CPU, contiguous.
 struct Prepared {
@@ -416,10 +356,10 @@ absl::StatusOr<SafetensorsContents> ParseSafetensors(absl::string_view bytes,
 absl::StatusOr<SafetensorsContents> ReadSafetensors(const std::string& path,
                                                     const SafetensorsReadOptions& options) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return ErrnoError("cannot open", path);
+  if (fd < 0) return ErrnoStatus(errno, absl::StrCat(path, ": cannot open"));
   struct stat st;
   if (::fstat(fd, &st) != 0) {
-    absl::Status s = ErrnoError("cannot stat", path);
+    absl::Status s = ErrnoStatus(errno, absl::StrCat(path, ": cannot stat"));
     ::close(fd);
     return s;
   }
@@ -433,7 +373,9 @@ absl::StatusOr<SafetensorsContents> ReadSafetensors(const std::string& path,
     return ParseSafetensors(absl::string_view(), path, options);
   }
   void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  absl::Status map_error = map == MAP_FAILED ? ErrnoError("cannot map", path) : absl::OkStatus();
+  absl::Status map_error = map == MAP_FAILED
+                               ? ErrnoStatus(errno, absl::StrCat(path, ": cannot map"))
+                               : absl::OkStatus();
   ::close(fd);
   if (!map_error.ok()) return map_error;
   auto out = ParseSafetensors(absl::string_view(static_cast<const char*>(map), size), path, options);
@@ -466,13 +408,6 @@ absl::Status WriteSafetensors(const std::string& path,
     RETURN_IF_ERROR(file.Append(static_cast<const char*>(t.data_ptr()),
                                 t.numel() * t.element_size()));
   }
-  return file.Commit();
-}
-
-absl::Status WriteFileAtomically(const std::string& path, absl::string_view contents) {
-  AtomicFile file(path);
-  RETURN_IF_ERROR(file.Open());
-  RETURN_IF_ERROR(file.Append(contents.data(), contents.size()));
   return file.Commit();
 }
 

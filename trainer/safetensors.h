@@ -14,7 +14,8 @@
 // Writing produces the bytes Hugging Face's safetensors writes: compact JSON with "__metadata__"
 // first, tensors ordered by dtype (widest first, the Rust crate's order) then name, data in the
 // same order, the header padded with spaces to a multiple of 8. Files are written atomically
-// (temporary file in the same folder, fsync, rename, fsync of the folder).
+// (common/file_util.h's AtomicFile: temporary file in the same folder, fsync, rename, fsync of
+// the folder). The checkpoint's JSON and tokenizer files use WriteFileAtomically from there.
 //
 // Tensors are little-endian and row-major; this code assumes a little-endian host.
 // Thread-safety: all functions are thread-compatible (no shared state).
@@ -89,10 +90,6 @@ absl::Status WriteSafetensors(const std::string& path,
                               const std::map<std::string, torch::Tensor>& tensors,
                               const std::map<std::string, std::string>& metadata = {
                                   {"format", "pt"}});
-
-// Writes `contents` to `path` atomically (temporary file in the same folder, fsync, rename,
-// fsync of the folder); mode 0644. Also used for the checkpoint's JSON and tokenizer files.
-absl::Status WriteFileAtomically(const std::string& path, absl::string_view contents);
 
 // "F32" -> torch::kFloat32, ...; an error for dtypes LibTorch lacks or unknown names.
 absl::StatusOr<torch::Dtype> SafetensorsDtypeToTorch(absl::string_view dtype);

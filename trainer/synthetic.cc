@@ -9,18 +9,12 @@
 #include <thread>
 
 #include "common/logging.h"
+#include "common/split_mix64.h"
 #include "trainer/agent_client.h"
 
 namespace tunefleet {
 namespace trainer {
 namespace {
-
-uint64_t Mix(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
 
 double StandardNormal(uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -41,9 +35,11 @@ double SyntheticValue(const SyntheticOptions& o, int64_t step) {
   if (o.noise > 0) {
     uint64_t lr_bits;
     std::memcpy(&lr_bits, &o.lr_effective, sizeof(lr_bits));
-    const uint64_t seed = Mix(Mix(Mix(static_cast<uint64_t>(o.seed)) ^ lr_bits) ^
-                              static_cast<uint64_t>(o.batch_size)) ^ static_cast<uint64_t>(step);
-    value += o.noise * StandardNormal(Mix(seed));
+    const uint64_t seed =
+        SplitMix64(SplitMix64(SplitMix64(static_cast<uint64_t>(o.seed)) ^ lr_bits) ^
+                   static_cast<uint64_t>(o.batch_size)) ^
+        static_cast<uint64_t>(step);
+    value += o.noise * StandardNormal(SplitMix64(seed));
   }
   return value;
 }

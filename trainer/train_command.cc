@@ -3,10 +3,8 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
-#include <cstdlib>
 #include <iostream>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "comm/process_group.h"
 #include "common/cli.h"
@@ -22,12 +20,6 @@ namespace trainer {
 namespace {
 
 constexpr char kProgram[] = "trainer train";
-
-int EnvInt(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  int out;
-  return v != nullptr && absl::SimpleAtoi(v, &out) ? out : fallback;
-}
 
 int ExitCodeFor(const absl::Status& s) {
   switch (s.code()) {
@@ -70,14 +62,9 @@ int RunTrain(const std::vector<std::string>& args) {
   cli.AddBool("resume", &resume, "continue from OUTPUT_DIR/checkpoint");
   cli.AddBool("dry_run", &dry_run, "validate the config, print it with the device; train nothing");
   cli.AllowOverrides();
-  absl::Status parsed = cli.Parse(args);
-  if (cli.help_requested()) {
-    std::cout << cli.Help();
-    return kExitOk;
-  }
-  if (parsed.ok() && config_path.empty()) parsed = absl::InvalidArgumentError("--config is required");
-  if (!parsed.ok()) {
-    PrintError(kProgram, parsed);
+  if (int rc = ParseOrExit(cli, args, kProgram); rc >= 0) return rc;
+  if (config_path.empty()) {
+    PrintError(kProgram, absl::InvalidArgumentError("--config is required"));
     return kExitUsage;
   }
   auto config = LoadTrainerConfig(config_path, cli.overrides());

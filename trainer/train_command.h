@@ -1,10 +1,10 @@
-// `trainer train --config TRAIN.yaml [--resume] [--dry_run] [key=value ...]` (DESIGN.md's CLI
-// contract): loads and validates the trainer YAML with its overrides, picks the device
-// (cuda:LOCAL_RANK when there is a GPU, else the CPU), and runs trainer/train_loop.h, reporting
-// to the agent when TUNEFLEET_AGENT_ENDPOINT is set. Prints the config, the memory estimate,
-// progress lines and a summary with the measured peak memory.
-// Exit codes (common/cli.h): 0 (also when a stop decision ended it); 2 for a bad command line,
-// config or input file (one line naming it); 3 when out of memory; 1 for other failures.
+// `trainer train --config TRAIN.yaml [--resume] [--dry_run] [key=value ...]` (the CLI
+// contract: README.md, "The trainer"): loads and validates the trainer YAML with its overrides,
+// picks the device (cuda:LOCAL_RANK when there is a GPU, else the CPU), and runs
+// trainer/train_loop.h, reporting to the agent when TUNEFLEET_AGENT_ENDPOINT is set. Prints the
+// config, the memory estimate, progress lines and a summary with the measured peak memory. Exit
+// codes (common/cli.h): 0 (also when a stop decision ended it); 2 for a bad command line, config or
+// input file (one line naming it); 3 when out of memory; 1 for other failures.
 #ifndef TUNEFLEET_TRAINER_TRAIN_COMMAND_H_
 #define TUNEFLEET_TRAINER_TRAIN_COMMAND_H_
 

@@ -1,14 +1,13 @@
 #include "trainer/train_state.h"
 
 #include <cmath>
-#include <fstream>
 #include <limits>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "common/file_util.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
+#include "trainer/hf_model_folder.h"
 #include "trainer/safetensors.h"
 
 namespace tunefleet {
@@ -36,11 +35,8 @@ std::string ProgressJson(const TrainProgress& p) {
 }
 
 absl::StatusOr<TrainProgress> ParseProgress(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open"));
-  std::stringstream text;
-  text << in.rdbuf();
-  const nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   auto bad = [&](const char* key) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": \"", key, "\" is missing or malformed"));
   };

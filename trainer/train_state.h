@@ -18,7 +18,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "trainer/checkpoint.h"
+#include "trainer/bert_config.h"
 
 namespace tunefleet {
 namespace trainer {

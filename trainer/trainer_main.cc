@@ -16,7 +16,6 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/binary_path.h"
 #include "common/cli.h"
@@ -28,26 +27,6 @@
 namespace tunefleet {
 namespace trainer {
 namespace {
-
-int EnvInt(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  int out;
-  return v != nullptr && absl::SimpleAtoi(v, &out) ? out : fallback;
-}
-
-// Parses `cli` over `args`; prints help or the error. Returns -1 to go on, else an exit code.
-int ParseOrExit(CommandLine& cli, const std::vector<std::string>& args, const char* program) {
-  absl::Status status = cli.Parse(args);
-  if (cli.help_requested()) {
-    std::cout << cli.Help();
-    return kExitOk;
-  }
-  if (!status.ok()) {
-    PrintError(program, status);
-    return kExitUsage;
-  }
-  return -1;
-}
 
 int Synthetic(const std::vector<std::string>& args) {
   SyntheticOptions o;
@@ -130,7 +109,7 @@ int ExecTorch(const std::string& subcommand, const std::vector<std::string>& arg
 int main(int argc, char** argv) {
   tunefleet::ChdirToUserWorkingDirectory();
   tunefleet::SetLogRole("trainer");
-  tunefleet::SetLogRank(tunefleet::trainer::EnvInt("RANK", -1));
+  tunefleet::SetLogRank(tunefleet::EnvInt("RANK", -1));
   auto torch = [](const char* name) {
     return [name](const std::vector<std::string>& args) {
       return tunefleet::trainer::ExecTorch(name, args);

@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "common/cli.h"
 #include "common/logging.h"
 #include "trainer/convert_command.h"
@@ -20,12 +19,6 @@
 namespace tunefleet {
 namespace trainer {
 namespace {
-
-int EnvInt(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  int out;
-  return v != nullptr && absl::SimpleAtoi(v, &out) ? out : fallback;
-}
 
 // An exception nobody catches — in practice NCCL's watchdog thread giving up on a collective
 // that timed out (a peer rank stalled or died) — ends the process with one line, not a trace.
@@ -59,7 +52,7 @@ int main(int argc, char** argv) {
   std::set_terminate(tunefleet::trainer::OnTerminate);
   tunefleet::ChdirToUserWorkingDirectory();
   tunefleet::SetLogRole("trainer");
-  tunefleet::SetLogRank(tunefleet::trainer::EnvInt("RANK", -1));
+  tunefleet::SetLogRank(tunefleet::EnvInt("RANK", -1));
   return tunefleet::RunSubcommands(
       "trainer", "tunefleet's worker, LibTorch part (run it as `trainer`).",
       {{"train", "train a model from a trainer YAML", tunefleet::trainer::RunTrain},

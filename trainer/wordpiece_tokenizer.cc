@@ -7,13 +7,10 @@
 #include <unicode/utf8.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/file_util.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -180,17 +177,6 @@ CodePoints NormalizeCodePoints(absl::string_view text) {
   return lowered;
 }
 
-// Reads `path` into `out`; an error names the file.
-absl::Status ReadFile(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open vocab: ", std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": cannot read vocab"));
-  *out = text.str();
-  return absl::OkStatus();
-}
-
 bool IsValidUtf8(absl::string_view line) {
   const auto* s = reinterpret_cast<const uint8_t*>(line.data());
   const int32_t n = static_cast<int32_t>(line.size());
@@ -214,8 +200,9 @@ std::string TrimEnd(const std::string& line) {
 }  // namespace
 
 absl::StatusOr<WordPieceTokenizer> WordPieceTokenizer::FromVocabFile(const std::string& path) {
-  std::string text;
-  if (absl::Status s = ReadFile(path, &text); !s.ok()) return s;
+  absl::StatusOr<std::string> read = ReadFile(path);
+  if (!read.ok()) return read.status();
+  const std::string& text = *read;
   // Lines as Rust's BufRead::lines gives them: split on \n, a final \r dropped, no empty line
   // after a final newline.
   std::vector<std::string> tokens;

@@ -1,4 +1,4 @@
-// Grid layouts (DESIGN.md, "Search: random, then grid").
+// Grid layouts (the grid phase of hpo/samplers/random_then_grid_sampler.h).
 //
 // LocalGrid, the second phase of random_then_grid: take the `top_k` best COMPLETE trials of the
 // random phase (ties: lower trial number first) and refine around each one on the full grid's

@@ -3,16 +3,11 @@
 #include <cmath>
 #include <random>
 
+#include "common/split_mix64.h"
+
 namespace tunefleet {
 namespace hpo {
 namespace {
-
-uint64_t SplitMix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
 
 uint64_t HashName(const std::string& name) {
   uint64_t h = 1469598103934665603ull;  // FNV-1a

@@ -50,14 +50,22 @@ Availability RandomThenGridSampler::NextAvailability(const Study& study) {
   const int64_t next = NextUntakenPoint(study);
   if (next < random_points_) return Availability::kReady;
   if (!grid_.has_value()) {
-    std::vector<const Trial*> random_trials;
     for (int64_t p = 0; p < random_points_; ++p) {
       if (!Settled(study, p)) return Availability::kWait;
     }
+    // The grid comes from the random phase's trials alone. They are the whole study when the
+    // grid is first needed; a resumed sweep's study holds grid trials too, which LocalGrid
+    // would drop as already run, shifting every later point.
+    Study random_phase;
+    random_phase.maximize = study.maximize;
     for (const Trial& t : study.trials) {
-      if (t.point >= 0 && t.point < random_points_) random_trials.push_back(&t);
+      if (t.point < random_points_) random_phase.trials.push_back(t);
     }
-    grid_ = LocalGrid(config_, study, random_trials);
+    std::vector<const Trial*> random_trials;
+    for (const Trial& t : random_phase.trials) {
+      if (t.point >= 0) random_trials.push_back(&t);
+    }
+    grid_ = LocalGrid(config_, random_phase, random_trials);
   }
   return next < random_points_ + static_cast<int64_t>(grid_->size()) ? Availability::kReady
                                                                       : Availability::kExhausted;

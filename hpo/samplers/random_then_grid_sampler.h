@@ -8,7 +8,9 @@
 // count, nor one lost with its node, of which more than kMaxNodeLosses settle the point).
 //
 // Everything is derived from the study, so a resumed sweep proposes exactly the points the
-// interrupted one had left. Thread-safety: driver thread only.
+// interrupted one had left: the local grid is computed from the random phase's trials alone
+// (point < random.trials), so grid trials already in a resumed study do not change it.
+// Thread-safety: driver thread only.
 #ifndef TUNEFLEET_HPO_SAMPLERS_RANDOM_THEN_GRID_SAMPLER_H_
 #define TUNEFLEET_HPO_SAMPLERS_RANDOM_THEN_GRID_SAMPLER_H_
 

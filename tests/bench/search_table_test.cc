@@ -10,28 +10,15 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "hpo/journal.h"
-#include "tests/bench/table_fixture.h"
+#include "hpo/journal_writer.h"
 #include "hpo/search_space.h"
+#include "tests/bench/table_fixture.h"
 
 namespace tunefleet {
 namespace bench {
 namespace {
 
 using ::testing::HasSubstr;
-
-hpo::SearchSpace Space() {
-  hpo::SearchSpace s;
-  s["lr"].kind = hpo::Distribution::Kind::kFloat;
-  s["lr"].low = 1e-4;
-  s["lr"].high = 1e-2;
-  s["lr"].log = true;
-  s["batch_size"].kind = hpo::Distribution::Kind::kCategorical;
-  s["batch_size"].integer_choices = true;
-  s["batch_size"].choices = {16, 64};
-  return s;
-}
-
 
 TEST(SearchTableTest, ReadsTheSamplesAxis) {
   auto table = SearchTable::Load(WriteGridJournal("table_samples.log"), TableOptions());
@@ -90,7 +77,7 @@ TEST(SearchTableTest, APrunedTrialIsNoTable) {
   ASSERT_TRUE((*w)->SetStudyUserAttr("resource", "\"samples\"").ok());
   hpo::Trial t;
   t.params = {{"lr", 1e-3}, {"batch_size", 16}};
-  ASSERT_TRUE((*w)->CreateTrial(t, Space()).ok());
+  ASSERT_TRUE((*w)->CreateTrial(t, GridSpace()).ok());
   ASSERT_TRUE((*w)->SetIntermediateValue(0, 100, 0.5).ok());
   t.state = hpo::TrialState::kPruned;
   ASSERT_TRUE((*w)->Finish(t).ok());

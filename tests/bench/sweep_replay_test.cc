@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "hpo/journal.h"
 #include "tests/bench/table_fixture.h"
 #include "hpo/search_space.h"
+#include "hpo/trial.h"
 
 namespace tunefleet {
 namespace bench {

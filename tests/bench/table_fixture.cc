@@ -3,11 +3,23 @@
 #include <cstdio>
 
 #include "gtest/gtest.h"
-#include "hpo/journal.h"
+#include "hpo/journal_writer.h"
 #include "hpo/search_space.h"
 
 namespace tunefleet {
 namespace bench {
+
+hpo::SearchSpace GridSpace() {
+  hpo::SearchSpace s;
+  s["lr"].kind = hpo::Distribution::Kind::kFloat;
+  s["lr"].low = 1e-4;
+  s["lr"].high = 1e-2;
+  s["lr"].log = true;
+  s["batch_size"].kind = hpo::Distribution::Kind::kCategorical;
+  s["batch_size"].integer_choices = true;
+  s["batch_size"].choices = {16, 64};
+  return s;
+}
 
 double GridValue(int i, double batch, int64_t k) { return (i + 1) * k / 8000.0 + batch / 1000; }
 
@@ -20,14 +32,7 @@ std::string WriteGridJournal(const std::string& name, bool steps) {
   if (!steps) {
     EXPECT_TRUE((*w)->SetStudyUserAttr("resource", "\"samples\"").ok());
   }
-  hpo::SearchSpace space;
-  space["lr"].kind = hpo::Distribution::Kind::kFloat;
-  space["lr"].low = 1e-4;
-  space["lr"].high = 1e-2;
-  space["lr"].log = true;
-  space["batch_size"].kind = hpo::Distribution::Kind::kCategorical;
-  space["batch_size"].integer_choices = true;
-  space["batch_size"].choices = {16, 64};
+  const hpo::SearchSpace space = GridSpace();
   int64_t n = 0;
   const double lrs[] = {1e-4, 1e-3, 1e-2};
   for (int i = 0; i < 3; ++i) {

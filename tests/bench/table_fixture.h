@@ -4,10 +4,16 @@
 #ifndef TUNEFLEET_TESTS_BENCH_TABLE_FIXTURE_H_
 #define TUNEFLEET_TESTS_BENCH_TABLE_FIXTURE_H_
 
+#include <cstdint>
 #include <string>
+
+#include "hpo/search_space.h"
 
 namespace tunefleet {
 namespace bench {
+
+// The grid's search space: lr log float [1e-4, 1e-2], batch_size integer choices {16, 64}.
+hpo::SearchSpace GridSpace();
 
 // Writes it to TempDir()/NAME and returns the path. With `steps`, as the previous version
 // journaled it: keys are optimizer steps (samples / batch) and the final value is no

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/file_util.h"
 #include "gtest/gtest.h"
+#include "tests/test_util/temp_dir.h"
 
 namespace tunefleet {
 namespace comm {
@@ -32,14 +33,6 @@ std::string RandomBytes(size_t n, uint32_t seed) {
   std::string out(n, '\0');
   for (char& c : out) c = static_cast<char>(rng());
   return out;
-}
-
-std::string TempDir(const std::string& name) {
-  const char* base = std::getenv("TEST_TMPDIR");
-  const std::string dir = JoinPath(base != nullptr ? base : "/tmp", name);
-  EXPECT_TRUE(RemoveTree(dir).ok());
-  EXPECT_TRUE(MakeDirs(dir).ok());
-  return dir;
 }
 
 void WriteFile(const std::string& path, const std::string& bytes) {
@@ -100,7 +93,7 @@ TEST(ContentHashTest, IsContentHash) {
 }
 
 TEST(ContentHashTest, FileMatchesSha256sum) {
-  const std::string dir = TempDir("file_hash");
+  const std::string dir = FreshTestDir("file_hash");
   const std::string path = JoinPath(dir, "random.bin");
   WriteFile(path, RandomBytes(3 * 1024 * 1024 + 17, 1));
   uint64_t size = 0;
@@ -138,7 +131,7 @@ void MakeTree(const std::string& root, bool reverse) {
 }
 
 TEST(ContentHashTest, DirectoryHashIgnoresCreationOrderAndFolderName) {
-  const std::string dir = TempDir("dir_order");
+  const std::string dir = FreshTestDir("dir_order");
   MakeTree(JoinPath(dir, "one"), false);
   MakeTree(JoinPath(dir, "two"), true);
   absl::StatusOr<std::string> one = HashDirectory(JoinPath(dir, "one"));
@@ -150,7 +143,7 @@ TEST(ContentHashTest, DirectoryHashIgnoresCreationOrderAndFolderName) {
 }
 
 TEST(ContentHashTest, DirectoryHashFollowsTheDocumentedFormat) {
-  const std::string dir = TempDir("dir_format");
+  const std::string dir = FreshTestDir("dir_format");
   MakeTree(dir, false);
   std::vector<TreeEntry> entries;
   absl::StatusOr<std::string> hash = HashDirectory(dir, &entries);
@@ -173,7 +166,7 @@ TEST(ContentHashTest, DirectoryHashFollowsTheDocumentedFormat) {
 }
 
 TEST(ContentHashTest, DirectoryHashChangesWithContentNamesAndEmptyFolders) {
-  const std::string dir = TempDir("dir_changes");
+  const std::string dir = FreshTestDir("dir_changes");
   MakeTree(dir, false);
   const std::string base = *HashDirectory(dir);
 
@@ -197,8 +190,8 @@ TEST(ContentHashTest, DirectoryHashChangesWithContentNamesAndEmptyFolders) {
 }
 
 TEST(ContentHashTest, FollowsSymlinksAndRefusesSpecialFiles) {
-  const std::string dir = TempDir("dir_links");
-  const std::string real = TempDir("dir_links_real");
+  const std::string dir = FreshTestDir("dir_links");
+  const std::string real = FreshTestDir("dir_links_real");
   WriteFile(JoinPath(real, "x"), "data");
   ASSERT_EQ(::symlink(JoinPath(real, "x").c_str(), JoinPath(dir, "x").c_str()), 0);
   EXPECT_EQ(*HashDirectory(dir), *HashDirectory(real));
@@ -210,7 +203,7 @@ TEST(ContentHashTest, FollowsSymlinksAndRefusesSpecialFiles) {
             absl::string_view::npos)
       << h.status();
 
-  const std::string loop = TempDir("dir_loop");
+  const std::string loop = FreshTestDir("dir_loop");
   ASSERT_EQ(::symlink(loop.c_str(), JoinPath(loop, "self").c_str()), 0);
   h = HashDirectory(loop);
   ASSERT_FALSE(h.ok());

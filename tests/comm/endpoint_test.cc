@@ -1,8 +1,11 @@
 // Endpoints checked before ZeroMQ sees them, and the ipc:// rules: a stale socket is taken
 // over, a live one is not; another user's socket is named as such; ZMQ_IPC_FILTER_UID keeps
-// other uids out (checked by filtering for a uid that is not ours).
+// other uids out (checked by filtering for a uid that is not ours). This host's identity:
+// endpoint hosts, its name, the local address toward a peer, a free port.
 #include "comm/endpoint.h"
 
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,25 +15,13 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/test_util/temp_dir.h"
 
 namespace tunefleet {
 namespace comm {
 namespace {
 
 using ::testing::HasSubstr;
-
-// A short folder: the test's own temporary folder may be too long for a Unix socket's path.
-// Removed when the test program ends.
-char short_dir[] = "/tmp/tf-endpoint-XXXXXX";
-
-std::string ShortDir() {
-  static const bool made = [] {
-    if (::mkdtemp(short_dir) == nullptr) return false;
-    std::atexit([] { (void)std::system((std::string("rm -rf ") + short_dir).c_str()); });
-    return true;
-  }();
-  return made ? short_dir : "/tmp";
-}
 
 TEST(EndpointTest, ParsesAndNormalises) {
   auto e = ParseEndpoint("tcp://localhost:5555", false);
@@ -64,7 +55,8 @@ TEST(EndpointTest, LocalEndpoints) {
 }
 
 TEST(EndpointTest, StaleSocketsAreTakenOverLiveOnesAreNot) {
-  const std::string path = ShortDir() + "/stale.sock";
+  const ShortTempDir tmp("endpoint");  // TEST_TMPDIR may be too long for a socket's path
+  const std::string path = tmp.path() + "/stale.sock";
   ::unlink(path.c_str());
   EXPECT_TRUE(PrepareIpcBind(path).ok());  // nothing there
   {
@@ -82,14 +74,14 @@ TEST(EndpointTest, StaleSocketsAreTakenOverLiveOnesAreNot) {
   ASSERT_EQ(::lstat(path.c_str(), &st), 0);
   EXPECT_TRUE(PrepareIpcBind(path).ok());
   EXPECT_NE(::lstat(path.c_str(), &st), 0);  // removed
-  const std::string file = ShortDir() + "/not-a-socket";
+  const std::string file = tmp.path() + "/not-a-socket";
   ASSERT_EQ(std::system(("touch " + file).c_str()), 0);
   EXPECT_THAT(std::string(PrepareIpcBind(file).message()), HasSubstr("is no socket"));
 }
 
 TEST(EndpointTest, OtherUsersSocketsAreNamed) {
-  const std::string dir = ShortDir() + "/private";
-  std::system(("rm -rf " + dir).c_str());
+  const ShortTempDir tmp("endpoint");
+  const std::string dir = tmp.path() + "/private";
   ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0);
   EXPECT_THAT(std::string(CheckIpcReachable(dir + "/head.sock").message()),
               HasSubstr("nothing listens"));
@@ -108,8 +100,8 @@ TEST(EndpointTest, OtherUsersSocketsAreNamed) {
 // The uid filter: a ROUTER that accepts only uid 65534 hears nothing from this process.
 TEST(EndpointTest, TheUidFilterKeepsOtherUidsOut) {
   if (::geteuid() == 65534) GTEST_SKIP() << "runs as the filtered uid";
-  const std::string path = ShortDir() + "/filtered.sock";
-  ::unlink(path.c_str());
+  const ShortTempDir tmp("endpoint");
+  const std::string path = tmp.path() + "/filtered.sock";
   zmq::context_t context(1);
   zmq::socket_t server(context, zmq::socket_type::router), own(context, zmq::socket_type::router);
   const int other = 65534;
@@ -131,6 +123,51 @@ TEST(EndpointTest, TheUidFilterKeepsOtherUidsOut) {
   zmq::pollitem_t filtered[] = {{static_cast<void*>(server), 0, ZMQ_POLLIN, 0}};
   zmq::poll(filtered, 1, std::chrono::milliseconds(500));
   EXPECT_FALSE(filtered[0].revents & ZMQ_POLLIN) << "another uid's peer got in";
+}
+
+TEST(EndpointTest, EndpointHost) {
+  EXPECT_EQ(EndpointHost("tcp://10.0.0.1:5555"), "10.0.0.1");
+  EXPECT_EQ(EndpointHost("tcp://head.example:5555"), "head.example");
+  EXPECT_EQ(EndpointHost("tcp://*:5555"), "*");
+  EXPECT_EQ(EndpointHost("ipc:///tmp/head.sock"), "127.0.0.1");
+}
+
+TEST(EndpointTest, HostNameIsGethostname) {
+  char name[256] = {0};
+  ASSERT_EQ(::gethostname(name, sizeof(name) - 1), 0);
+  absl::StatusOr<std::string> got = HostName();
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(*got, name);
+}
+
+TEST(EndpointTest, LocalAddressTowardAPeer) {
+  absl::StatusOr<std::string> loopback = LocalAddressToward("127.0.0.1", "9");
+  ASSERT_TRUE(loopback.ok()) << loopback.status();
+  EXPECT_EQ(*loopback, "127.0.0.1");
+  absl::StatusOr<std::string> bad = LocalAddressToward("", "9", "MASTER_ADDR ''");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("MASTER_ADDR '' does not resolve: "));
+
+  EXPECT_EQ(LocalAddressForEndpoint("tcp://127.0.0.1:5555"), "127.0.0.1");
+  EXPECT_EQ(LocalAddressForEndpoint("tcp://127.0.0.1"), "127.0.0.1");  // port 5555 assumed
+  EXPECT_EQ(LocalAddressForEndpoint("ipc:///tmp/head.sock"), "127.0.0.1");
+  EXPECT_EQ(LocalAddressForEndpoint("tcp://:5555"), "127.0.0.1");  // does not resolve
+}
+
+TEST(EndpointTest, FreeTcpPortCanBeBound) {
+  absl::StatusOr<int> port = FreeTcpPort("127.0.0.1");
+  ASSERT_TRUE(port.ok()) << port.status();
+  EXPECT_GT(*port, 0);
+  EXPECT_LE(*port, 65535);
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(static_cast<uint16_t>(*port));
+  EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ::close(fd);
+  EXPECT_TRUE(FreeTcpPort("not an address").ok());  // any interface
 }
 
 }  // namespace

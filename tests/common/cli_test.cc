@@ -1,5 +1,7 @@
 #include "common/cli.h"
 
+#include <cstdlib>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -90,6 +92,42 @@ TEST(CommandLineTest, DoubleDashEndsFlags) {
   CommandLine cli = Make(f);
   ASSERT_TRUE(cli.Parse({"--", "--weird.yaml"}).ok());
   EXPECT_EQ(cli.positional(), std::vector<std::string>{"--weird.yaml"});
+}
+
+TEST(ParseOrExitTest, GoesOnAfterAGoodParse) {
+  Flags f;
+  CommandLine cli = Make(f);
+  EXPECT_EQ(ParseOrExit(cli, {"sweep.yaml", "--resume"}, "hpo sweep"), -1);
+  EXPECT_TRUE(f.resume);
+}
+
+TEST(ParseOrExitTest, HelpExitsZero) {
+  Flags f;
+  CommandLine cli = Make(f);
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(ParseOrExit(cli, {"--help"}, "hpo sweep"), kExitOk);
+  EXPECT_THAT(testing::internal::GetCapturedStdout(), HasSubstr("Usage: hpo sweep"));
+}
+
+TEST(ParseOrExitTest, BadFlagPrintsOneLineAndExitsTwo) {
+  Flags f;
+  CommandLine cli = Make(f);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(ParseOrExit(cli, {"sweep.yaml", "--bogus"}, "hpo sweep"), kExitUsage);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+            "hpo sweep: error: unknown flag --bogus (see hpo sweep --help)\n");
+}
+
+TEST(EnvIntTest, ReadsIntegersElseFallback) {
+  ::unsetenv("TUNEFLEET_CLI_TEST_INT");
+  EXPECT_EQ(EnvInt("TUNEFLEET_CLI_TEST_INT", 7), 7);
+  ::setenv("TUNEFLEET_CLI_TEST_INT", "3", 1);
+  EXPECT_EQ(EnvInt("TUNEFLEET_CLI_TEST_INT", 7), 3);
+  ::setenv("TUNEFLEET_CLI_TEST_INT", "-1", 1);
+  EXPECT_EQ(EnvInt("TUNEFLEET_CLI_TEST_INT", 7), -1);
+  ::setenv("TUNEFLEET_CLI_TEST_INT", "x3", 1);
+  EXPECT_EQ(EnvInt("TUNEFLEET_CLI_TEST_INT", 7), 7);
+  ::unsetenv("TUNEFLEET_CLI_TEST_INT");
 }
 
 }  // namespace

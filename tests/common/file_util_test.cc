@@ -1,24 +1,24 @@
 // common/file_util.h on a real temporary tree: paths, mkdir -p, rm -rf (nested folders, a
 // symbolic link removed without touching its target, a missing path), rename, sizes, errors
-// naming the path.
+// naming the path, errno statuses, whole-file reads and atomic writes.
 #include "common/file_util.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <fstream>
 #include <string>
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "tests/test_util/temp_dir.h"
 
 namespace tunefleet {
 namespace {
 
-std::string Tmp(const std::string& name) {
-  const char* t = std::getenv("TEST_TMPDIR");
-  return JoinPath(t != nullptr ? t : "/tmp", "file_util_test_" + name);
-}
+std::string Tmp(const std::string& name) { return TestTempPath("file_util_test_" + name); }
 
 TEST(FileUtil, Paths) {
   EXPECT_EQ(JoinPath("a", "b"), "a/b");
@@ -71,6 +71,80 @@ TEST(FileUtil, ErrorsNameThePath) {
   const absl::Status m = MakeDirs(JoinPath(file, "sub"));
   ASSERT_FALSE(m.ok());
   EXPECT_TRUE(absl::StrContains(m.message(), file));
+}
+
+TEST(FileUtil, ErrnoStatusMapsCodes) {
+  const absl::Status s = ErrnoStatus(ENOENT, "/x/y: cannot open");
+  EXPECT_TRUE(absl::IsNotFound(s));
+  EXPECT_EQ(s.message(), "/x/y: cannot open: No such file or directory");
+  EXPECT_TRUE(absl::IsPermissionDenied(ErrnoStatus(EACCES, "a")));
+  EXPECT_TRUE(absl::IsPermissionDenied(ErrnoStatus(EPERM, "a")));
+  EXPECT_TRUE(absl::IsAlreadyExists(ErrnoStatus(EEXIST, "a")));
+  EXPECT_TRUE(absl::IsResourceExhausted(ErrnoStatus(ENOSPC, "a")));
+  EXPECT_TRUE(absl::IsResourceExhausted(ErrnoStatus(EDQUOT, "a")));
+  EXPECT_TRUE(absl::IsInternal(ErrnoStatus(EIO, "a")));
+}
+
+TEST(FileUtil, ReadFile) {
+  const std::string path = Tmp("read.bin");
+  const std::string bytes("a\0b\nc", 5);
+  std::ofstream(path, std::ios::binary) << bytes;
+  auto read = ReadFile(path);
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(*read, bytes);
+
+  const std::string missing = Tmp("missing/read.bin");
+  auto gone = ReadFile(missing);
+  ASSERT_FALSE(gone.ok());
+  EXPECT_TRUE(absl::IsNotFound(gone.status()));
+  EXPECT_EQ(gone.status().message(), missing + ": cannot open: No such file or directory");
+  // A folder opens but cannot be read.
+  const std::string dir = Tmp("read_dir");
+  ASSERT_TRUE(MakeDirs(dir).ok());
+  auto folder = ReadFile(dir);
+  ASSERT_FALSE(folder.ok());
+  EXPECT_TRUE(absl::StrContains(folder.status().message(), dir + ": cannot read"));
+}
+
+TEST(FileUtil, WriteFileAtomically) {
+  const std::string dir = Tmp("atomic");
+  ASSERT_TRUE(RemoveTree(dir).ok());
+  ASSERT_TRUE(MakeDirs(dir).ok());
+  const std::string path = JoinPath(dir, "f.json");
+  ASSERT_TRUE(WriteFileAtomically(path, "first").ok());
+  ASSERT_TRUE(WriteFileAtomically(path, "second, longer").ok());
+  EXPECT_EQ(*ReadFile(path), "second, longer");
+  struct stat st;
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0644u);
+  ASSERT_TRUE(WriteFileAtomically(path, "secret", 0600).ok());
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  // Only the file itself is left: no temporary file.
+  ASSERT_TRUE(RemoveTree(path).ok());
+  EXPECT_TRUE(RemoveTree(dir).ok());
+
+  // A missing folder: an error naming the path, nothing created.
+  const std::string nowhere = JoinPath(dir, "no/such/f.json");
+  const absl::Status s = WriteFileAtomically(nowhere, "x");
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(absl::IsNotFound(s));
+  EXPECT_TRUE(absl::StrContains(s.message(), nowhere));
+  EXPECT_FALSE(PathExists(dir));
+}
+
+TEST(FileUtil, AtomicFileRemovesTheTemporaryWithoutCommit) {
+  const std::string dir = Tmp("atomic_abort");
+  ASSERT_TRUE(RemoveTree(dir).ok());
+  ASSERT_TRUE(MakeDirs(dir).ok());
+  const std::string path = JoinPath(dir, "f.bin");
+  {
+    AtomicFile file(path);
+    ASSERT_TRUE(file.Open().ok());
+    ASSERT_TRUE(file.Append("abc", 3).ok());
+  }
+  EXPECT_FALSE(PathExists(path));
+  EXPECT_TRUE(::rmdir(dir.c_str()) == 0) << "a temporary file was left in " << dir;
 }
 
 }  // namespace

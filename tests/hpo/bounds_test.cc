@@ -6,36 +6,13 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/hpo/hpo_test_util.h"
 
 namespace tunefleet {
 namespace hpo {
 namespace {
 
-SearchSpace Space() {
-  SearchSpace s;
-  Distribution& lr = s["lr"];
-  lr.kind = Distribution::Kind::kFloat;
-  lr.low = 1e-5;
-  lr.high = 1e-3;
-  lr.log = true;
-  Distribution& batch = s["batch_size"];
-  batch.kind = Distribution::Kind::kCategorical;
-  batch.integer_choices = true;
-  batch.choices = {16, 32, 64, 128};
-  Distribution& wd = s["train.weight_decay"];
-  wd.kind = Distribution::Kind::kFloat;
-  wd.low = 0.0;
-  wd.high = 0.1;
-  Distribution& epochs = s["train.epochs"];
-  epochs.kind = Distribution::Kind::kInt;
-  epochs.low = 1;
-  epochs.high = 3;
-  Distribution& pooling = s["model.pooling"];
-  pooling.kind = Distribution::Kind::kCategorical;
-  pooling.labels = {"mean", "cls", "max"};
-  pooling.choices = {0, 1, 2};
-  return s;
-}
+SearchSpace Space() { return MixedSpace(); }
 
 std::vector<std::string> Messages(const std::map<std::string, double>& best) {
   std::vector<std::string> out;

@@ -1,4 +1,4 @@
-// The grid rule of DESIGN.md, checked point by point.
+// The grid rule of hpo/samplers/grid_sampler.h, checked point by point.
 #include "hpo/samplers/grid_sampler.h"
 
 #include <cmath>

@@ -10,7 +10,7 @@
 //                              the view; the bytes cut go to stderr
 //
 // The study's params: lr, batch_size, and trainer keys of each other distribution (int,
-// categorical of strings, uniform float).
+// categorical of strings, uniform float): MixedSpace (tests/hpo/hpo_test_util.h).
 // The view: {"study_name", "direction", "user_attrs", "trials": [{"number", "state", "params",
 // "distributions": {name: Optuna distribution JSON (a string)}, "value", "intermediate_values":
 // {"step": v}, "user_attrs", "system_attrs", "datetime_start", "datetime_complete"}]},
@@ -18,7 +18,6 @@
 // with what Optuna reads.
 #include <cstdio>
 #include <iostream>
-#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,15 +27,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
-#include "hpo/journal.h"
+#include "hpo/journal_replay.h"
+#include "hpo/journal_writer.h"
 #include "hpo/study_json.h"
+#include "tests/hpo/hpo_test_util.h"
 
 namespace tunefleet {
 namespace hpo {
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 absl::Status PrintView(const std::string& path) {
   ASSIGN_OR_RETURN(JournalContents contents, ReadJournal(path));
@@ -44,32 +42,6 @@ absl::Status PrintView(const std::string& path) {
   return absl::OkStatus();
 }
 
-SearchSpace Space() {
-  SearchSpace space;
-  Distribution& lr = space[kLrParam];
-  lr.kind = Distribution::Kind::kFloat;
-  lr.low = 1e-5;
-  lr.high = 1e-3;
-  lr.log = true;
-  Distribution& batch = space[kBatchParam];
-  batch.kind = Distribution::Kind::kCategorical;
-  batch.integer_choices = true;
-  batch.choices = {16, 32, 64, 128};
-  // Trainer keys (hpo/sweep_parameters.h): an int, a categorical of strings, a uniform float.
-  Distribution& epochs = space["train.epochs"];
-  epochs.kind = Distribution::Kind::kInt;
-  epochs.low = 1;
-  epochs.high = 3;
-  Distribution& pooling = space["model.pooling"];
-  pooling.kind = Distribution::Kind::kCategorical;
-  pooling.labels = {"mean", "cls", "max"};
-  pooling.choices = {0, 1, 2};
-  Distribution& wd = space["train.weight_decay"];
-  wd.kind = Distribution::Kind::kFloat;
-  wd.low = 0.0;
-  wd.high = 0.1;
-  return space;
-}
 
 struct Spec {
   double lr;
@@ -141,7 +113,7 @@ absl::Status Write(const std::string& path) {
     t.failed_trial = s.failed_trial;
     t.retry_history = s.retry_history;
     if (i % 2 == 0) t.datetime_start = absl::StrCat("2024-05-01T13:0", i, ":05.000123");
-    RETURN_IF_ERROR(w->CreateTrial(t, Space()));
+    RETURN_IF_ERROR(w->CreateTrial(t, MixedSpace()));
     for (const auto& [step, v] : s.intermediate) {
       RETURN_IF_ERROR(w->SetIntermediateValue(t.number, step, v));
       if (s.state == S::kPruned) {

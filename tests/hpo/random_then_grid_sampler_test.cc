@@ -125,14 +125,8 @@ TEST(RandomThenGridSamplerTest, TrialsLostWithTheirNodeAreRetriedButNotForever) 
   EXPECT_TRUE(sampler.Settled(other, 0));
 }
 
-TEST(RandomThenGridSamplerTest, RandomOnlyAndGridOnly) {
-  SweepConfig random_only = Config();
-  random_only.method = "random";
-  RandomThenGridSampler r(random_only);
-  Study study;
-  for (int i = 0; i < 3; ++i) NewTrial(r, study);
-  EXPECT_EQ(r.NextAvailability(study), Availability::kExhausted);
-
+// Exhaustion after the last point, for every method: tests/hpo/sampler_conformance_test.cc.
+TEST(RandomThenGridSamplerTest, GridOnlyRunsTheFullGrid) {
   SweepConfig grid_only = Config();
   grid_only.method = "grid";
   RandomThenGridSampler g(grid_only);

@@ -8,15 +8,11 @@
 #include <vector>
 
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
-#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace tunefleet {
 namespace hpo {
 namespace {
-
-using ::testing::HasSubstr;
 
 const char* const kBase[] = {
     "name: t",                                                                          // 1
@@ -47,6 +43,11 @@ std::string BaseWith(int line, const std::string& text) {
   std::vector<std::string> lines(std::begin(kBase), std::end(kBase));
   if (line > 0) lines[line - 1] = text;
   return absl::StrJoin(lines, "\n") + "\n";
+}
+
+// The message of the error that loading `path` (with `overrides`) gives; "" when it loads.
+std::string LoadError(const std::string& path, const std::vector<std::string>& overrides = {}) {
+  return std::string(LoadSweepConfig(path, overrides).status().message());
 }
 
 TEST(SweepConfigTest, BaseParses) {
@@ -96,11 +97,88 @@ TEST(SweepConfigTest, ShippedConfigsParse) {
   EXPECT_EQ(synthetic->max_concurrent_trials, 4);
 }
 
+// A bad input: line `line` of kBase replaced by `text` makes an error that names that line,
+// "FILE:LINE: " followed by `message`.
 struct BadCase {
-  int line;              // line of kBase to replace (0: none)
-  std::string text;      // replacement
-  int expect_line;       // line the error must name
-  std::string message;   // what follows "FILE:LINE: "
+  int line;
+  const char* text;
+  const char* message;
+};
+
+const BadCase kBadCases[] = {
+    {2, "metric: {name: eval/spearman, goal: max}",
+     "metric.goal: expected one of maximize, minimize; got 'max'"},
+    {4, "resources: {gpus_per_trial: two}",
+     "resources.gpus_per_trial: expected an integer, got 'two'"},
+    {4, "resources: {gpus_per_trial: 0}",
+     "resources.gpus_per_trial: must be >= 1, got 0"},
+    {6, "  lr: {distribution: log_uniform, min: 1.0e-3, max: 1.0e-5}",
+     "parameters.lr.max: must be greater than min (0.001), got 1e-05"},
+    {6, "  lr: {distribution: normal, min: 1.0e-5, max: 1.0e-3}",
+     "parameters.lr.distribution: expected one of log_uniform, uniform, log_uniform_values; "
+     "got 'normal'"},
+    {6, "  lr: {distribution: log_uniform, min: 0, max: 1.0e-3}",
+     "parameters.lr.min: must be > 0 for log_uniform, got 0"},
+    {6, "  lr: {values: []}",
+     "parameters.lr.values: must list at least one learning rate"},
+    {6, "  lr: {min: 1.0e-5, max: 1.0e-3}",
+     "parameters.lr: missing required key 'distribution'"},
+    {7, "  batch_size: {values: [16, -32]}",
+     "parameters.batch_size.values: batch sizes must be positive, got -32"},
+    {7, "  batch_size: {values: [16, 32, 16]}",
+     "parameters.batch_size.values: batch size 16 is listed twice"},
+    {7, "  batch_size: {values: [16, big]}",
+     "parameters.batch_size.values[1]: expected integers, got 'big'"},
+    {8, "lr_scaling: {rule: sqrt, base_batch: 32}",
+     "lr_scaling.rule: expected one of linear, none; got 'sqrt'"},
+    {10, "  method: bayes",
+     "search.method: expected one of random, grid, random_then_grid; got 'bayes'"},
+    {11, "  random: {trials: 0, seed: 0}",
+     "search.random.trials: must be >= 1, got 0"},
+    {12, "  grid: {top_k: 2, lr_points: 5, lr_span: 0.5, batch_neighbors: 1}",
+     "search.grid.lr_span: must be >= 1 (the ratio of the largest to the smallest grid lr), "
+     "got 0.5"},
+    {12, "  grid: {top_k: 9, lr_points: 5, lr_span: 4.0, batch_neighbors: 1}",
+     "search.grid.top_k: is 9 but the random phase runs only 8 trials"},
+    {13, "early_terminate: {type: asha}",
+     "early_terminate.type: expected one of none, median, successive_halving, hyperband; "
+     "got 'asha'"},
+    {13, "early_terminate: {type: hyperband, bootstrap_count: 2}",
+     "early_terminate.bootstrap_count: needs an explicit max_resource (not auto)"},
+    {13, "early_terminate: {type: hyperband, min_resource: 0}",
+     "early_terminate.min_resource: must be >= 1, got 0"},
+    {13, "early_terminate: {type: median, n_warmup: 2}",
+     "early_terminate.n_warmup: unknown key; expected one of: type, n_startup_trials, "
+     "n_warmup_steps, interval_steps, n_min_trials"},
+    {13, "early_terminate: {type: successive_halving, reduction_factor: 1}",
+     "early_terminate.reduction_factor: must be >= 2, got 1"},
+    {13, "early_terminate: {type: successive_halving, bootstrap_count: 2}",
+     "early_terminate.bootstrap_count: needs an explicit min_resource (not auto)"},
+    {14, "max_concurrent_trials: -1",
+     "max_concurrent_trials: must be >= 1, got -1"},
+    {15, "max_failures_per_trial: many",
+     "max_failures_per_trial: expected an integer, got 'many'"},
+    {1, "name: 'bad name!'",
+     "name: must be 1-128 letters, digits, '-', '_' or '.'"},
+    {15, "max_failure_per_trial: 2",
+     "max_failure_per_trial: unknown key; expected one of: name, metric, trainer, resources, "
+     "parameters, lr_scaling, search, method, early_terminate, max_concurrent_trials, "
+     "max_failures_per_trial, journal"},
+    {14, "name: again",
+     "name: duplicate key (first given on line 1)"},
+    {3, "trainer: {config: x.yaml, synthetic: {steps: 3}}",
+     "trainer: give exactly one of 'config' (a trainer YAML) or 'synthetic'"},
+    {3, "trainer: {synthetic: {steps: 20, noise: -1}}",
+     "trainer.synthetic.noise: must be >= 0, got -1"},
+    {3, "trainer: {synthetic: {stepz: 20}}",
+     "trainer.synthetic.stepz: unknown key; expected one of: steps, samples_per_step, "
+     "seconds_per_step, noise, seed"},
+    {4, "resources: 4",
+     "resources: expected a mapping, got '4'"},
+    {4, "resources: {gpus_per_trial: 1, env: {LD_PRELOAD: /x.so}}",
+     "resources.env.LD_PRELOAD: LD_* variables load code into the trainer; agents never pass them"},
+    {4, "resources: {env: {1X: a}}",
+     "resources.env.1X: is not an environment variable name"},
 };
 
 class SweepConfigBadInputTest : public ::testing::TestWithParam<BadCase> {};
@@ -111,81 +189,10 @@ TEST_P(SweepConfigBadInputTest, NamesFileLineAndKey) {
   auto c = LoadSweepConfig(path);
   ASSERT_FALSE(c.ok()) << "accepted: " << bad.text;
   EXPECT_EQ(std::string(c.status().message()),
-            path + ":" + std::to_string(bad.expect_line) + ": " + bad.message);
+            path + ":" + std::to_string(bad.line) + ": " + bad.message);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    BadInputs, SweepConfigBadInputTest,
-    ::testing::Values(
-        BadCase{2, "metric: {name: eval/spearman, goal: max}", 2,
-                "metric.goal: expected one of maximize, minimize; got 'max'"},
-        BadCase{4, "resources: {gpus_per_trial: two}", 4,
-                "resources.gpus_per_trial: expected an integer, got 'two'"},
-        BadCase{4, "resources: {gpus_per_trial: 0}", 4,
-                "resources.gpus_per_trial: must be >= 1, got 0"},
-        BadCase{6, "  lr: {distribution: log_uniform, min: 1.0e-3, max: 1.0e-5}", 6,
-                "parameters.lr.max: must be greater than min (0.001), got 1e-05"},
-        BadCase{6, "  lr: {distribution: normal, min: 1.0e-5, max: 1.0e-3}", 6,
-                "parameters.lr.distribution: expected one of log_uniform, uniform, "
-                "log_uniform_values; got 'normal'"},
-        BadCase{6, "  lr: {distribution: log_uniform, min: 0, max: 1.0e-3}", 6,
-                "parameters.lr.min: must be > 0 for log_uniform, got 0"},
-        BadCase{6, "  lr: {values: []}", 6,
-                "parameters.lr.values: must list at least one learning rate"},
-        BadCase{6, "  lr: {min: 1.0e-5, max: 1.0e-3}", 6,
-                "parameters.lr: missing required key 'distribution'"},
-        BadCase{7, "  batch_size: {values: [16, -32]}", 7,
-                "parameters.batch_size.values: batch sizes must be positive, got -32"},
-        BadCase{7, "  batch_size: {values: [16, 32, 16]}", 7,
-                "parameters.batch_size.values: batch size 16 is listed twice"},
-        BadCase{7, "  batch_size: {values: [16, big]}", 7,
-                "parameters.batch_size.values[1]: expected integers, got 'big'"},
-        BadCase{8, "lr_scaling: {rule: sqrt, base_batch: 32}", 8,
-                "lr_scaling.rule: expected one of linear, none; got 'sqrt'"},
-        BadCase{10, "  method: bayes", 10,
-                "search.method: expected one of random, grid, random_then_grid; got 'bayes'"},
-        BadCase{11, "  random: {trials: 0, seed: 0}", 11, "search.random.trials: must be >= 1, got 0"},
-        BadCase{12, "  grid: {top_k: 2, lr_points: 5, lr_span: 0.5, batch_neighbors: 1}", 12,
-                "search.grid.lr_span: must be >= 1 (the ratio of the largest to the smallest grid "
-                "lr), got 0.5"},
-        BadCase{12, "  grid: {top_k: 9, lr_points: 5, lr_span: 4.0, batch_neighbors: 1}", 12,
-                "search.grid.top_k: is 9 but the random phase runs only 8 trials"},
-        BadCase{13, "early_terminate: {type: asha}", 13,
-                "early_terminate.type: expected one of none, median, successive_halving, "
-                "hyperband; got 'asha'"},
-        BadCase{13, "early_terminate: {type: hyperband, bootstrap_count: 2}", 13,
-                "early_terminate.bootstrap_count: needs an explicit max_resource (not auto)"},
-        BadCase{13, "early_terminate: {type: hyperband, min_resource: 0}", 13,
-                "early_terminate.min_resource: must be >= 1, got 0"},
-        BadCase{13, "early_terminate: {type: median, n_warmup: 2}", 13,
-                "early_terminate.n_warmup: unknown key; expected one of: type, n_startup_trials, "
-                "n_warmup_steps, interval_steps, n_min_trials"},
-        BadCase{13, "early_terminate: {type: successive_halving, reduction_factor: 1}", 13,
-                "early_terminate.reduction_factor: must be >= 2, got 1"},
-        BadCase{13, "early_terminate: {type: successive_halving, bootstrap_count: 2}", 13,
-                "early_terminate.bootstrap_count: needs an explicit min_resource (not auto)"},
-        BadCase{14, "max_concurrent_trials: -1", 14, "max_concurrent_trials: must be >= 1, got -1"},
-        BadCase{15, "max_failures_per_trial: many", 15,
-                "max_failures_per_trial: expected an integer, got 'many'"},
-        BadCase{1, "name: 'bad name!'", 1, "name: must be 1-128 letters, digits, '-', '_' or '.'"},
-        BadCase{15, "max_failure_per_trial: 2", 15,
-                "max_failure_per_trial: unknown key; expected one of: name, metric, trainer, "
-                "resources, parameters, lr_scaling, search, method, early_terminate, "
-                "max_concurrent_trials, max_failures_per_trial, journal"},
-        BadCase{14, "name: again", 14, "name: duplicate key (first given on line 1)"},
-        BadCase{3, "trainer: {config: x.yaml, synthetic: {steps: 3}}", 3,
-                "trainer: give exactly one of 'config' (a trainer YAML) or 'synthetic'"},
-        BadCase{3, "trainer: {synthetic: {steps: 20, noise: -1}}", 3,
-                "trainer.synthetic.noise: must be >= 0, got -1"},
-        BadCase{3, "trainer: {synthetic: {stepz: 20}}", 3,
-                "trainer.synthetic.stepz: unknown key; expected one of: steps, samples_per_step, "
-                "seconds_per_step, noise, seed"},
-        BadCase{4, "resources: 4", 4, "resources: expected a mapping, got '4'"},
-        BadCase{4, "resources: {gpus_per_trial: 1, env: {LD_PRELOAD: /x.so}}", 4,
-                "resources.env.LD_PRELOAD: LD_* variables load code into the trainer; agents "
-                "never pass them"},
-        BadCase{4, "resources: {env: {1X: a}}", 4,
-                "resources.env.1X: is not an environment variable name"}));
+INSTANTIATE_TEST_SUITE_P(BadInputs, SweepConfigBadInputTest, ::testing::ValuesIn(kBadCases));
 
 TEST(SweepConfigTest, ResourcesEnvReachesTheConfig) {
   auto c = LoadSweepConfig(
@@ -196,18 +203,18 @@ TEST(SweepConfigTest, ResourcesEnvReachesTheConfig) {
 
 TEST(SweepConfigTest, EmptyFile) {
   const std::string path = WriteFile("empty.yaml", "\n# nothing\n");
-  EXPECT_EQ(std::string(LoadSweepConfig(path).status().message()), path + ":1: the file is empty");
+  EXPECT_EQ(LoadError(path), path + ":1: the file is empty");
 }
 
 TEST(SweepConfigTest, MissingMetric) {
   const std::string path = WriteFile("nometric.yaml", "name: x\n" + BaseWith(2, "# none").substr(8));
-  EXPECT_EQ(std::string(LoadSweepConfig(path).status().message()),
+  EXPECT_EQ(LoadError(path),
             path + ":1: missing required key 'metric'");
 }
 
 TEST(SweepConfigTest, BadOverrideNamesIt) {
   const std::string path = WriteFile("ovbad.yaml", BaseWith(0, ""));
-  EXPECT_EQ(std::string(LoadSweepConfig(path, {"search.random.trials=abc"}).status().message()),
+  EXPECT_EQ(LoadError(path, {"search.random.trials=abc"}),
             path + ": override 'search.random.trials=abc': search.random.trials: expected an "
                    "integer, got 'abc'");
 }
@@ -215,7 +222,7 @@ TEST(SweepConfigTest, BadOverrideNamesIt) {
 TEST(SweepConfigTest, MissingTrainerConfig) {
   const std::string path =
       WriteFile("missing_trainer.yaml", BaseWith(3, "trainer: {config: /nonexistent/t.yaml}"));
-  EXPECT_EQ(std::string(LoadSweepConfig(path).status().message()),
+  EXPECT_EQ(LoadError(path),
             path + ": trainer.config: /nonexistent/t.yaml: cannot open file");
 }
 
@@ -225,7 +232,7 @@ TEST(SweepConfigTest, BadTrainerConfigNamesItsOwnFileAndLine) {
                           "train: {batch_size: 0}\n");
   const std::string path =
       WriteFile("uses_bad_trainer.yaml", BaseWith(3, "trainer: {config: " + trainer + "}"));
-  EXPECT_EQ(std::string(LoadSweepConfig(path).status().message()),
+  EXPECT_EQ(LoadError(path),
             path + ": trainer.config: " + trainer +
                 ":3: train.batch_size: must be a positive integer, got 0");
 }
@@ -236,7 +243,7 @@ TEST(SweepConfigTest, TrainerOverrideIsValidated) {
   const std::string path = WriteFile(
       "trainer_override.yaml",
       BaseWith(3, "trainer: {config: " + trainer + ", overrides: {train.grad_accum: 0}}"));
-  EXPECT_EQ(std::string(LoadSweepConfig(path).status().message()),
+  EXPECT_EQ(LoadError(path),
             path + ": trainer.config: " + trainer +
                 ": override 'train.grad_accum=0': train.grad_accum: must be a positive integer, got 0");
 }

@@ -5,21 +5,25 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "hpo/journal.h"
+#include "hpo/journal_replay.h"
+#include "hpo/journal_writer.h"
+#include "tests/hpo/hpo_test_util.h"
 
 namespace tunefleet {
 namespace hpo {
 namespace {
 
 SweepConfig Config(const std::string& extra) {
-  auto file = ConfigFile::Parse(
+  return ConfigFromYaml(
       "name: engine\n"
       "metric: {name: m, goal: maximize}\n"
       "trainer: {synthetic: {steps: 4, samples_per_step: 100}}\n"
@@ -29,16 +33,22 @@ SweepConfig Config(const std::string& extra) {
       "search: {method: random, random: {trials: 6, seed: 3}}\n"
       "max_concurrent_trials: 1\n" + extra,
       "engine.yaml");
-  EXPECT_TRUE(file.ok()) << file.status();
-  auto c = ParseSweepConfig(*file);
-  EXPECT_TRUE(c.ok()) << c.status();
-  return *c;
 }
 
-std::string TempJournal(const std::string& name) {
-  const std::string path = ::testing::TempDir() + "/" + name + ".log";
-  std::remove(path.c_str());
-  return path;
+// A fresh journal at TempDir()/NAME.log, its path in *path; null (and a failed expectation)
+// when it cannot be opened.
+std::unique_ptr<JournalWriter> FreshJournal(const std::string& name, std::string* path) {
+  *path = ::testing::TempDir() + "/" + name + ".log";
+  std::remove(path->c_str());
+  auto journal = JournalWriter::Open(*path);
+  EXPECT_TRUE(journal.ok()) << journal.status();
+  return journal.ok() ? std::move(*journal) : nullptr;
+}
+
+// Completes running trial `n`: `value` at 400 samples as its final report, then its end.
+void Complete(SweepEngine& engine, int64_t n, double value) {
+  ASSERT_FALSE(*engine.Report(n, 400, value, /*final=*/true));
+  ASSERT_TRUE(engine.EndTrial(n, RunEnd::kCompleted, "", "", false).ok());
 }
 
 TEST(SweepEngineTest, AFinalReportIsAStepThePrunerSeesButTheTrialCompletes) {
@@ -107,10 +117,7 @@ TEST(SweepEngineTest, FillRunsUpToTheConcurrencyAndDoneEndsTheSweep) {
   SweepEngine engine(c, nullptr);
   EXPECT_EQ(engine.Fill()->size(), 4u);
   EXPECT_TRUE(engine.Fill()->empty());
-  for (int64_t n : engine.Running()) {
-    ASSERT_FALSE(*engine.Report(n, 400, 0.1 * static_cast<double>(n), true));
-    ASSERT_TRUE(engine.EndTrial(n, RunEnd::kCompleted, "", "", false).ok());
-  }
+  for (int64_t n : engine.Running()) Complete(engine, n, 0.1 * static_cast<double>(n));
   EXPECT_EQ(engine.Fill()->size(), 2u);  // 6 random trials in all
   EXPECT_FALSE(engine.Done());
   for (int64_t n : engine.Running()) {
@@ -125,15 +132,13 @@ TEST(SweepEngineTest, TheJournalHoldsTheAxisThePrunerAndTheBounds) {
       Config("early_terminate: {type: hyperband, min_resource: 100, reduction_factor: 3}\n");
   c.lr.distribution = "categorical";
   c.lr.values = {1e-4, 1e-3};
-  const std::string path = TempJournal("engine_journal");
-  auto journal = JournalWriter::Open(path);
-  ASSERT_TRUE(journal.ok()) << journal.status();
-  SweepEngine engine(c, journal->get());
+  std::string path;
+  const std::unique_ptr<JournalWriter> journal = FreshJournal("engine_journal", &path);
+  SweepEngine engine(c, journal.get());
   ASSERT_TRUE(engine.CreateStudy().ok());
   ASSERT_EQ(*engine.StartTrial(), std::optional<int64_t>(0));
   ASSERT_FALSE(*engine.Report(0, 100, 0.4, false));
-  ASSERT_FALSE(*engine.Report(0, 400, 0.5, true));
-  ASSERT_TRUE(engine.EndTrial(0, RunEnd::kCompleted, "", "", false).ok());
+  Complete(engine, 0, 0.5);
   auto lines = engine.RecordBounds();
   ASSERT_TRUE(lines.ok()) << lines.status();
   auto contents = ReadJournal(path);
@@ -206,8 +211,7 @@ void RunAll(SweepEngine& engine, const std::set<int64_t>& complete) {
     for (int64_t n : *started) {
       const int64_t point = engine.study().trials[n].point;
       if (complete.count(point) > 0) {
-        ASSERT_FALSE(*engine.Report(n, 400, 0.5, true));
-        ASSERT_TRUE(engine.EndTrial(n, RunEnd::kCompleted, "", "", false).ok());
+        Complete(engine, n, 0.5);
       } else {
         ASSERT_TRUE(engine.EndTrial(n, RunEnd::kFailed, "exit code 2", "", false).ok());
       }
@@ -245,8 +249,7 @@ TEST(SweepEngineTest, ASweepFailsWhenMoreThanTheShareOfItsPointsFailed) {
 TEST(SweepEngineTest, InterruptedPointsAreNotFailedOnes) {
   SweepEngine engine(Config("early_terminate: {type: none}\n"), nullptr);
   ASSERT_EQ(*engine.StartTrial(), std::optional<int64_t>(0));
-  ASSERT_FALSE(*engine.Report(0, 400, 0.5, true));
-  ASSERT_TRUE(engine.EndTrial(0, RunEnd::kCompleted, "", "", false).ok());
+  Complete(engine, 0, 0.5);
   ASSERT_EQ(*engine.StartTrial(), std::optional<int64_t>(1));
   ASSERT_TRUE(engine.InterruptRunning("interrupted").ok());
   const SweepEngine::Outcome o = engine.GetOutcome();
@@ -259,15 +262,13 @@ TEST(SweepEngineTest, InterruptedPointsAreNotFailedOnes) {
 // differ from those the journal's trials were run with.
 TEST(SweepEngineTest, ResumeNamesTheParametersThatChanged) {
   const SweepConfig before = Config("early_terminate: {type: none}\n");
-  const std::string path = TempJournal("engine_changed_space");
+  std::string path;
   {
-    auto journal = JournalWriter::Open(path);
-    ASSERT_TRUE(journal.ok()) << journal.status();
-    SweepEngine engine(before, journal->get());
+    const std::unique_ptr<JournalWriter> journal = FreshJournal("engine_changed_space", &path);
+    SweepEngine engine(before, journal.get());
     ASSERT_TRUE(engine.CreateStudy().ok());
     ASSERT_EQ(*engine.StartTrial(), std::optional<int64_t>(0));
-    ASSERT_FALSE(*engine.Report(0, 400, 0.5, true));
-    ASSERT_TRUE(engine.EndTrial(0, RunEnd::kCompleted, "", "", false).ok());
+    Complete(engine, 0, 0.5);
   }
   auto contents = ReadJournal(path);
   ASSERT_TRUE(contents.ok()) << contents.status();

@@ -10,6 +10,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/hpo/hpo_test_util.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -18,7 +19,7 @@ namespace {
 using ::testing::HasSubstr;
 
 SweepConfig Config(const std::string& search) {
-  auto file = ConfigFile::Parse(
+  return ConfigFromYaml(
       "name: plan\n"
       "metric: {name: m, goal: maximize}\n"
       "trainer: {synthetic: {steps: 4}}\n"
@@ -26,10 +27,6 @@ SweepConfig Config(const std::string& search) {
       "  lr: {distribution: log_uniform, min: 1.0e-5, max: 1.0e-2}\n"
       "  batch_size: {values: [16, 32, 64, 128]}\n" + search,
       "plan.yaml");
-  EXPECT_TRUE(file.ok()) << file.status();
-  auto c = ParseSweepConfig(*file);
-  EXPECT_TRUE(c.ok()) << c.status();
-  return *c;
 }
 
 // Rows of the random points: "    TRIAL  LR  BATCH  LR_EFFECTIVE".

@@ -8,38 +8,16 @@
 HEAD=$1 HPO=$2
 source tests/integration/lib.sh
 source tests/integration/netns_lib.sh
-make_cluster 2
+make_cluster 2 2
 H=$NS_HEAD A=${NS_HOSTS[0]} B=${NS_HOSTS[1]}
-printf '%s slots=2\n%s slots=2\n' "$A" "$B" > "$WORK/hosts.txt"
-ip netns exec "$H" "$HEAD" --nodes "$WORK/hosts.txt" --bind "tcp://$NET.1:0" --insecure \
-  --remote_shell "ip netns exec {host}" --endpoint_file "$WORK/endpoint" --heartbeat_ms 1000 \
-  --log_dir "$WORK/headlogs" > "$WORK/head.log" 2>&1 &
-head_pid=$!
-wait_for 20 grep -q "agents: all 2 host(s) up" "$WORK/head.log" ||
-  { fail "the agents did not come up: $(tail -5 "$WORK/head.log")"; finish; }
+start_head "$WORK/head.log" "tcp://$NET.1:0" --endpoint_file "$WORK/endpoint" --heartbeat_ms 1000
+wait_hosts_up "$WORK/head.log" "all 2"
 
-cat > "$WORK/train.yaml" <<YAML
-model: {path: data/bert-tiny-random, pooling: mean, max_seq_len: 128, dropout: 0.0}
-task: {type: sts, train: data/stsbenchmark/sts-train.csv, eval: data/stsbenchmark/sts-dev.csv, format: stsb}
-train: {epochs: 0, max_steps: 120, batch_size: 16, precision: fp32, eval_every_steps: 60,
-        log_every_steps: 5}
-output: {save: none, checkpoint: false}
-YAML
-cat > "$WORK/sweep.yaml" <<YAML
-name: failover
-metric: {name: eval/spearman, goal: maximize}
-trainer: {config: $WORK/train.yaml}
-resources: {gpus_per_trial: 2}
-parameters:
-  lr: {values: [1.0e-4]}
-  batch_size: {values: [16]}
-lr_scaling: {rule: linear, base_batch: 32}
-search: {method: random, random: {trials: 1, seed: 0}}
-early_terminate: {type: none}
-max_concurrent_trials: 1
-max_failures_per_trial: 1
-journal: $WORK/run/journal.log
-YAML
+write_train_yaml "$WORK/train.yaml" train.max_steps=120 train.batch_size=16 train.eval_every_steps=60 \
+  train.log_every_steps=5
+write_sweep_yaml "$WORK/sweep.yaml" name=failover resources='{gpus_per_trial: 2}' \
+  parameters.lr='{values: [1.0e-4]}' parameters.batch_size='{values: [16]}' \
+  search='{method: random, random: {trials: 1, seed: 0}}' max_failures_per_trial=1
 ip netns exec "$H" "$HPO" sweep "$WORK/sweep.yaml" --head "$(cat "$WORK/endpoint")" \
   > "$WORK/hpo.log" 2>&1 &
 hpo_pid=$!
@@ -58,9 +36,7 @@ echo "lost after ${detected} s: $(grep "agent $victim lost" "$WORK/head.log" | h
 wait "$hpo_pid"; rc=$?
 tail -4 "$WORK/hpo.log"
 [ "$rc" -eq 0 ] || fail "hpo sweep exited $rc"
-J="$WORK/run/journal.log"
-[ "$(pyq "$J" "[t['state'] for t in T]")" = "['FAIL', 'COMPLETE']" ] ||
-  fail "journal states: $(pyq "$J" "[t['state'] for t in T]")"
+expect_states "$WORK/run/journal.log" "['FAIL', 'COMPLETE']"
 second=$(grep "placed on" "$WORK/head.log" | sed -n 2p)
 echo "${second#*] }"
 echo "$second" | grep -q "placed on $survivor (rank 0-1)" || fail "the retry did not run on $survivor"
@@ -68,6 +44,6 @@ echo "$second" | grep -q "placed on $survivor (rank 0-1)" || fail "the retry did
 wait_for 10 agents_gone "$victim" || fail "the killed agent is still there"
 [ -z "$(pgrep -f -- "[o]utput.dir=$WORK/run/trial-0( |$)")" ] ||
   fail "trial 0's trainers outlived their agent: $(pgrep -af -- "[o]utput.dir=$WORK/run/trial-0( |$)")"
-kill -TERM "$head_pid"; wait "$head_pid"; head_pid=
+stop_head
 wait_for 10 agents_gone "$A" "$B" || fail "agents left"
 finish

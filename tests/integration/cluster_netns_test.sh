@@ -17,14 +17,10 @@ echo "head $H ($NET.1), hosts $A ($NET.2), $B ($NET.3)"
 # 1. The head starts the agents and reports each host.
 # A third host has no namespace: its shell fails, and the head must say so.
 Z=tfz$$
-printf '%s slots=1\n%s slots=1\n%s\n' "$A" "$B" "$Z" > "$WORK/hosts.txt"
-ip netns exec "$H" "$HEAD" --nodes "$WORK/hosts.txt" --bind "tcp://$NET.1:0" --insecure \
-  --remote_shell "ip netns exec {host}" --endpoint_file "$WORK/endpoint" \
-  --log_dir "$WORK/headlogs" > "$WORK/head.log" 2>&1 &
-head_pid=$!
+write_hosts 1 "$Z"
+start_head "$WORK/head.log" "tcp://$NET.1:0" --endpoint_file "$WORK/endpoint"
 start=$(date +%s.%N)
-wait_for 20 grep -q "agents: 2 of 3 host(s) up" "$WORK/head.log" ||
-  { fail "the agents did not come up: $(tail -5 "$WORK/head.log")"; finish; }
+wait_hosts_up "$WORK/head.log" "2 of 3"
 echo "hosts settled after $(echo "$(date +%s.%N) - $start" | bc) s:"
 grep -E "host ($A|$B|$Z): " "$WORK/head.log" | grep -v starting | cut -d']' -f2
 grep -q "host $A: agent up" "$WORK/head.log" && grep -q "host $B: agent up" "$WORK/head.log" ||
@@ -33,29 +29,10 @@ grep -qE "host $Z: the remote shell ended \(exit code [0-9]+\) before an agent r
   "$WORK/head.log" || fail "the failed host is not reported with its reason"
 
 # 2. One 2-rank trial across both hosts, against one process with the global batch.
-head -480 data/stsbenchmark/sts-train.csv > "$WORK/sts480.csv"
-cat > "$WORK/train.yaml" <<YAML
-model: {path: data/bert-tiny-random, pooling: mean, max_seq_len: 128, dropout: 0.0}
-task: {type: sts, train: $WORK/sts480.csv, eval: data/stsbenchmark/sts-dev.csv, format: stsb}
-train: {epochs: 0, max_steps: 24, batch_size: 16, lr: 1.0e-4, warmup_ratio: 0.1, schedule: linear,
-        precision: fp32, shuffle: false, eval_every_steps: 12, log_every_steps: 1, max_grad_norm: 1.0}
-output: {save: last, checkpoint: false}
-YAML
-cat > "$WORK/sweep.yaml" <<YAML
-name: cluster
-metric: {name: eval/spearman, goal: maximize}
-trainer: {config: $WORK/train.yaml}
-resources: {gpus_per_trial: 2}
-parameters:
-  lr: {values: [5.0e-5]}
-  batch_size: {values: [8]}
-lr_scaling: {rule: linear, base_batch: 32}
-search: {method: random, random: {trials: 1, seed: 0}}
-early_terminate: {type: none}
-max_concurrent_trials: 1
-max_failures_per_trial: 0
-journal: $WORK/run/journal.log
-YAML
+write_ddp_train_yaml "$WORK/train.yaml" train.ddp_timeout_s=
+write_sweep_yaml "$WORK/sweep.yaml" name=cluster resources='{gpus_per_trial: 2}' \
+  parameters.lr='{values: [5.0e-5]}' parameters.batch_size='{values: [8]}' \
+  search='{method: random, random: {trials: 1, seed: 0}}' max_failures_per_trial=0
 ip netns exec "$H" "$HPO" sweep "$WORK/sweep.yaml" --head "$(cat "$WORK/endpoint")" \
   > "$WORK/hpo.log" 2>&1 || fail "hpo sweep failed: $(tail -5 "$WORK/hpo.log")"
 tail -3 "$WORK/hpo.log"
@@ -68,9 +45,7 @@ echo "$placed" | grep -q "$A" && echo "$placed" | grep -q "$B" || fail "the tria
 "$PY" "$COMPARE" "$WORK/one" "$WORK/run/trial-0" 1e-5 || fail "the 2-host trial differs from one process"
 
 # 3. The head shuts the cluster down.
-kill -TERM "$head_pid"
-wait "$head_pid"; rc=$?; head_pid=
-[ "$rc" -eq 0 ] || fail "head exited $rc"
+stop_head || fail "head exited $?"
 # ([-] keeps the pattern from matching the command that searches for it.)
 wait_for 10 agents_gone "$A" "$B" || fail "agents left: $(agent_pid "$A") $(agent_pid "$B")"
 finish

@@ -26,20 +26,11 @@ head_pid=$!
 wait_for 10 test -s "$WORK/ep" || { fail "the head did not start: $(cat "$WORK/head.log")"; finish; }
 EP=$(cat "$WORK/ep")
 grep -q "CURVE on: 1 authorized client key" "$WORK/head.log" || fail "head: $(head -3 "$WORK/head.log")"
-cat > "$WORK/sweep.yaml" <<YAML
-name: curve
-metric: {name: eval/spearman, goal: maximize}
-trainer: {synthetic: {steps: 3, seconds_per_step: 0.0, noise: 0.0, seed: 0}}
-resources: {gpus_per_trial: 1}
-parameters:
-  lr: {distribution: log_uniform, min: 1.0e-5, max: 1.0e-3}
-  batch_size: {values: [32]}
-lr_scaling: {rule: linear, base_batch: 32}
-search: {method: random, random: {trials: 3, seed: 0}}
-early_terminate: {type: none}
-max_concurrent_trials: 2
-journal: $WORK/run/journal.log
-YAML
+write_sweep_yaml "$WORK/sweep.yaml" name=curve \
+  trainer='{synthetic: {steps: 3, seconds_per_step: 0.0, noise: 0.0, seed: 0}}' \
+  resources='{gpus_per_trial: 1}' parameters.lr='{distribution: log_uniform, min: 1.0e-5, max: 1.0e-3}' \
+  parameters.batch_size='{values: [32]}' search='{method: random, random: {trials: 3, seed: 0}}' \
+  max_concurrent_trials=2
 # A client with an unlisted key, started first: it must give up (30 s) and say why.
 "$HPO" sweep "$WORK/sweep.yaml" --head "$EP" --keys "$R" --journal "$WORK/rogue/journal.log" \
   > /dev/null 2> "$WORK/rogue_hpo.err" &
@@ -55,7 +46,7 @@ grep "not in authorized_keys" "$WORK/head.log" | head -1 | cut -d']' -f2
 "$HPO" sweep "$WORK/sweep.yaml" --head "$EP" --keys "$K" > "$WORK/hpo.out" 2>&1 ||
   fail "sweep with keys: $(tail -3 "$WORK/hpo.out")"
 tail -2 "$WORK/hpo.out"
-[ "$(pyq "$WORK/run/journal.log" "sum(t['state']=='COMPLETE' for t in T)")" -eq 3 ] || fail "not 3 trials"
+[ "$(count_state "$WORK/run/journal.log" COMPLETE)" -eq 3 ] || fail "not 3 trials"
 grep -qE "agent (rogue|nokeys) registered" "$WORK/head.log" && fail "an agent without a listed key registered"
 rc=0; wait "$rogue_hpo" || rc=$?
 echo "rogue hpo: exit $rc: $(tail -1 "$WORK/rogue_hpo.err")"

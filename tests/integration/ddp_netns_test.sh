@@ -11,15 +11,7 @@ make_cluster 2
 A=${NS_HOSTS[0]} B=${NS_HOSTS[1]}
 echo "hosts: $A ($NET.2), $B ($NET.3), joined through a bridge"
 
-head -480 data/stsbenchmark/sts-train.csv > "$WORK/sts480.csv"
-cat > "$WORK/base.yaml" <<YAML
-model: {path: data/bert-tiny-random, pooling: mean, max_seq_len: 128, dropout: 0.0}
-task: {type: sts, train: $WORK/sts480.csv, eval: data/stsbenchmark/sts-dev.csv, format: stsb}
-train: {epochs: 0, max_steps: 24, batch_size: 16, lr: 1.0e-4, warmup_ratio: 0.1, schedule: linear,
-        precision: fp32, shuffle: false, eval_every_steps: 12, log_every_steps: 1, max_grad_norm: 1.0,
-        ddp_timeout_s: 60}
-output: {save: last, checkpoint: false}
-YAML
+write_ddp_train_yaml "$WORK/base.yaml"
 "$TRAINER" train --config "$WORK/base.yaml" output.dir="$WORK/one" > "$WORK/one.log" 2>&1 ||
   fail "one process: $(tail -2 "$WORK/one.log")"
 

@@ -7,22 +7,12 @@
 # Args: hpo binary.
 HPO=$1
 source tests/integration/lib.sh
-cat > "$WORK/sweep.yaml" <<YAML
-name: ddp-sweep
-metric: {name: eval/spearman, goal: maximize}
-trainer: {config: configs/sbert_stsb.yaml, overrides: {train.epochs: 1, train.eval_every_steps: 5,
-          train.log_every_steps: 5}}
-resources: {gpus_per_trial: 2}
-parameters:
-  lr: {distribution: log_uniform, min: 1.0e-6, max: 1.0e-3}
-  batch_size: {values: [128]}
-lr_scaling: {rule: linear, base_batch: 32}
-search: {method: random, random: {trials: 5, seed: 3}}
-early_terminate: {type: median, n_startup_trials: 1, n_warmup_steps: 0, interval_steps: 1}
-max_concurrent_trials: 1
-max_failures_per_trial: 0
-journal: $WORK/run/journal.log
-YAML
+write_sweep_yaml "$WORK/sweep.yaml" name=ddp-sweep \
+  trainer='{config: configs/sbert_stsb.yaml, overrides: {train.epochs: 1, train.eval_every_steps: 5, train.log_every_steps: 5}}' \
+  resources='{gpus_per_trial: 2}' parameters.lr='{distribution: log_uniform, min: 1.0e-6, max: 1.0e-3}' \
+  parameters.batch_size='{values: [128]}' search='{method: random, random: {trials: 5, seed: 3}}' \
+  early_terminate='{type: median, n_startup_trials: 1, n_warmup_steps: 0, interval_steps: 1}' \
+  max_failures_per_trial=0
 out=$("$HPO" sweep "$WORK/sweep.yaml" 2>"$WORK/stderr.txt"); rc=$?
 echo "$out" | tail -8
 [ "$rc" -eq 0 ] || { fail "hpo sweep exited $rc: $(tail -5 "$WORK/stderr.txt")"; finish; }

@@ -14,15 +14,7 @@
 # Args: trainer binary, compare_runs.py.
 TRAINER=$1 COMPARE=$2
 source tests/integration/lib.sh
-head -480 data/stsbenchmark/sts-train.csv > "$WORK/sts480.csv"
-cat > "$WORK/base.yaml" <<YAML
-model: {path: data/bert-tiny-random, pooling: mean, max_seq_len: 128, dropout: 0.0}
-task: {type: sts, train: $WORK/sts480.csv, eval: data/stsbenchmark/sts-dev.csv, format: stsb}
-train: {epochs: 0, max_steps: 24, batch_size: 16, lr: 1.0e-4, warmup_ratio: 0.1, schedule: linear,
-        precision: fp32, shuffle: false, eval_every_steps: 12, log_every_steps: 1, max_grad_norm: 1.0,
-        ddp_timeout_s: 60}
-output: {save: last, checkpoint: false}
-YAML
+write_ddp_train_yaml "$WORK/base.yaml"
 # ours_last FILE PATTERN: the trainer wrote exactly one error line, the last one, matching PATTERN
 # (c10d may log its own lines before it).
 ours_last() {

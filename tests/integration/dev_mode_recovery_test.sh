@@ -16,12 +16,7 @@ POINTS=12
 
 # run_sweep NAME: starts a dev-mode sweep in the background (journal $WORK/NAME/journal.log,
 # output $WORK/NAME.out); hpo_pid is its pid.
-run_sweep() {
-  "$HPO" sweep configs/synthetic.yaml --journal "$WORK/$1/journal.log" \
-    search.method=random search.random.trials=$POINTS max_concurrent_trials=3 \
-    early_terminate='{type: none}' trainer.synthetic.seconds_per_step=0.2 > "$WORK/$1.out" 2>&1 &
-  hpo_pid=$!
-}
+run_sweep() { start_synthetic_sweep "$WORK/$1.out" "$WORK/$1/journal.log" "$POINTS" 3 0.2; }
 # The dev-mode processes of sweep NAME, by their command lines (which name the test's folder:
 # the head's --log_dir is the sweep's log folder, the agent's --runtime_dir lies in $RUNTIME).
 head_pid() { pgrep -f -- "/launcher/head --bind ipc://.* --log_dir $WORK/$1/logs( |$)" | head -1; }
@@ -89,15 +84,21 @@ finish_sweep() {
     fail "$1: dev-mode folders left in $RUNTIME: $(ls "$RUNTIME")"
 }
 
+# kill_mid_sweep NAME: runs sweep NAME (head or agent) until 2 trials finished and one runs, then
+# kill -9 of its dev-mode process of that name; victim is that pid, before its trainers then.
+kill_mid_sweep() {
+  run_sweep "$1"
+  wait_for 60 finished "$1" 2 || fail "$1: no trial finished: $(tail -3 "$WORK/$1.out")"
+  wait_for 20 running "$1" || fail "$1: no trial runs"
+  victim=$("$1_pid" "$1")
+  [ -n "$victim" ] || { fail "$1: no $1 process found"; finish; }
+  before=$(trainers "$1")
+  echo "$1: kill -9 of the $1 (pid $victim) while trainers $before run"
+  kill -9 "$victim"
+}
+
 # --- 1. kill -9 of the head -------------------------------------------------------------------
-run_sweep head
-wait_for 60 finished head 2 || fail "head: no trial finished: $(tail -3 "$WORK/head.out")"
-wait_for 20 running head || fail "head: no trial runs"
-victim=$(head_pid head)
-[ -n "$victim" ] || { fail "head: no head process found"; finish; }
-before=$(trainers head)
-echo "head: kill -9 of the head (pid $victim) while trainers $before run"
-kill -9 "$victim"
+kill_mid_sweep head
 wait_for 10 grep -q "dev mode: the local head was killed by signal 9.*restarted it on ipc://" "$WORK/head.out" ||
   fail "head: hpo did not say it restarted the head: $(tail -3 "$WORK/head.out")"
 new=$(head_pid head)
@@ -114,14 +115,7 @@ grep -q "running it again" "$L" && fail "head: a trial the agent held ran again"
   fail "head: $(pyq "$WORK/head/journal.log" 'len(T)') trials for $POINTS points (a trial ran twice?)"
 
 # --- 2. kill -9 of the agent ------------------------------------------------------------------
-run_sweep agent
-wait_for 60 finished agent 2 || fail "agent: no trial finished: $(tail -3 "$WORK/agent.out")"
-wait_for 20 running agent || fail "agent: no trial runs"
-victim=$(agent_pid agent)
-[ -n "$victim" ] || { fail "agent: no agent process found"; finish; }
-before=$(trainers agent)
-echo "agent: kill -9 of the agent (pid $victim) while trainers $before run"
-kill -9 "$victim"
+kill_mid_sweep agent
 alive() { for p in $before; do kill -0 "$p" 2>/dev/null && return 0; done; return 1; }
 wait_for 5 eval '! alive' || fail "agent: its trainers outlived it: $(ps -o pid=,args= -p "$(echo $before | tr " " ,)")"
 wait_for 15 grep -q "dev mode: the local agent was killed by signal 9.*restarted it" "$WORK/agent.out" ||

@@ -10,42 +10,17 @@
 HEAD=$1 HPO=$2
 source tests/integration/lib.sh
 source tests/integration/netns_lib.sh
-make_cluster 2
+make_cluster 2 1
 H=$NS_HEAD A=${NS_HOSTS[0]} B=${NS_HOSTS[1]}
-printf '%s slots=1\n%s slots=1\n' "$A" "$B" > "$WORK/hosts.txt"
 ENDPOINT="tcp://$NET.1:5555"
-start_head() {  # start_head LOG
-  ip netns exec "$H" "$HEAD" --nodes "$WORK/hosts.txt" --bind "$ENDPOINT" --insecure \
-    --remote_shell "ip netns exec {host}" --heartbeat_ms 1000 --log_dir "$WORK/headlogs" \
-    > "$1" 2>&1 &
-  head_pid=$!
-}
-start_head "$WORK/head1.log"
-wait_for 20 grep -q "agents: all 2 host(s) up" "$WORK/head1.log" ||
-  { fail "the agents did not come up: $(tail -5 "$WORK/head1.log")"; finish; }
+start_head "$WORK/head1.log" "$ENDPOINT" --heartbeat_ms 1000
+wait_hosts_up "$WORK/head1.log" "all 2"
 
-cat > "$WORK/train.yaml" <<YAML
-model: {path: data/bert-tiny-random, pooling: mean, max_seq_len: 64, dropout: 0.0}
-task: {type: sts, train: data/stsbenchmark/sts-train.csv, eval: data/stsbenchmark/sts-dev.csv, format: stsb}
-train: {epochs: 0, max_steps: 40, batch_size: 8, precision: fp32, eval_every_steps: 20,
-        log_every_steps: 5}
-output: {save: none, checkpoint: false}
-YAML
-cat > "$WORK/sweep.yaml" <<YAML
-name: restart
-metric: {name: eval/spearman, goal: maximize}
-trainer: {config: $WORK/train.yaml}
-resources: {gpus_per_trial: 2}
-parameters:
-  lr: {values: [1.0e-4, 2.0e-4, 4.0e-4]}
-  batch_size: {values: [8]}
-lr_scaling: {rule: linear, base_batch: 32}
-search: {method: grid}
-early_terminate: {type: none}
-max_concurrent_trials: 1
-max_failures_per_trial: 0
-journal: $WORK/run/journal.log
-YAML
+write_train_yaml "$WORK/train.yaml" model.max_seq_len=64 train.max_steps=40 train.batch_size=8 \
+  train.eval_every_steps=20 train.log_every_steps=5
+write_sweep_yaml "$WORK/sweep.yaml" name=restart resources='{gpus_per_trial: 2}' \
+  parameters.lr='{values: [1.0e-4, 2.0e-4, 4.0e-4]}' parameters.batch_size='{values: [8]}' \
+  search='{method: grid}' max_failures_per_trial=0
 ip netns exec "$H" "$HPO" sweep "$WORK/sweep.yaml" --head "$ENDPOINT" > "$WORK/hpo.log" 2>&1 &
 hpo_pid=$!
 M="$WORK/run/trial-1/metrics.jsonl"
@@ -58,7 +33,7 @@ wait_for 10 grep -q "lost the head" "$WORK/hpo.log" || fail "hpo did not notice 
 sleep 1
 [ "$(trainers)" = "$before" ] || fail "trial 1's trainers changed without a head: '$(trainers)' vs '$before'"
 [ -n "$(agent_pid "$A")" ] && [ -n "$(agent_pid "$B")" ] || fail "an agent died with the head"
-start_head "$WORK/head2.log"
+start_head "$WORK/head2.log" "$ENDPOINT" --heartbeat_ms 1000
 restarted=$(date +%s.%N)
 wait_for 20 grep -q "found again: run" "$WORK/head2.log" ||
   fail "the new head did not give the run back to hpo: $(tail -5 "$WORK/head2.log")"
@@ -69,9 +44,7 @@ grep -E "adopted run|found again|host .*: agent|already running" "$WORK/head2.lo
 wait "$hpo_pid"; rc=$?
 tail -6 "$WORK/hpo.log"
 [ "$rc" -eq 0 ] || fail "hpo sweep exited $rc"
-J="$WORK/run/journal.log"
-[ "$(pyq "$J" "[t['state'] for t in T]")" = "['COMPLETE', 'COMPLETE', 'COMPLETE']" ] ||
-  fail "journal states: $(pyq "$J" "[t['state'] for t in T]")"
+expect_states "$WORK/run/journal.log" "['COMPLETE', 'COMPLETE', 'COMPLETE']"
 placed=$(cat "$WORK/head1.log" "$WORK/head2.log" | grep "placed on" | grep -o "(trial [0-9]*" | sort | uniq -c | awk '{print $1}' | tr '\n' ' ')
 [ "$placed" = "1 1 1 " ] || fail "each trial must be placed once, got counts: $placed"
 grep -q "adopted run .*(trial 1 " "$WORK/head2.log" || fail "trial 1 was not adopted"
@@ -82,6 +55,6 @@ s=[json.loads(l)['step'] for l in open('$M') if 'train/loss' in l]
 print('ok' if s == sorted(s) and len(s) == len(set(s)) and s[-1] == 40 else s)")
 [ "$steps" = ok ] || fail "trial 1's loss trajectory restarted or stopped early: $steps"
 grep -q "eval/spearman" "$M" || fail "trial 1 never evaluated"
-kill -TERM "$head_pid"; wait "$head_pid"; head_pid=
+stop_head
 wait_for 10 agents_gone "$A" "$B" || fail "agents left after the head's shutdown"
 finish

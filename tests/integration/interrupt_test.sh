@@ -6,12 +6,8 @@ HPO=$1
 source tests/integration/lib.sh
 
 J="$WORK/run/journal.log"
-args=(configs/synthetic.yaml --journal "$J" search.method=random search.random.trials=6
-      max_concurrent_trials=2 early_terminate='{type: none}' trainer.synthetic.seconds_per_step=0.1)
-"$HPO" sweep "${args[@]}" >"$WORK/out1.txt" 2>&1 &
-hpo_pid=$!
-one_done() { [ "$(pyq "$J" "sum(t['state']=='COMPLETE' for t in T)")" -ge 1 ]; }
-wait_for 40 one_done || fail "no trial completed"
+start_synthetic_sweep "$WORK/out1.txt" "$J" 6 2 0.1
+wait_for 40 completed "$J" 1 || fail "no trial completed"
 kill -INT "$hpo_pid"
 start=$(date +%s)
 wait "$hpo_pid"; rc=$?
@@ -20,7 +16,7 @@ echo "hpo exited $rc $(( $(date +%s) - start )) s after SIGINT"
 [ $(( $(date +%s) - start )) -le 20 ] || fail "hpo took more than 20 s to stop"
 grep -q 'interrupted' "$WORK/out1.txt" || fail "no word of the interruption: $(tail -3 "$WORK/out1.txt")"
 wait_for 5 no_leftovers || fail "processes left behind: $(pgrep -af "$WORK")"
-[ "$(pyq "$J" "sum(t['state']=='RUNNING' for t in T)")" -eq 0 ] || fail "trials left RUNNING"
+[ "$(count_state "$J" RUNNING)" -eq 0 ] || fail "trials left RUNNING"
 pyq "$J" "all(t['user_attrs'].get('fail_reason','').startswith('interrupted') for t in T if t['state']=='FAIL')" |
   grep -q True || fail "a FAIL trial is not marked interrupted"
 

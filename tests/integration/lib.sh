@@ -45,3 +45,102 @@ status_json() { "$HPO" status --journal "$1" --format json; }
 pyq() {
   status_json "$1" | "$PY" -c "import json,sys; s=json.load(sys.stdin); T=s['trials']; print($2)"
 }
+
+# count_state JOURNAL STATE: how many of the journal's trials are in STATE (COMPLETE, FAIL, ...).
+count_state() { pyq "$1" "sum(t['state']=='$2' for t in T)"; }
+
+# expect_states JOURNAL STATES: the journal's trials' states, in trial order, print as STATES
+# (a Python list, e.g. "['FAIL', 'COMPLETE']"); a failed check names the states found.
+expect_states() {
+  local got; got=$(pyq "$1" "[t['state'] for t in T]")
+  [ "$got" = "$2" ] || fail "journal states: $got"
+}
+
+# completed JOURNAL N: at least N of the journal's trials are COMPLETE.
+completed() { [ "$(count_state "$1" COMPLETE)" -ge "$2" ]; }
+
+# synthetic_sweep JOURNAL TRIALS AT_ONCE SECONDS_PER_STEP: sets the array `args` to the arguments
+# of a dev-mode `hpo sweep` of the synthetic trainer (configs/synthetic.yaml): TRIALS random
+# points, AT_ONCE of them at a time, no pruning, each step SECONDS_PER_STEP long.
+synthetic_sweep() {
+  args=(configs/synthetic.yaml --journal "$1" search.method=random search.random.trials="$2"
+        max_concurrent_trials="$3" early_terminate='{type: none}' trainer.synthetic.seconds_per_step="$4")
+}
+# start_synthetic_sweep OUT JOURNAL TRIALS AT_ONCE SECONDS_PER_STEP: that sweep (`args` set as by
+# synthetic_sweep) started in the background, its output in OUT; hpo_pid is its pid.
+start_synthetic_sweep() {
+  local out=$1; shift
+  synthetic_sweep "$@"
+  "$HPO" sweep "${args[@]}" > "$out" 2>&1 &
+  hpo_pid=$!
+}
+
+# write_train_yaml FILE [SECTION.KEY=VALUE...]: a trainer config at FILE: bert-tiny-random (mean
+# pooling, max_seq_len 128, dropout 0) on the STS benchmark (train on sts-train.csv, evaluate on
+# sts-dev.csv), epochs 0 (so train.max_steps says how long), fp32, nothing saved, no checkpoints.
+# Each SECTION.KEY=VALUE (the trainer's override syntax; SECTION is model, task, train or output;
+# VALUE in YAML flow style) sets that key, or adds it after the others of its section; an empty
+# VALUE leaves the key out. Each section is written as one flow mapping.
+write_train_yaml() {
+  local file=$1 kv key section line; shift
+  local -A val=([model.path]=data/bert-tiny-random [model.pooling]=mean [model.max_seq_len]=128
+    [model.dropout]=0.0 [task.type]=sts [task.train]=data/stsbenchmark/sts-train.csv
+    [task.eval]=data/stsbenchmark/sts-dev.csv [task.format]=stsb [train.epochs]=0
+    [train.precision]=fp32 [output.save]=none [output.checkpoint]=false)
+  local keys=(model.path model.pooling model.max_seq_len model.dropout task.type task.train task.eval
+    task.format train.epochs train.precision output.save output.checkpoint)
+  for kv; do
+    key=${kv%%=*}
+    [ -n "${val[$key]+set}" ] || keys+=("$key")
+    val[$key]=${kv#*=}
+  done
+  for section in model task train output; do
+    line=
+    for key in "${keys[@]}"; do
+      [ "${key%%.*}" = "$section" ] && [ -n "${val[$key]}" ] && line+="${line:+, }${key#*.}: ${val[$key]}"
+    done
+    echo "$section: {$line}"
+  done > "$file"
+}
+
+# write_ddp_train_yaml FILE [SECTION.KEY=VALUE...]: write_train_yaml's config that the data-
+# parallel checks train, once in one process with batch 16 and once on 2 ranks of batch 8, to
+# compare them (compare_runs.py): the first 480 STS pairs ($WORK/sts480.csv, written here) in
+# file order, 24 steps with evaluations at 12 and 24, lr 1e-4 (linear, 10% warmup), gradients
+# clipped at 1.0, the ranks' timeout 60 s, the last weights saved.
+write_ddp_train_yaml() {
+  local file=$1; shift
+  head -480 data/stsbenchmark/sts-train.csv > "$WORK/sts480.csv"
+  write_train_yaml "$file" task.train="$WORK/sts480.csv" train.max_steps=24 train.batch_size=16 \
+    train.lr=1.0e-4 train.warmup_ratio=0.1 train.schedule=linear train.shuffle=false \
+    train.eval_every_steps=12 train.log_every_steps=1 train.max_grad_norm=1.0 train.ddp_timeout_s=60 \
+    output.save=last "$@"
+}
+
+# write_sweep_yaml FILE [KEY=VALUE...]: a sweep file at FILE: maximise eval/spearman, train with
+# $WORK/train.yaml, lr scaled linearly from batch 32, no pruning, one trial at a time, journal
+# $WORK/run/journal.log. Each KEY=VALUE (VALUE in YAML flow style) sets that top-level key or adds
+# one; parameters.NAME=VALUE adds NAME to the search space (in the order given); an empty VALUE
+# leaves the key out.
+write_sweep_yaml() {
+  local file=$1 kv key params=(); shift
+  local -A val=([metric]='{name: eval/spearman, goal: maximize}' [trainer]="{config: $WORK/train.yaml}"
+    [lr_scaling]='{rule: linear, base_batch: 32}' [early_terminate]='{type: none}'
+    [max_concurrent_trials]=1 [journal]="$WORK/run/journal.log")
+  local keys=(name metric trainer resources parameters lr_scaling search early_terminate
+    max_concurrent_trials max_failures_per_trial journal)
+  for kv; do
+    key=${kv%%=*}
+    case $key in
+      parameters.*) params+=("  ${key#parameters.}: ${kv#*=}") ;;
+      *) [[ " ${keys[*]} " == *" $key "* ]] || keys+=("$key"); val[$key]=${kv#*=} ;;
+    esac
+  done
+  for key in "${keys[@]}"; do
+    if [ "$key" = parameters ]; then
+      [ "${#params[@]}" -eq 0 ] || { echo "parameters:"; printf '%s\n' "${params[@]}"; }
+    elif [ -n "${val[$key]:-}" ]; then
+      echo "$key: ${val[$key]}"
+    fi
+  done > "$file"
+}

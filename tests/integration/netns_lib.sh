@@ -1,7 +1,8 @@
 # Network namespaces for the cluster tests (sourced after lib.sh; needs root).
 #   make_cluster N: a "head" namespace $NS_HEAD with a bridge at $NET.1 and N host namespaces
 #   ${NS_HOSTS[0..N-1]} at $NET.2 ... joined to it by veth pairs. cleanup_cluster removes them
-#   (and kills any agent named after them); it runs on exit.
+#   (and kills any agent named after them); it runs on exit. make_cluster N SLOTS also writes the
+#   head's hosts file (write_hosts SLOTS).
 NS_HEAD=tfh$$
 NS_HOSTS=()
 NET=10.213.$((RANDOM % 250 + 1))
@@ -30,6 +31,13 @@ make_cluster() {
       ip -n "$ns" addr add "$NET.$((i + 2))/24" dev "vx$i-$$" && ip -n "$ns" link set "vx$i-$$" up &&
       ip -n "$ns" link set lo up || { fail "cannot wire $ns"; finish; }
   done
+  [ -z "${2:-}" ] || write_hosts "$2"
+}
+# write_hosts SLOTS [LINE...]: $WORK/hosts.txt, the head's --nodes file: each host namespace with
+# SLOTS slots, then each LINE as it is.
+write_hosts() {
+  local slots=$1; shift
+  { printf "%s slots=$slots\n" "${NS_HOSTS[@]}"; [ "$#" -eq 0 ] || printf '%s\n' "$@"; } > "$WORK/hosts.txt"
 }
 # agent_pid HOST: the pid of the agent process named HOST.
 agent_pid() { pgrep -f -- "^[^ ]*/agent --head .*--name $1( |$)" | head -1; }
@@ -37,4 +45,28 @@ agent_pid() { pgrep -f -- "^[^ ]*/agent --head .*--name $1( |$)" | head -1; }
 agents_gone() {
   local h
   for h in "$@"; do [ -z "$(agent_pid "$h")" ] || return 1; done
+}
+# REMOTE_SHELL: how the head reaches a host (its --remote_shell); a test may set another before
+# start_head.
+REMOTE_SHELL="ip netns exec {host}"
+# start_head LOG BIND [FLAG...]: starts $HEAD in the head namespace, bound to BIND, on the hosts of
+# $WORK/hosts.txt (--insecure, --remote_shell "$REMOTE_SHELL", logs under $WORK/headlogs) with the
+# FLAGs; its output goes to LOG; head_pid is its pid (cleanup_cluster kills it).
+start_head() {
+  local log=$1 bind=$2; shift 2
+  ip netns exec "$NS_HEAD" "$HEAD" --nodes "$WORK/hosts.txt" --bind "$bind" --insecure \
+    --remote_shell "$REMOTE_SHELL" "$@" --log_dir "$WORK/headlogs" > "$log" 2>&1 &
+  head_pid=$!
+}
+# wait_hosts_up LOG COUNT [WHAT]: waits up to 20 s for the head's line "agents: COUNT host(s) up"
+# in LOG (COUNT as "all 2" or "2 of 3"); without it the test ends: "the WHAT did not come up"
+# (WHAT: agents unless given) with the log's last lines.
+wait_hosts_up() {
+  wait_for 20 grep -q "agents: $2 host(s) up" "$1" ||
+    { fail "the ${3:-agents} did not come up: $(tail -5 "$1")"; finish; }
+}
+# stop_head: SIGTERM to the head (it shuts its agents down) and waits for it; returns its exit code.
+stop_head() {
+  kill -TERM "$head_pid"; wait "$head_pid"
+  local rc=$?; head_pid=; return "$rc"
 }

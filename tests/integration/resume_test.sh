@@ -6,18 +6,14 @@ HPO=$1
 source tests/integration/lib.sh
 
 J="$WORK/run/journal.log"
-args=(configs/synthetic.yaml --journal "$J" search.method=random search.random.trials=8
-      max_concurrent_trials=2 early_terminate='{type: none}' trainer.synthetic.seconds_per_step=0.05)
-"$HPO" sweep "${args[@]}" >"$WORK/out1.txt" 2>&1 &
-hpo_pid=$!
-three_done() { [ "$(pyq "$J" "sum(t['state']=='COMPLETE' for t in T)")" -ge 3 ]; }
-wait_for 40 three_done || fail "three trials never completed"
+start_synthetic_sweep "$WORK/out1.txt" "$J" 8 2 0.05
+wait_for 40 completed "$J" 3 || fail "three trials never completed"
 kill -9 "$hpo_pid"
 wait "$hpo_pid" 2>/dev/null
 echo "killed hpo $hpo_pid"
 wait_for 5 no_leftovers || fail "head/agent/trainers outlived hpo: $(pgrep -af "$WORK")"
 before=$(pyq "$J" "sorted((t['number'], t['params']['lr'], t['value']) for t in T if t['state']=='COMPLETE')")
-running=$(pyq "$J" "sum(t['state']=='RUNNING' for t in T)")
+running=$(count_state "$J" RUNNING)
 echo "before resume: complete $before; running $running"
 
 "$HPO" sweep "${args[@]}" >"$WORK/out2.txt" 2>&1 && echo "first run unexpectedly accepted a used journal" && fail "no --resume check"
@@ -32,5 +28,5 @@ pyq "$J" "sorted(t['user_attrs']['point'] for t in T if t['state']=='COMPLETE') 
   fail "points finished: $(pyq "$J" "sorted(t['user_attrs']['point'] for t in T if t['state']=='COMPLETE')")"
 [ "$(pyq "$J" "sum(t['state']=='FAIL' and t['user_attrs'].get('fail_reason')=='interrupted' for t in T)")" -eq "$running" ] ||
   fail "the $running interrupted trials are not marked FAIL interrupted"
-[ "$(pyq "$J" "sum(t['state']=='RUNNING' for t in T)")" -eq 0 ] || fail "trials left RUNNING"
+[ "$(count_state "$J" RUNNING)" -eq 0 ] || fail "trials left RUNNING"
 finish

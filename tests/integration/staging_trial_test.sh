@@ -11,44 +11,24 @@
 HEAD=$1 HPO=$2
 source tests/integration/lib.sh
 source tests/integration/netns_lib.sh
-make_cluster 1
+make_cluster 1 1
 H=$NS_HEAD A=${NS_HOSTS[0]}
-printf '%s slots=1\n' "$A" > "$WORK/hosts.txt"
 "$PY" -c "
 d = open('data/stsbenchmark/sts-train.csv').read()
 open('$WORK/big-train.csv', 'w').write(d * (50 * 1000 * 1000 // len(d) + 1))"
 SUM=$(sha256sum "$WORK/big-train.csv" | cut -d' ' -f1)
 echo "dataset: $(stat -c %s "$WORK/big-train.csv") bytes, sha256 ${SUM:0:16}..."
 mkdir -p "$WORK/run"
-SHELL_TEMPLATE="ip netns exec {host} unshare --mount --propagation private sh -c 'mount -t tmpfs tf-run $WORK/run && exec \"\$0\" \"\$@\"'"
-ip netns exec "$H" "$HEAD" --nodes "$WORK/hosts.txt" --bind "tcp://$NET.1:5555" --insecure \
-  --remote_shell "$SHELL_TEMPLATE" --heartbeat_ms 1000 --log_dir "$WORK/headlogs" \
-  > "$WORK/head.log" 2>&1 &
-head_pid=$!
-wait_for 20 grep -q "agents: all 1 host(s) up" "$WORK/head.log" ||
-  { fail "the agent did not come up: $(tail -5 "$WORK/head.log")"; finish; }
-cat > "$WORK/train.yaml" <<YAML
-model: {path: data/bert-tiny-random, pooling: mean, max_seq_len: 64, dropout: 0.0}
-task: {type: sts, train: data/stsbenchmark/sts-train.csv, eval: data/stsbenchmark/sts-dev.csv, format: stsb}
-train: {epochs: 0, max_steps: 10, batch_size: 8, precision: fp32, eval_every_steps: 10,
-        log_every_steps: 5}
-output: {save: best, checkpoint: false}
-YAML
-cat > "$WORK/sweep.yaml" <<YAML
-name: staging
-metric: {name: eval/spearman, goal: maximize}
-trainer: {config: $WORK/train.yaml, overrides: {task.train: $WORK/big-train.csv}}
-resources: {gpus_per_trial: 1, stage: [$WORK/big-train.csv], fetch_back: true}
-parameters:
-  lr: {values: [1.0e-4, 2.0e-4]}
-  batch_size: {values: [8]}
-lr_scaling: {rule: linear, base_batch: 32}
-search: {method: grid}
-early_terminate: {type: none}
-max_concurrent_trials: 1
-max_failures_per_trial: 0
-journal: $WORK/run/journal.log
-YAML
+REMOTE_SHELL="ip netns exec {host} unshare --mount --propagation private sh -c 'mount -t tmpfs tf-run $WORK/run && exec \"\$0\" \"\$@\"'"
+start_head "$WORK/head.log" "tcp://$NET.1:5555" --heartbeat_ms 1000
+wait_hosts_up "$WORK/head.log" "all 1" agent
+write_train_yaml "$WORK/train.yaml" model.max_seq_len=64 train.max_steps=10 train.batch_size=8 \
+  train.eval_every_steps=10 train.log_every_steps=5 output.save=best
+write_sweep_yaml "$WORK/sweep.yaml" name=staging \
+  trainer="{config: $WORK/train.yaml, overrides: {task.train: $WORK/big-train.csv}}" \
+  resources="{gpus_per_trial: 1, stage: [$WORK/big-train.csv], fetch_back: true}" \
+  parameters.lr='{values: [1.0e-4, 2.0e-4]}' parameters.batch_size='{values: [8]}' \
+  search='{method: grid}' max_failures_per_trial=0
 ip netns exec "$H" "$HPO" sweep "$WORK/sweep.yaml" --head "tcp://$NET.1:5555" > "$WORK/hpo.log" 2>&1
 rc=$?
 tail -3 "$WORK/hpo.log"
@@ -73,9 +53,7 @@ for t in 0 1; do
   grep -q "run [0-9]*: $WORK/run/trial-$t: fetched [0-9]* bytes from $NET.2:[0-9]* in" "$WORK/head.log" ||
     fail "the head did not fetch trial $t's output over UCX"
 done
-J="$WORK/run/journal.log"
-[ "$(pyq "$J" "[t['state'] for t in T]")" = "['COMPLETE', 'COMPLETE']" ] ||
-  fail "journal states: $(pyq "$J" "[t['state'] for t in T]")"
-kill -TERM "$head_pid"; wait "$head_pid"; head_pid=
+expect_states "$WORK/run/journal.log" "['COMPLETE', 'COMPLETE']"
+stop_head
 wait_for 10 agents_gone "$A" || fail "the agent is left"
 finish

@@ -16,31 +16,29 @@ echo '{}' > "$WORK/bad-model/config.json"
 echo '[PAD]' > "$WORK/bad-model/vocab.txt"
 head -24 data/stsbenchmark/sts-train.csv > "$WORK/train.csv"
 head -8 data/stsbenchmark/sts-dev.csv > "$WORK/dev.csv"
-cat > "$WORK/train.yaml" <<YAML
-model: {path: $WORK/bad-model, pooling: mean, max_seq_len: 32}
-task: {type: sts, train: $WORK/train.csv, eval: $WORK/dev.csv, format: stsb}
-train: {epochs: 1, precision: fp32, log_every_steps: 1}
-output: {save: none, checkpoint: false}
-YAML
-cat > "$WORK/failing.yaml" <<YAML
-name: failing
-metric: {name: eval/spearman, goal: maximize}
-trainer: {config: $WORK/train.yaml}
-parameters:
-  lr: {distribution: log_uniform, min: 1.0e-5, max: 1.0e-3}
-  batch_size: {values: [8, 16]}
-search: {method: random, random: {trials: 3, seed: 0}}
-early_terminate: {type: none}
-max_concurrent_trials: 3
-max_failures_per_trial: 1
-journal: $WORK/failing/journal.log
-YAML
-out=$("$HPO" sweep "$WORK/failing.yaml" 2>&1); rc=$?
-echo "$out" | tail -3
-[ "$rc" -eq 3 ] || fail "a sweep whose every trial failed exited $rc, want 3"
-[ "$(echo "$out" | tail -1)" = "the sweep failed: no trial completed (exit code 3)" ] ||
-  fail "the summary's last line does not say why: $(echo "$out" | tail -1)"
-[ "$(pyq "$WORK/failing/journal.log" "sum(t['state']=='FAIL' for t in T)")" -eq 6 ] ||
+write_train_yaml "$WORK/train.yaml" model.path="$WORK/bad-model" model.max_seq_len=32 model.dropout= \
+  task.train="$WORK/train.csv" task.eval="$WORK/dev.csv" train.epochs=1 train.log_every_steps=1
+# sweep_yaml NAME [KEY=VALUE...]: $WORK/NAME.yaml, a sweep of that name with its journal in
+# $WORK/NAME; 2 attempts a point, no lr scaling.
+sweep_yaml() {
+  write_sweep_yaml "$WORK/$1.yaml" name="$1" journal="$WORK/$1/journal.log" lr_scaling= \
+    max_failures_per_trial=1 "${@:2}"
+}
+# sweep_fails CASE WHY ARGS...: `hpo sweep ARGS...` exits 3 (CASE names the sweep in the failure)
+# and the summary's last line is "the sweep failed: WHY (exit code 3)".
+sweep_fails() {
+  local what=$1 why=$2 out rc; shift 2
+  out=$("$HPO" sweep "$@" 2>&1); rc=$?
+  echo "$out" | tail -3
+  [ "$rc" -eq 3 ] || fail "$what exited $rc, want 3"
+  [ "$(echo "$out" | tail -1)" = "the sweep failed: $why (exit code 3)" ] ||
+    fail "the summary's last line does not say why: $(echo "$out" | tail -1)"
+}
+sweep_yaml failing parameters.lr='{distribution: log_uniform, min: 1.0e-5, max: 1.0e-3}' \
+  parameters.batch_size='{values: [8, 16]}' search='{method: random, random: {trials: 3, seed: 0}}' \
+  max_concurrent_trials=3
+sweep_fails "a sweep whose every trial failed" "no trial completed" "$WORK/failing.yaml"
+[ "$(count_state "$WORK/failing/journal.log" FAIL)" -eq 6 ] ||
   fail "want 6 failed attempts (3 points, 2 attempts each)"
 # --resume with another search space: one warning line naming the parameters that changed.
 out=$("$HPO" sweep "$WORK/failing.yaml" --resume 'parameters.batch_size.values=[8, 32]' 2>&1)
@@ -51,26 +49,13 @@ echo "$out" | grep -q 'search space changed' && fail "a warning without a change
 wait_for 5 no_leftovers || fail "processes left behind: $(pgrep -af "$WORK")"
 
 # Two points, one model folder each: the good one completes, the bad one fails twice.
-cat > "$WORK/half.yaml" <<YAML
-name: half
-metric: {name: eval/spearman, goal: maximize}
-trainer: {config: $WORK/train.yaml}
-parameters:
-  lr: {values: [1.0e-4]}
-  batch_size: {values: [8]}
-  model.path: {values: [data/bert-tiny-random, $WORK/bad-model]}
-search: {method: grid}
-early_terminate: {type: none}
-max_concurrent_trials: 2
-max_failures_per_trial: 1
-journal: $WORK/half/journal.log
-YAML
-out=$("$HPO" sweep "$WORK/half.yaml" --max_failed_share 0.4 2>&1); rc=$?
-echo "$out" | tail -3
-[ "$rc" -eq 3 ] || fail "a sweep with 1 of 2 points failed and --max_failed_share 0.4 exited $rc, want 3"
-[ "$(echo "$out" | tail -1)" = "the sweep failed: 1 of 2 points (50%) failed after their retries, more than --max_failed_share 0.4 (exit code 3)" ] ||
-  fail "the summary's last line does not say why: $(echo "$out" | tail -1)"
-[ "$(pyq "$WORK/half/journal.log" "sum(t['state']=='COMPLETE' for t in T)")" -eq 1 ] ||
+sweep_yaml half parameters.lr='{values: [1.0e-4]}' parameters.batch_size='{values: [8]}' \
+  parameters.model.path="{values: [data/bert-tiny-random, $WORK/bad-model]}" search='{method: grid}' \
+  max_concurrent_trials=2
+sweep_fails "a sweep with 1 of 2 points failed and --max_failed_share 0.4" \
+  "1 of 2 points (50%) failed after their retries, more than --max_failed_share 0.4" \
+  "$WORK/half.yaml" --max_failed_share 0.4
+[ "$(count_state "$WORK/half/journal.log" COMPLETE)" -eq 1 ] ||
   fail "the good point did not complete"
 # The same study judged at the default share (0.5): one failed point of two is not more.
 out=$("$HPO" sweep "$WORK/half.yaml" --resume 2>&1); rc=$?

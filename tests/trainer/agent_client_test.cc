@@ -75,6 +75,19 @@ class FakeAgent {
     ASSERT_TRUE(comm::SendTo(router_, identity_, e).ok());
   }
 
+  // Receives the next Report, expects it to be of `step` at `samples`, and answers it with
+  // `action`; returns it (nullopt, and a failed expectation, when none came).
+  std::optional<comm::Report> AnswerReport(int64_t step, int64_t samples,
+                                           comm::Decision::Action action) {
+    std::optional<comm::Report> r = NextReport();
+    EXPECT_TRUE(r.has_value()) << "no report of step " << step;
+    if (!r.has_value()) return r;
+    EXPECT_EQ(r->step(), step);
+    EXPECT_EQ(r->samples(), samples);
+    Decide(step, action);
+    return r;
+  }
+
  private:
   zmq::context_t context_;
   zmq::socket_t router_;
@@ -90,38 +103,27 @@ TEST(AgentClient, ReportsCarryStepAndSamples) {
 
   auto first = std::async(std::launch::async,
                           [c] { return c->Report(5, 80, {{"eval/spearman", 0.25}}); });
-  std::optional<comm::Report> r = agent.NextReport();
+  std::optional<comm::Report> r = agent.AnswerReport(5, 80, comm::Decision::CONTINUE);
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r->run_id(), kRunId);
   EXPECT_EQ(r->trial(), kTrial);
-  EXPECT_EQ(r->step(), 5);
-  EXPECT_EQ(r->samples(), 80);
   EXPECT_FALSE(r->final());
   EXPECT_EQ(r->metrics().at("eval/spearman"), 0.25);
-  agent.Decide(5, comm::Decision::CONTINUE);
   absl::StatusOr<bool> stop = first.get();
   ASSERT_TRUE(stop.ok()) << stop.status();
   EXPECT_FALSE(*stop);
 
   auto second = std::async(std::launch::async,
                            [c] { return c->Report(10, 240, {{"eval/spearman", 0.3}}); });
-  r = agent.NextReport();
-  ASSERT_TRUE(r.has_value());
-  EXPECT_EQ(r->step(), 10);
-  EXPECT_EQ(r->samples(), 240);
-  agent.Decide(10, comm::Decision::STOP);
+  agent.AnswerReport(10, 240, comm::Decision::STOP);
   stop = second.get();
   ASSERT_TRUE(stop.ok()) << stop.status();
   EXPECT_TRUE(*stop);
 
   auto last = std::async(std::launch::async,
                          [c] { return c->ReportFinal(40, 640, {{"eval/spearman", 0.5}}); });
-  r = agent.NextReport();
-  ASSERT_TRUE(r.has_value());
-  EXPECT_EQ(r->step(), 40);
-  EXPECT_EQ(r->samples(), 640);
-  EXPECT_TRUE(r->final());
-  agent.Decide(40, comm::Decision::CONTINUE);
+  r = agent.AnswerReport(40, 640, comm::Decision::CONTINUE);
+  EXPECT_TRUE(r.has_value() && r->final());
   EXPECT_TRUE(last.get().ok());
 }
 

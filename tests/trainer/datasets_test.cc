@@ -92,16 +92,37 @@ TEST(DatasetsTest, Sick) {
   EXPECT_EQ(none.status().message(), "data/sick/SICK.txt: no examples in SemEval_set DEV");
 }
 
+// The paraphrase splits (labels 0/1): row counts and label balance, read by format name.
+TEST(DatasetsTest, ParaphraseSplitSizesAndLabels) {
+  struct Split {
+    const char* path;
+    const char* format;
+    size_t rows;
+    int positives;
+    int negatives;  // -1: not checked
+  };
+  const Split splits[] = {
+      {"data/paws-wiki/dev.tsv", "paws", 8000, 3539, 4461},
+      {"data/paws-wiki/test.tsv", "paws", 8000, 3536, -1},
+      // The first row carries the BOM: read, its label is 1 (2753 positives counting it).
+      {"data/mrpc/msr_paraphrase_train.txt", "mrpc", 4076, 2753, 1323},
+      {"data/mrpc/msr_paraphrase_test.txt", "mrpc", 1725, 1147, -1},
+  };
+  for (const Split& split : splits) {
+    SCOPED_TRACE(split.path);
+    auto rows = ReadDataset(split.path, split.format);
+    ASSERT_TRUE(rows.ok()) << rows.status();
+    EXPECT_EQ(rows->size(), split.rows);
+    EXPECT_EQ(CountLabel(*rows, 1), split.positives);
+    if (split.negatives >= 0) EXPECT_EQ(CountLabel(*rows, 0), split.negatives);
+  }
+}
+
 TEST(DatasetsTest, PawsWiki) {
-  auto dev = ReadDataset("data/paws-wiki/dev.tsv", "paws");
+  auto dev = ReadPaws("data/paws-wiki/dev.tsv");
   auto test = ReadPaws("data/paws-wiki/test.tsv");
   ASSERT_TRUE(dev.ok()) << dev.status();
   ASSERT_TRUE(test.ok()) << test.status();
-  EXPECT_EQ(dev->size(), 8000u);
-  EXPECT_EQ(test->size(), 8000u);
-  EXPECT_EQ(CountLabel(*dev, 1), 3539);
-  EXPECT_EQ(CountLabel(*dev, 0), 4461);
-  EXPECT_EQ(CountLabel(*test, 1), 3536);
   EXPECT_THAT(dev->front().a, ::testing::StartsWith("Bradd Crellin represented BARLA Cumbria"));
   EXPECT_EQ(dev->front().label, 0);
   EXPECT_FALSE(dev->front().HasScore());
@@ -112,16 +133,8 @@ TEST(DatasetsTest, PawsWiki) {
 }
 
 TEST(DatasetsTest, Mrpc) {
-  auto train = ReadDataset("data/mrpc/msr_paraphrase_train.txt", "mrpc");
-  auto test = ReadMrpc("data/mrpc/msr_paraphrase_test.txt");
+  auto train = ReadMrpc("data/mrpc/msr_paraphrase_train.txt");
   ASSERT_TRUE(train.ok()) << train.status();
-  ASSERT_TRUE(test.ok()) << test.status();
-  EXPECT_EQ(train->size(), 4076u);
-  EXPECT_EQ(test->size(), 1725u);
-  // The first row carries the BOM: read, its label is 1 (2753 positives counting it).
-  EXPECT_EQ(CountLabel(*train, 1), 2753);
-  EXPECT_EQ(CountLabel(*train, 0), 1323);
-  EXPECT_EQ(CountLabel(*test, 1), 1147);
   EXPECT_EQ(train->front().label, 1);
   EXPECT_EQ(train->front().a,
             "Amrozi accused his brother, whom he called \"the witness\", of deliberately "
@@ -171,14 +184,18 @@ struct BadCase {
 
 TEST(DatasetsTest, BadInputsNameFileAndLine) {
   const BadCase cases[] = {
-      {"stsb", "", " no examples"},
+      {"stsb", "",
+       " no examples"},
       {"stsb", "g\tf\t2012\t1\t5.0\tonly one sentence\n",
        "1: expected at least 7 tab-separated columns"},
       {"stsb", "g\tf\t2012\t1\t5.0\ta\tb\ng\tf\t2012\t2\tfive\ta\tb\n",
        "2: score 'five' is not a number"},
-      {"stsb", "g\tf\t2012\t1\t5.5\ta\tb\n", "1: score 5.5 is outside [0, 5]"},
-      {"stsb", "g\tf\t2012\t1\tnan\ta\tb\n", "1: score 'nan' is not a number"},
-      {"sick", "pair_ID\tsentence_A\tsentence_B\n1\ta\tb\n", "1: expected a header naming"},
+      {"stsb", "g\tf\t2012\t1\t5.5\ta\tb\n",
+       "1: score 5.5 is outside [0, 5]"},
+      {"stsb", "g\tf\t2012\t1\tnan\ta\tb\n",
+       "1: score 'nan' is not a number"},
+      {"sick", "pair_ID\tsentence_A\tsentence_B\n1\ta\tb\n",
+       "1: expected a header naming"},
       {"sick", "pair_ID\tsentence_A\tsentence_B\tentailment_label\trelatedness_score\n",
        " no examples"},
       {"sick", "pair_ID\tsentence_A\tsentence_B\tentailment_label\trelatedness_score\n"
@@ -190,21 +207,32 @@ TEST(DatasetsTest, BadInputsNameFileAndLine) {
       {"sick", "pair_ID\tsentence_A\tsentence_B\tentailment_label\trelatedness_score\n"
                "1\ta\tb\tNEUTRAL\t\n",
        "2: relatedness_score '' is not a number"},
-      {"paws", "id\tsentence1\tsentence2\tlabel\n", " no examples"},
-      {"paws", "1\ta\tb\t1\n2\ta\tb\n", "2: expected 4 tab-separated columns"},
-      {"paws", "1\ta\tb\t1\textra\n", "1: expected 4 tab-separated columns"},
-      {"paws", "1\ta\tb\tyes\n", "1: label 'yes' is not 0 or 1"},
+      {"paws", "id\tsentence1\tsentence2\tlabel\n",
+       " no examples"},
+      {"paws", "1\ta\tb\t1\n2\ta\tb\n",
+       "2: expected 4 tab-separated columns"},
+      {"paws", "1\ta\tb\t1\textra\n",
+       "1: expected 4 tab-separated columns"},
+      {"paws", "1\ta\tb\tyes\n",
+       "1: label 'yes' is not 0 or 1"},
       {"mrpc", "\xEF\xBB\xBFQuality\t#1 ID\t#2 ID\t#1 String\t#2 String\n2\t1\t2\ta\tb\n",
        "2: Quality '2' is not 0 or 1"},
-      {"mrpc", "1\t1\t2\ta\n", "1: expected 5 tab-separated columns"},
-      {"tsv", "only one column\n", "1: expected 2 or 3 tab-separated columns"},
-      {"tsv", "a\tb\tc\td\n", "1: expected 2 or 3 tab-separated columns"},
-      {"tsv", "a\tb\t0.5\na\tb\thigh\n", "2: label_or_score 'high' is not a number"},
+      {"mrpc", "1\t1\t2\ta\n",
+       "1: expected 5 tab-separated columns"},
+      {"tsv", "only one column\n",
+       "1: expected 2 or 3 tab-separated columns"},
+      {"tsv", "a\tb\tc\td\n",
+       "1: expected 2 or 3 tab-separated columns"},
+      {"tsv", "a\tb\t0.5\na\tb\thigh\n",
+       "2: label_or_score 'high' is not a number"},
       {"jsonl", "{\"sentence1\": \"a\", \"sentence2\": \"b\"}\n{\"sentence1\": \"a\"\n",
        "2: not a JSON object"},
-      {"jsonl", "[1, 2]\n", "1: not a JSON object"},
-      {"jsonl", "{\"sentence1\": \"a\"}\n", "1: \"sentence2\" must be a string"},
-      {"jsonl", "{\"sentence1\": 3, \"sentence2\": \"b\"}\n", "1: \"sentence1\" must be a string"},
+      {"jsonl", "[1, 2]\n",
+       "1: not a JSON object"},
+      {"jsonl", "{\"sentence1\": \"a\"}\n",
+       "1: \"sentence2\" must be a string"},
+      {"jsonl", "{\"sentence1\": 3, \"sentence2\": \"b\"}\n",
+       "1: \"sentence1\" must be a string"},
       {"jsonl", "{\"sentence1\": \"a\", \"sentence2\": \"b\", \"label\": \"yes\"}\n",
        "1: \"label\" must be a non-negative integer, got \"yes\""},
       {"jsonl", "{\"sentence1\": \"a\", \"sentence2\": \"b\", \"score\": null}\n",

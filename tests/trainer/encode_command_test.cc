@@ -12,8 +12,9 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/trainer/trainer_test_util.h"
 #include "trainer/bert_model.h"
-#include "trainer/checkpoint.h"
+#include "trainer/hf_model_folder.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -22,13 +23,6 @@ namespace {
 using Json = nlohmann::json;
 
 constexpr char kModel[] = "data/bert-tiny-random";
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 struct Golden {
   std::vector<std::string> sentences;

@@ -85,39 +85,42 @@ TEST(EvalSchedule, SamplesSeenPadsLikeTheDistributedSampler) {
   EXPECT_EQ(one.SamplesSeen(1, 0), 640);
 }
 
+// Hand-computed targets: NextTargetAfter(samples) and LastTargetAtOrBelow(samples).
+using Targets = std::vector<std::pair<int64_t, std::optional<int64_t>>>;
+
+void ExpectNext(const EvalSchedule& s, const Targets& targets) {
+  for (const auto& [samples, next] : targets) {
+    EXPECT_EQ(s.NextTargetAfter(samples), next) << "next after " << samples;
+  }
+}
+
+void ExpectLast(const EvalSchedule& s, const Targets& targets) {
+  for (const auto& [samples, last] : targets) {
+    EXPECT_EQ(s.LastTargetAtOrBelow(samples), last) << "last at or below " << samples;
+  }
+}
+
 TEST(EvalSchedule, EpochFractionTargets) {
   const EvalSchedule s = MakeOrDie(Cadence(16, 0, 0, 0.125), 640, 1);
-  EXPECT_EQ(s.LastTargetAtOrBelow(79), std::nullopt);
-  EXPECT_EQ(s.NextTargetAfter(0), 80);
-  EXPECT_EQ(s.NextTargetAfter(79), 80);
-  EXPECT_EQ(s.LastTargetAtOrBelow(80), 80);
-  EXPECT_EQ(s.NextTargetAfter(80), 160);
-  EXPECT_EQ(s.LastTargetAtOrBelow(639), 560);
-  EXPECT_EQ(s.LastTargetAtOrBelow(640), 640);
-  EXPECT_EQ(s.NextTargetAfter(640), 720);  // on into the next epoch
-  EXPECT_EQ(s.LastTargetAtOrBelow(int64_t{80} * 1000000007), int64_t{80} * 1000000007);
+  ExpectNext(s, {{0, 80}, {79, 80}, {80, 160}, {640, 720}});  // 720: on into the next epoch
+  ExpectLast(s, {{79, std::nullopt}, {80, 80}, {639, 560}, {640, 640},
+                 {int64_t{80} * 1000000007, int64_t{80} * 1000000007}});
 
   // Rounding: f = 0.1, N = 642 -> 64.2, 128.4, 192.6, 256.8, 321 -> 64, 128, 193, 257, 321.
   const EvalSchedule r = MakeOrDie(Cadence(16, 0, 0, 0.1), 641, 2);
-  EXPECT_EQ(r.NextTargetAfter(0), 64);
-  EXPECT_EQ(r.NextTargetAfter(128), 193);
-  EXPECT_EQ(r.LastTargetAtOrBelow(192), 128);
-  EXPECT_EQ(r.LastTargetAtOrBelow(193), 193);
-  EXPECT_EQ(r.NextTargetAfter(193), 257);
-  EXPECT_EQ(r.LastTargetAtOrBelow(321), 321);
+  ExpectNext(r, {{0, 64}, {128, 193}, {193, 257}});
+  ExpectLast(r, {{192, 128}, {193, 193}, {321, 321}});
 
   // More than an epoch: every other epoch.
   const EvalSchedule two = MakeOrDie(Cadence(16, 0, 0, 2.0), 640, 1);
-  EXPECT_EQ(two.NextTargetAfter(0), 1280);
-  EXPECT_EQ(two.LastTargetAtOrBelow(2559), 1280);
-  EXPECT_EQ(two.NextTargetAfter(1280), 2560);
+  ExpectNext(two, {{0, 1280}, {1280, 2560}});
+  ExpectLast(two, {{2559, 1280}});
 
   // f * N < 1: targets repeat (llround(0.64) = llround(1.28) = 1, 2, 3, 3, ...); each sample
   // count >= 1 is a target.
   const EvalSchedule tiny = MakeOrDie(Cadence(16, 0, 0, 0.001), 640, 1);
-  EXPECT_EQ(tiny.NextTargetAfter(0), 1);
-  EXPECT_EQ(tiny.LastTargetAtOrBelow(16), 16);
-  EXPECT_EQ(tiny.NextTargetAfter(16), 17);
+  ExpectNext(tiny, {{0, 1}, {16, 17}});
+  ExpectLast(tiny, {{16, 16}});
   EXPECT_EQ(tiny.KeyAt(1, 0, 16), 16);
 }
 

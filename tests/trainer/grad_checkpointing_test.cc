@@ -10,7 +10,7 @@
 #include "gtest/gtest.h"
 #include "trainer/autocast.h"
 #include "trainer/bert_model.h"
-#include "trainer/checkpoint.h"
+#include "trainer/hf_model_folder.h"
 
 namespace tunefleet {
 namespace trainer {

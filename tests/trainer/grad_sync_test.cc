@@ -6,7 +6,10 @@
 // against one process in tests/integration/ddp_test.sh.
 #include "trainer/grad_sync.h"
 
+#include <memory>
+#include <optional>
 #include <set>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -69,38 +72,47 @@ TEST(GradSync, BucketsAndViews) {
   EXPECT_TRUE(torch::equal(before, params[2].detach()));
 }
 
-TEST(GradSync, WithoutOverlapFinishSendsEveryBucket) {
-  auto group = OneRank();
-  ASSERT_NE(group, nullptr);
-  std::vector<torch::Tensor> params = {torch::zeros({300 * 1024}).requires_grad_(),
-                                       torch::zeros({8}).requires_grad_()};
-  GradSync sync(group.get(), params, /*bucket_bytes=*/1024 * 1024);
-  ASSERT_EQ(sync.num_buckets(), 2);
-  sync.set_overlap(false);
+// Two zero parameters in 1 MiB buckets: params_[0] of 300 Ki floats (1.2 MiB) and params_[1] of
+// 8, so two buckets, bucket 0 holding params_[1] (reverse order) and bucket 1 params_[0].
+class GradSyncTwoBuckets : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_NE(group_, nullptr);
+    sync_.emplace(group_.get(), params_, /*bucket_bytes=*/1024 * 1024);
+    ASSERT_EQ(sync_->num_buckets(), 2);
+  }
+
+  // Zeroes the gradients and runs a backward pass that gives params_[0] gradient 3 and
+  // params_[1] gradient 5.
+  void Backward() {
+    sync_->ZeroGrads();
+    ((params_[0] * 3.0).sum() + (params_[1] * 5.0).sum()).backward();
+  }
+
+  std::unique_ptr<comm::ProcessGroup> group_ = OneRank();
+  std::vector<torch::Tensor> params_ = {torch::zeros({300 * 1024}).requires_grad_(),
+                                        torch::zeros({8}).requires_grad_()};
+  std::optional<GradSync> sync_;
+};
+
+TEST_F(GradSyncTwoBuckets, WithoutOverlapFinishSendsEveryBucket) {
+  sync_->set_overlap(false);
   for (int step = 0; step < 2; ++step) {
-    sync.ZeroGrads();
-    ((params[0] * 3.0).sum() + (params[1] * 5.0).sum()).backward();
-    const absl::Status finished = sync.Finish();
+    Backward();
+    const absl::Status finished = sync_->Finish();
     ASSERT_TRUE(finished.ok()) << finished;
-    EXPECT_TRUE(torch::allclose(params[0].grad(), torch::full_like(params[0], 3.0))) << step;
-    EXPECT_TRUE(torch::allclose(params[1].grad(), torch::full_like(params[1], 5.0))) << step;
+    EXPECT_TRUE(torch::allclose(params_[0].grad(), torch::full_like(params_[0], 3.0))) << step;
+    EXPECT_TRUE(torch::allclose(params_[1].grad(), torch::full_like(params_[1], 5.0))) << step;
   }
 }
 
-TEST(GradSync, FinishCallsBackEachBucketInOrderWithItsMean) {
-  auto group = OneRank();
-  ASSERT_NE(group, nullptr);
-  std::vector<torch::Tensor> params = {torch::zeros({300 * 1024}).requires_grad_(),
-                                       torch::zeros({8}).requires_grad_()};
-  GradSync sync(group.get(), params, /*bucket_bytes=*/1024 * 1024);
-  ASSERT_EQ(sync.num_buckets(), 2);  // bucket 0: params[1] (reverse order), bucket 1: params[0]
-  sync.ZeroGrads();
-  ((params[0] * 3.0).sum() + (params[1] * 5.0).sum()).backward();
+TEST_F(GradSyncTwoBuckets, FinishCallsBackEachBucketInOrderWithItsMean) {
+  Backward();
   std::vector<int64_t> order;
   std::vector<double> seen;
-  const absl::Status finished = sync.Finish([&](int64_t b) {
+  const absl::Status finished = sync_->Finish([&](int64_t b) {
     order.push_back(b);
-    seen.push_back(params[sync.bucket_params(b).front()].grad()[0].item<double>());
+    seen.push_back(params_[sync_->bucket_params(b).front()].grad()[0].item<double>());
   });
   ASSERT_TRUE(finished.ok()) << finished;
   EXPECT_EQ(order, (std::vector<int64_t>{0, 1}));

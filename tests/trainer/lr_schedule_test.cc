@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -25,40 +27,32 @@ double ConstantLambda(int64_t s, int64_t warmup) {
   return 1.0;
 }
 
+// (step, expected learning rate) pairs, hand-computed.
+using Points = std::vector<std::pair<int64_t, double>>;
+
+void ExpectAt(const LrSchedule& s, const Points& points) {
+  for (const auto& [step, lr] : points) EXPECT_DOUBLE_EQ(s.At(step), lr) << "step " << step;
+}
+
 TEST(LrScheduleTest, LinearHandComputed) {
   const LrSchedule s("linear", 1.0, 0.1, 100);
   EXPECT_EQ(s.warmup_steps(), 10);
   EXPECT_EQ(s.total_steps(), 100);
-  EXPECT_DOUBLE_EQ(s.At(0), 0.0);
-  EXPECT_DOUBLE_EQ(s.At(1), 0.1);
-  EXPECT_DOUBLE_EQ(s.At(5), 0.5);
-  EXPECT_DOUBLE_EQ(s.At(9), 0.9);
-  EXPECT_DOUBLE_EQ(s.At(10), 1.0);
-  EXPECT_DOUBLE_EQ(s.At(11), 89.0 / 90.0);
-  EXPECT_DOUBLE_EQ(s.At(55), 0.5);
-  EXPECT_DOUBLE_EQ(s.At(99), 1.0 / 90.0);
-  EXPECT_DOUBLE_EQ(s.At(100), 0.0);
-  EXPECT_DOUBLE_EQ(s.At(150), 0.0);  // max(0, ...): never negative
+  ExpectAt(s, {{0, 0.0}, {1, 0.1}, {5, 0.5}, {9, 0.9}, {10, 1.0}, {11, 89.0 / 90.0},
+               {55, 0.5}, {99, 1.0 / 90.0}, {100, 0.0},
+               {150, 0.0}});  // max(0, ...): never negative
 }
 
 TEST(LrScheduleTest, LinearScalesWithLr) {
-  const LrSchedule s("linear", 2e-5, 0.1, 100);
-  EXPECT_DOUBLE_EQ(s.At(0), 0.0);
-  EXPECT_DOUBLE_EQ(s.At(5), 1e-5);
-  EXPECT_DOUBLE_EQ(s.At(10), 2e-5);
-  EXPECT_DOUBLE_EQ(s.At(55), 1e-5);
-  EXPECT_DOUBLE_EQ(s.At(100), 0.0);
+  ExpectAt(LrSchedule("linear", 2e-5, 0.1, 100),
+           {{0, 0.0}, {5, 1e-5}, {10, 2e-5}, {55, 1e-5}, {100, 0.0}});
 }
 
 TEST(LrScheduleTest, WarmupRoundsUp) {
   // 0.1 * 95 = 9.5 -> 10 warm-up steps; decay over the remaining 85.
   const LrSchedule s("linear", 1.0, 0.1, 95);
   EXPECT_EQ(s.warmup_steps(), 10);
-  EXPECT_DOUBLE_EQ(s.At(5), 0.5);
-  EXPECT_DOUBLE_EQ(s.At(9), 0.9);
-  EXPECT_DOUBLE_EQ(s.At(10), 1.0);
-  EXPECT_DOUBLE_EQ(s.At(50), 45.0 / 85.0);
-  EXPECT_DOUBLE_EQ(s.At(95), 0.0);
+  ExpectAt(s, {{5, 0.5}, {9, 0.9}, {10, 1.0}, {50, 45.0 / 85.0}, {95, 0.0}});
   // 0.25 * 10 = 2.5 -> 3; 0.01 * 50 = 0.5 -> 1.
   EXPECT_EQ(LrSchedule("linear", 1.0, 0.25, 10).warmup_steps(), 3);
   EXPECT_EQ(LrSchedule("constant", 1.0, 0.01, 50).warmup_steps(), 1);
@@ -67,35 +61,23 @@ TEST(LrScheduleTest, WarmupRoundsUp) {
 TEST(LrScheduleTest, LinearWithoutWarmupStartsAtLr) {
   const LrSchedule s("linear", 1.0, 0.0, 100);
   EXPECT_EQ(s.warmup_steps(), 0);
-  EXPECT_DOUBLE_EQ(s.At(0), 1.0);
-  EXPECT_DOUBLE_EQ(s.At(50), 0.5);
-  EXPECT_DOUBLE_EQ(s.At(100), 0.0);
+  ExpectAt(s, {{0, 1.0}, {50, 0.5}, {100, 0.0}});
 }
 
 TEST(LrScheduleTest, ConstantWithWarmup) {
   const LrSchedule s("constant", 3.0, 0.1, 100);
   EXPECT_EQ(s.warmup_steps(), 10);
-  EXPECT_DOUBLE_EQ(s.At(0), 0.0);
-  EXPECT_DOUBLE_EQ(s.At(5), 1.5);
-  EXPECT_DOUBLE_EQ(s.At(10), 3.0);
-  EXPECT_DOUBLE_EQ(s.At(55), 3.0);
-  EXPECT_DOUBLE_EQ(s.At(100), 3.0);
-  EXPECT_DOUBLE_EQ(s.At(1000), 3.0);
+  ExpectAt(s, {{0, 0.0}, {5, 1.5}, {10, 3.0}, {55, 3.0}, {100, 3.0}, {1000, 3.0}});
 }
 
 TEST(LrScheduleTest, ConstantWithoutWarmupGivesLrAtStepZero) {
   const LrSchedule s("constant", 0.5, 0.0, 100);
   EXPECT_EQ(s.warmup_steps(), 0);
-  EXPECT_DOUBLE_EQ(s.At(0), 0.5);
-  EXPECT_DOUBLE_EQ(s.At(1), 0.5);
-  EXPECT_DOUBLE_EQ(s.At(100), 0.5);
+  ExpectAt(s, {{0, 0.5}, {1, 0.5}, {100, 0.5}});
 }
 
 TEST(LrScheduleTest, UnknownKindIsConstant) {
-  const LrSchedule s("cosine", 1.0, 0.1, 100);
-  EXPECT_DOUBLE_EQ(s.At(5), 0.5);
-  EXPECT_DOUBLE_EQ(s.At(55), 1.0);
-  EXPECT_DOUBLE_EQ(s.At(100), 1.0);
+  ExpectAt(LrSchedule("cosine", 1.0, 0.1, 100), {{5, 0.5}, {55, 1.0}, {100, 1.0}});
 }
 
 // Every step of a few schedules against the transcribed transformers lambdas.

@@ -9,7 +9,7 @@
 
 #include "gtest/gtest.h"
 #include "trainer/autocast.h"
-#include "trainer/checkpoint.h"
+#include "trainer/bert_config.h"
 
 namespace tunefleet {
 namespace trainer {

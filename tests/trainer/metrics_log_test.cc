@@ -15,6 +15,7 @@
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/trainer/trainer_test_util.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -37,11 +38,6 @@ std::vector<std::string> ReadLines(const std::string& path) {
   return lines;
 }
 
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
 // Parses `line`, failing the test if it is not a JSON object whose first key is "step".
 Json ParseLine(const std::string& line) {
   const Json j = Json::parse(line, nullptr, /*allow_exceptions=*/false);
@@ -58,6 +54,13 @@ std::vector<int64_t> Steps(const std::string& path) {
     steps.push_back(ParseLine(line)["step"].get<int64_t>());
   }
   return steps;
+}
+
+// Writes a fresh log at `path`, a line {"loss": 1.0} for each of `steps` in turn, and closes it.
+void WriteSteps(const std::string& path, const std::vector<int64_t>& steps) {
+  MetricsLog log;
+  ASSERT_TRUE(log.Open(path).ok());
+  for (int64_t s : steps) ASSERT_TRUE(log.Append(s, {{"loss", 1.0}}).ok());
 }
 
 TEST(MetricsLogTest, WritesJsonLinesStepFirst) {
@@ -162,11 +165,7 @@ TEST(MetricsLogTest, EachLineIsFlushedWhileOpen) {
 
 TEST(MetricsLogTest, OpenWithoutResumeTruncates) {
   const std::string path = TempPath("metrics.jsonl");
-  {
-    MetricsLog log;
-    ASSERT_TRUE(log.Open(path).ok());
-    for (int64_t s = 1; s <= 3; ++s) ASSERT_TRUE(log.Append(s, {{"loss", 1.0}}).ok());
-  }
+  WriteSteps(path, {1, 2, 3});
   MetricsLog log;
   ASSERT_TRUE(log.Open(path).ok());
   EXPECT_EQ(ReadAll(path), "");
@@ -200,11 +199,7 @@ TEST(MetricsLogTest, ResumeKeepsStepsUpToResumeStepAndAppends) {
 // Lines are kept by their step, not their position (an eval line may come after later steps).
 TEST(MetricsLogTest, ResumeFiltersByStepValue) {
   const std::string path = TempPath("metrics.jsonl");
-  {
-    MetricsLog log;
-    ASSERT_TRUE(log.Open(path).ok());
-    for (int64_t s : {1, 2, 5, 3, 4, 2}) ASSERT_TRUE(log.Append(s, {{"x", 1.0}}).ok());
-  }
+  WriteSteps(path, {1, 2, 5, 3, 4, 2});
   MetricsLog log;
   ASSERT_TRUE(log.Open(path, /*resume_step=*/2).ok());
   EXPECT_EQ(Steps(path), (std::vector<int64_t>{1, 2, 2}));
@@ -212,11 +207,7 @@ TEST(MetricsLogTest, ResumeFiltersByStepValue) {
 
 TEST(MetricsLogTest, ResumeAtZeroKeepsStepZeroOnly) {
   const std::string path = TempPath("metrics.jsonl");
-  {
-    MetricsLog log;
-    ASSERT_TRUE(log.Open(path).ok());
-    for (int64_t s = 0; s <= 2; ++s) ASSERT_TRUE(log.Append(s, {{"x", 1.0}}).ok());
-  }
+  WriteSteps(path, {0, 1, 2});
   MetricsLog log;
   ASSERT_TRUE(log.Open(path, /*resume_step=*/0).ok());
   EXPECT_EQ(Steps(path), (std::vector<int64_t>{0}));

@@ -90,24 +90,11 @@ TEST(StepGraphs, PairPaddedToCommonLengthKeepsEmbeddingsAndLoss) {
 TrainerConfig SmallSts(const std::string& name) {
   static const std::string train =
       FirstLines("data/stsbenchmark/sts-train.csv", 200, "step-graphs-sts-train-200.csv");
-  TrainerConfig c;
-  c.source = "test";
-  c.model.path = "data/bert-tiny-random";
-  c.model.dropout = 0.0;
-  c.task.type = "sts";
-  c.task.train = train;
-  c.task.eval = "data/stsbenchmark/sts-dev.csv";
-  c.task.format = "stsb";
+  TrainerConfig c = TinyStsConfig(train, "data/stsbenchmark/sts-dev.csv");
   c.train.epochs = 3;
-  c.train.batch_size = 16;
-  c.train.grad_accum = 2;
-  c.train.lr = 1e-4;
   c.train.warmup_ratio = 0.2;
-  c.train.precision = "fp32";
   c.train.eval_every_steps = 8;
-  c.train.log_every_steps = 1;
   c.output.dir = TempDir(name);
-  c.output.save = "none";
   return c;
 }
 

@@ -3,6 +3,7 @@
 
 #include <fstream>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
@@ -58,53 +59,45 @@ TEST(TrainerConfigTest, OverridesLikeLightning) {
   EXPECT_DOUBLE_EQ(c->output.checkpoint_every_s, 0.5);
 }
 
+// The three evaluation cadence keys of a loaded config: (steps, samples, epochs).
+struct EvalCadence {
+  int64_t steps, samples;
+  double epochs;
+};
+
+void ExpectCadence(const absl::StatusOr<TrainerConfig>& c, const EvalCadence& want) {
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->train.eval_every_steps, want.steps);
+  EXPECT_EQ(c->train.eval_every_samples, want.samples);
+  EXPECT_DOUBLE_EQ(c->train.eval_every_epochs, want.epochs);
+}
+
 TEST(TrainerConfigTest, EvalCadenceKeys) {
   // Defaults: every 100 steps.
-  auto c = LoadTrainerConfig(Write(0, ""));
-  ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_EQ(c->train.eval_every_steps, 100);
-  EXPECT_EQ(c->train.eval_every_samples, 0);
-  EXPECT_EQ(c->train.eval_every_epochs, 0);
-
-  c = LoadTrainerConfig(Write(9, "  eval_every_samples: 5000"));
-  ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_EQ(c->train.eval_every_samples, 5000);
-  EXPECT_EQ(c->train.eval_every_steps, 0);  // the default gives way when steps is not set
-
-  c = LoadTrainerConfig(Write(9, "  eval_every_epochs: 0.125"));
-  ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_DOUBLE_EQ(c->train.eval_every_epochs, 0.125);
-  EXPECT_EQ(c->train.eval_every_steps, 0);
-
-  c = LoadTrainerConfig(Write(9, "  eval_every_epochs: 2"));  // every other epoch
-  ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_DOUBLE_EQ(c->train.eval_every_epochs, 2.0);
-
+  ExpectCadence(LoadTrainerConfig(Write(0, "")), {100, 0, 0});
+  // The default steps give way when steps is not set.
+  ExpectCadence(LoadTrainerConfig(Write(9, "  eval_every_samples: 5000")), {0, 5000, 0});
+  ExpectCadence(LoadTrainerConfig(Write(9, "  eval_every_epochs: 0.125")), {0, 0, 0.125});
+  // Every other epoch.
+  ExpectCadence(LoadTrainerConfig(Write(9, "  eval_every_epochs: 2")), {0, 0, 2.0});
   // All three 0: only at the end.
-  c = LoadTrainerConfig(Write(9, "  eval_every_steps: 0\n  eval_every_samples: 0\n"
-                                 "  eval_every_epochs: 0"));
-  ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_EQ(c->train.eval_every_steps, 0);
-  EXPECT_EQ(c->train.eval_every_samples, 0);
-  EXPECT_EQ(c->train.eval_every_epochs, 0);
+  ExpectCadence(LoadTrainerConfig(Write(9, "  eval_every_steps: 0\n  eval_every_samples: 0\n"
+                                           "  eval_every_epochs: 0")),
+                {0, 0, 0});
 }
 
 // What a sweep passes over a config that sets eval_every_steps: 50.
 TEST(TrainerConfigTest, SweepOverridesSwitchStepsToEpochs) {
   const std::string path = Write(9, "  eval_every_steps: 50");
-  auto c = LoadTrainerConfig(path, {"train.eval_every_steps=0", "train.eval_every_samples=0",
-                                    "train.eval_every_epochs=0.125"});
-  ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_EQ(c->train.eval_every_steps, 0);
-  EXPECT_EQ(c->train.eval_every_samples, 0);
-  EXPECT_DOUBLE_EQ(c->train.eval_every_epochs, 0.125);
-
-  c = LoadTrainerConfig(path, {"train.eval_every_steps=0", "train.eval_every_samples=4096"});
-  ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_EQ(c->train.eval_every_samples, 4096);
+  const std::vector<std::string> to_epochs = {
+      "train.eval_every_steps=0", "train.eval_every_samples=0", "train.eval_every_epochs=0.125"};
+  ExpectCadence(LoadTrainerConfig(path, to_epochs), {0, 0, 0.125});
+  ExpectCadence(
+      LoadTrainerConfig(path, {"train.eval_every_steps=0", "train.eval_every_samples=4096"}),
+      {0, 4096, 0});
 
   // Without zeroing the config's steps: refused, naming both keys.
-  c = LoadTrainerConfig(path, {"train.eval_every_epochs=0.125"});
+  auto c = LoadTrainerConfig(path, {"train.eval_every_epochs=0.125"});
   ASSERT_FALSE(c.ok());
   EXPECT_NE(std::string(c.status().message())
                 .find("eval_every_steps and eval_every_epochs are both > 0"),
@@ -112,12 +105,7 @@ TEST(TrainerConfigTest, SweepOverridesSwitchStepsToEpochs) {
       << c.status();
 
   // The shipped config (eval_every_steps: 50) with the sweep's overrides.
-  c = LoadTrainerConfig("configs/sbert_stsb.yaml",
-                        {"train.eval_every_steps=0", "train.eval_every_samples=0",
-                         "train.eval_every_epochs=0.125"});
-  ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_DOUBLE_EQ(c->train.eval_every_epochs, 0.125);
-  EXPECT_EQ(c->train.eval_every_steps, 0);
+  ExpectCadence(LoadTrainerConfig("configs/sbert_stsb.yaml", to_epochs), {0, 0, 0.125});
 }
 
 // TrainerConfigKeys() (what a sweep may search) lists exactly the keys the parser accepts:

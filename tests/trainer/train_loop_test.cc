@@ -26,7 +26,7 @@
 #include "nlohmann/json.hpp"
 #include "tests/trainer/trainer_test_util.h"
 #include "trainer/bert_model.h"
-#include "trainer/checkpoint.h"
+#include "trainer/hf_model_folder.h"
 #include "trainer/datasets.h"
 #include "trainer/pooling.h"
 #include "trainer/task_data.h"
@@ -51,20 +51,9 @@ TrainerConfig SmallSts(const std::string& out) {
       FirstLines("data/stsbenchmark/sts-train.csv", 640, "train-loop-sts-train-640.csv");
   static const std::string dev =
       FirstLines("data/stsbenchmark/sts-dev.csv", 200, "train-loop-sts-dev-200.csv");
-  TrainerConfig c;
-  c.source = "test";
-  c.model.path = "data/bert-tiny-random";
-  c.model.dropout = 0.0;
-  c.task.type = "sts";
-  c.task.train = train;
-  c.task.eval = dev;
-  c.task.format = "stsb";
-  c.train.epochs = 2;
-  c.train.batch_size = 16;
-  c.train.grad_accum = 2;  // 20 steps an epoch, 40 in all
-  c.train.lr = 1e-4;
+  TrainerConfig c = TinyStsConfig(train, dev);
+  c.train.epochs = 2;  // 20 steps an epoch (batch 16, grad_accum 2), 40 in all
   c.train.warmup_ratio = 0.1;
-  c.train.precision = "fp32";
   c.train.eval_every_steps = 15;
   c.train.log_every_steps = 5;
   c.output.dir = out;
@@ -78,6 +67,16 @@ std::vector<std::string> Lines(const std::string& path) {
   std::ifstream in(path);
   for (std::string line; std::getline(in, line);) out.push_back(line);
   return out;
+}
+
+// metrics.jsonl lines without their timing (train/samples_per_s), which differs run to run.
+std::vector<std::string> WithoutTiming(std::vector<std::string> lines) {
+  for (std::string& l : lines) {
+    Json j = Json::parse(l);
+    j.erase("train/samples_per_s");
+    l = j.dump();
+  }
+  return lines;
 }
 
 // (step, samples) of metrics.jsonl's lines, of those with eval/spearman when `evals_only`.
@@ -129,16 +128,8 @@ TEST(TrainLoop, ResumedRunEqualsUninterruptedRun) {
   EXPECT_EQ(b2->steps, 40);
 
   // Metrics: the same lines, but for the timing.
-  auto strip = [](std::vector<std::string> lines) {
-    for (std::string& l : lines) {
-      Json j = Json::parse(l);
-      j.erase("train/samples_per_s");
-      l = j.dump();
-    }
-    return lines;
-  };
-  const auto la = strip(Lines(straight.output.dir + "/metrics.jsonl"));
-  const auto lb = strip(Lines(broken.output.dir + "/metrics.jsonl"));
+  const auto la = WithoutTiming(Lines(straight.output.dir + "/metrics.jsonl"));
+  const auto lb = WithoutTiming(Lines(broken.output.dir + "/metrics.jsonl"));
   EXPECT_EQ(la, lb);
   EXPECT_EQ(la.size(), 8u);  // every 5 steps; the evaluations (15, 30, 40) fall on them
 
@@ -366,16 +357,8 @@ TEST(TrainLoop, ResumedRunKeepsTheEvaluationPointsAndKeys) {
   EXPECT_EQ(got, want);
   EXPECT_EQ(b2->samples, 1280);
 
-  auto strip = [](std::vector<std::string> lines) {
-    for (std::string& l : lines) {
-      Json j = Json::parse(l);
-      j.erase("train/samples_per_s");
-      l = j.dump();
-    }
-    return lines;
-  };
-  EXPECT_EQ(strip(Lines(straight.output.dir + "/metrics.jsonl")),
-            strip(Lines(broken.output.dir + "/metrics.jsonl")));
+  EXPECT_EQ(WithoutTiming(Lines(straight.output.dir + "/metrics.jsonl")),
+            WithoutTiming(Lines(broken.output.dir + "/metrics.jsonl")));
   EXPECT_EQ(LineSamples(broken.output.dir, /*evals_only=*/true),
             (StepSamples{{4, 192}, {8, 384}, {12, 576}, {17, 784}, {21, 976}, {25, 1168},
                          {28, 1280}}));

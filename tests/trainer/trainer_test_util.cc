@@ -4,6 +4,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
+
+#include "gtest/gtest.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -11,6 +14,17 @@ namespace trainer {
 std::string TestTempPath(const std::string& name) {
   const char* tmp = std::getenv("TEST_TMPDIR");
   return std::string(tmp != nullptr ? tmp : "/tmp") + "/" + name;
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void WriteAll(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out << bytes;
+  EXPECT_TRUE(out.good()) << "cannot write " << path;
 }
 
 std::string FirstLines(const std::string& source, int rows, const std::string& name) {
@@ -31,6 +45,24 @@ std::vector<nlohmann::json> ReadJsonLines(const std::string& path) {
 
 double RelErr(double got, double want) {
   return std::abs(got - want) / std::max(std::abs(want), 1e-12);
+}
+
+TrainerConfig TinyStsConfig(const std::string& train, const std::string& eval) {
+  TrainerConfig c;
+  c.source = "test";
+  c.model.path = "data/bert-tiny-random";
+  c.model.dropout = 0.0;
+  c.task.type = "sts";
+  c.task.train = train;
+  c.task.eval = eval;
+  c.task.format = "stsb";
+  c.train.batch_size = 16;
+  c.train.grad_accum = 2;
+  c.train.lr = 1e-4;
+  c.train.precision = "fp32";
+  c.train.log_every_steps = 1;
+  c.output.save = "none";
+  return c;
 }
 
 TrainerConfig GoldenTrainerConfig(const nlohmann::json& g, const std::string& type,

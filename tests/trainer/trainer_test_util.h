@@ -1,4 +1,5 @@
-// Helpers the trainer's tests share: temporary paths, slices of data files, metrics.jsonl, and
+// Helpers the trainer's tests share: temporary paths, whole files, slices of data files,
+// metrics.jsonl, and
 // the trainer config of a golden Hugging Face trajectory (data/golden/train_trajectories.json).
 // Thread-safety: stateless, except that FirstLines writes a file.
 #ifndef TUNEFLEET_TESTS_TRAINER_TRAINER_TEST_UTIL_H_
@@ -16,6 +17,11 @@ namespace trainer {
 // $TEST_TMPDIR/NAME (or /tmp/NAME).
 std::string TestTempPath(const std::string& name);
 
+// The bytes of the file at `path` ("" when it cannot be read).
+std::string ReadAll(const std::string& path);
+// Writes `bytes` to `path` (replacing it), failing the test when it cannot.
+void WriteAll(const std::string& path, const std::string& bytes);
+
 // Writes the first `rows` lines of `source` to TestTempPath(name); returns that path.
 std::string FirstLines(const std::string& source, int rows, const std::string& name);
 
@@ -24,6 +30,11 @@ std::vector<nlohmann::json> ReadJsonLines(const std::string& path);
 
 // |got - want| / max(|want|, 1e-12).
 double RelErr(double got, double want);
+
+// A fp32 STS-B config on bert-tiny-random without dropout, logged every step, no model saved:
+// training on `train`, evaluating on `eval`, 16-example batches, 2 of them a step, lr 1e-4;
+// tests set the rest (epochs, warmup, evaluation cadence, output.dir).
+TrainerConfig TinyStsConfig(const std::string& train, const std::string& eval);
 
 // The trainer config that reproduces golden trajectory `g` (one entry of
 // train_trajectories.json: steps, batch, lr, weight_decay, max_grad_norm, dropout): task `type`

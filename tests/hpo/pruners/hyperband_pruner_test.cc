@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/hpo/hpo_test_util.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -16,7 +17,6 @@ namespace {
 // _n_brackets, _trial_allocation_budgets and _get_bracket_id, and should_prune on a study with
 // the same name and reports), pasted in.
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 using Attrs = std::map<std::string, double>;
 
 HyperbandSpec Spec(int64_t min_resource, int64_t max_resource, int64_t reduction_factor,
@@ -24,20 +24,11 @@ HyperbandSpec Spec(int64_t min_resource, int64_t max_resource, int64_t reduction
   return {min_resource, max_resource, reduction_factor, bootstrap_count};
 }
 
-size_t Add(Study* study, TrialState state, std::map<int64_t, double> values) {
-  Trial t;
-  t.number = static_cast<int64_t>(study->trials.size());
-  t.state = state;
-  t.intermediate_values = std::move(values);
-  study->trials.push_back(t);
-  return study->trials.size() - 1;
-}
-
 Study MakeStudy(const std::string& name, bool maximize, int n_trials) {
   Study s;
   s.name = name;
   s.maximize = maximize;
-  for (int i = 0; i < n_trials; ++i) Add(&s, TrialState::kRunning, {});
+  for (int i = 0; i < n_trials; ++i) AddTrial(&s, TrialState::kRunning, {});
   return s;
 }
 
@@ -84,18 +75,27 @@ TEST(HyperbandPrunerTest, Budgets) {
 }
 
 TEST(HyperbandPrunerTest, BracketAssignmentIsOptunas) {
-  EXPECT_EQ(Brackets("sweep", HyperbandBudgets(5, 3), 24),
-            (std::vector<int64_t>{2, 0, 0, 1, 1, 2, 0, 1, 0, 0, 3, 0,
-                                  4, 1, 2, 1, 2, 0, 0, 0, 0, 4, 0, 3}));
-  EXPECT_EQ(Brackets("lr-bert", HyperbandBudgets(7, 2), 24),
-            (std::vector<int64_t>{1, 3, 3, 1, 4, 1, 0, 0, 0, 0, 1, 0,
-                                  0, 6, 2, 3, 0, 1, 2, 1, 3, 0, 5, 4}));
-  EXPECT_EQ(Brackets("sbert_stsb", HyperbandBudgets(7, 3), 24),
-            (std::vector<int64_t>{0, 2, 0, 1, 0, 0, 4, 0, 0, 0, 1, 0,
-                                  0, 0, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0}));
-  EXPECT_EQ(Brackets("\xC3\xA9tude", HyperbandBudgets(3, 4), 24),
-            (std::vector<int64_t>{0, 0, 0, 0, 2, 1, 2, 1, 2, 0, 0, 0,
-                                  0, 1, 0, 0, 0, 1, 1, 1, 0, 0, 0, 2}));
+  struct Case {
+    const char* study;
+    int64_t n_brackets;
+    int64_t reduction_factor;
+    std::vector<int64_t> brackets;  // of trials 0..23
+  };
+  const Case cases[] = {
+      {"sweep", 5, 3, {2, 0, 0, 1, 1, 2, 0, 1, 0, 0, 3, 0,
+                       4, 1, 2, 1, 2, 0, 0, 0, 0, 4, 0, 3}},
+      {"lr-bert", 7, 2, {1, 3, 3, 1, 4, 1, 0, 0, 0, 0, 1, 0,
+                         0, 6, 2, 3, 0, 1, 2, 1, 3, 0, 5, 4}},
+      {"sbert_stsb", 7, 3, {0, 2, 0, 1, 0, 0, 4, 0, 0, 0, 1, 0,
+                            0, 0, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0}},
+      {"\xC3\xA9tude", 3, 4, {0, 0, 0, 0, 2, 1, 2, 1, 2, 0, 0, 0,
+                              0, 1, 0, 0, 0, 1, 1, 1, 0, 0, 0, 2}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.study);
+    EXPECT_EQ(Brackets(c.study, HyperbandBudgets(c.n_brackets, c.reduction_factor), 24),
+              c.brackets);
+  }
 }
 
 TEST(HyperbandPrunerTest, LargeBudgetsAreExactBelowTwoToThe32) {
@@ -173,15 +173,15 @@ TEST(HyperbandPrunerTest, TheStudyNameChoosesTheBrackets) {
 TEST(HyperbandPrunerTest, AutoMaxResourceWaitsForACompleteTrialThenSticks) {
   HyperbandPruner pruner(Spec(1, 0, 3));
   Study s = MakeStudy("sweep", /*maximize=*/false, 0);
-  Add(&s, TrialState::kPruned, {{900, 1.0}});  // not COMPLETE: no estimate
-  Add(&s, TrialState::kComplete, {});          // no reports: no estimate
-  const size_t r = Add(&s, TrialState::kRunning, {});
+  AddTrial(&s, TrialState::kPruned, {{900, 1.0}});  // not COMPLETE: no estimate
+  AddTrial(&s, TrialState::kComplete, {});          // no reports: no estimate
+  const size_t r = AddTrial(&s, TrialState::kRunning, {});
   EXPECT_FALSE(pruner.Prune(&s, r));
   EXPECT_FALSE(pruner.n_brackets());
 
   // max_resource = 8 + 1 = 9: 3 brackets (budgets 9, 5, 3), made by a call for a trial that
   // has not reported.
-  Add(&s, TrialState::kComplete, {{3, 1.0}, {8, 1.0}});
+  AddTrial(&s, TrialState::kComplete, {{3, 1.0}, {8, 1.0}});
   EXPECT_FALSE(pruner.Prune(&s, r));
   EXPECT_EQ(pruner.n_brackets(), 3);
   // Optuna: trials 0..7 are in brackets 1, 0, 0, 0, 2, 0, 1, 1; trial 2 (r) is in bracket 0.
@@ -189,7 +189,7 @@ TEST(HyperbandPrunerTest, AutoMaxResourceWaitsForACompleteTrialThenSticks) {
             (std::vector<int64_t>{1, 0, 0, 0, 2, 0, 1, 1}));
 
   // Kept: a longer COMPLETE trial changes nothing.
-  Add(&s, TrialState::kComplete, {{10000, 1.0}});
+  AddTrial(&s, TrialState::kComplete, {{10000, 1.0}});
   s.trials[r].intermediate_values[1] = 0.5;
   EXPECT_FALSE(pruner.Prune(&s, r));
   EXPECT_EQ(pruner.n_brackets(), 3);
@@ -215,11 +215,11 @@ TEST(HyperbandPrunerTest, AutoMaxResourceBelowMinResourceStaysWithoutBrackets) {
   // n_brackets -2, and a longer COMPLETE trial later does not revive it.
   HyperbandPruner pruner(Spec(100, 0, 3));
   Study s = MakeStudy("sweep", /*maximize=*/true, 0);
-  Add(&s, TrialState::kComplete, {{10, 1.0}});
-  const size_t b = Add(&s, TrialState::kRunning, {{5000, kNaN}});
+  AddTrial(&s, TrialState::kComplete, {{10, 1.0}});
+  const size_t b = AddTrial(&s, TrialState::kRunning, {{5000, kNaN}});
   EXPECT_FALSE(pruner.Prune(&s, b));
   EXPECT_EQ(pruner.n_brackets(), -2);
-  Add(&s, TrialState::kComplete, {{10000, 1.0}});
+  AddTrial(&s, TrialState::kComplete, {{10000, 1.0}});
   EXPECT_FALSE(pruner.Prune(&s, b));
   EXPECT_EQ(pruner.n_brackets(), -2);
 }

@@ -5,28 +5,23 @@
 #include <map>
 
 #include "gtest/gtest.h"
+#include "tests/hpo/hpo_test_util.h"
 
 namespace tunefleet {
 namespace hpo {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 MedianSpec Spec(int64_t n_startup_trials, int64_t n_warmup_steps = 0, int64_t interval_steps = 1,
                 int64_t n_min_trials = 1) {
   return {n_startup_trials, n_warmup_steps, interval_steps, n_min_trials};
 }
 
-// Appends a trial in `state` with `values` (step -> value); returns its index.
+// AddTrial, with an objective value for a COMPLETE trial; returns its index.
 size_t Add(Study* study, TrialState state, std::map<int64_t, double> values) {
-  Trial t;
-  t.number = static_cast<int64_t>(study->trials.size());
-  t.state = state;
-  t.intermediate_values = std::move(values);
-  if (state == TrialState::kComplete) t.value = 0;
-  study->trials.push_back(t);
-  return study->trials.size() - 1;
+  const size_t i = AddTrial(study, state, std::move(values));
+  if (state == TrialState::kComplete) study->trials[i].value = 0;
+  return i;
 }
 
 Study Minimize() {

@@ -6,27 +6,17 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "tests/hpo/hpo_test_util.h"
 
 namespace tunefleet {
 namespace hpo {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 using Attrs = std::map<std::string, double>;
 
 SuccessiveHalvingSpec Spec(int64_t min_resource, int64_t reduction_factor,
                            int64_t min_early_stopping_rate = 0, int64_t bootstrap_count = 0) {
   return {min_resource, reduction_factor, min_early_stopping_rate, bootstrap_count};
-}
-
-size_t Add(Study* study, TrialState state, std::map<int64_t, double> values, Attrs attrs = {}) {
-  Trial t;
-  t.number = static_cast<int64_t>(study->trials.size());
-  t.state = state;
-  t.intermediate_values = std::move(values);
-  t.system_attrs = std::move(attrs);
-  study->trials.push_back(t);
-  return study->trials.size() - 1;
 }
 
 Study MakeStudy(bool maximize) {
@@ -40,7 +30,7 @@ TEST(SuccessiveHalvingPrunerTest, RungKey) { EXPECT_EQ(CompletedRungKey(3), "com
 TEST(SuccessiveHalvingPrunerTest, NothingBeforeTheFirstRungEnds) {
   Study s = MakeStudy(false);
   SuccessiveHalvingPruner pruner(Spec(2, 2));
-  const size_t i = Add(&s, TrialState::kRunning, {});
+  const size_t i = AddTrial(&s, TrialState::kRunning, {});
   EXPECT_FALSE(pruner.Prune(&s, i));
   s.trials[i].intermediate_values = {{0, 9.0}, {1, kNaN}};
   EXPECT_FALSE(pruner.Prune(&s, i));  // NaN does not matter before the rung's end
@@ -50,7 +40,7 @@ TEST(SuccessiveHalvingPrunerTest, NothingBeforeTheFirstRungEnds) {
 TEST(SuccessiveHalvingPrunerTest, FirstEntrantIsPromotedAndRecorded) {
   Study s = MakeStudy(false);
   SuccessiveHalvingPruner pruner(Spec(1, 2));
-  const size_t i = Add(&s, TrialState::kRunning, {{1, 0.5}});
+  const size_t i = AddTrial(&s, TrialState::kRunning, {{1, 0.5}});
   EXPECT_FALSE(pruner.Prune(&s, i));
   EXPECT_EQ(s.trials[i].system_attrs, (Attrs{{"completed_rung_0", 0.5}}));
 }
@@ -58,7 +48,7 @@ TEST(SuccessiveHalvingPrunerTest, FirstEntrantIsPromotedAndRecorded) {
 TEST(SuccessiveHalvingPrunerTest, ClimbsSeveralRungsInOneCall) {
   Study s = MakeStudy(false);
   SuccessiveHalvingPruner pruner(Spec(1, 2));  // rungs end at 1, 2, 4, 8
-  const size_t i = Add(&s, TrialState::kRunning, {{0, 3.0}, {5, 0.5}});
+  const size_t i = AddTrial(&s, TrialState::kRunning, {{0, 3.0}, {5, 0.5}});
   EXPECT_FALSE(pruner.Prune(&s, i));
   EXPECT_EQ(
       s.trials[i].system_attrs,
@@ -68,7 +58,7 @@ TEST(SuccessiveHalvingPrunerTest, ClimbsSeveralRungsInOneCall) {
 TEST(SuccessiveHalvingPrunerTest, MinEarlyStoppingRateMovesTheFirstRung) {
   Study s = MakeStudy(false);
   SuccessiveHalvingPruner pruner(Spec(2, 3, 1));  // rungs end at 6, 18, ...
-  const size_t i = Add(&s, TrialState::kRunning, {{5, 0.5}});
+  const size_t i = AddTrial(&s, TrialState::kRunning, {{5, 0.5}});
   EXPECT_FALSE(pruner.Prune(&s, i));
   EXPECT_TRUE(s.trials[i].system_attrs.empty());
   s.trials[i].intermediate_values[6] = 0.5;
@@ -80,7 +70,7 @@ TEST(SuccessiveHalvingPrunerTest, StartsFromTheTrialsOwnCompletedRungs) {
   Study s = MakeStudy(false);
   SuccessiveHalvingPruner pruner(Spec(1, 2));
   // Rung 0 done: at step 1 nothing is left to judge, at step 2 rung 1 is.
-  const size_t i = Add(&s, TrialState::kRunning, {{1, 9.0}}, {{"completed_rung_0", 9.0}});
+  const size_t i = AddTrial(&s, TrialState::kRunning, {{1, 9.0}}, {{"completed_rung_0", 9.0}});
   EXPECT_FALSE(pruner.Prune(&s, i));
   EXPECT_EQ(s.trials[i].system_attrs.size(), 1u);
   s.trials[i].intermediate_values[2] = 7.0;
@@ -94,10 +84,10 @@ TEST(SuccessiveHalvingPrunerTest, PromotesTheTopFractionOfTheRungTiesIncluded) {
     // Rung 0's values so far, from trials in any state; with this trial's: 4 values, and with
     // reduction factor 2 the best 2 go on.
     Study s = MakeStudy(maximize);
-    Add(&s, TrialState::kComplete, {{1, 1.0}}, {{"completed_rung_0", 1.0}});
-    Add(&s, TrialState::kFail, {{1, 2.0}}, {{"completed_rung_0", 2.0}});
-    Add(&s, TrialState::kPruned, {{1, 3.0}}, {{"completed_rung_0", 3.0}});
-    const size_t i = Add(&s, TrialState::kRunning, {{1, 0.0}});
+    AddTrial(&s, TrialState::kComplete, {{1, 1.0}}, {{"completed_rung_0", 1.0}});
+    AddTrial(&s, TrialState::kFail, {{1, 2.0}}, {{"completed_rung_0", 2.0}});
+    AddTrial(&s, TrialState::kPruned, {{1, 3.0}}, {{"completed_rung_0", 3.0}});
+    const size_t i = AddTrial(&s, TrialState::kRunning, {{1, 0.0}});
     SuccessiveHalvingPruner pruner(Spec(1, 2));
     const double good = 2.0, bad = maximize ? 1.5 : 2.5;
     s.trials[i].intermediate_values[1] = good;
@@ -111,8 +101,8 @@ TEST(SuccessiveHalvingPrunerTest, PromotesTheTopFractionOfTheRungTiesIncluded) {
 
 TEST(SuccessiveHalvingPrunerTest, EarlyEntrantsMustBeTheBestSoFar) {
   Study s = MakeStudy(false);
-  Add(&s, TrialState::kRunning, {{1, 1.0}}, {{"completed_rung_0", 1.0}});
-  const size_t i = Add(&s, TrialState::kRunning, {{1, 1.5}});
+  AddTrial(&s, TrialState::kRunning, {{1, 1.0}}, {{"completed_rung_0", 1.0}});
+  const size_t i = AddTrial(&s, TrialState::kRunning, {{1, 1.5}});
   SuccessiveHalvingPruner pruner(Spec(1, 4));  // 2 entrants // 4 - 1 == -1: index 0
   EXPECT_TRUE(pruner.Prune(&s, i));
   s.trials[i].system_attrs.clear();
@@ -123,11 +113,11 @@ TEST(SuccessiveHalvingPrunerTest, EarlyEntrantsMustBeTheBestSoFar) {
 TEST(SuccessiveHalvingPrunerTest, BootstrapCountPrunesTheRungsFirstEntrants) {
   Study s = MakeStudy(false);
   SuccessiveHalvingPruner pruner(Spec(1, 2, 0, 2));
-  const size_t a = Add(&s, TrialState::kRunning, {{1, 0.0}});
+  const size_t a = AddTrial(&s, TrialState::kRunning, {{1, 0.0}});
   EXPECT_TRUE(pruner.Prune(&s, a));  // 1 value at rung 0, needs more than 2
-  const size_t b = Add(&s, TrialState::kRunning, {{1, 0.0}});
+  const size_t b = AddTrial(&s, TrialState::kRunning, {{1, 0.0}});
   EXPECT_TRUE(pruner.Prune(&s, b));
-  const size_t c = Add(&s, TrialState::kRunning, {{1, 0.0}});
+  const size_t c = AddTrial(&s, TrialState::kRunning, {{1, 0.0}});
   EXPECT_FALSE(pruner.Prune(&s, c));  // 3 values, a tie for the best
   EXPECT_EQ(s.trials[c].system_attrs, (Attrs{{"completed_rung_0", 0.0}}));
 }
@@ -135,16 +125,16 @@ TEST(SuccessiveHalvingPrunerTest, BootstrapCountPrunesTheRungsFirstEntrants) {
 TEST(SuccessiveHalvingPrunerTest, NaNAtARungsEndIsPrunedUnrecorded) {
   Study s = MakeStudy(true);
   SuccessiveHalvingPruner pruner(Spec(1, 2));
-  const size_t i = Add(&s, TrialState::kRunning, {{0, 1.0}, {1, kNaN}});
+  const size_t i = AddTrial(&s, TrialState::kRunning, {{0, 1.0}, {1, kNaN}});
   EXPECT_TRUE(pruner.Prune(&s, i));
   EXPECT_TRUE(s.trials[i].system_attrs.empty());
 }
 
 TEST(SuccessiveHalvingPrunerTest, JudgesTheValueAtTheLargestStep) {
   Study s = MakeStudy(false);
-  Add(&s, TrialState::kComplete, {{4, 1.0}}, {{"completed_rung_0", 1.0}});
+  AddTrial(&s, TrialState::kComplete, {{4, 1.0}}, {{"completed_rung_0", 1.0}});
   SuccessiveHalvingPruner pruner(Spec(4, 2));
-  const size_t i = Add(&s, TrialState::kRunning, {{4, 0.5}, {2, 9.0}});  // 2 reported last
+  const size_t i = AddTrial(&s, TrialState::kRunning, {{4, 0.5}, {2, 9.0}});  // 2 reported last
   EXPECT_FALSE(pruner.Prune(&s, i));
   EXPECT_EQ(s.trials[i].system_attrs.at("completed_rung_0"), 0.5);
 }
@@ -152,14 +142,14 @@ TEST(SuccessiveHalvingPrunerTest, JudgesTheValueAtTheLargestStep) {
 TEST(SuccessiveHalvingPrunerTest, AutoMinResourceWaitsForACompleteTrialThenSticks) {
   Study s = MakeStudy(false);
   SuccessiveHalvingPruner pruner(Spec(0, 2));
-  Add(&s, TrialState::kPruned, {{900, 1.0}});
-  Add(&s, TrialState::kFail, {{900, 1.0}});
-  Add(&s, TrialState::kComplete, {});  // no reports: no estimate
-  const size_t i = Add(&s, TrialState::kRunning, {{1, 0.5}});
+  AddTrial(&s, TrialState::kPruned, {{900, 1.0}});
+  AddTrial(&s, TrialState::kFail, {{900, 1.0}});
+  AddTrial(&s, TrialState::kComplete, {});  // no reports: no estimate
+  const size_t i = AddTrial(&s, TrialState::kRunning, {{1, 0.5}});
   EXPECT_FALSE(pruner.Prune(&s, i));
   EXPECT_TRUE(s.trials[i].system_attrs.empty());
 
-  Add(&s, TrialState::kComplete, {{0, 1.0}, {299, 1.0}});  // min_resource = 299 / 100 = 2
+  AddTrial(&s, TrialState::kComplete, {{0, 1.0}, {299, 1.0}});  // min_resource = 299 / 100 = 2
   EXPECT_FALSE(pruner.Prune(&s, i));
   EXPECT_TRUE(s.trials[i].system_attrs.empty());  // step 1 < 2
   s.trials[i].intermediate_values[2] = 0.5;
@@ -167,7 +157,7 @@ TEST(SuccessiveHalvingPrunerTest, AutoMinResourceWaitsForACompleteTrialThenStick
   EXPECT_EQ(s.trials[i].system_attrs, (Attrs{{"completed_rung_0", 0.5}}));
 
   // Estimated once: a longer COMPLETE trial changes nothing.
-  Add(&s, TrialState::kComplete, {{5000, 1.0}});
+  AddTrial(&s, TrialState::kComplete, {{5000, 1.0}});
   s.trials[i].intermediate_values[4] = 0.5;
   EXPECT_FALSE(pruner.Prune(&s, i));
   EXPECT_EQ(s.trials[i].system_attrs.count("completed_rung_1"), 1u);
@@ -176,8 +166,8 @@ TEST(SuccessiveHalvingPrunerTest, AutoMinResourceWaitsForACompleteTrialThenStick
 TEST(SuccessiveHalvingPrunerTest, AutoMinResourceIsAtLeastOne) {
   Study s = MakeStudy(false);
   SuccessiveHalvingPruner pruner(Spec(0, 2));
-  Add(&s, TrialState::kComplete, {{42, 1.0}});
-  const size_t i = Add(&s, TrialState::kRunning, {{1, 0.5}});
+  AddTrial(&s, TrialState::kComplete, {{42, 1.0}});
+  const size_t i = AddTrial(&s, TrialState::kRunning, {{1, 0.5}});
   EXPECT_FALSE(pruner.Prune(&s, i));
   EXPECT_EQ(s.trials[i].system_attrs, (Attrs{{"completed_rung_0", 0.5}}));
 }
@@ -185,7 +175,7 @@ TEST(SuccessiveHalvingPrunerTest, AutoMinResourceIsAtLeastOne) {
 TEST(SuccessiveHalvingPrunerTest, HugeRungEndsDoNotOverflow) {
   Study s = MakeStudy(false);
   SuccessiveHalvingPruner pruner(Spec(1000, 5, 40));
-  const size_t i = Add(&s, TrialState::kRunning, {{std::numeric_limits<int64_t>::max(), 0.5}});
+  const size_t i = AddTrial(&s, TrialState::kRunning, {{std::numeric_limits<int64_t>::max(), 0.5}});
   EXPECT_FALSE(pruner.Prune(&s, i));
   EXPECT_TRUE(s.trials[i].system_attrs.empty());
 }

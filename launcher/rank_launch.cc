@@ -1,0 +1,105 @@
+#include "launcher/rank_launch.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "comm/endpoint.h"
+#include "common/logging.h"
+#include "common/runtime_dir.h"
+#include "launcher/child_process.h"
+#include "launcher/trial_guard.h"
+
+namespace tunefleet {
+namespace launcher {
+
+std::optional<comm::Envelope> RankLauncher::Spawn(uint64_t run_id, LocalRun& run,
+                                                  const comm::Assign& assign,
+                                                  const std::vector<int>& slots,
+                                                  std::vector<uint64_t>& slot_owner) const {
+  const comm::TrialSpec& spec = assign.trial();
+  const std::string master_addr =
+      assign.master_addr().empty() ? config_.address : assign.master_addr();
+  const int master_port = assign.master_port() != 0
+                              ? assign.master_port()
+                              : comm::FreeTcpPort(master_addr).value_or(29500);
+  run.master_addr = master_addr;
+  run.master_port = master_port;
+  const std::string log_dir =
+      spec.log_dir().empty()
+          ? absl::StrCat(config_.log_dir, "/", SafeName(spec.sweep()) ? spec.sweep() : "runs")
+          : spec.log_dir();
+  if (absl::Status allowed = CheckTrialPath("log_dir", log_dir, config_.allow_dirs);
+      !allowed.ok()) {
+    TF_LOG(WARNING) << "run " << run_id << " (trial " << spec.trial() << ") refused: "
+                    << allowed.message();
+    run.start_error = std::string(allowed.message());
+    run.Stop(run.start_error, /*cancelled=*/false, config_.kill_grace);
+    return std::nullopt;
+  }
+  std::vector<std::string> dropped;
+  const std::map<std::string, std::string> trial_env = FilterTrialEnv(
+      std::map<std::string, std::string>(spec.env().begin(), spec.env().end()), config_.allow_env,
+      &dropped);
+  if (!dropped.empty()) {
+    TF_LOG(WARNING) << "run " << run_id << " (trial " << spec.trial()
+                    << "): not passed to the trainer (agent --allow_env; LD_* never): "
+                    << absl::StrJoin(dropped, ", ");
+  }
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  comm::Envelope started;
+  comm::Started* st = started.mutable_started();
+  st->set_run_id(run_id);
+  st->set_trial(spec.trial());
+  st->set_agent(config_.agent);
+  for (int i = 0; i < assign.ranks_size(); ++i) {
+    LocalRank rank;
+    rank.rank = assign.ranks(i);
+    rank.slot = slots[static_cast<size_t>(i)];
+    slot_owner[static_cast<size_t>(rank.slot)] = run_id;
+    ProcessSpec ps;
+    ps.binary = config_.trainer_binary;
+    ps.args.assign(spec.argv().begin(), spec.argv().end());
+    ps.env = {{"RANK", std::to_string(rank.rank)},
+              {"WORLD_SIZE", std::to_string(spec.world_size())},
+              {"LOCAL_RANK", std::to_string(i)},
+              {"LOCAL_WORLD_SIZE", std::to_string(assign.ranks_size())},
+              {"MASTER_ADDR", master_addr},
+              {"MASTER_PORT", std::to_string(master_port)},
+              {"CUDA_VISIBLE_DEVICES",
+               config_.gpus.empty() ? "" : config_.gpus[static_cast<size_t>(rank.slot)].id},
+              {"TUNEFLEET_AGENT_ENDPOINT", config_.trainer_endpoint},
+              {"TUNEFLEET_RUN_ID", std::to_string(run_id)},
+              {"TUNEFLEET_TRIAL", std::to_string(spec.trial())},
+              {"TUNEFLEET_SWEEP", spec.sweep()}};
+    if (config_.gpus.empty() && std::getenv("OMP_NUM_THREADS") == nullptr) {
+      ps.env["OMP_NUM_THREADS"] =
+          std::to_string(std::max(1u, cores / static_cast<unsigned>(config_.slots)));
+    }
+    for (const auto& [k, v] : trial_env) ps.env.emplace(k, v);  // the agent's own win
+    ps.log_path = absl::StrCat(log_dir, "/trial-", spec.trial(), "/rank-", rank.rank, ".log");
+    auto child = ChildProcess::Start(ps);
+    if (!child.ok()) {
+      run.start_error = std::string(child.status().message());
+      run.ranks.push_back(std::move(rank));
+      run.Stop(run.start_error, /*cancelled=*/false, config_.kill_grace);
+      return std::nullopt;
+    }
+    rank.process = std::move(*child);
+    st->add_ranks(rank.rank);
+    st->add_pids(rank.process->pid());
+    st->add_slots(rank.slot);
+    run.ranks.push_back(std::move(rank));
+  }
+  TF_LOG(INFO) << "run " << run_id << " (trial " << spec.trial() << "): started rank(s) "
+               << st->ranks(0) << (assign.ranks_size() > 1 ? "..." : "") << " of "
+               << spec.world_size() << ", master " << master_addr << ":" << master_port;
+  return started;
+}
+
+}  // namespace launcher
+}  // namespace tunefleet

@@ -1,0 +1,59 @@
+// Starting a run's local ranks: one trainer process per assigned rank, each on its slot, with
+// the torchrun-style environment, the trial's own variables that launcher/trial_guard.h lets
+// through, and its log under the trial's log_dir (which must lie in the folders the agent
+// serves, or the run fails to start).
+//
+// Environment of a rank: RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR,
+// MASTER_PORT (the Assign's, else this agent's address and a port free now), CUDA_VISIBLE_DEVICES
+// (its one GPU, or empty on CPU slots), OMP_NUM_THREADS on CPU slots (cores / slots, unless
+// set), TUNEFLEET_AGENT_ENDPOINT, TUNEFLEET_RUN_ID, TUNEFLEET_TRIAL, TUNEFLEET_SWEEP; the
+// agent's own variables win over the trial's. Logs: LOG_DIR/trial-N/rank-R.log.
+// Thread-safety: used by the agent's poll loop only.
+#ifndef TUNEFLEET_LAUNCHER_RANK_LAUNCH_H_
+#define TUNEFLEET_LAUNCHER_RANK_LAUNCH_H_
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "comm/proto/messages.pb.h"
+#include "launcher/gpu_detect.h"
+#include "launcher/local_run.h"
+
+namespace tunefleet {
+namespace launcher {
+
+class RankLauncher {
+ public:
+  struct Config {
+    std::string agent;             // the agent's registered name (Started.agent)
+    std::string address;           // MASTER_ADDR of the runs it leads
+    std::string trainer_binary;
+    std::string trainer_endpoint;  // TUNEFLEET_AGENT_ENDPOINT
+    std::string log_dir;           // the agent's: LOG_DIR/SWEEP when the trial names none
+    std::vector<std::string> allow_dirs;  // where a trial's log_dir may lie
+    std::set<std::string> allow_env;      // beside trial_guard.h's families
+    std::vector<GpuInfo> gpus;     // one per slot; empty: CPU slots
+    int slots = 1;
+    absl::Duration kill_grace = absl::Seconds(5);
+  };
+  explicit RankLauncher(Config config) : config_(std::move(config)) {}
+
+  // Starts the ranks of `assign` on `slots` (one per rank, marked as run_id's in `slot_owner`)
+  // and records them in `run`. Returns the Started for the head; nullopt when the run could not
+  // start: `run.start_error` says why and the ranks already started are being stopped.
+  std::optional<comm::Envelope> Spawn(uint64_t run_id, LocalRun& run, const comm::Assign& assign,
+                                      const std::vector<int>& slots,
+                                      std::vector<uint64_t>& slot_owner) const;
+
+ private:
+  Config config_;
+};
+
+}  // namespace launcher
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_LAUNCHER_RANK_LAUNCH_H_
