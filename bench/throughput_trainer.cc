@@ -97,22 +97,7 @@ torch::Tensor ThroughputTrainer::Step() {
 }
 
 const trainer::TaskBatch& ThroughputTrainer::host_batch() {
-  // TaskBatch::To moves CPU batches to a device; this one goes the other way.
-  const auto cpu = [](const torch::Tensor& t) { return t.defined() ? t.cpu() : t; };
-  const auto cpu_text = [&cpu](const trainer::TextBatch& t) {
-    trainer::TextBatch out = t;
-    out.input_ids = cpu(t.input_ids);
-    out.token_type_ids = cpu(t.token_type_ids);
-    out.attention_mask = cpu(t.attention_mask);
-    return out;
-  };
-  if (!host_batch_.labels.defined()) {
-    host_batch_ = batch_;
-    host_batch_.first = cpu_text(batch_.first);
-    host_batch_.second = cpu_text(batch_.second);
-    host_batch_.scores = cpu(batch_.scores);
-    host_batch_.labels = cpu(batch_.labels);
-  }
+  if (!host_batch_.labels.defined()) host_batch_ = batch_.To(torch::kCPU);
   return host_batch_;
 }
 

@@ -51,11 +51,12 @@ bool HasClassifier(TaskType type) {
 
 namespace {
 
-// A CPU tensor on `device`. To a GPU it goes through pinned memory, so the copy is asynchronous:
-// from pageable memory CUDA synchronizes the stream first, and the host could no longer queue
-// the next step's kernels while the GPU runs this one.
+// `t` on `device`. From the CPU to a GPU it goes through pinned memory, so the copy is
+// asynchronous: from pageable memory CUDA synchronizes the stream first, and the host could no
+// longer queue the next step's kernels while the GPU runs this one.
 torch::Tensor ToDevice(const torch::Tensor& t, const torch::Device& device) {
-  if (!t.defined() || device.is_cpu()) return t;
+  if (!t.defined() || t.device() == device) return t;
+  if (!t.device().is_cpu() || device.is_cpu()) return t.to(device);
   return t.pin_memory().to(device, /*non_blocking=*/true);
 }
 

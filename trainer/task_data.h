@@ -47,7 +47,7 @@ struct TaskBatch {
   TextBatch second;      // b (sts, mnrl, nli); undefined for classification
   torch::Tensor scores;  // float32 [B] in [0, 1] (sts)
   torch::Tensor labels;  // int64 [B] (nli, classification)
-  TaskBatch To(const torch::Device& device) const;
+  TaskBatch To(const torch::Device& device) const;  // a copy on `device` (either way)
 };
 
 class TaskData {
