@@ -6,7 +6,8 @@ without Bazel) stays in step with the Bazel one. Run from anywhere after editing
   scripts/bazel_to_cmake.py --check  # exit 1, listing them, when any is out of date
 
 BUILD files are Starlark, which is Python syntax here: each is run with the rules it uses
-(cc_library, cc_binary, cc_test, sh_test, sh_binary, filegroup, cc_proto) recording their arguments, and
+(cc_library, cc_binary, cc_test, sh_test, sh_binary, filegroup, cc_proto) recording their arguments
+(the macros of a loaded .bzl, such as //:defs.bzl, run too, with native.* recording), and
 each rule becomes the tunefleet_* function of cmake/TunefleetRules.cmake. Labels map to targets:
 //pkg/sub:name -> pkg_sub_name, a cc_binary keeps its name (testonly ones: pkg_name),
 @system//:x -> tunefleet::x, @libtorch//:torch -> tunefleet::torch. An attribute this script
@@ -60,9 +61,23 @@ def load_package(pkg):
             rules.append((kind, attrs))
         return record
 
-    env = {k: rule(k) for k in ("cc_library", "cc_binary", "cc_test", "sh_test", "sh_binary",
-                                "filegroup", "cc_proto")}
-    env.update(load=lambda *a, **k: None, package=lambda **k: None, glob=Glob,
+    native = {k: rule(k) for k in ("cc_library", "cc_binary", "cc_test", "sh_test", "sh_binary",
+                                   "filegroup")}
+    env = dict(native, cc_proto=rule("cc_proto"))
+
+    def load(label, *symbols):
+        # cc_proto is recorded as a rule of its own (its .bzl runs protoc); other macros run
+        # here with native.* recording what they make.
+        missing = [s for s in symbols if s not in env]
+        if not missing:
+            return
+        bzl = os.path.join(ROOT, label.lstrip("/").replace(":", "/").lstrip("/"))
+        scope = {"native": type("native", (), {k: staticmethod(v) for k, v in native.items()})}
+        with open(bzl) as f:
+            exec(compile(f.read(), bzl, "exec"), scope)
+        env.update({s: scope[s] for s in missing})
+
+    env.update(load=load, package=lambda **k: None, glob=Glob,
                exports_files=lambda *a, **k: None)
     exec(compile(text, path, "exec"), env)
     return comment, rules
