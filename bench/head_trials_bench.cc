@@ -53,7 +53,8 @@ std::string CountLabel(int64_t n) {
 
 double MiB(int64_t kib) { return static_cast<double>(kib) / 1024.0; }
 
-int Main(const std::vector<std::string>& args) {
+int Main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
   SimOptions o;
   int64_t agents = o.agents, slots = o.slots, reports = 1, sample_every = 0, heartbeat_ms = 1000;
   std::string head_log;
@@ -207,5 +208,5 @@ int Main(const std::vector<std::string>& args) {
 }  // namespace tunefleet
 
 int main(int argc, char** argv) {
-  return tunefleet::bench::Main(std::vector<std::string>(argv + 1, argv + argc));
+  return tunefleet::RunMain(/*role=*/"", tunefleet::bench::Main, argc, argv);
 }

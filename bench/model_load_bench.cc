@@ -33,7 +33,8 @@ double Since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-int Main(const std::vector<std::string>& args) {
+int Main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
   int64_t layers = 12, hidden = 768, repeats = 3;
   std::string dir = "/tmp/model_load_bench", device = "cpu";
   CommandLine cli(kProgram, "", "Seconds of each phase of loading a BERT model folder.");
@@ -114,5 +115,5 @@ int Main(const std::vector<std::string>& args) {
 }  // namespace tunefleet
 
 int main(int argc, char** argv) {
-  return tunefleet::bench::Main(std::vector<std::string>(argv + 1, argv + argc));
+  return tunefleet::RunMain(/*role=*/"", tunefleet::bench::Main, argc, argv);
 }

@@ -284,6 +284,5 @@ int Main(int argc, char** argv) {
 }  // namespace tunefleet
 
 int main(int argc, char** argv) {
-  tunefleet::ChdirToUserWorkingDirectory();
-  return tunefleet::bench::Main(argc, argv);
+  return tunefleet::RunMain(/*role=*/"", tunefleet::bench::Main, argc, argv);
 }

@@ -209,7 +209,8 @@ trainer::BertConfig ModelConfig(const ThroughputOptions& o) {
   return c;
 }
 
-int Main(const std::vector<std::string>& args) {
+int Main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
   ThroughputOptions o;
   CommandLine cli(kProgram, "",
                   "Training samples/s of tunefleet's BERT with a classification head: the C++\n"
@@ -322,5 +323,5 @@ int Main(const std::vector<std::string>& args) {
 }  // namespace tunefleet
 
 int main(int argc, char** argv) {
-  return tunefleet::bench::Main(std::vector<std::string>(argv + 1, argv + argc));
+  return tunefleet::RunMain(/*role=*/"", tunefleet::bench::Main, argc, argv);
 }

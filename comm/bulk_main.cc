@@ -186,8 +186,7 @@ int Hash(const std::vector<std::string>& args) {
 
 int main(int argc, char** argv) {
   tunefleet::comm::QuietUcxWarnings();
-  tunefleet::ChdirToUserWorkingDirectory();
-  tunefleet::SetLogRole("bulk");
+  tunefleet::InitBinary("bulk");
   return tunefleet::RunSubcommands(
       "bulk",
       "Content-addressed bulk transfer over UCX: serve files and folders by SHA-256, fetch\n"

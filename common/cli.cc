@@ -13,8 +13,33 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/clip.h"
+#include "common/logging.h"
 
 namespace tunefleet {
+namespace {
+
+// The flag value parsers of each kind; a double must be finite.
+bool ParseValue(const std::string& text, int64_t* v) { return absl::SimpleAtoi(text, v); }
+bool ParseValue(const std::string& text, double* v) {
+  return absl::SimpleAtod(text, v) && std::isfinite(*v);
+}
+bool ParseValue(const std::string& text, bool* v) { return absl::SimpleAtob(text, v); }
+
+// Stores `text`, parsed as a T, in `*out`; else an error naming the flag, what it expects and
+// what it got, and `*out` keeps its value.
+template <typename T>
+absl::Status ParseInto(const std::string& flag, const std::string& text, const char* expects,
+                       void* out) {
+  T v;
+  if (!ParseValue(text, &v)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", flag, " expects ", expects, ", got '", ClipValue(text), "'"));
+  }
+  *static_cast<T*>(out) = v;
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 CommandLine::CommandLine(std::string program, std::string usage_args, std::string description)
     : program_(std::move(program)),
@@ -60,33 +85,12 @@ absl::Status CommandLine::Assign(Flag& flag, const std::string& text) {
     case Kind::kString:
       *static_cast<std::string*>(flag.value) = text;
       return absl::OkStatus();
-    case Kind::kInt: {
-      int64_t v;
-      if (!absl::SimpleAtoi(text, &v)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("--", flag.name, " expects an integer, got '", ClipValue(text), "'"));
-      }
-      *static_cast<int64_t*>(flag.value) = v;
-      return absl::OkStatus();
-    }
-    case Kind::kDouble: {
-      double v;
-      if (!absl::SimpleAtod(text, &v) || !std::isfinite(v)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("--", flag.name, " expects a number, got '", ClipValue(text), "'"));
-      }
-      *static_cast<double*>(flag.value) = v;
-      return absl::OkStatus();
-    }
-    case Kind::kBool: {
-      bool v;
-      if (!absl::SimpleAtob(text, &v)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("--", flag.name, " expects true or false, got '", ClipValue(text), "'"));
-      }
-      *static_cast<bool*>(flag.value) = v;
-      return absl::OkStatus();
-    }
+    case Kind::kInt:
+      return ParseInto<int64_t>(flag.name, text, "an integer", flag.value);
+    case Kind::kDouble:
+      return ParseInto<double>(flag.name, text, "a number", flag.value);
+    case Kind::kBool:
+      return ParseInto<bool>(flag.name, text, "true or false", flag.value);
   }
   return absl::InternalError("unreachable");
 }
@@ -224,6 +228,17 @@ void ChdirToUserWorkingDirectory() {
   if (dir != nullptr && *dir != '\0' && ::chdir(dir) != 0) {
     std::cerr << "warning: cannot enter " << dir << ": " << std::strerror(errno) << "\n";
   }
+}
+
+void InitBinary(const std::string& role, bool rank_from_env) {
+  ChdirToUserWorkingDirectory();
+  SetLogRole(role);
+  if (rank_from_env) SetLogRank(EnvInt("RANK", -1));
+}
+
+int RunMain(const std::string& role, int (*run)(int argc, char** argv), int argc, char** argv) {
+  InitBinary(role);
+  return run(argc, argv);
 }
 
 void PrintError(const std::string& program, const absl::Status& status) {

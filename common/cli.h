@@ -100,6 +100,15 @@ inline constexpr int kExitOutOfMemory = 3;  // the trainer ran out of (GPU) memo
 // user ran bazel from (BUILD_WORKING_DIRECTORY) so relative paths mean what the user meant.
 void ChdirToUserWorkingDirectory();
 
+// What every binary's main() does first: ChdirToUserWorkingDirectory, and SetLogRole(role) so
+// its log lines say which process wrote them (an empty role names none). A trainer rank's lines
+// carry its rank too: with `rank_from_env`, SetLogRank from RANK (torchrun's variable; none
+// when unset).
+void InitBinary(const std::string& role, bool rank_from_env = false);
+
+// main() of a binary with one command (head, agent): InitBinary(role), then `run`'s exit code.
+int RunMain(const std::string& role, int (*run)(int argc, char** argv), int argc, char** argv);
+
 // Prints "PROGRAM: error: MESSAGE" on stderr (one line; the status message, no code name).
 void PrintError(const std::string& program, const absl::Status& status);
 

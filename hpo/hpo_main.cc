@@ -285,8 +285,7 @@ int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   tunefleet::SignalFd signals({SIGINT, SIGTERM, SIGHUP});
   tunefleet::hpo::g_signals = &signals;
-  tunefleet::ChdirToUserWorkingDirectory();
-  tunefleet::SetLogRole("hpo");
+  tunefleet::InitBinary("hpo");
   return tunefleet::RunSubcommands(
       "hpo",
       "tunefleet's hyperparameter search: random-then-grid over learning rate and batch size,\n"

@@ -17,7 +17,6 @@
 #include "common/binary_path.h"
 #include "common/cli.h"
 #include "common/file_util.h"
-#include "common/logging.h"
 #include "common/runtime_dir.h"
 #include "common/status_macros.h"
 #include "common/signals.h"
@@ -205,7 +204,5 @@ int Main(int argc, char** argv) {
 }  // namespace tunefleet
 
 int main(int argc, char** argv) {
-  tunefleet::ChdirToUserWorkingDirectory();
-  tunefleet::SetLogRole("agent");
-  return tunefleet::launcher::Main(argc, argv);
+  return tunefleet::RunMain("agent", tunefleet::launcher::Main, argc, argv);
 }

@@ -235,7 +235,5 @@ int Main(int argc, char** argv) {
 }  // namespace tunefleet
 
 int main(int argc, char** argv) {
-  tunefleet::ChdirToUserWorkingDirectory();
-  tunefleet::SetLogRole("head");
-  return tunefleet::launcher::Main(argc, argv);
+  return tunefleet::RunMain("head", tunefleet::launcher::Main, argc, argv);
 }

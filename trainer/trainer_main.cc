@@ -107,9 +107,7 @@ int ExecTorch(const std::string& subcommand, const std::vector<std::string>& arg
 }  // namespace tunefleet
 
 int main(int argc, char** argv) {
-  tunefleet::ChdirToUserWorkingDirectory();
-  tunefleet::SetLogRole("trainer");
-  tunefleet::SetLogRank(tunefleet::EnvInt("RANK", -1));
+  tunefleet::InitBinary("trainer", /*rank_from_env=*/true);
   auto torch = [](const char* name) {
     return [name](const std::vector<std::string>& args) {
       return tunefleet::trainer::ExecTorch(name, args);

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "common/cli.h"
-#include "common/logging.h"
 #include "trainer/convert_command.h"
 #include "trainer/encode_command.h"
 #include "trainer/eval_command.h"
@@ -50,9 +49,7 @@ namespace {
 
 int main(int argc, char** argv) {
   std::set_terminate(tunefleet::trainer::OnTerminate);
-  tunefleet::ChdirToUserWorkingDirectory();
-  tunefleet::SetLogRole("trainer");
-  tunefleet::SetLogRank(tunefleet::EnvInt("RANK", -1));
+  tunefleet::InitBinary("trainer", /*rank_from_env=*/true);
   return tunefleet::RunSubcommands(
       "trainer", "tunefleet's worker, LibTorch part (run it as `trainer`).",
       {{"train", "train a model from a trainer YAML", tunefleet::trainer::RunTrain},

@@ -1,7 +1,12 @@
 #include "common/cli.h"
 
-#include <cstdlib>
+#include <unistd.h>
 
+#include <climits>
+#include <cstdlib>
+#include <string>
+
+#include "common/logging.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -128,6 +133,45 @@ TEST(EnvIntTest, ReadsIntegersElseFallback) {
   ::setenv("TUNEFLEET_CLI_TEST_INT", "x3", 1);
   EXPECT_EQ(EnvInt("TUNEFLEET_CLI_TEST_INT", 7), 7);
   ::unsetenv("TUNEFLEET_CLI_TEST_INT");
+}
+
+std::string CurrentDir() {
+  char buf[PATH_MAX];
+  return ::getcwd(buf, sizeof(buf)) != nullptr ? buf : "";
+}
+
+// What RunMain's `run` saw.
+std::string g_run_dir, g_run_prefix;
+int g_run_argc = 0;
+int RecordRun(int argc, char** /*argv*/) {
+  g_run_dir = CurrentDir();
+  g_run_prefix = LogContextPrefix();
+  g_run_argc = argc;
+  return 5;
+}
+
+// Under `bazel run` a binary enters the user's directory and names itself before its work.
+TEST(RunMainTest, EntersTheUsersDirectoryAndNamesTheRoleBeforeRunning) {
+  const std::string start = CurrentDir();
+  ::setenv("BUILD_WORKING_DIRECTORY", testing::TempDir().c_str(), 1);
+  ::setenv("RANK", "3", 1);
+  char arg0[] = "head", arg1[] = "--help";
+  char* argv[] = {arg0, arg1, nullptr};
+  EXPECT_EQ(RunMain("head", RecordRun, 2, argv), 5);
+  EXPECT_EQ(g_run_dir, CurrentDir());
+  EXPECT_NE(g_run_dir, start);
+  EXPECT_EQ(g_run_prefix, "head");  // RANK is only a trainer's
+  EXPECT_EQ(g_run_argc, 2);
+
+  InitBinary("trainer", /*rank_from_env=*/true);
+  EXPECT_EQ(LogContextPrefix(), "trainer rank=3");
+
+  ::unsetenv("BUILD_WORKING_DIRECTORY");
+  ::unsetenv("RANK");
+  ASSERT_EQ(::chdir(start.c_str()), 0);
+  InitBinary("", /*rank_from_env=*/true);  // no RANK: no rank
+  EXPECT_EQ(LogContextPrefix(), "");
+  EXPECT_EQ(CurrentDir(), start);
 }
 
 }  // namespace
