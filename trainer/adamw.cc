@@ -13,6 +13,36 @@
 
 namespace tunefleet {
 namespace trainer {
+namespace {
+
+// The tensor lists of one multi-tensor update: parameters, their gradients, first and second
+// moments, and step counts, in the same order.
+struct UpdateLists {
+  std::vector<torch::Tensor> p, g, m, v, t;
+
+  void Add(const torch::Tensor& param, const torch::Tensor& exp_avg,
+           const torch::Tensor& exp_avg_sq, const torch::Tensor& step) {
+    p.push_back(param);
+    g.push_back(param.grad());
+    m.push_back(exp_avg);
+    v.push_back(exp_avg_sq);
+    t.push_back(step);
+  }
+};
+
+#if TF_TORCH_AT_LEAST(2, 4)
+// Advances the step counts and runs at::_fused_adamw_; `lr` is a double, or a float32 scalar
+// tensor read when the kernel runs.
+template <typename Lr>
+void FusedUpdate(UpdateLists& lists, const Lr& lr, const AdamWOptions& o) {
+  at::_foreach_add_(lists.t, at::Scalar(1.0));
+  at::_fused_adamw_(lists.p, lists.g, lists.m, lists.v, /*max_exp_avg_sqs=*/at::TensorList(),
+                    lists.t, lr, o.beta1, o.beta2, o.weight_decay, o.eps, /*amsgrad=*/false,
+                    /*maximize=*/false);
+}
+#endif
+
+}  // namespace
 
 AdamW::AdamW(std::vector<torch::Tensor> params, AdamWOptions options)
     : params_(std::move(params)), options_(options), state_(params_.size()) {
@@ -49,17 +79,11 @@ void AdamW::Step(double lr) {
   const AdamWOptions& o = options_;
   if (fused_) {
 #if TF_TORCH_AT_LEAST(2, 4)
-    std::vector<torch::Tensor> p, g, m, v, t;
+    UpdateLists lists;
     for (size_t i : active) {
-      p.push_back(params_[i]);
-      g.push_back(params_[i].grad());
-      m.push_back(state_[i].exp_avg);
-      v.push_back(state_[i].exp_avg_sq);
-      t.push_back(state_[i].step);
+      lists.Add(params_[i], state_[i].exp_avg, state_[i].exp_avg_sq, state_[i].step);
     }
-    at::_foreach_add_(t, at::Scalar(1.0));
-    at::_fused_adamw_(p, g, m, v, /*max_exp_avg_sqs=*/at::TensorList(), t, lr, o.beta1, o.beta2,
-                      o.weight_decay, o.eps, /*amsgrad=*/false, /*maximize=*/false);
+    FusedUpdate(lists, lr, o);
     return;
 #endif
   }
@@ -68,26 +92,22 @@ void AdamW::Step(double lr) {
   std::map<int64_t, std::vector<size_t>> groups;
   for (size_t i : active) groups[state_[i].host_step].push_back(i);
   for (const auto& [step, members] : groups) {
-    std::vector<torch::Tensor> p, g, m, v, t;
+    UpdateLists lists;
     for (size_t i : members) {
-      p.push_back(params_[i]);
-      g.push_back(params_[i].grad());
-      m.push_back(state_[i].exp_avg);
-      v.push_back(state_[i].exp_avg_sq);
-      t.push_back(state_[i].step);
+      lists.Add(params_[i], state_[i].exp_avg, state_[i].exp_avg_sq, state_[i].step);
     }
     const double bias1 = 1.0 - std::pow(o.beta1, static_cast<double>(step));
     const double bias2_sqrt = std::sqrt(1.0 - std::pow(o.beta2, static_cast<double>(step)));
-    at::_foreach_add_(t, at::Scalar(1.0));
-    if (o.weight_decay != 0.0) at::_foreach_mul_(p, at::Scalar(1.0 - lr * o.weight_decay));
-    at::_foreach_mul_(m, at::Scalar(o.beta1));
-    at::_foreach_add_(m, g, at::Scalar(1.0 - o.beta1));
-    at::_foreach_mul_(v, at::Scalar(o.beta2));
-    at::_foreach_addcmul_(v, g, g, at::Scalar(1.0 - o.beta2));
-    std::vector<torch::Tensor> denom = at::_foreach_sqrt(v);
+    at::_foreach_add_(lists.t, at::Scalar(1.0));
+    if (o.weight_decay != 0.0) at::_foreach_mul_(lists.p, at::Scalar(1.0 - lr * o.weight_decay));
+    at::_foreach_mul_(lists.m, at::Scalar(o.beta1));
+    at::_foreach_add_(lists.m, lists.g, at::Scalar(1.0 - o.beta1));
+    at::_foreach_mul_(lists.v, at::Scalar(o.beta2));
+    at::_foreach_addcmul_(lists.v, lists.g, lists.g, at::Scalar(1.0 - o.beta2));
+    std::vector<torch::Tensor> denom = at::_foreach_sqrt(lists.v);
     at::_foreach_div_(denom, at::Scalar(bias2_sqrt));
     at::_foreach_add_(denom, at::Scalar(o.eps));
-    at::_foreach_addcdiv_(p, m, denom, at::Scalar(-lr / bias1));
+    at::_foreach_addcdiv_(lists.p, lists.m, denom, at::Scalar(-lr / bias1));
   }
 }
 
@@ -95,20 +115,13 @@ void AdamW::StepWithDeviceLr(const torch::Tensor& lr) {
   TORCH_CHECK(fused_, "AdamW::StepWithDeviceLr needs the fused implementation");
 #if TF_TORCH_AT_LEAST(2, 4)
   torch::NoGradGuard no_grad;
-  std::vector<torch::Tensor> p, g, m, v, t;
+  UpdateLists lists;
   for (size_t i = 0; i < params_.size(); ++i) {
     TORCH_CHECK(params_[i].grad().defined() && state_[i].exp_avg.defined(),
                 "AdamW::StepWithDeviceLr: parameter ", i, " has no gradient or no state yet");
-    p.push_back(params_[i]);
-    g.push_back(params_[i].grad());
-    m.push_back(state_[i].exp_avg);
-    v.push_back(state_[i].exp_avg_sq);
-    t.push_back(state_[i].step);
+    lists.Add(params_[i], state_[i].exp_avg, state_[i].exp_avg_sq, state_[i].step);
   }
-  const AdamWOptions& o = options_;
-  at::_foreach_add_(t, at::Scalar(1.0));
-  at::_fused_adamw_(p, g, m, v, /*max_exp_avg_sqs=*/at::TensorList(), t, lr, o.beta1, o.beta2,
-                    o.weight_decay, o.eps, /*amsgrad=*/false, /*maximize=*/false);
+  FusedUpdate(lists, lr, options_);
 #else
   (void)lr;
 #endif

@@ -1,13 +1,19 @@
 #include "trainer/autocast.h"
 
+#include <optional>
+
 #include <ATen/autocast_mode.h>
 
 #include "absl/strings/str_cat.h"
+#include "trainer/enum_names.h"
 #include "trainer/torch_version.h"
 
 namespace tunefleet {
 namespace trainer {
 namespace {
+
+constexpr EnumName<Precision> kPrecisionNames[] = {
+    {Precision::kFp32, "fp32"}, {Precision::kBf16, "bf16"}, {Precision::kFp16, "fp16"}};
 
 bool IsEnabled(torch::DeviceType type) {
 #if TF_TORCH_AT_LEAST(2, 4)
@@ -46,19 +52,13 @@ Precision CurrentAutocast(torch::DeviceType device_type) {
 }
 
 absl::StatusOr<Precision> ParsePrecision(absl::string_view name) {
-  if (name == "fp32") return Precision::kFp32;
-  if (name == "bf16") return Precision::kBf16;
-  if (name == "fp16") return Precision::kFp16;
+  if (std::optional<Precision> precision = EnumFromName(kPrecisionNames, name)) return *precision;
   return absl::InvalidArgumentError(
       absl::StrCat("unknown precision \"", name, "\" (expected fp32, bf16 or fp16)"));
 }
 
 const char* PrecisionName(Precision precision) {
-  switch (precision) {
-    case Precision::kBf16: return "bf16";
-    case Precision::kFp16: return "fp16";
-    default: return "fp32";
-  }
+  return NameOfEnum(kPrecisionNames, precision, /*unknown=*/"fp32");
 }
 
 bool PrecisionSupported(torch::DeviceType device_type, Precision precision) {

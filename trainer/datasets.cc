@@ -10,6 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 #include "common/split_mix64.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
@@ -85,25 +86,98 @@ absl::StatusOr<int> BinaryLabel(const std::string& path, const Line& line,
   return LineError(path, line, absl::StrCat(what, " '", text, "' is not 0 or 1"));
 }
 
-}  // namespace
+// One line of a one-example-a-line format as an Example, or the error naming that line.
+using RowParser = absl::StatusOr<Example> (*)(const std::string& path, const Line& line);
 
-absl::StatusOr<std::vector<Example>> ReadStsb(const std::string& path,
-                                              std::ostream* warnings) {
+// The examples of a one-example-a-line file: each line through `parse`, but for a first line
+// that starts with `header` (when not empty), which is skipped. No examples is an error.
+absl::StatusOr<std::vector<Example>> ReadRows(const std::string& path, absl::string_view header,
+                                              RowParser parse, std::ostream* warnings) {
   ASSIGN_OR_RETURN(std::vector<Line> lines, ReadLines(path, warnings));
   std::vector<Example> out;
   out.reserve(lines.size());
   for (const Line& line : lines) {
-    ASSIGN_OR_RETURN(std::vector<std::string> cols,
-                     Columns(path, line, 7, -1,
-                             "genre, file, year, id, score, sentence1, sentence2"));
-    ASSIGN_OR_RETURN(double score, Score(path, line, cols[4], "score"));
-    if (score < 0 || score > 5) {
-      return LineError(path, line, absl::StrCat("score ", cols[4], " is outside [0, 5]"));
-    }
-    out.push_back({std::move(cols[5]), std::move(cols[6]), score, kNoLabel});
+    if (!header.empty() && line.number == 1 && absl::StartsWith(line.text, header)) continue;
+    ASSIGN_OR_RETURN(Example example, parse(path, line));
+    out.push_back(std::move(example));
   }
   if (out.empty()) return NoExamples(path, "");
   return out;
+}
+
+absl::StatusOr<Example> StsbRow(const std::string& path, const Line& line) {
+  ASSIGN_OR_RETURN(std::vector<std::string> cols,
+                   Columns(path, line, 7, -1,
+                           "genre, file, year, id, score, sentence1, sentence2"));
+  ASSIGN_OR_RETURN(double score, Score(path, line, cols[4], "score"));
+  if (score < 0 || score > 5) {
+    return LineError(path, line, absl::StrCat("score ", cols[4], " is outside [0, 5]"));
+  }
+  return Example{std::move(cols[5]), std::move(cols[6]), score, kNoLabel};
+}
+
+absl::StatusOr<Example> PawsRow(const std::string& path, const Line& line) {
+  ASSIGN_OR_RETURN(std::vector<std::string> cols,
+                   Columns(path, line, 4, 4, "id, sentence1, sentence2, label"));
+  ASSIGN_OR_RETURN(int label, BinaryLabel(path, line, cols[3], "label"));
+  return Example{std::move(cols[1]), std::move(cols[2]), std::nan(""), label};
+}
+
+absl::StatusOr<Example> MrpcRow(const std::string& path, const Line& line) {
+  ASSIGN_OR_RETURN(std::vector<std::string> cols,
+                   Columns(path, line, 5, 5, "Quality, #1 ID, #2 ID, #1 String, #2 String"));
+  ASSIGN_OR_RETURN(int label, BinaryLabel(path, line, cols[0], "Quality"));
+  return Example{std::move(cols[3]), std::move(cols[4]), std::nan(""), label};
+}
+
+absl::StatusOr<Example> TsvRow(const std::string& path, const Line& line) {
+  ASSIGN_OR_RETURN(std::vector<std::string> cols,
+                   Columns(path, line, 2, 3, "sentence1, sentence2[, label_or_score]"));
+  Example e{std::move(cols[0]), std::move(cols[1])};
+  if (cols.size() == 3) {
+    ASSIGN_OR_RETURN(e.score, Score(path, line, cols[2], "label_or_score"));
+    int label;
+    if (absl::SimpleAtoi(cols[2], &label)) e.label = label;
+  }
+  return e;
+}
+
+absl::StatusOr<Example> JsonlRow(const std::string& path, const Line& line) {
+  nlohmann::json j = nlohmann::json::parse(line.text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    return LineError(path, line, "not a JSON object");
+  }
+  Example e;
+  for (auto [key, field] : {std::pair<const char*, std::string*>{"sentence1", &e.a},
+                            {"sentence2", &e.b}}) {
+    auto it = j.find(key);
+    if (it == j.end() || !it->is_string()) {
+      return LineError(path, line, absl::StrCat("\"", key, "\" must be a string"));
+    }
+    *field = it->get<std::string>();
+  }
+  if (auto it = j.find("label"); it != j.end()) {
+    if (!it->is_number_integer() || it->get<int64_t>() < 0 ||
+        it->get<int64_t>() > std::numeric_limits<int>::max()) {
+      return LineError(path, line,
+                       absl::StrCat("\"label\" must be a non-negative integer, got ", it->dump()));
+    }
+    e.label = it->get<int>();
+  }
+  if (auto it = j.find("score"); it != j.end()) {
+    if (!it->is_number() || !std::isfinite(it->get<double>())) {
+      return LineError(path, line, absl::StrCat("\"score\" must be a number, got ", it->dump()));
+    }
+    e.score = it->get<double>();
+  }
+  return e;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<Example>> ReadStsb(const std::string& path,
+                                              std::ostream* warnings) {
+  return ReadRows(path, /*header=*/"", StsbRow, warnings);
 }
 
 absl::StatusOr<std::vector<Example>> ReadSick(const std::string& path, const std::string& split,
@@ -159,94 +233,22 @@ absl::StatusOr<std::vector<Example>> ReadSick(const std::string& path, const std
 
 absl::StatusOr<std::vector<Example>> ReadPaws(const std::string& path,
                                               std::ostream* warnings) {
-  ASSIGN_OR_RETURN(std::vector<Line> lines, ReadLines(path, warnings));
-  std::vector<Example> out;
-  out.reserve(lines.size());
-  for (const Line& line : lines) {
-    if (line.number == 1 && absl::StartsWith(line.text, "id\tsentence1\t")) continue;
-    ASSIGN_OR_RETURN(std::vector<std::string> cols,
-                     Columns(path, line, 4, 4, "id, sentence1, sentence2, label"));
-    ASSIGN_OR_RETURN(int label, BinaryLabel(path, line, cols[3], "label"));
-    out.push_back({std::move(cols[1]), std::move(cols[2]), std::nan(""), label});
-  }
-  if (out.empty()) return NoExamples(path, "");
-  return out;
+  return ReadRows(path, "id\tsentence1\t", PawsRow, warnings);
 }
 
 absl::StatusOr<std::vector<Example>> ReadMrpc(const std::string& path,
                                               std::ostream* warnings) {
-  ASSIGN_OR_RETURN(std::vector<Line> lines, ReadLines(path, warnings));
-  std::vector<Example> out;
-  out.reserve(lines.size());
-  for (const Line& line : lines) {
-    if (line.number == 1 && absl::StartsWith(line.text, "Quality\t")) continue;
-    ASSIGN_OR_RETURN(std::vector<std::string> cols,
-                     Columns(path, line, 5, 5, "Quality, #1 ID, #2 ID, #1 String, #2 String"));
-    ASSIGN_OR_RETURN(int label, BinaryLabel(path, line, cols[0], "Quality"));
-    out.push_back({std::move(cols[3]), std::move(cols[4]), std::nan(""), label});
-  }
-  if (out.empty()) return NoExamples(path, "");
-  return out;
+  return ReadRows(path, "Quality\t", MrpcRow, warnings);
 }
 
 absl::StatusOr<std::vector<Example>> ReadTsv(const std::string& path,
                                              std::ostream* warnings) {
-  ASSIGN_OR_RETURN(std::vector<Line> lines, ReadLines(path, warnings));
-  std::vector<Example> out;
-  out.reserve(lines.size());
-  for (const Line& line : lines) {
-    if (line.number == 1 && absl::StartsWith(line.text, "sentence1\tsentence2")) continue;
-    ASSIGN_OR_RETURN(std::vector<std::string> cols,
-                     Columns(path, line, 2, 3, "sentence1, sentence2[, label_or_score]"));
-    Example e{std::move(cols[0]), std::move(cols[1])};
-    if (cols.size() == 3) {
-      ASSIGN_OR_RETURN(e.score, Score(path, line, cols[2], "label_or_score"));
-      int label;
-      if (absl::SimpleAtoi(cols[2], &label)) e.label = label;
-    }
-    out.push_back(std::move(e));
-  }
-  if (out.empty()) return NoExamples(path, "");
-  return out;
+  return ReadRows(path, "sentence1\tsentence2", TsvRow, warnings);
 }
 
 absl::StatusOr<std::vector<Example>> ReadJsonl(const std::string& path,
                                                std::ostream* warnings) {
-  ASSIGN_OR_RETURN(std::vector<Line> lines, ReadLines(path, warnings));
-  std::vector<Example> out;
-  out.reserve(lines.size());
-  for (const Line& line : lines) {
-    nlohmann::json j = nlohmann::json::parse(line.text, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded() || !j.is_object()) {
-      return LineError(path, line, "not a JSON object");
-    }
-    Example e;
-    for (auto [key, field] : {std::pair<const char*, std::string*>{"sentence1", &e.a},
-                              {"sentence2", &e.b}}) {
-      auto it = j.find(key);
-      if (it == j.end() || !it->is_string()) {
-        return LineError(path, line, absl::StrCat("\"", key, "\" must be a string"));
-      }
-      *field = it->get<std::string>();
-    }
-    if (auto it = j.find("label"); it != j.end()) {
-      if (!it->is_number_integer() || it->get<int64_t>() < 0 ||
-          it->get<int64_t>() > std::numeric_limits<int>::max()) {
-        return LineError(path, line,
-                         absl::StrCat("\"label\" must be a non-negative integer, got ", it->dump()));
-      }
-      e.label = it->get<int>();
-    }
-    if (auto it = j.find("score"); it != j.end()) {
-      if (!it->is_number() || !std::isfinite(it->get<double>())) {
-        return LineError(path, line, absl::StrCat("\"score\" must be a number, got ", it->dump()));
-      }
-      e.score = it->get<double>();
-    }
-    out.push_back(std::move(e));
-  }
-  if (out.empty()) return NoExamples(path, "");
-  return out;
+  return ReadRows(path, /*header=*/"", JsonlRow, warnings);
 }
 
 absl::StatusOr<std::vector<Example>> ReadDataset(const std::string& path,

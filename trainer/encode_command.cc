@@ -20,6 +20,7 @@
 #include "trainer/autocast.h"
 #include "trainer/bert_model.h"
 #include "trainer/device.h"
+#include "trainer/inference_model.h"
 #include "trainer/pooling.h"
 #include "trainer/utf8_check.h"
 #include "trainer/wordpiece_tokenizer.h"
@@ -29,7 +30,6 @@ namespace trainer {
 namespace {
 
 constexpr char kProgram[] = "trainer encode";
-constexpr int64_t kDefaultMaxLen = 128;
 constexpr int64_t kBatchesPerChunk = 64;  // sentences sorted by length within a chunk
 
 int Fail(int code, const absl::Status& status) {
@@ -106,12 +106,9 @@ int RunEncode(const std::vector<std::string>& args) {
       status = absl::InvalidArgumentError(absl::StrCat("--", flag, " is required"));
     }
   }
-  if (status.ok() && batch_size < 1) status = absl::InvalidArgumentError("--batch_size must be >= 1");
+  if (status.ok()) status = CheckBatchSizeAndDevice(batch_size, device_name);
   if (status.ok() && max_len != 0 && max_len < 2) {
     status = absl::InvalidArgumentError("--max_len must be >= 2");
-  }
-  if (status.ok() && device_name != "auto" && device_name != "cpu" && device_name != "cuda") {
-    status = absl::InvalidArgumentError("--device must be auto, cpu or cuda");
   }
   absl::StatusOr<Precision> precision = ParsePrecision(precision_name);
   if (status.ok() && (!precision.ok() || *precision == Precision::kFp16)) {
@@ -136,28 +133,24 @@ int RunEncode(const std::vector<std::string>& args) {
   // Every rank reads the input; one warning for it is enough.
   utf8.Report(env->rank == 0 ? &std::cerr : nullptr);
 
-  BertCheckpoint info;
-  auto model = LoadBertModel(model_dir, &info);
-  if (!model.ok()) return Fail(kExitUsage, model.status());
-  auto tokenizer = WordPieceTokenizer::FromVocabFile(JoinPath(model_dir, "vocab.txt"));
-  if (!tokenizer.ok()) return Fail(kExitUsage, tokenizer.status());
+  absl::StatusOr<InferenceModel> loaded = LoadInferenceModel(model_dir);
+  if (!loaded.ok()) return Fail(kExitUsage, loaded.status());
+  BertModel& model = loaded->bert;
+  const BertCheckpoint& info = loaded->info;
+  const WordPieceTokenizer& tokenizer = loaded->tokenizer;
   if (absl::Status s = CheckUncased(model_dir); !s.ok()) return Fail(kExitUsage, s);
-  if (pooling_name.empty()) pooling_name = info.pooling.empty() ? "mean" : info.pooling;
-  auto pooling = ParsePooling(pooling_name);
+  auto pooling = ParsePooling(PoolingNameOrDefault(pooling_name, info));
   if (!pooling.ok()) {
     return Fail(kExitUsage, cli.WasSet("pooling")
                                 ? pooling.status()
                                 : absl::UnimplementedError(absl::StrCat(
                                       model_dir, ": the model's pooling ", pooling.status().message())));
   }
-  if (max_len == 0) max_len = info.max_seq_length > 0 ? info.max_seq_length : kDefaultMaxLen;
-  max_len = std::min(max_len, info.config.max_position_embeddings);
+  max_len = MaxLenOrDefault(max_len, info);
 
-  const DeviceInfo device = SelectDevice(env->distributed() ? env->local_rank : -1);
-  if (device_name == "cuda" && !device.device.is_cuda()) {
-    return Fail(kExitUsage, absl::FailedPreconditionError("--device cuda: no CUDA device"));
-  }
-  const torch::Device target = device_name == "cpu" ? torch::Device(torch::kCPU) : device.device;
+  auto selected = TargetDevice(device_name, env->distributed() ? env->local_rank : -1);
+  if (!selected.ok()) return Fail(kExitUsage, selected.status());
+  const torch::Device target = *selected;
   // Under a torchrun-style launcher the ranks share the work: each encodes its part of every
   // chunk of the input, rank 0 gathers the parts and writes them in input order.
   std::unique_ptr<comm::ProcessGroup> group;
@@ -193,7 +186,7 @@ int RunEncode(const std::vector<std::string>& args) {
   const auto start = std::chrono::steady_clock::now();
   try {
     torch::NoGradGuard no_grad;
-    (*model)->to(target);
+    model->to(target);
     std::string text;
     const int64_t chunk = batch_size * kBatchesPerChunk;
     for (int64_t begin = 0; begin < n; begin += chunk) {
@@ -201,7 +194,7 @@ int RunEncode(const std::vector<std::string>& args) {
       // and computes every world_size-th of them: the same arithmetic, whatever the ranks.
       const int64_t size = std::min(chunk, n - begin);
       std::vector<Encoding> encodings(size);
-      for (int64_t i = 0; i < size; ++i) encodings[i] = tokenizer->Encode(lines[begin + i], max_len);
+      for (int64_t i = 0; i < size; ++i) encodings[i] = tokenizer.Encode(lines[begin + i], max_len);
       std::vector<int64_t> order(size);
       std::iota(order.begin(), order.end(), 0);
       std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
@@ -212,7 +205,7 @@ int RunEncode(const std::vector<std::string>& args) {
         const int64_t rows = std::min(batch_size, size - b);
         std::vector<Encoding> batch;
         for (int64_t r = 0; r < rows; ++r) batch.push_back(encodings[order[b + r]]);
-        PaddedBatch padded = PadBatch(batch, tokenizer->pad_id());
+        PaddedBatch padded = PadBatch(batch, tokenizer.pad_id());
         auto tensor = [&](std::vector<int64_t>& v) {
           return torch::from_blob(v.data(), {padded.rows, padded.cols}, torch::kLong).clone();
         };
@@ -220,7 +213,7 @@ int RunEncode(const std::vector<std::string>& args) {
         absl::StatusOr<BertOutput> result;
         {
           AutocastScope autocast(target.type(), *precision);
-          result = BertForward(*model, tensor(padded.input_ids), tensor(padded.token_type_ids), mask);
+          result = BertForward(model, tensor(padded.input_ids), tensor(padded.token_type_ids), mask);
         }
         if (!result.ok()) return Fail(kExitFailure, result.status());
         torch::Tensor pooled =

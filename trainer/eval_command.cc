@@ -1,6 +1,5 @@
 #include "trainer/eval_command.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -9,16 +8,14 @@
 #include "absl/strings/str_cat.h"
 #include "common/cli.h"
 #include "common/file_util.h"
-#include "trainer/bert_model.h"
 #include "trainer/datasets.h"
-#include "trainer/device.h"
 #include "trainer/evaluator.h"
+#include "trainer/inference_model.h"
 #include "trainer/metrics_log.h"
 #include "trainer/pooling.h"
 #include "trainer/safetensors.h"
 #include "trainer/task_data.h"
 #include "trainer/task_model.h"
-#include "trainer/wordpiece_tokenizer.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -65,27 +62,19 @@ int RunEval(const std::vector<std::string>& args) {
   absl::StatusOr<TaskType> type = ParseTaskType(task_name);
   if (status.ok() && !type.ok()) status = type.status();
   if (status.ok() && *type == TaskType::kMnrl) *type = TaskType::kSts;
-  if (status.ok() && batch_size < 1) status = absl::InvalidArgumentError("--batch_size must be >= 1");
-  if (status.ok() && device_name != "auto" && device_name != "cpu" && device_name != "cuda") {
-    status = absl::InvalidArgumentError("--device must be auto, cpu or cuda");
-  }
+  if (status.ok()) status = CheckBatchSizeAndDevice(batch_size, device_name);
   if (!status.ok()) return Fail(kExitUsage, status);
   if (format.empty()) format = GuessFormat(data);
 
-  BertCheckpoint info;
-  auto bert = LoadBertModel(model_dir, &info);
-  if (!bert.ok()) return Fail(kExitUsage, bert.status());
-  auto tokenizer = WordPieceTokenizer::FromVocabFile(JoinPath(model_dir, "vocab.txt"));
-  if (!tokenizer.ok()) return Fail(kExitUsage, tokenizer.status());
-  if (pooling_name.empty()) pooling_name = info.pooling.empty() ? "mean" : info.pooling;
-  auto pooling = ParsePooling(pooling_name);
+  absl::StatusOr<InferenceModel> loaded = LoadInferenceModel(model_dir);
+  if (!loaded.ok()) return Fail(kExitUsage, loaded.status());
+  auto pooling = ParsePooling(PoolingNameOrDefault(pooling_name, loaded->info));
   if (!pooling.ok()) return Fail(kExitUsage, pooling.status());
-  if (max_len == 0) max_len = info.max_seq_length > 0 ? info.max_seq_length : 128;
-  max_len = std::min(max_len, info.config.max_position_embeddings);
+  max_len = MaxLenOrDefault(max_len, loaded->info);
 
   auto rows = ReadDataset(data, format);
   if (!rows.ok()) return Fail(kExitUsage, rows.status());
-  auto task_data = TaskData::Make(*type, *rows, format, *tokenizer, max_len, data);
+  auto task_data = TaskData::Make(*type, *rows, format, loaded->tokenizer, max_len, data);
   if (!task_data.ok()) return Fail(kExitUsage, task_data.status());
 
   int64_t num_labels = 2;
@@ -102,18 +91,15 @@ int RunEval(const std::vector<std::string>& args) {
     }
     num_labels = it->second.size(0);
   }
-  TaskModel model(*bert, *pooling, *type, num_labels);
+  TaskModel model(loaded->bert, *pooling, *type, num_labels);
   if (HasClassifier(*type)) {
     absl::Status s = model->LoadHead(head.tensors);
     if (!s.ok()) return Fail(kExitUsage, absl::Status(s.code(), absl::StrCat(model_dir, "/head.safetensors: ", s.message())));
   }
-  const DeviceInfo device = SelectDevice(-1);
-  if (device_name == "cuda" && !device.device.is_cuda()) {
-    return Fail(kExitUsage, absl::FailedPreconditionError("--device cuda: no CUDA device"));
-  }
-  const torch::Device target = device_name == "cpu" ? torch::Device(torch::kCPU) : device.device;
-  model->to(target);
-  auto metrics = Evaluate(model, *task_data, target, batch_size, Precision::kFp32);
+  auto target = TargetDevice(device_name, /*local_rank=*/-1);
+  if (!target.ok()) return Fail(kExitUsage, target.status());
+  model->to(*target);
+  auto metrics = Evaluate(model, *task_data, *target, batch_size, Precision::kFp32);
   if (!metrics.ok()) return Fail(kExitFailure, metrics.status());
   std::string line = MetricsLine(task_data->size(), *metrics);
   // MetricsLine leads with "step"; here the count is of examples.

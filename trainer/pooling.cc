@@ -1,27 +1,28 @@
 #include "trainer/pooling.h"
 
+#include <optional>
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
+#include "trainer/enum_names.h"
 
 namespace tunefleet {
 namespace trainer {
+namespace {
+
+constexpr EnumName<Pooling> kPoolingNames[] = {
+    {Pooling::kMean, "mean"}, {Pooling::kCls, "cls"}, {Pooling::kMax, "max"}};
+
+}  // namespace
 
 absl::StatusOr<Pooling> ParsePooling(absl::string_view name) {
-  if (name == "mean") return Pooling::kMean;
-  if (name == "cls") return Pooling::kCls;
-  if (name == "max") return Pooling::kMax;
+  if (std::optional<Pooling> pooling = EnumFromName(kPoolingNames, name)) return *pooling;
   return absl::InvalidArgumentError(
       absl::StrCat("pooling \"", name, "\" is not one of mean, cls, max"));
 }
 
 const char* PoolingName(Pooling pooling) {
-  switch (pooling) {
-    case Pooling::kMean: return "mean";
-    case Pooling::kCls: return "cls";
-    case Pooling::kMax: return "max";
-  }
-  return "?";
+  return NameOfEnum(kPoolingNames, pooling, /*unknown=*/"?");
 }
 
 torch::Tensor Pool(const torch::Tensor& last_hidden_state, const torch::Tensor& attention_mask,

@@ -3,21 +3,40 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "common/status_macros.h"
 
 namespace tunefleet {
 namespace trainer {
 namespace {
 
+// Reads the optional `key` into *value (which keeps its default when the key is absent) and
+// requires *value >= min; otherwise the error says "must be REQUIREMENT, got VALUE".
+template <typename T, typename Bound>
+absl::Status GetAtLeast(const ConfigMap& m, const std::string& key, Bound min,
+                        absl::string_view requirement, T* value) {
+  RETURN_IF_ERROR(m.GetOptional(key, value));
+  if (*value < min) return m.Error(key, absl::StrCat("must be ", requirement, ", got ", *value));
+  return absl::OkStatus();
+}
+
+// As GetAtLeast, requiring lo <= *value <= hi.
+template <typename T, typename Bound>
+absl::Status GetInRange(const ConfigMap& m, const std::string& key, Bound lo, Bound hi,
+                        T* value) {
+  RETURN_IF_ERROR(m.GetOptional(key, value));
+  if (*value < lo || *value > hi) {
+    return m.Error(key, absl::StrCat("must be in [", lo, ", ", hi, "], got ", *value));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ParseModel(const ConfigMap& m, ModelConfig* model) {
   RETURN_IF_ERROR(m.AllowOnly({"path", "pooling", "max_seq_len", "dropout", "head"}));
   RETURN_IF_ERROR(m.Get("path", &model->path));
   if (model->path.empty()) return m.Error("path", "must name a model directory");
   RETURN_IF_ERROR(m.GetEnum("pooling", {"mean", "cls", "max"}, &model->pooling));
-  RETURN_IF_ERROR(m.GetOptional("max_seq_len", &model->max_seq_len));
-  if (model->max_seq_len < 2 || model->max_seq_len > 8192) {
-    return m.Error("max_seq_len", absl::StrCat("must be in [2, 8192], got ", model->max_seq_len));
-  }
+  RETURN_IF_ERROR(GetInRange(m, "max_seq_len", 2, 8192, &model->max_seq_len));
   RETURN_IF_ERROR(m.GetOptional("dropout", &model->dropout));
   if (model->dropout < 0 || model->dropout >= 1) {
     return m.Error("dropout", absl::StrCat("must be in [0, 1), got ", model->dropout));
@@ -51,16 +70,10 @@ absl::Status ParseTask(const ConfigMap& m, TaskConfig* task) {
 // that sets samples or epochs and says nothing of steps drops the steps default.
 absl::Status ParseEvalCadence(const ConfigMap& m, TrainConfig* t) {
   const bool steps_given = m.Has("eval_every_steps");
-  RETURN_IF_ERROR(m.GetOptional("eval_every_steps", &t->eval_every_steps));
-  if (t->eval_every_steps < 0) {
-    return m.Error("eval_every_steps",
-                   absl::StrCat("must be >= 0 (0: only at the end), got ", t->eval_every_steps));
-  }
-  RETURN_IF_ERROR(m.GetOptional("eval_every_samples", &t->eval_every_samples));
-  if (t->eval_every_samples < 0) {
-    return m.Error("eval_every_samples",
-                   absl::StrCat("must be >= 0 (0: not by samples), got ", t->eval_every_samples));
-  }
+  RETURN_IF_ERROR(
+      GetAtLeast(m, "eval_every_steps", 0, ">= 0 (0: only at the end)", &t->eval_every_steps));
+  RETURN_IF_ERROR(
+      GetAtLeast(m, "eval_every_samples", 0, ">= 0 (0: not by samples)", &t->eval_every_samples));
   RETURN_IF_ERROR(m.GetOptional("eval_every_epochs", &t->eval_every_epochs));
   if (!(t->eval_every_epochs >= 0) || !std::isfinite(t->eval_every_epochs)) {
     return m.Error("eval_every_epochs",
@@ -92,60 +105,30 @@ absl::Status ParseTrain(const ConfigMap& m, TrainConfig* t) {
                                "eval_every_steps", "eval_every_samples", "eval_every_epochs",
                                "eval_batch_size", "log_every_steps", "ddp_bucket_mb",
                                "ddp_timeout_s"}));
-  RETURN_IF_ERROR(m.GetOptional("epochs", &t->epochs));
-  if (t->epochs < 0) return m.Error("epochs", absl::StrCat("must be >= 0, got ", t->epochs));
-  RETURN_IF_ERROR(m.GetOptional("max_steps", &t->max_steps));
-  if (t->max_steps < 0) return m.Error("max_steps", absl::StrCat("must be >= 0, got ", t->max_steps));
+  RETURN_IF_ERROR(GetAtLeast(m, "epochs", 0, ">= 0", &t->epochs));
+  RETURN_IF_ERROR(GetAtLeast(m, "max_steps", 0, ">= 0", &t->max_steps));
   if (t->epochs == 0 && t->max_steps == 0) {
     return m.Error("epochs", "epochs and max_steps are both 0: nothing to train");
   }
-  RETURN_IF_ERROR(m.GetOptional("batch_size", &t->batch_size));
-  if (t->batch_size < 1) {
-    return m.Error("batch_size", absl::StrCat("must be a positive integer, got ", t->batch_size));
-  }
+  RETURN_IF_ERROR(GetAtLeast(m, "batch_size", 1, "a positive integer", &t->batch_size));
   RETURN_IF_ERROR(m.GetOptional("lr", &t->lr));
   if (t->lr <= 0) return m.Error("lr", absl::StrCat("must be > 0, got ", t->lr));
-  RETURN_IF_ERROR(m.GetOptional("weight_decay", &t->weight_decay));
-  if (t->weight_decay < 0) {
-    return m.Error("weight_decay", absl::StrCat("must be >= 0, got ", t->weight_decay));
-  }
-  RETURN_IF_ERROR(m.GetOptional("warmup_ratio", &t->warmup_ratio));
-  if (t->warmup_ratio < 0 || t->warmup_ratio > 1) {
-    return m.Error("warmup_ratio", absl::StrCat("must be in [0, 1], got ", t->warmup_ratio));
-  }
+  RETURN_IF_ERROR(GetAtLeast(m, "weight_decay", 0, ">= 0", &t->weight_decay));
+  RETURN_IF_ERROR(GetInRange(m, "warmup_ratio", 0, 1, &t->warmup_ratio));
   RETURN_IF_ERROR(m.GetEnum("schedule", {"linear", "constant"}, &t->schedule));
-  RETURN_IF_ERROR(m.GetOptional("max_grad_norm", &t->max_grad_norm));
-  if (t->max_grad_norm < 0) {
-    return m.Error("max_grad_norm", absl::StrCat("must be >= 0 (0: no clipping), got ", t->max_grad_norm));
-  }
-  RETURN_IF_ERROR(m.GetOptional("grad_accum", &t->grad_accum));
-  if (t->grad_accum < 1) {
-    return m.Error("grad_accum", absl::StrCat("must be a positive integer, got ", t->grad_accum));
-  }
+  RETURN_IF_ERROR(GetAtLeast(m, "max_grad_norm", 0, ">= 0 (0: no clipping)", &t->max_grad_norm));
+  RETURN_IF_ERROR(GetAtLeast(m, "grad_accum", 1, "a positive integer", &t->grad_accum));
   RETURN_IF_ERROR(m.GetEnum("precision", {"fp32", "bf16", "fp16"}, &t->precision));
-  RETURN_IF_ERROR(m.GetOptional("seed", &t->seed));
-  if (t->seed < 0) return m.Error("seed", absl::StrCat("must be >= 0, got ", t->seed));
+  RETURN_IF_ERROR(GetAtLeast(m, "seed", 0, ">= 0", &t->seed));
   RETURN_IF_ERROR(m.GetOptional("shuffle", &t->shuffle));
   RETURN_IF_ERROR(m.GetOptional("grad_checkpointing", &t->grad_checkpointing));
   RETURN_IF_ERROR(m.GetEnum("cuda_graphs", {"auto", "true", "false"}, &t->cuda_graphs));
   RETURN_IF_ERROR(ParseEvalCadence(m, t));
-  RETURN_IF_ERROR(m.GetOptional("eval_batch_size", &t->eval_batch_size));
-  if (t->eval_batch_size < 0) {
-    return m.Error("eval_batch_size",
-                   absl::StrCat("must be >= 0 (0: chosen for the device), got ", t->eval_batch_size));
-  }
-  RETURN_IF_ERROR(m.GetOptional("log_every_steps", &t->log_every_steps));
-  if (t->log_every_steps < 1) {
-    return m.Error("log_every_steps", absl::StrCat("must be >= 1, got ", t->log_every_steps));
-  }
-  RETURN_IF_ERROR(m.GetOptional("ddp_bucket_mb", &t->ddp_bucket_mb));
-  if (t->ddp_bucket_mb < 1 || t->ddp_bucket_mb > 4096) {
-    return m.Error("ddp_bucket_mb", absl::StrCat("must be in [1, 4096], got ", t->ddp_bucket_mb));
-  }
-  RETURN_IF_ERROR(m.GetOptional("ddp_timeout_s", &t->ddp_timeout_s));
-  if (t->ddp_timeout_s < 1) {
-    return m.Error("ddp_timeout_s", absl::StrCat("must be >= 1, got ", t->ddp_timeout_s));
-  }
+  RETURN_IF_ERROR(GetAtLeast(m, "eval_batch_size", 0, ">= 0 (0: chosen for the device)",
+                             &t->eval_batch_size));
+  RETURN_IF_ERROR(GetAtLeast(m, "log_every_steps", 1, ">= 1", &t->log_every_steps));
+  RETURN_IF_ERROR(GetInRange(m, "ddp_bucket_mb", 1, 4096, &t->ddp_bucket_mb));
+  RETURN_IF_ERROR(GetAtLeast(m, "ddp_timeout_s", 1, ">= 1", &t->ddp_timeout_s));
   return absl::OkStatus();
 }
 
