@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/clip.h"
+#include "common/name_chars.h"
 #include "common/status_macros.h"
 
 namespace tunefleet {
@@ -34,13 +35,7 @@ std::string Describe(const YAML::Node& node) {
   return "an unknown node";
 }
 
-bool ValidKeyPart(const std::string& part) {
-  if (part.empty()) return false;
-  for (char c : part) {
-    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') return false;
-  }
-  return true;
-}
+bool ValidKeyPart(const std::string& part) { return !part.empty() && AllAlnumOr(part, "_-"); }
 
 bool HasScalarKey(const YAML::Node& map, const std::string& key) {
   if (!map.IsMap()) return false;

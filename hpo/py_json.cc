@@ -83,17 +83,12 @@ bool RestoreNonFinite(PyJson* j) {
 
 void DumpPyJson(const PyJson& j, std::string* out) {
   switch (j.type()) {
+    // nlohmann writes these as Python does; floats and strings differ (repr, ensure_ascii).
     case PyJson::value_t::null:
-      *out += "null";
-      return;
     case PyJson::value_t::boolean:
-      *out += j.get<bool>() ? "true" : "false";
-      return;
     case PyJson::value_t::number_integer:
-      *out += std::to_string(j.get<int64_t>());
-      return;
     case PyJson::value_t::number_unsigned:
-      *out += std::to_string(j.get<uint64_t>());
+      *out += j.dump();
       return;
     case PyJson::value_t::number_float:
       *out += JsonFloat(j.get<double>());

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/clip.h"
 #include "common/file_util.h"
+#include "common/name_chars.h"
 #include "common/status_macros.h"
 #include "trainer/datasets.h"
 #include "trainer/train_config.h"
@@ -21,23 +22,13 @@ namespace hpo {
 namespace {
 
 bool ValidName(const std::string& name) {
-  if (name.empty() || name.size() > 128) return false;
-  for (char c : name) {
-    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') {
-      return false;
-    }
-  }
-  return name != "." && name != "..";
+  return !name.empty() && name.size() <= 128 && AllAlnumOr(name, "-_.") && name != "." &&
+         name != "..";
 }
 
 bool ValidEnvName(const std::string& name) {
-  if (name.empty() || name.size() > 128 || absl::ascii_isdigit(static_cast<unsigned char>(name[0]))) {
-    return false;
-  }
-  for (char c : name) {
-    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
-  }
-  return true;
+  return !name.empty() && name.size() <= 128 &&
+         !absl::ascii_isdigit(static_cast<unsigned char>(name[0])) && AllAlnumOr(name, "_");
 }
 
 absl::Status AtLeast(const ConfigMap& m, const std::string& key, int64_t value, int64_t low) {

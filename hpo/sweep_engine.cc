@@ -12,6 +12,7 @@
 #include "hpo/bounds.h"
 #include "hpo/journal_format.h"
 #include "hpo/lr_scaling.h"
+#include "hpo/progress_table.h"
 #include "hpo/py_json.h"
 #include "hpo/pruners/pruner_factory.h"
 
@@ -357,16 +358,7 @@ bool SweepEngine::StopDecided(int64_t number) const {
   return it != running_.end() && it->second.stop_decided;
 }
 
-const Trial* SweepEngine::Best() const {
-  const Trial* best = nullptr;
-  for (const Trial& t : study_.trials) {
-    if (t.state != TrialState::kComplete || !t.value.has_value() || std::isnan(*t.value)) continue;
-    if (best == nullptr || (study_.maximize ? *t.value > *best->value : *t.value < *best->value)) {
-      best = &t;
-    }
-  }
-  return best;
-}
+const Trial* SweepEngine::Best() const { return ProgressTable::Best(study_); }
 
 absl::StatusOr<std::vector<std::string>> SweepEngine::RecordBounds() {
   const Trial* best = Best();

@@ -52,6 +52,11 @@ int64_t GridValueCount(const ParamSpec& p, int64_t points) {
   return points;
 }
 
+// A pruner's resource for the plan: `auto_text` for 0 (the pruner's "auto"), else the samples.
+std::string ResourceText(int64_t samples, const char* auto_text = "auto") {
+  return samples == 0 ? auto_text : std::to_string(samples);
+}
+
 }  // namespace
 
 int64_t FullGridBound(const SweepConfig& c) {
@@ -121,9 +126,8 @@ std::string DescribePruner(const SweepConfig& c) {
         "reduction_factor=%d, min_early_stopping_rate=%d, bootstrap_count=%d; steps are "
         "samples): at each rung (min_resource * %d^(rung + %d) samples) keep a trial only if "
         "its value is in the top 1/%d of all trials that reached the rung",
-        s.min_resource == 0 ? "auto" : std::to_string(s.min_resource), s.reduction_factor,
-        s.min_early_stopping_rate, s.bootstrap_count, s.reduction_factor,
-        s.min_early_stopping_rate, s.reduction_factor);
+        ResourceText(s.min_resource), s.reduction_factor, s.min_early_stopping_rate,
+        s.bootstrap_count, s.reduction_factor, s.min_early_stopping_rate, s.reduction_factor);
   }
   if (c.pruner == "hyperband") {
     const HyperbandSpec& h = c.hyperband;
@@ -132,9 +136,9 @@ std::string DescribePruner(const SweepConfig& c) {
         "reduction_factor=%d, bootstrap_count=%d; steps are samples): each trial joins one of "
         "floor(log_%d(max_resource / min_resource)) + 1 brackets, each a successive halving "
         "whose first rung lies %d times further than the bracket before",
-        h.min_resource == 0 ? "auto (one evaluation interval)" : std::to_string(h.min_resource),
-        h.max_resource == 0 ? "auto" : std::to_string(h.max_resource), h.reduction_factor,
-        h.bootstrap_count, h.reduction_factor, h.reduction_factor);
+        ResourceText(h.min_resource, "auto (one evaluation interval)"),
+        ResourceText(h.max_resource), h.reduction_factor, h.bootstrap_count, h.reduction_factor,
+        h.reduction_factor);
   }
   return "none: every trial runs to the end";
 }

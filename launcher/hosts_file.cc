@@ -4,25 +4,19 @@
 #include <map>
 #include <sstream>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "common/clip.h"
 #include "absl/strings/str_split.h"
+#include "common/clip.h"
+#include "common/name_chars.h"
 
 namespace tunefleet {
 namespace launcher {
 namespace {
 
 bool ValidHost(const std::string& host) {
-  if (host.empty() || host.size() > 255) return false;
-  for (char c : host) {
-    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) &&
-        std::string("-._:@[]").find(c) == std::string::npos) {
-      return false;
-    }
-  }
-  return host.front() != '-' && host.front() != '.';
+  return !host.empty() && host.size() <= 255 && AllAlnumOr(host, "-._:@[]") &&
+         host.front() != '-' && host.front() != '.';
 }
 
 }  // namespace

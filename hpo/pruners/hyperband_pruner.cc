@@ -40,12 +40,8 @@ int64_t SaturatedPower(int64_t reduction_factor, int64_t exponent) {
 // impossible step of INT64_MAX stays there: 2^63 is the same double); unset while none has
 // reported.
 std::optional<int64_t> EstimateMaxResource(const Study& study) {
-  std::optional<int64_t> last_step;
-  for (const Trial& t : study.trials) {
-    if (t.state != TrialState::kComplete) continue;
-    const std::optional<int64_t> s = t.LastStep();
-    if (s && (!last_step || *s > *last_step)) last_step = s;
-  }
+  const std::optional<int64_t> last_step =
+      LargestCompleteStep(study, [](const Trial&) { return true; });
   if (!last_step) return std::nullopt;
   if (*last_step == std::numeric_limits<int64_t>::max()) return last_step;
   return *last_step + 1;

@@ -13,12 +13,7 @@ namespace {
 // reported.
 std::optional<int64_t> EstimateMinResource(const Study& study,
                                            absl::FunctionRef<bool(const Trial&)> member) {
-  std::optional<int64_t> last_step;
-  for (const Trial& t : study.trials) {
-    if (t.state != TrialState::kComplete || !member(t)) continue;
-    const std::optional<int64_t> s = t.LastStep();
-    if (s && (!last_step || *s > *last_step)) last_step = s;
-  }
+  const std::optional<int64_t> last_step = LargestCompleteStep(study, member);
   if (!last_step) return std::nullopt;
   return std::max<int64_t>(*last_step / 100, 1);
 }
@@ -55,6 +50,17 @@ bool IsPromotable(double value, std::vector<double> competing, int64_t reduction
 }  // namespace
 
 std::string CompletedRungKey(int64_t rung) { return "completed_rung_" + std::to_string(rung); }
+
+std::optional<int64_t> LargestCompleteStep(const Study& study,
+                                           absl::FunctionRef<bool(const Trial&)> member) {
+  std::optional<int64_t> last_step;
+  for (const Trial& t : study.trials) {
+    if (t.state != TrialState::kComplete || !member(t)) continue;
+    const std::optional<int64_t> s = t.LastStep();
+    if (s && (!last_step || *s > *last_step)) last_step = s;
+  }
+  return last_step;
+}
 
 SuccessiveHalvingPruner::SuccessiveHalvingPruner(const SuccessiveHalvingSpec& spec)
     : reduction_factor_(spec.reduction_factor),

@@ -60,6 +60,12 @@ class SuccessiveHalvingPruner : public Pruner {
 // "completed_rung_<rung>", the system attr a trial gets when it completes a rung.
 std::string CompletedRungKey(int64_t rung);
 
+// The largest last step of the COMPLETE trials for which `member` is true; unset while none has
+// reported. Both of Optuna's "auto" resources start from it (min_resource here, HyperbandPruner's
+// max_resource).
+std::optional<int64_t> LargestCompleteStep(const Study& study,
+                                           absl::FunctionRef<bool(const Trial&)> member);
+
 }  // namespace hpo
 }  // namespace tunefleet
 

@@ -1,14 +1,13 @@
 #include "tests/hpo/journal_fixture.h"
 
 #include <cmath>
-#include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "common/file_util.h"
 #include "gtest/gtest.h"
 #include "tests/hpo/hpo_test_util.h"
+#include "tests/test_util/temp_dir.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -39,16 +38,13 @@ void Record(JournalWriter* w, const SearchSpace& space, const Trial& t,
 }  // namespace
 
 std::string TestDir(const std::string& name) {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  std::filesystem::path dir = std::filesystem::path(tmp ? tmp : "/tmp") / ("journal_test_" + name);
-  std::filesystem::remove_all(dir);
-  return dir.string();
+  const std::string dir = TestTempPath("journal_test_" + name);
+  if (absl::Status s = RemoveTree(dir); !s.ok()) ADD_FAILURE() << s;
+  return dir;
 }
 
 std::string NewJournalPath(const std::string& name) {
-  const std::string dir = TestDir(name);
-  std::filesystem::create_directories(dir);
-  return dir + "/journal.log";
+  return FreshTestDir("journal_test_" + name) + "/journal.log";
 }
 
 std::string FileText(const std::string& path) {

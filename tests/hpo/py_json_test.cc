@@ -51,6 +51,9 @@ TEST(PyJsonTest, NormalizeJson) {
   EXPECT_EQ(*NormalizeJson(R"({"b":1,"a":[NaN,-Infinity,Infinity,"NaN",1.50,2e-5],"c":null})"),
             R"({"b": 1, "a": [NaN, -Infinity, Infinity, "NaN", 1.5, 2e-05], "c": null})");
   EXPECT_EQ(*NormalizeJson("\"x\\\"NaN\\\"\""), "\"x\\\"NaN\\\"\"");
+  // Integers (signed, and unsigned past INT64_MAX), booleans and null, as json.dumps writes them.
+  EXPECT_EQ(*NormalizeJson("[true,false,null,-9223372036854775808,18446744073709551615,0]"),
+            "[true, false, null, -9223372036854775808, 18446744073709551615, 0]");
   EXPECT_FALSE(NormalizeJson("{\"a\": nan}").ok());
   EXPECT_FALSE(NormalizeJson("{NaN: 1}").ok());
   EXPECT_FALSE(NormalizeJson("[1, 2").ok());

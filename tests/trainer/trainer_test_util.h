@@ -1,6 +1,6 @@
-// Helpers the trainer's tests share: temporary paths, whole files, slices of data files,
-// metrics.jsonl, and
-// the trainer config of a golden Hugging Face trajectory (data/golden/train_trajectories.json).
+// Helpers the trainer's tests share: temporary paths (TestTempPath, from
+// tests/test_util/temp_dir.h), whole files, slices of data files, metrics.jsonl, and the trainer
+// config of a golden Hugging Face trajectory (data/golden/train_trajectories.json).
 // Thread-safety: stateless, except that FirstLines writes a file.
 #ifndef TUNEFLEET_TESTS_TRAINER_TRAINER_TEST_UTIL_H_
 #define TUNEFLEET_TESTS_TRAINER_TRAINER_TEST_UTIL_H_
@@ -9,13 +9,11 @@
 #include <vector>
 
 #include "nlohmann/json.hpp"
+#include "tests/test_util/temp_dir.h"  // TestTempPath, which the trainer's tests use
 #include "trainer/train_config.h"
 
 namespace tunefleet {
 namespace trainer {
-
-// $TEST_TMPDIR/NAME (or /tmp/NAME).
-std::string TestTempPath(const std::string& name);
 
 // The bytes of the file at `path` ("" when it cannot be read).
 std::string ReadAll(const std::string& path);
