@@ -8,12 +8,9 @@
 # GPUS (default 2) ranks; NCCL_NVLS_ENABLE defaults to 0. JSON lines also go to
 # $OUT/ddp_scaling.jsonl when OUT is set.
 set -uo pipefail
-ANCHOR=$1
-BENCH=$2
-MODEL=${3:-bert-base}
-shift $(( $# >= 3 ? 3 : 2 ))
-BATCHES=("$@")
-[ ${#BATCHES[@]} -eq 0 ] && BATCHES=(32 128)
+# shellcheck source=bench/gpu/anchor_lib.sh
+source "$(dirname "$(readlink -f "$0")")/gpu/anchor_lib.sh"
+anchor_args "$@"
 GPUS=${GPUS:-2}
 export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0}
 LOG=$(mktemp)
@@ -24,8 +21,8 @@ RUN=(python3 -m torch.distributed.run --standalone --nproc_per_node="$GPUS")
 for b in "${BATCHES[@]}"; do
   for n in 1 "$GPUS"; do
     if [ "$n" -eq 1 ]; then a=(python3 "$ANCHOR"); t=("$BENCH"); else a=("${RUN[@]}" "$ANCHOR"); t=("${RUN[@]}" --no-python "$BENCH"); fi
-    "${a[@]}" --model "$MODEL" --precision bf16 --batch "$b" 2>/dev/null | grep '^{' |
-      sed 's/^{/{"impl": "anchor", "variant": "ddp", /' | tee -a "$LOG"
+    "${a[@]}" --model "$MODEL" --precision bf16 --batch "$b" 2>/dev/null | anchor_rows ddp |
+      tee -a "$LOG"
     for v in fused graph; do
       "${t[@]}" --model "$MODEL" --precision bf16 --batch "$b" --variant "$v" > "$RAW" 2>&1
       grep '^{' "$RAW" | tee -a "$LOG"

@@ -8,20 +8,16 @@
 # MODEL defaults to bert-base, BATCH to "32 128". Needs a GPU, python3 with torch and
 # transformers. Output lines also go to $OUT/throughput.jsonl when OUT is set.
 set -uo pipefail
-ANCHOR=$1
-BENCH=$2
-MODEL=${3:-bert-base}
-shift $(( $# >= 3 ? 3 : 2 ))
-BATCHES=("$@")
-[ ${#BATCHES[@]} -eq 0 ] && BATCHES=(32 128)
+# shellcheck source=bench/gpu/anchor_lib.sh
+source "$(dirname "$(readlink -f "$0")")/gpu/anchor_lib.sh"
+anchor_args "$@"
 LOG=$(mktemp)
 trap 'rm -f "$LOG"' EXIT
 
 for b in "${BATCHES[@]}"; do
-  python3 "$ANCHOR" --model "$MODEL" --precision bf16 --batch "$b" | grep '^{' |
-    sed 's/^{/{"impl": "anchor", "variant": "eager", /' | tee -a "$LOG"
-  python3 "$ANCHOR" --model "$MODEL" --precision bf16 --batch "$b" --compile | grep '^{' |
-    sed 's/^{/{"impl": "anchor", "variant": "compile", /' | tee -a "$LOG"
+  python3 "$ANCHOR" --model "$MODEL" --precision bf16 --batch "$b" | anchor_rows eager | tee -a "$LOG"
+  python3 "$ANCHOR" --model "$MODEL" --precision bf16 --batch "$b" --compile | anchor_rows compile |
+    tee -a "$LOG"
   for v in eager fused graph; do
     "$BENCH" --model "$MODEL" --precision bf16 --batch "$b" --variant "$v" | tee -a "$LOG"
   done

@@ -12,6 +12,13 @@ function(_tunefleet_package out)
   set(${out} "${pkg}" PARENT_SCOPE)
 endfunction()
 
+# The target of //<calling folder>:name, by the naming above: "hpo_samplers_tpe" for hpo/samplers
+# and tpe. One place for the rule, which each rule's target and a filegroup's name follow.
+function(_tunefleet_target out name)
+  _tunefleet_package(pkg)
+  set(${out} "${pkg}_${name}" PARENT_SCOPE)
+endfunction()
+
 # Fails when a target uses an optional third-party library (tunefleet::zmq, ...) that
 # TunefleetDeps.cmake did not find: optional until used, then required.
 function(_tunefleet_check_deps target)
@@ -29,8 +36,7 @@ endfunction()
 # As in Bazel: deps, linkopts and defines reach dependents; copts only this library's sources.
 function(tunefleet_cc_library)
   cmake_parse_arguments(ARG "" "NAME" "SRCS;HDRS;COPTS;LINKOPTS;DEFINES;DEPS" ${ARGN})
-  _tunefleet_package(pkg)
-  set(target "${pkg}_${ARG_NAME}")
+  _tunefleet_target(target ${ARG_NAME})
   _tunefleet_check_deps(${target} ${ARG_DEPS})
   if(ARG_SRCS)
     add_library(${target} STATIC ${ARG_SRCS} ${ARG_HDRS})
@@ -82,8 +88,7 @@ function(tunefleet_cc_binary)
   cmake_parse_arguments(ARG "TESTONLY;LINKSHARED" "NAME" "SRCS;COPTS;LINKOPTS;DEFINES;DEPS;DATA"
                         ${ARGN})
   if(ARG_TESTONLY)
-    _tunefleet_package(pkg)
-    set(target "${pkg}_${ARG_NAME}")
+    _tunefleet_target(target ${ARG_NAME})
     if(ARG_LINKSHARED)
       add_library(${target} SHARED ${ARG_SRCS})
       set_target_properties(${target} PROPERTIES PREFIX "" SUFFIX "" OUTPUT_NAME ${ARG_NAME}
@@ -105,10 +110,11 @@ function(tunefleet_cc_binary)
 endfunction()
 
 # tunefleet_sh_binary(NAME n SRCS script.sh [DATA ...]) -> the script, executable, as <build>/bin/n,
-# beside the binaries it runs (DATA: targets built with it).
+# beside the binaries it runs (DATA: targets built with it; files of the calling folder, such as a
+# shell library it sources, copied under <build>/bin at the same relative path, so the script finds
+# them next to itself there as it does in the source tree).
 function(tunefleet_sh_binary)
   cmake_parse_arguments(ARG "" "NAME" "SRCS;DATA" ${ARGN})
-  _tunefleet_package(pkg)
   set(out "${PROJECT_BINARY_DIR}/bin/${ARG_NAME}")
   add_custom_command(OUTPUT "${out}"
     COMMAND ${CMAKE_COMMAND} -E make_directory "${PROJECT_BINARY_DIR}/bin"
@@ -118,18 +124,22 @@ function(tunefleet_sh_binary)
   foreach(d IN LISTS ARG_DATA)
     if(TARGET ${d})
       list(APPEND deps ${d})
+    elseif(NOT IS_ABSOLUTE "${d}" AND EXISTS "${CMAKE_CURRENT_SOURCE_DIR}/${d}")
+      # At configure time: several scripts may share the file, and an edit reconfigures.
+      configure_file("${d}" "${PROJECT_BINARY_DIR}/bin/${d}" COPYONLY)
     endif()
   endforeach()
-  add_custom_target(${pkg}_${ARG_NAME} ALL DEPENDS "${out}" ${deps})
+  _tunefleet_target(target ${ARG_NAME})
+  add_custom_target(${target} ALL DEPENDS "${out}" ${deps})
 endfunction()
 
 # tunefleet_filegroup(NAME n GLOBS ...) -> file list <pkg>_<n>, usable in a test's DATA.
 function(tunefleet_filegroup)
   cmake_parse_arguments(ARG "" "NAME" "GLOBS" ${ARGN})
-  _tunefleet_package(pkg)
+  _tunefleet_target(group ${ARG_NAME})
   list(TRANSFORM ARG_GLOBS PREPEND "${CMAKE_CURRENT_SOURCE_DIR}/")
   file(GLOB files CONFIGURE_DEPENDS ${ARG_GLOBS})
-  set_property(GLOBAL PROPERTY "TUNEFLEET_FILEGROUP_${pkg}_${ARG_NAME}" "${files}")
+  set_property(GLOBAL PROPERTY "TUNEFLEET_FILEGROUP_${group}" "${files}")
 endfunction()
 
 # Registers test //<pkg path>:<name> running COMMAND from the repository root (the cwd Bazel gives
@@ -218,8 +228,7 @@ endfunction()
 # -> executable n (target <pkg>_<n>) in the folder's build dir, test //<pkg path>:n.
 function(tunefleet_cc_test)
   cmake_parse_arguments(ARG "" "NAME;SIZE" "SRCS;ARGS;COPTS;LINKOPTS;DEFINES;DEPS;DATA;TAGS" ${ARGN})
-  _tunefleet_package(pkg)
-  set(target "${pkg}_${ARG_NAME}")
+  _tunefleet_target(target ${ARG_NAME})
   add_executable(${target} ${ARG_SRCS})
   set_target_properties(${target} PROPERTIES OUTPUT_NAME ${ARG_NAME})
   _tunefleet_executable(${target} COPTS ${ARG_COPTS} LINKOPTS ${ARG_LINKOPTS}
@@ -241,8 +250,7 @@ endfunction()
 # other by repository-relative path; "comm/proto/x.proto" gives #include "comm/proto/x.pb.h".
 function(tunefleet_cc_proto)
   cmake_parse_arguments(ARG "" "NAME" "SRCS;DEPS" ${ARGN})
-  _tunefleet_package(pkg)
-  set(target "${pkg}_${ARG_NAME}")
+  _tunefleet_target(target ${ARG_NAME})
   _tunefleet_check_deps(${target} tunefleet::protobuf ${ARG_DEPS})
   set(protos "")
   set(outs "")
