@@ -64,6 +64,8 @@ const char* BodyName(const Envelope& envelope) {
     case Envelope::kStatus: return "status";
     case Envelope::kRefused: return "refused";
     case Envelope::kShutdown: return "shutdown";
+    case Envelope::kRunTrial: return "run_trial";
+    case Envelope::kTrialDone: return "trial_done";
     case Envelope::BODY_NOT_SET: return "empty";
   }
   return "unknown";
