@@ -159,6 +159,8 @@ void ApplyUserAttr(const std::string& key, const PyJson& v, Trial* t) {
     t->stderr_tail = AsString(v, what);
   } else if (key == "placement") {
     t->placement = AsString(v, what);
+  } else if (key == "worker") {
+    t->worker = AsString(v, what);
   }
   // Other user attrs have no place in Trial.
 }

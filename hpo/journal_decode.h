@@ -24,8 +24,8 @@ namespace tunefleet {
 namespace hpo {
 
 // InvalidArgument when `value` does not have the type Trial holds for the user attr `key`
-// (lr_effective a number, phase / fail_reason / stderr_tail / placement strings, point an
-// integer), so that a journal holding it would not read back. Other keys are fine.
+// (lr_effective a number, phase / fail_reason / stderr_tail / placement / worker strings, point
+// an integer), so that a journal holding it would not read back. Other keys are fine.
 absl::Status CheckUserAttr(const std::string& key, const PyJson& value);
 
 namespace journal_internal {

@@ -7,7 +7,7 @@
 // reads a tunefleet study: its direction, trials (number, state, value), params (lr, batch_size
 // and any searched trainer key) with their distributions (Float, Int and Categorical, of numbers
 // or of strings), intermediate values (keyed by samples seen), user attrs (lr_effective, phase,
-// point, fail_reason, stderr_tail, placement) and system attrs (successive halving's and
+// point, fail_reason, stderr_tail, placement, worker) and system attrs (successive halving's and
 // hyperband's completed_rung_N, RetryFailedTrialCallback's failed_trial / retry_history).
 //
 // JournalWriter (hpo/journal_writer.h) appends operations; ReadJournal (hpo/journal_replay.h)

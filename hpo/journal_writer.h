@@ -64,8 +64,8 @@ class JournalWriter {
 
   // Operations on a RUNNING trial (FailedPrecondition for an unknown or finished one).
   // SetSystemAttr is for numeric attrs (not failed_trial / retry_history); SetUserAttr checks
-  // that lr_effective, phase, point, fail_reason, stderr_tail and placement have the types
-  // Trial holds.
+  // that lr_effective, phase, point, fail_reason, stderr_tail, placement and worker have the
+  // types Trial holds.
   absl::Status SetIntermediateValue(int64_t trial_number, int64_t step, double value);
   absl::Status SetSystemAttr(int64_t trial_number, const std::string& key, double value);
   absl::Status SetUserAttr(int64_t trial_number, const std::string& key,

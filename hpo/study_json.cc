@@ -53,6 +53,7 @@ std::string TrialJson(const Trial& t, const SearchSpace& dists) {
   if (!t.placement.empty()) {
     user.push_back(absl::StrCat("\"placement\": ", JsonString(t.placement)));
   }
+  if (!t.worker.empty()) user.push_back(absl::StrCat("\"worker\": ", JsonString(t.worker)));
   for (const auto& [name, v] : t.system_attrs) {
     system.push_back(absl::StrCat(JsonString(name), ": ", JsonFloat(v)));
   }

@@ -224,7 +224,8 @@ absl::StatusOr<SweepConfig> ParseSweepConfig(const ConfigFile& file) {
   ASSIGN_OR_RETURN(ConfigMap trainer, root.GetMap("trainer"));
   RETURN_IF_ERROR(ParseTrainer(trainer, &c.trainer));
   ASSIGN_OR_RETURN(ConfigMap resources, root.GetOptionalMap("resources"));
-  RETURN_IF_ERROR(resources.AllowOnly({"gpus_per_trial", "stage", "fetch_back", "env"}));
+  RETURN_IF_ERROR(resources.AllowOnly({"gpus_per_trial", "stage", "fetch_back", "env",
+                                       "reuse_workers", "worker_max_trials"}));
   if (resources.Has("env")) {
     ASSIGN_OR_RETURN(ConfigMap env, resources.GetMap("env"));
     RETURN_IF_ERROR(env.AllowOnly(env.Keys()));  // duplicates
@@ -239,6 +240,12 @@ absl::StatusOr<SweepConfig> ParseSweepConfig(const ConfigFile& file) {
     }
   }
   RETURN_IF_ERROR(resources.GetOptional("fetch_back", &c.fetch_back));
+  RETURN_IF_ERROR(resources.GetOptional("reuse_workers", &c.reuse_workers));
+  RETURN_IF_ERROR(GetAtLeast(resources, "worker_max_trials", &c.worker_max_trials, 1));
+  if (c.worker_max_trials > INT32_MAX) {  // TrialSpec.worker_max_trials is an int32
+    return resources.Error("worker_max_trials",
+                           absl::StrCat("must be <= ", INT32_MAX, ", got ", c.worker_max_trials));
+  }
   RETURN_IF_ERROR(resources.GetOptional("gpus_per_trial", &c.gpus_per_trial));
   if (resources.Has("stage")) {
     RETURN_IF_ERROR(resources.Get("stage", &c.stage));

@@ -44,6 +44,17 @@ int TerminalRows() {
   return 24;
 }
 
+// The warm worker that runs rank 0 ("" for a fresh process, or when this agent runs other
+// ranks): workers[i] belongs to ranks[i]; a Started without ranks lists rank 0 first.
+std::string RankZeroWorker(const comm::Started& s) {
+  for (int i = 0; i < s.workers_size(); ++i) {
+    if (s.ranks_size() == 0 ? i == 0 : (i < s.ranks_size() && s.ranks(i) == 0)) {
+      return s.workers(i);
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 SweepDriver::SweepDriver(SweepConfig config, Options options, SignalFd* signals)
@@ -177,6 +188,9 @@ void SweepDriver::Submit(int64_t number) {
   spec->set_log_dir(run_dir_ + "/logs");
   for (const std::string& path : config_.stage) spec->add_stage()->set_path(path);
   for (const auto& [name, value] : config_.env) (*spec->mutable_env())[name] = value;
+  // The agent runs it in a warm worker only when it can (one rank, `trainer train`).
+  spec->set_reuse_worker(config_.reuse_workers);
+  spec->set_worker_max_trials(static_cast<int32_t>(config_.worker_max_trials));
   if (config_.fetch_back && !config_.trainer.synthetic) {
     spec->set_fetch_back(absl::StrCat(run_dir_, "/trial-", t.number));  // its output.dir
   }
@@ -280,7 +294,11 @@ absl::Status SweepDriver::HandleMessage(const comm::Envelope& envelope) {
       const comm::Started& s = envelope.started();
       it->second.placed[s.agent()].assign(s.slots().begin(), s.slots().end());
       // Journaled as the trial's user attr "placement" (Optuna shows it too).
-      return engine_->SetPlacement(s.trial(), Placement(it->second.placed));
+      RETURN_IF_ERROR(engine_->SetPlacement(s.trial(), Placement(it->second.placed)));
+      // Rank 0's warm worker, as the user attr "worker"; a fresh trainer ("") records none.
+      const std::string worker = RankZeroWorker(s);
+      if (!worker.empty()) return engine_->SetWorker(s.trial(), worker);
+      return absl::OkStatus();
     }
     case comm::Envelope::kReport:
       return HandleReport(envelope.report());

@@ -347,6 +347,15 @@ absl::Status SweepEngine::SetPlacement(int64_t number, const std::string& placem
   return journal_->SetUserAttr(number, "placement", JsonString(placement));
 }
 
+absl::Status SweepEngine::SetWorker(int64_t number, const std::string& worker) {
+  if (!IsRunning(number)) return absl::OkStatus();
+  Trial& t = study_.trials[static_cast<size_t>(number)];
+  if (t.worker == worker) return absl::OkStatus();  // a Started seen again after a head restart
+  t.worker = worker;
+  if (journal_ == nullptr) return absl::OkStatus();
+  return journal_->SetUserAttr(number, "worker", JsonString(worker));
+}
+
 std::vector<int64_t> SweepEngine::Running() const {
   std::vector<int64_t> out;
   for (const auto& [number, run] : running_) out.push_back(number);

@@ -116,6 +116,9 @@ class SweepEngine {
   // Records where running trial `number` runs ("local:0-3"): Trial::placement and the user
   // attr "placement".
   absl::Status SetPlacement(int64_t number, const std::string& placement);
+  // Records the warm worker that runs trial `number`'s rank 0: Trial::worker and the user attr
+  // "worker" (only warm trials get one).
+  absl::Status SetWorker(int64_t number, const std::string& worker);
 
   // The best point's parameters that lie on a bound of their range (hpo/bounds.h), as lines,
   // and records them as the study user attr "best_at_bound" ({param: "lower" | "upper"}).

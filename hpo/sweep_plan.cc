@@ -165,7 +165,18 @@ std::string DescribeSweepPlan(const SweepConfig& c) {
     absl::StrAppend(&out, "; ", c.trainer.samples_per_epoch, " samples an epoch");
   }
   absl::StrAppend(&out, "\n");
-  absl::StrAppend(&out, "  resources     ", c.gpus_per_trial, " rank(s) per trial (a GPU each, or a CPU slot)\n");
+  absl::StrAppend(&out, "  resources     ", c.gpus_per_trial,
+                  " rank(s) per trial (a GPU each, or a CPU slot); ");
+  if (!c.reuse_workers) {
+    absl::StrAppend(&out, "a fresh trainer process per rank (reuse_workers: false)\n");
+  } else if (c.gpus_per_trial > 1 || c.trainer.synthetic) {
+    // Agents run only one-rank `trainer train` trials in warm workers: say why not these.
+    absl::StrAppend(&out, "a fresh trainer process per rank (warm workers take one-rank "
+                          "`trainer train` trials only)\n");
+  } else {
+    absl::StrAppend(&out, "warm trainer workers, each recycled after ", c.worker_max_trials,
+                    " trial(s)\n");
+  }
   const SearchSpace space = BuildSearchSpace(c);
   absl::StrAppend(&out, "  search space\n");
   absl::StrAppend(&out, "    lr          ", space.at(kLrParam).Describe(), "  (base lr)\n");

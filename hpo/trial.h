@@ -46,6 +46,9 @@ struct Trial {
   std::string fail_reason;  // FAIL only: "exit code 1", "killed by signal 9", "interrupted"
   std::string stderr_tail;  // FAIL only: the end of the failing rank's stderr
   std::string placement;    // where it ran: agent and GPU (slot) indices, "local:0-3"
+  // The warm trainer worker that ran rank 0, "AGENT/slot-S/w-PID#N" (comm Started.workers);
+  // empty for a fresh trainer process.
+  std::string worker;
 
   std::string datetime_start;     // ISO 8601, local time, microseconds (Optuna's format)
   std::string datetime_complete;  // empty until finished

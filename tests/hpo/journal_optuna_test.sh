@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Optuna 3.1 (Debian's python3-optuna, under /usr/bin/python3) reads hpo's study journal as hpo
-# does: a representative study, then the same with a torn half line appended (Optuna ignores
-# it), then after a resume cut the torn tail and ended the running trial. A deliberately wrong
-# view must be caught, so the check cannot pass vacuously.
+# does: a representative study (warm workers' user attr "worker" included), then the same with a
+# torn half line appended (Optuna ignores it), then after a resume cut the torn tail and ended
+# the running trial. A deliberately wrong view must be caught, so the check cannot pass
+# vacuously.
 # Args: path of journal_tool.
 set -uo pipefail
 TOOL=$1
@@ -23,6 +24,21 @@ fi
 "$PY" "$CHECK" "$J" "$DIR/view.json" || fail "optuna disagrees with hpo on the written study"
 "$TOOL" read "$J" >"$DIR/view_read.json" || fail "journal_tool read"
 cmp -s "$DIR/view.json" "$DIR/view_read.json" || fail "read view differs from write view"
+
+# 1b. The warm workers' user attr "worker", as Optuna reads it (so the comparison above holds it).
+"$PY" - "$J" <<'EOF' || fail "optuna does not read the user attr \"worker\" as written"
+import sys, warnings
+warnings.simplefilter("ignore")
+import optuna
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+storage = optuna.storages.JournalStorage(optuna.storages.JournalFileStorage(sys.argv[1]))
+trials = optuna.load_study(study_name=None, storage=storage).get_trials(deepcopy=False)
+got = {t.number: t.user_attrs.get("worker") for t in trials}
+want = {t.number: None for t in trials}
+want.update({0: "local/slot-0/w-4242#1", 9: "local/slot-0/w-4242#10"})
+if got != want:
+    sys.exit(f"worker attrs: optuna {got}, want {want}")
+EOF
 
 # 2. A torn half line at the end: both readers ignore it.
 last=$(tail -n 1 "$J")

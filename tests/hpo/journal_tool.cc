@@ -3,7 +3,8 @@
 //
 //   journal_tool write PATH    writes a fixed representative study (maximize; every state
 //                              the driver produces, retries, NaN / Infinity intermediate
-//                              values) and prints hpo's view of it (ReadJournal) as JSON
+//                              values, placements, warm workers) and prints hpo's view of it
+//                              (ReadJournal) as JSON
 //   journal_tool read PATH     prints hpo's view of any journal
 //   journal_tool resume PATH   reopens the journal as a resumed sweep does (cutting a torn
 //                              tail), ends the RUNNING trials as FAIL "interrupted", prints
@@ -114,6 +115,13 @@ absl::Status Write(const std::string& path) {
     t.retry_history = s.retry_history;
     if (i % 2 == 0) t.datetime_start = absl::StrCat("2024-05-01T13:0", i, ":05.000123");
     RETURN_IF_ERROR(w->CreateTrial(t, MixedSpace()));
+    // As the driver records a Started: every trial's placement, and the warm worker of those
+    // that ran in one (trial 0 and the RUNNING trial 9; the others ran in fresh processes).
+    RETURN_IF_ERROR(w->SetUserAttr(t.number, "placement", "\"local:0\""));
+    if (i == 0 || s.state == S::kRunning) {
+      RETURN_IF_ERROR(w->SetUserAttr(t.number, "worker",
+                                     absl::StrCat("\"local/slot-0/w-4242#", i + 1, "\"")));
+    }
     for (const auto& [step, v] : s.intermediate) {
       RETURN_IF_ERROR(w->SetIntermediateValue(t.number, step, v));
       if (s.state == S::kPruned) {

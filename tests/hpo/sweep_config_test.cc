@@ -179,6 +179,17 @@ const BadCase kBadCases[] = {
      "resources.env.LD_PRELOAD: LD_* variables load code into the trainer; agents never pass them"},
     {4, "resources: {env: {1X: a}}",
      "resources.env.1X: is not an environment variable name"},
+    {4, "resources: {reuse_workers: maybe}",
+     "resources.reuse_workers: expected true or false, got 'maybe'"},
+    {4, "resources: {worker_max_trials: 0}",
+     "resources.worker_max_trials: must be >= 1, got 0"},
+    {4, "resources: {worker_max_trials: lots}",
+     "resources.worker_max_trials: expected an integer, got 'lots'"},
+    {4, "resources: {worker_max_trials: 4294967296}",
+     "resources.worker_max_trials: must be <= 2147483647, got 4294967296"},
+    {4, "resources: {reuse_worker: true}",
+     "resources.reuse_worker: unknown key; expected one of: gpus_per_trial, stage, fetch_back, "
+     "env, reuse_workers, worker_max_trials"},
 };
 
 class SweepConfigBadInputTest : public ::testing::TestWithParam<BadCase> {};
@@ -199,6 +210,27 @@ TEST(SweepConfigTest, ResourcesEnvReachesTheConfig) {
       WriteFile("env.yaml", BaseWith(4, "resources: {env: {NCCL_DEBUG: WARN, MY_FLAG: 1}}")));
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->env, (std::map<std::string, std::string>{{"MY_FLAG", "1"}, {"NCCL_DEBUG", "WARN"}}));
+}
+
+TEST(SweepConfigTest, WarmWorkersByDefault) {
+  auto c = LoadSweepConfig(WriteFile("warm_default.yaml", BaseWith(0, "")));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(c->reuse_workers);
+  EXPECT_EQ(c->worker_max_trials, 16);
+}
+
+TEST(SweepConfigTest, WarmWorkerKeysReachTheConfig) {
+  auto c = LoadSweepConfig(WriteFile(
+      "warm_off.yaml", BaseWith(4, "resources: {reuse_workers: false, worker_max_trials: 3}")));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_FALSE(c->reuse_workers);
+  EXPECT_EQ(c->worker_max_trials, 3);
+  // And as overrides on the command line.
+  auto o = LoadSweepConfig(WriteFile("warm_ov.yaml", BaseWith(0, "")),
+                           {"resources.worker_max_trials=1", "resources.reuse_workers=true"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_TRUE(o->reuse_workers);
+  EXPECT_EQ(o->worker_max_trials, 1);
 }
 
 TEST(SweepConfigTest, EmptyFile) {

@@ -85,6 +85,24 @@ TEST(SweepPlanTest, SmallGridsAreCountedExactly) {
             32);
 }
 
+TEST(SweepPlanTest, TheResourcesLineSaysWhetherTrialsRunInWarmWorkers) {
+  SweepConfig c = Config("search: {method: random, random: {trials: 2}}\n");
+  // Agents run only one-rank `trainer train` trials in warm workers, never the synthetic one.
+  EXPECT_THAT(DescribeSweepPlan(c),
+              HasSubstr("  resources     1 rank(s) per trial (a GPU each, or a CPU slot); a fresh "
+                        "trainer process per rank (warm workers take one-rank `trainer train` "
+                        "trials only)\n"));
+  c.trainer.synthetic = false;
+  c.trainer.config = "trainer.yaml";
+  c.worker_max_trials = 5;
+  EXPECT_THAT(DescribeSweepPlan(c),
+              HasSubstr("  resources     1 rank(s) per trial (a GPU each, or a CPU slot); warm "
+                        "trainer workers, each recycled after 5 trial(s)\n"));
+  c.reuse_workers = false;
+  EXPECT_THAT(DescribeSweepPlan(c),
+              HasSubstr("; a fresh trainer process per rank (reuse_workers: false)\n"));
+}
+
 }  // namespace
 }  // namespace hpo
 }  // namespace tunefleet
