@@ -3,8 +3,8 @@
 // a tunefleet agent.
 //
 // This binary does not link LibTorch: `tokenize` and `synthetic` run here and start in
-// milliseconds; `train`, `encode` and `eval` exec trainer_torch (trainer_torch_main.cc), built
-// beside it, with the same arguments.
+// milliseconds; `train`, `encode`, `eval`, `convert` and `worker` exec trainer_torch
+// (trainer_torch_main.cc), built beside it, with the same arguments.
 #include <unistd.h>
 
 #include <cerrno>
@@ -121,6 +121,9 @@ int main(int argc, char** argv) {
        {"encode", "write sentence embeddings", torch("encode")},
        {"eval", "evaluate a model on a dataset", torch("eval")},
        {"convert", "rewrite a Hugging Face BERT folder in tunefleet's layout", torch("convert")},
+       // trainer/worker_command.h's kWorkerSummary (this binary does not link LibTorch).
+       {"worker", "Runs trials the agent hands it, one at a time, in this process (warm worker)",
+        torch("worker")},
        {"tokenize", "WordPiece-tokenize stdin to JSON lines", tunefleet::trainer::RunTokenize},
        {"synthetic", "the synthetic trainer for testing sweeps", tunefleet::trainer::Synthetic}},
       argc, argv);

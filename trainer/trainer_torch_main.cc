@@ -1,8 +1,8 @@
 // trainer_torch: the LibTorch half of the trainer binary, which `trainer` execs for the
-// subcommands that need LibTorch (train, encode, eval). Loading LibTorch takes a process most of
-// a second; keeping it out of `trainer` itself lets the synthetic trainer and `trainer tokenize`
-// start in milliseconds (a sweep of zero-step trials is dispatch-bound: bench/). Users run
-// `trainer`; this binary is found beside it and takes the same arguments.
+// subcommands that need LibTorch (train, encode, eval, convert, worker). Loading LibTorch takes
+// a process most of a second; keeping it out of `trainer` itself lets the synthetic trainer and
+// `trainer tokenize` start in milliseconds (a sweep of zero-step trials is dispatch-bound:
+// bench/). Users run `trainer`; this binary is found beside it and takes the same arguments.
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -14,6 +14,7 @@
 #include "trainer/encode_command.h"
 #include "trainer/eval_command.h"
 #include "trainer/train_command.h"
+#include "trainer/worker_command.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -56,6 +57,7 @@ int main(int argc, char** argv) {
        {"encode", "write sentence embeddings", tunefleet::trainer::RunEncode},
        {"eval", "evaluate a model on a dataset", tunefleet::trainer::RunEval},
        {"convert", "rewrite a Hugging Face BERT folder in tunefleet's layout",
-        tunefleet::trainer::RunConvert}},
+        tunefleet::trainer::RunConvert},
+       {"worker", tunefleet::trainer::kWorkerSummary, tunefleet::trainer::RunWorker}},
       argc, argv);
 }

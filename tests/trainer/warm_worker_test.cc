@@ -1,0 +1,366 @@
+// `trainer worker` (trainer/worker_command.h), the real binary, against a fake agent: a ROUTER on
+// an ipc socket that takes the worker's Register{WORKER}, hands it trials (RunTrial), collects
+// its TrialDones, and answers every Report (from the trials' own TRAINER connections) with a
+// CONTINUE Decision at once, so no trial waits out the decision timeout.
+//
+// The key acceptance: three different trials run warm, one after the other in one worker, give
+// the same metrics.jsonl as the same three run cold (`trainer train`, one process each, under
+// the same fake agent and environment), bit for bit, apart from train/samples_per_s — the only
+// key that measures time (samples over the wall-clock seconds of the logging interval); every
+// other key (step, samples, epoch, lr, train/loss, train/grad_norm, eval/*) is a function of
+// the config alone; and the saved weights (model.safetensors) are the same bytes. The trials use
+// dropout and shuffling, so any generator state carried from one warm trial to the next would
+// show.
+// Also: a failed trial (bad config, or not `train`) is answered with its exit code and
+// retiring, and the worker leaves; a worker retires after TUNEFLEET_WORKER_MAX_TRIALS; SIGTERM
+// between trials ends it with exit code 0.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <zmq.hpp>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "comm/proto/messages.pb.h"
+#include "comm/zmq_channel.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/trainer/trainer_test_util.h"
+
+namespace tunefleet {
+namespace trainer {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The time-dependent keys of metrics.jsonl, left out of the comparison.
+const char* const kTimeKeys[] = {"train/samples_per_s"};
+
+std::string TrainerPath() {
+  if (const char* runfiles = std::getenv("RUNFILES_DIR"); runfiles != nullptr) {
+    const std::string path = absl::StrCat(runfiles, "/tunefleet/trainer/trainer");
+    if (::access(path.c_str(), X_OK) == 0) return path;
+  }
+  return "trainer/trainer";  // the runfiles tree (or the repository root) is the working folder
+}
+
+// Starts `trainer ARGS...` with `env` on top of this process's environment, its stdout and stderr
+// appended to `log`; it dies with this test (PDEATHSIG).
+pid_t Spawn(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
+            const std::string& log) {
+  std::vector<std::string> argv = {TrainerPath()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const pid_t pid = ::fork();
+  if (pid != 0) return pid;
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  for (const auto& [k, v] : env) ::setenv(k.c_str(), v.c_str(), 1);
+  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  if (fd >= 0) ::dup2(fd, 1), ::dup2(fd, 2);
+  std::vector<char*> raw;
+  for (std::string& a : argv) raw.push_back(a.data());
+  raw.push_back(nullptr);
+  ::execv(raw[0], raw.data());
+  _exit(127);
+}
+
+// An agent's trainer channel, as the worker and the trials see it.
+class FakeAgent {
+ public:
+  explicit FakeAgent(const std::string& endpoint)
+      : endpoint_(endpoint), context_(1), router_(context_, zmq::socket_type::router) {
+    comm::ConfigureSocket(router_, /*router=*/true);
+    router_.bind(endpoint);
+  }
+
+  const std::string& endpoint() const { return endpoint_; }
+  bool worker_registered() const { return !worker_.empty(); }
+  const comm::Register& worker_register() const { return worker_register_; }
+  const std::vector<comm::TrialDone>& done() const { return done_; }
+  int reports() const { return reports_; }
+
+  // Handles messages until `until()` holds (true) or `timeout` passes (false).
+  bool PumpUntil(const std::function<bool()>& until, std::chrono::seconds timeout) {
+    const auto deadline = Clock::now() + timeout;
+    while (!until()) {
+      if (Clock::now() > deadline) return false;
+      zmq::pollitem_t item{static_cast<void*>(router_), 0, ZMQ_POLLIN, 0};
+      zmq::poll(&item, 1, std::chrono::milliseconds(50));
+      while (auto received = comm::TryReceive(router_, /*router=*/true)) Handle(*received);
+    }
+    return true;
+  }
+
+  void SendTrial(const comm::RunTrial& trial) {
+    comm::Envelope e;
+    *e.mutable_run_trial() = trial;
+    ASSERT_TRUE(comm::SendTo(router_, worker_, e).ok());
+  }
+
+ private:
+  void Handle(const comm::Received& received) {
+    ASSERT_TRUE(received.envelope.ok()) << received.envelope.status();
+    const comm::Envelope& e = *received.envelope;
+    if (e.has_register_() && e.register_().role() == comm::WORKER) {
+      worker_ = received.identity;
+      worker_register_ = e.register_();
+    } else if (e.has_report()) {
+      ++reports_;
+      comm::Envelope answer;
+      comm::Decision* d = answer.mutable_decision();
+      d->set_run_id(e.report().run_id());
+      d->set_trial(e.report().trial());
+      d->set_step(e.report().step());
+      d->set_action(comm::Decision::CONTINUE);
+      EXPECT_TRUE(comm::SendTo(router_, received.identity, answer).ok());
+    } else if (e.has_trial_done()) {
+      done_.push_back(e.trial_done());
+    }
+  }
+
+  std::string endpoint_;
+  zmq::context_t context_;
+  zmq::socket_t router_;
+  std::string worker_;
+  comm::Register worker_register_;
+  std::vector<comm::TrialDone> done_;
+  int reports_ = 0;
+};
+
+// Waits for `pid` to exit while the agent answers; its exit code, 128 + the signal that ended
+// it, or -1 (still running after `timeout`: killed).
+int WaitExit(FakeAgent& agent, pid_t pid, std::chrono::seconds timeout) {
+  int status = 0;
+  const bool exited = agent.PumpUntil(
+      [&] { return ::waitpid(pid, &status, WNOHANG) == pid; }, timeout);
+  if (!exited) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+    return -1;
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// A test's folders, the fake agent, and the environment a rank of trial N gets.
+class WarmWorkerTest : public ::testing::Test {
+ protected:
+  WarmWorkerTest()
+      : sockets_("ww"), agent_("ipc://" + sockets_.path() + "/trainers.sock") {}
+
+  void SetUp() override {
+    dir_ = FreshTestDir(::testing::UnitTest::GetInstance()->current_test_info()->name());
+    const std::string train = FirstLines("data/stsbenchmark/sts-train.csv", 160, "ww-train.csv");
+    const std::string eval = FirstLines("data/stsbenchmark/sts-dev.csv", 64, "ww-dev.csv");
+    config_ = dir_ + "/tiny.yaml";
+    WriteAll(config_, absl::StrCat(
+        "model: {path: data/bert-tiny-random, pooling: mean, max_seq_len: 64, dropout: 0.1}\n"
+        "task: {type: sts, train: ", train, ", eval: ", eval, ", format: stsb}\n"
+        "train:\n"
+        "  epochs: 1\n  max_steps: 12\n  batch_size: 16\n  lr: 1.0e-4\n  weight_decay: 0.01\n"
+        "  warmup_ratio: 0.2\n  schedule: linear\n  max_grad_norm: 1.0\n  grad_accum: 1\n"
+        "  precision: fp32\n  seed: 42\n  shuffle: true\n  eval_every_steps: 4\n"
+        "  log_every_steps: 1\n"
+        "output: {dir: ", dir_, "/unused, save: none, checkpoint: false}\n"));
+  }
+
+  // The worker's own environment, as the agent starts it for slot 0.
+  std::map<std::string, std::string> WorkerEnv() const {
+    return {{"TUNEFLEET_AGENT_ENDPOINT", agent_.endpoint()},
+            {"TUNEFLEET_WORKER_SLOT", "0"},
+            {"OMP_NUM_THREADS", "1"},
+            {"CUDA_VISIBLE_DEVICES", ""}};
+  }
+
+  std::map<std::string, std::string> TrialEnv(int64_t trial) const {
+    return {{"RANK", "0"},
+            {"WORLD_SIZE", "1"},
+            {"LOCAL_RANK", "0"},
+            {"LOCAL_WORLD_SIZE", "1"},
+            {"TUNEFLEET_AGENT_ENDPOINT", agent_.endpoint()},
+            {"TUNEFLEET_RUN_ID", std::to_string(1000 + trial)},
+            {"TUNEFLEET_TRIAL", std::to_string(trial)},
+            {"TUNEFLEET_SWEEP", "warm"},
+            {"TUNEFLEET_DECISION_TIMEOUT_MS", "30000"}};
+  }
+
+  comm::RunTrial Trial(int64_t trial, const std::vector<std::string>& argv) const {
+    comm::RunTrial t;
+    t.set_run_id(1000 + trial);
+    t.set_trial(trial);
+    for (const std::string& a : argv) t.add_argv(a);
+    for (const auto& [k, v] : TrialEnv(trial)) (*t.mutable_env())[k] = v;
+    t.set_log_path(absl::StrCat(dir_, "/logs/trial-", trial, "/rank-0.log"));
+    return t;
+  }
+
+  pid_t StartWorker(const std::map<std::string, std::string>& extra = {}) {
+    std::map<std::string, std::string> env = WorkerEnv();
+    env.insert(extra.begin(), extra.end());
+    const pid_t pid = Spawn({"worker"}, env, dir_ + "/worker.log");
+    EXPECT_TRUE(agent_.PumpUntil([&] { return agent_.worker_registered(); },
+                                 std::chrono::seconds(30)))
+        << "no Register from the worker: " << ReadAll(dir_ + "/worker.log");
+    return pid;
+  }
+
+  // Sends trial `t` and waits for its TrialDone.
+  comm::TrialDone RunWarm(const comm::RunTrial& t) {
+    const size_t before = agent_.done().size();
+    agent_.SendTrial(t);
+    EXPECT_TRUE(agent_.PumpUntil([&] { return agent_.done().size() > before; },
+                                 std::chrono::seconds(120)))
+        << "no TrialDone for trial " << t.trial() << ": " << ReadAll(t.log_path());
+    return agent_.done().size() > before ? agent_.done().back() : comm::TrialDone();
+  }
+
+  ShortTempDir sockets_;
+  FakeAgent agent_;
+  std::string dir_;
+  std::string config_;
+};
+
+// metrics.jsonl without its time-dependent keys.
+std::vector<nlohmann::json> Metrics(const std::string& path) {
+  std::vector<nlohmann::json> lines = ReadJsonLines(path);
+  for (nlohmann::json& line : lines) {
+    for (const char* key : kTimeKeys) line.erase(key);
+  }
+  return lines;
+}
+
+TEST_F(WarmWorkerTest, WarmTrialsMatchColdOnes) {
+  const std::vector<std::vector<std::string>> overrides = {
+      {"train.lr=1e-4", "train.batch_size=16", "train.seed=1"},
+      {"train.lr=3e-5", "train.batch_size=8", "train.seed=2", "train.max_steps=10"},
+      {"train.lr=2e-4", "train.batch_size=16", "train.seed=3", "train.grad_accum=2"}};
+  auto argv = [&](size_t i, const std::string& kind) {
+    std::vector<std::string> a = {"train", "--config", config_};
+    a.insert(a.end(), overrides[i].begin(), overrides[i].end());
+    a.push_back(absl::StrCat("output.dir=", dir_, "/", kind, "/trial-", i));
+    a.push_back("output.save=last");
+    return a;
+  };
+
+  const pid_t worker = StartWorker();
+  EXPECT_EQ(agent_.worker_register().slot(), 0);
+  EXPECT_EQ(agent_.worker_register().pid(), worker);
+  for (size_t i = 0; i < overrides.size(); ++i) {
+    const comm::RunTrial t = Trial(static_cast<int64_t>(i), argv(i, "warm"));
+    const comm::TrialDone done = RunWarm(t);
+    EXPECT_EQ(done.run_id(), t.run_id());
+    EXPECT_EQ(done.exit_code(), 0) << done.stderr_tail();
+    EXPECT_FALSE(done.retiring());
+    const std::string log = ReadAll(t.log_path());
+    EXPECT_TRUE(absl::StrContains(log, "done     ")) << log;  // the trial's stdout went there
+    EXPECT_TRUE(absl::StrContains(done.stderr_tail(), "memory   peak")) << done.stderr_tail();
+  }
+  const int warm_reports = agent_.reports();
+  EXPECT_GT(warm_reports, 0);
+
+  for (size_t i = 0; i < overrides.size(); ++i) {
+    std::map<std::string, std::string> env = WorkerEnv();
+    for (const auto& [k, v] : TrialEnv(static_cast<int64_t>(i))) env[k] = v;
+    std::vector<std::string> args = argv(i, "cold");
+    const std::string log = absl::StrCat(dir_, "/cold-", i, ".log");
+    const pid_t cold = Spawn(args, env, log);
+    ASSERT_EQ(WaitExit(agent_, cold, std::chrono::seconds(120)), 0) << ReadAll(log);
+  }
+  EXPECT_EQ(agent_.reports(), 2 * warm_reports);  // the same reports, warm and cold
+
+  for (size_t i = 0; i < overrides.size(); ++i) {
+    const auto warm = Metrics(absl::StrCat(dir_, "/warm/trial-", i, "/metrics.jsonl"));
+    const auto cold = Metrics(absl::StrCat(dir_, "/cold/trial-", i, "/metrics.jsonl"));
+    ASSERT_FALSE(cold.empty()) << "trial " << i;
+    ASSERT_EQ(warm.size(), cold.size()) << "trial " << i;
+    int evals = 0;
+    for (size_t l = 0; l < cold.size(); ++l) {
+      EXPECT_EQ(warm[l], cold[l]) << "trial " << i << ", line " << l + 1;
+      evals += cold[l].contains("eval/spearman");
+    }
+    EXPECT_GT(evals, 0) << "trial " << i;
+    // And the trained weights themselves (metrics.jsonl rounds to 9 digits).
+    const std::string warm_model =
+        ReadAll(absl::StrCat(dir_, "/warm/trial-", i, "/model/model.safetensors"));
+    EXPECT_FALSE(warm_model.empty()) << "trial " << i;
+    EXPECT_TRUE(warm_model ==
+                ReadAll(absl::StrCat(dir_, "/cold/trial-", i, "/model/model.safetensors")))
+        << "trial " << i << ": the warm and cold models differ";
+  }
+  // The trials' output went to their logs, the worker's own lines to its own log.
+  const std::string own = ReadAll(dir_ + "/worker.log");
+  EXPECT_TRUE(absl::StrContains(own, "warm worker for slot 0")) << own;
+  EXPECT_FALSE(absl::StrContains(own, "done     ")) << own;
+
+  ::kill(worker, SIGTERM);  // between trials: leaves with 0
+  EXPECT_EQ(WaitExit(agent_, worker, std::chrono::seconds(20)), 0) << own;
+}
+
+TEST_F(WarmWorkerTest, BadConfigRetiresTheWorker) {
+  const pid_t worker = StartWorker();
+  const comm::RunTrial t =
+      Trial(5, {"train", "--config", config_, "train.batch_size=0",
+                absl::StrCat("output.dir=", dir_, "/bad")});
+  const comm::TrialDone done = RunWarm(t);
+  EXPECT_EQ(done.run_id(), t.run_id());
+  EXPECT_EQ(done.exit_code(), 2);
+  EXPECT_TRUE(done.retiring());
+  EXPECT_TRUE(absl::StrContains(done.stderr_tail(), "trainer train: error")) << done.stderr_tail();
+  EXPECT_EQ(WaitExit(agent_, worker, std::chrono::seconds(20)), 0)
+      << ReadAll(dir_ + "/worker.log");
+}
+
+TEST_F(WarmWorkerTest, OnlyTrainRuns) {
+  const pid_t worker = StartWorker();
+  const comm::RunTrial t = Trial(6, {"eval", "--model", "x"});
+  const comm::TrialDone done = RunWarm(t);
+  EXPECT_EQ(done.exit_code(), 2);
+  EXPECT_TRUE(done.retiring());
+  EXPECT_TRUE(absl::StrContains(ReadAll(t.log_path()), "runs only `train`, got 'eval'"))
+      << ReadAll(t.log_path());
+  EXPECT_EQ(WaitExit(agent_, worker, std::chrono::seconds(20)), 0);
+}
+
+TEST_F(WarmWorkerTest, RetiresAfterMaxTrials) {
+  const pid_t worker = StartWorker({{"TUNEFLEET_WORKER_MAX_TRIALS", "2"}});
+  const comm::TrialDone first = RunWarm(Trial(1, {"train", "--help"}));
+  EXPECT_EQ(first.exit_code(), 0);
+  EXPECT_FALSE(first.retiring());
+  EXPECT_TRUE(absl::StrContains(first.stderr_tail(), "Usage: trainer train"))
+      << first.stderr_tail();
+  const comm::TrialDone second = RunWarm(Trial(2, {"train", "--help"}));
+  EXPECT_EQ(second.exit_code(), 0);
+  EXPECT_TRUE(second.retiring());
+  EXPECT_EQ(WaitExit(agent_, worker, std::chrono::seconds(20)), 0);
+}
+
+// The agent cancels a warm trial as a fresh one: SIGTERM to the worker, which dies of it.
+TEST_F(WarmWorkerTest, SigtermDuringATrialEndsTheWorker) {
+  const pid_t worker = StartWorker();
+  agent_.SendTrial(Trial(7, {"train", "--config", config_, "train.max_steps=100000",
+                             absl::StrCat("output.dir=", dir_, "/long")}));
+  ASSERT_TRUE(agent_.PumpUntil([&] { return agent_.reports() > 0; }, std::chrono::seconds(60)))
+      << ReadAll(dir_ + "/logs/trial-7/rank-0.log");
+  ::kill(worker, SIGTERM);
+  EXPECT_EQ(WaitExit(agent_, worker, std::chrono::seconds(20)), 128 + SIGTERM);
+  EXPECT_TRUE(agent_.done().empty());
+}
+
+TEST_F(WarmWorkerTest, NeedsItsEnvironment) {
+  const std::string log = dir_ + "/noslot.log";
+  const pid_t pid = Spawn({"worker"}, {{"TUNEFLEET_AGENT_ENDPOINT", agent_.endpoint()}}, log);
+  EXPECT_EQ(WaitExit(agent_, pid, std::chrono::seconds(30)), 2);
+  EXPECT_TRUE(absl::StrContains(ReadAll(log), "TUNEFLEET_WORKER_SLOT")) << ReadAll(log);
+}
+
+}  // namespace
+}  // namespace trainer
+}  // namespace tunefleet
