@@ -51,6 +51,17 @@ absl::Status Agent::Setup() {
       TrainerChannel::Bind(context_, options_.runtime_dir);
   if (!trainers.ok()) return trainers.status();
   trainers_ = std::move(*trainers);
+  WarmWorkers::Config warm;
+  warm.agent = options_.name;
+  warm.trainer_binary = options_.trainer_binary;
+  warm.log_dir = options_.log_dir;
+  warm.default_max_trials = options_.worker_max_trials;
+  warm.register_timeout = options_.worker_register_timeout;
+  warm.kill_grace = options_.kill_grace;
+  workers_ = std::make_unique<WarmWorkers>(
+      std::move(warm), [this](const std::string& identity, const comm::Envelope& envelope) {
+        return comm::SendTo(trainers_->socket(), identity, envelope);
+      });
   RankLauncher::Config launch;
   launch.agent = options_.name;
   launch.address = options_.address;
@@ -62,7 +73,7 @@ absl::Status Agent::Setup() {
   launch.gpus = gpus_;
   launch.slots = slots_;
   launch.kill_grace = options_.kill_grace;
-  launcher_ = std::make_unique<RankLauncher>(std::move(launch));
+  launcher_ = std::make_unique<RankLauncher>(std::move(launch), workers_.get());
   fetch_back_ = std::make_unique<AgentFetchBack>(options_.address, options_.allow_dirs);
   comm::HeadSession::Options session;
   session.head = options_.head;
@@ -120,7 +131,9 @@ void Agent::StopAll(const std::string& reason) {
 absl::Status Agent::Run() {
   absl::Status setup = Setup();
   if (!setup.ok()) return setup;
-  while (!(shutting_down_ && runs_.empty())) {
+  // Shutting down, the loop waits for the runs to end and the warm workers to exit (each
+  // SIGKILLed after the kill grace).
+  while (!(shutting_down_ && runs_.empty() && workers_->empty())) {
     std::vector<zmq::pollitem_t> items = {
         {static_cast<void*>(head_->socket()), 0, ZMQ_POLLIN, 0},
         {static_cast<void*>(trainers_->socket()), 0, ZMQ_POLLIN, 0},
@@ -170,6 +183,15 @@ absl::Status Agent::Run() {
       StopAll(fatal_);
     }
     for (auto& [id, run] : runs_) run.KillOverdue(now);
+    // Shutting down: the idle warm workers too (and one handed back meanwhile).
+    if (shutting_down_) workers_->StopAll(now);
+    for (const auto& [run_id, reason] : workers_->Tick(now)) {
+      auto it = runs_.find(run_id);
+      if (it == runs_.end() || it->second.Ended()) continue;
+      TF_LOG(WARNING) << "run " << run_id << " (trial " << it->second.spec.trial() << "): " << reason;
+      if (it->second.start_error.empty()) it->second.start_error = reason;
+      StopRun(it->second, reason, /*cancelled=*/false);
+    }
     FinishStaging();
     ReapChildren();
     FinishRuns();
@@ -277,6 +299,12 @@ void Agent::HandleRefused(const comm::Refused& refused) {
 void Agent::HandleTrainerMessage(const std::string& identity, const comm::Envelope& envelope) {
   if (envelope.body_case() == comm::Envelope::kRegister) {
     const comm::Register& r = envelope.register_();
+    // The same ROUTER serves warm workers and the trials' own ranks (the AgentClient in a
+    // warm worker registers as a TRAINER too): the role says which.
+    if (r.role() == comm::WORKER) {
+      workers_->Registered(identity, r);
+      return;
+    }
     auto it = runs_.find(r.run_id());
     if (it != runs_.end()) trainers_->Registered(it->second, r.rank(), identity);
     return;
@@ -288,7 +316,36 @@ void Agent::HandleTrainerMessage(const std::string& identity, const comm::Envelo
     if (head_->welcomed()) SendToHead(envelope);  // else it goes with the next Register
     return;
   }
+  if (envelope.body_case() == comm::Envelope::kTrialDone) {
+    HandleTrialDone(identity, envelope.trial_done());
+    return;
+  }
   TF_LOG(WARNING) << "unexpected " << comm::BodyName(envelope) << " from a trainer";
+}
+
+void Agent::HandleTrialDone(const std::string& identity, const comm::TrialDone& done) {
+  const std::optional<int> slot = workers_->SlotRunning(identity, done.run_id());
+  auto it = runs_.find(done.run_id());
+  if (!slot.has_value() || it == runs_.end()) {
+    TF_LOG(WARNING) << "a TrialDone for run " << done.run_id()
+                    << " from a worker that does not run it; ignored";
+    return;
+  }
+  LocalRun& run = it->second;
+  for (size_t i = 0; i < run.ranks.size(); ++i) {
+    LocalRank& r = run.ranks[i];
+    if (!r.warm || r.slot != *slot || !r.running()) continue;
+    RankEnd end;
+    end.ok = done.exit_code() == 0;
+    end.exit_code = done.exit_code();
+    end.stderr_tail = done.stderr_tail();
+    end.description = absl::StrCat("exit code ", done.exit_code());
+    // A run being stopped signalled the worker: even if it survived, it is not reused.
+    const bool stopped = run.cancelled || run.failed_index >= 0 || !run.start_error.empty();
+    workers_->GiveBack(r.slot, std::move(r.process), done.retiring() || stopped, absl::Now());
+    run.RankEnded(done.run_id(), i, std::move(end), options_.kill_grace);
+    return;
+  }
 }
 
 void Agent::StartRun(const comm::Assign& assign) {
@@ -366,6 +423,7 @@ void Agent::ReapChildren() {
   pid_t pid;
   while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
     for (auto& [id, run] : runs_) run.ChildEnded(id, pid, status, options_.kill_grace);
+    workers_->ChildEnded(pid, status);  // a warm worker: dropped, the slot's next one is fresh
   }
 }
 

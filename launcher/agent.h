@@ -4,7 +4,9 @@
 // rank 0 (launcher/trainer_channel.h), and reports each run's exit (outcome, exit code or
 // signal, stderr tail; launcher/local_run.h) once all its local ranks have ended. A trial's
 // log_dir and fetch_back must lie in the folders the agent serves (trial_guard.h), or the run
-// fails to start.
+// fails to start. A one-rank `train` trial with reuse_worker runs in the slot's warm trainer
+// worker instead of a fresh process (launcher/warm_workers.h); the run does not tell the
+// difference (launcher/local_run.h).
 //
 // Cross-process invariants: a run's slots are busy from Assign until its Exit is sent; a rank
 // that fails makes the agent stop the run's other local ranks (SIGTERM, then SIGKILL after the
@@ -43,6 +45,7 @@
 #include "launcher/local_run.h"
 #include "launcher/rank_launch.h"
 #include "launcher/trainer_channel.h"
+#include "launcher/warm_workers.h"
 
 namespace tunefleet {
 namespace launcher {
@@ -70,6 +73,10 @@ class Agent {
     std::string cache_dir;       // staged files (content-addressed); default LOG_DIR/cache
     // How long runs go on without a head after it was lost, waiting for it to come back.
     absl::Duration head_grace = absl::Minutes(5);
+    // Warm workers: trials per worker when a trial says 0, and how long a starting worker may
+    // take to register before its trial fails.
+    int worker_max_trials = kDefaultWorkerMaxTrials;
+    absl::Duration worker_register_timeout = absl::Seconds(60);
     // Called once, when the head first welcomes this agent (e.g. a detached agent's parent
     // may exit then).
     std::function<void()> on_registered;
@@ -90,6 +97,8 @@ class Agent {
   void HandleWelcome(const comm::Welcome& welcome);
   void HandleRefused(const comm::Refused& refused);
   void HandleTrainerMessage(const std::string& identity, const comm::Envelope& envelope);
+  // A warm worker's TrialDone: its trial's rank ends and gives the worker back.
+  void HandleTrialDone(const std::string& identity, const comm::TrialDone& done);
   void StartRun(const comm::Assign& assign);
   void SpawnRanks(uint64_t run_id, LocalRun& run, const comm::Assign& assign,
                   const std::vector<int>& free);
@@ -114,6 +123,7 @@ class Agent {
   zmq::context_t context_;
   std::unique_ptr<comm::HeadSession> head_;
   std::unique_ptr<TrainerChannel> trainers_;
+  std::unique_ptr<WarmWorkers> workers_;  // before launcher_, which lends them
   std::unique_ptr<RankLauncher> launcher_;
   EndedRuns ended_;
   std::unique_ptr<AgentFetchBack> fetch_back_;

@@ -1,6 +1,8 @@
 #include "launcher/local_run.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 
@@ -11,6 +13,22 @@
 namespace tunefleet {
 namespace launcher {
 
+std::string FileTail(const std::string& path, size_t bytes) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return "";
+  const off_t size = ::lseek(fd, 0, SEEK_END);
+  const off_t from = size > static_cast<off_t>(bytes) ? size - static_cast<off_t>(bytes) : 0;
+  std::string t(static_cast<size_t>(std::max<off_t>(size - from, 0)), '\0');
+  const ssize_t n = size > 0 ? ::pread(fd, t.data(), t.size(), from) : 0;
+  ::close(fd);
+  t.resize(static_cast<size_t>(std::max<ssize_t>(n, 0)));
+  if (from > 0) {
+    const size_t nl = t.find('\n');
+    if (nl != std::string::npos && nl + 1 < t.size()) t.erase(0, nl + 1);
+  }
+  return t;
+}
+
 void LocalRun::Stop(const std::string& reason, bool cancel, absl::Duration kill_grace) {
   if (cancel && !cancelled) {
     cancelled = true;
@@ -18,7 +36,7 @@ void LocalRun::Stop(const std::string& reason, bool cancel, absl::Duration kill_
   }
   bool signalled = false;
   for (LocalRank& r : ranks) {
-    if (r.process != nullptr && !r.process->exited()) {
+    if (r.running()) {
       r.process->Signal(SIGTERM);
       signalled = true;
     }
@@ -31,33 +49,56 @@ void LocalRun::Stop(const std::string& reason, bool cancel, absl::Duration kill_
 void LocalRun::KillOverdue(absl::Time now) {
   if (now < kill_deadline) return;
   for (LocalRank& r : ranks) {
-    if (r.process != nullptr && !r.process->exited()) r.process->Signal(SIGKILL);
+    if (r.running()) r.process->Signal(SIGKILL);
   }
   kill_deadline = absl::InfiniteFuture();
 }
 
 bool LocalRun::ChildEnded(uint64_t run_id, pid_t pid, int status, absl::Duration kill_grace) {
-  bool ours = false;
   for (size_t i = 0; i < ranks.size(); ++i) {
     LocalRank& r = ranks[i];
-    if (r.process == nullptr || r.process->pid() != pid) continue;
-    ours = true;
+    if (!r.running() || r.process->pid() != pid) continue;
     r.process->SetExitStatus(status);
     r.process->DrainStderr();
-    if (!r.process->succeeded() && failed_index < 0 && !cancelled) {
-      failed_index = static_cast<int>(i);
-      TF_LOG(WARNING) << "run " << run_id << " (trial " << spec.trial() << ") rank " << r.rank
-                      << ": " << r.process->DescribeExit();
-      Stop("another rank failed", /*cancel=*/false, kill_grace);
+    RankEnd end;
+    end.exit_code = r.process->exit_code();
+    end.signal = r.process->term_signal();
+    end.description = r.process->DescribeExit();
+    if (!r.warm) {
+      end.ok = r.process->succeeded();
+      end.stderr_tail = r.process->StderrTail();
+    } else {
+      // A worker never exits inside a trial: whatever its status, the trial did not finish.
+      // Its output went to the trial's log (or, before the trial began, to its own).
+      end.ok = false;
+      if (end.signal == 0) {
+        end.description = absl::StrCat("the warm worker ended (", end.description,
+                                       ") before the trial did");
+      }
+      end.stderr_tail = FileTail(r.log_path);
+      if (end.stderr_tail.empty()) end.stderr_tail = FileTail(r.worker_log);
     }
+    RankEnded(run_id, i, std::move(end), kill_grace);
+    return true;
   }
-  return ours;
+  return false;
+}
+
+void LocalRun::RankEnded(uint64_t run_id, size_t i, RankEnd end, absl::Duration kill_grace) {
+  LocalRank& r = ranks[i];
+  r.end = std::move(end);
+  if (!r.end->ok && failed_index < 0 && !cancelled) {
+    failed_index = static_cast<int>(i);
+    TF_LOG(WARNING) << "run " << run_id << " (trial " << spec.trial() << ") rank " << r.rank
+                    << (r.warm ? " (warm)" : "") << ": " << r.end->description;
+    Stop("another rank failed", /*cancel=*/false, kill_grace);
+  }
 }
 
 bool LocalRun::Ended() const {
   if (staging.valid()) return false;  // a fetch still going holds the run
   for (const LocalRank& r : ranks) {
-    if (r.process != nullptr && !r.process->exited()) return false;
+    if (r.running()) return false;
   }
   return true;
 }
@@ -67,7 +108,7 @@ LocalRank* LocalRun::DecisionTarget() {
   for (LocalRank& r : ranks) {
     if (target == nullptr || r.rank < target->rank) target = &r;
   }
-  if (target == nullptr || target->process == nullptr || target->process->exited()) return nullptr;
+  if (target == nullptr || !target->running()) return nullptr;
   return target;
 }
 
@@ -110,14 +151,15 @@ comm::Exit LocalRun::MakeExit(uint64_t run_id, const std::string& agent) const {
     if (!ranks.empty()) e.set_rank(ranks.back().rank);
   } else if (failed_index >= 0) {
     const LocalRank& r = ranks[static_cast<size_t>(failed_index)];
+    const RankEnd& end = *r.end;
     e.set_outcome(comm::Exit::FAILED);
     e.set_rank(r.rank);
-    e.set_exit_code(r.process->exit_code());
-    e.set_signal(r.process->term_signal());
-    e.set_stderr_tail(r.process->StderrTail());
-    e.set_reason(r.process->term_signal() == 0 && r.process->exit_code() == kExitOutOfMemory
+    e.set_exit_code(end.exit_code);
+    e.set_signal(end.signal);
+    e.set_stderr_tail(end.stderr_tail);
+    e.set_reason(end.signal == 0 && end.exit_code == kExitOutOfMemory
                      ? absl::StrCat("out of memory (rank ", r.rank, ")")
-                     : absl::StrCat("rank ", r.rank, ": ", r.process->DescribeExit()));
+                     : absl::StrCat("rank ", r.rank, ": ", end.description));
   } else if (stop_requested) {
     e.set_outcome(comm::Exit::STOPPED);
   } else {

@@ -2,9 +2,17 @@
 // and slots), its staging and fetch-back in flight, the reports its rank 0 sent that the head has
 // not answered yet, and how it ends (the Exit the agent sends once all its local ranks ended).
 //
-// Invariants: a failed rank makes the run stop its other local ranks (SIGTERM, then SIGKILL
-// after the kill grace, KillOverdue) so none is left waiting in a collective; the first failure
-// is the one the Exit reports; a cancellation's reason wins over a later failure.
+// A rank runs in its own trainer process, or (warm, launcher/warm_workers.h) in the slot's warm
+// worker, whose process the rank borrows for the trial: signals, exit bookkeeping and the stop
+// path are the same; the rank hands the process back when the worker says the trial is done
+// (TrialDone). So a rank's end is its own explicit state (LocalRank::end), set when its
+// process ends or its warm trial is done, never read from the process.
+//
+// Invariants: a rank is running while it has a process and no end; a failed rank makes the run
+// stop its other local ranks (SIGTERM, then SIGKILL after the kill grace, KillOverdue) so none
+// is left waiting in a collective; the first failure is the one the Exit reports; a
+// cancellation's reason wins over a later failure; a warm worker that ends before it says the
+// trial is done fails the trial, whatever its exit code.
 // Thread-safety: owned by the agent's poll loop; `staging` and `publishing` are futures of
 // threads that touch nothing here.
 #ifndef TUNEFLEET_LAUNCHER_LOCAL_RUN_H_
@@ -32,12 +40,32 @@ namespace launcher {
 // Reports kept per run while the head does not answer them.
 inline constexpr size_t kKeptReports = 16;
 
+// How a rank ended: its process's exit, or the TrialDone of its warm worker.
+struct RankEnd {
+  bool ok = false;
+  int exit_code = -1;       // -1 when killed by a signal
+  int signal = 0;
+  std::string stderr_tail;
+  std::string description;  // "exit code 1", "killed by signal 9 (Killed)"
+};
+
 struct LocalRank {
   int rank = 0;
   int slot = 0;
+  // Its own trainer process, or the slot's warm worker lent for the trial (warm); null when it
+  // could not start, and once a warm rank handed the worker back.
   std::unique_ptr<ChildProcess> process;
   std::string trainer_identity;  // its DEALER's identity once it registered
+  bool warm = false;
+  std::string log_path;          // the rank's log (a warm worker writes the trial's output there)
+  std::string worker_log;        // warm: the worker's own log (its start-up)
+  std::optional<RankEnd> end;
+
+  bool running() const { return process != nullptr && !end.has_value(); }
 };
+
+// The last `bytes` of a file, from a line boundary when possible; "" when unreadable.
+std::string FileTail(const std::string& path, size_t bytes = ChildProcess::kTailBytes);
 
 struct LocalRun {
   comm::TrialSpec spec;
@@ -70,7 +98,10 @@ struct LocalRun {
   // rank that failed first (and not because of a cancellation) stops the others. True when it
   // was one of this run's.
   bool ChildEnded(uint64_t run_id, pid_t pid, int status, absl::Duration kill_grace);
-  // No rank process alive and no staging in flight.
+  // Records how rank index `i` ended (a warm rank's TrialDone); a failure stops the others as
+  // ChildEnded does.
+  void RankEnded(uint64_t run_id, size_t i, RankEnd end, absl::Duration kill_grace);
+  // No rank running and no staging in flight.
   bool Ended() const;
 
   // Where a Decision goes: rank 0 when it runs here, else the lowest local rank (it shares the

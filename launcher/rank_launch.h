@@ -8,20 +8,29 @@
 // (its one GPU, or empty on CPU slots), OMP_NUM_THREADS on CPU slots (cores / slots, unless
 // set), TUNEFLEET_AGENT_ENDPOINT, TUNEFLEET_RUN_ID, TUNEFLEET_TRIAL, TUNEFLEET_SWEEP; the
 // agent's own variables win over the trial's. Logs: LOG_DIR/trial-N/rank-R.log.
+//
+// A warm trial (WarmWorkers::Eligible) runs in the slot's warm worker instead of a fresh process
+// (launcher/warm_workers.h): the worker starts with the part of that environment that is the
+// slot's (CUDA_VISIBLE_DEVICES, OMP_NUM_THREADS, TUNEFLEET_AGENT_ENDPOINT, LOCAL_RANK=0,
+// LOCAL_WORLD_SIZE=1) and the trial's variables (they are part of the worker's key, and some
+// count only at process start); RunTrial carries the whole of it and the rank's log path.
 // Thread-safety: used by the agent's poll loop only.
 #ifndef TUNEFLEET_LAUNCHER_RANK_LAUNCH_H_
 #define TUNEFLEET_LAUNCHER_RANK_LAUNCH_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "comm/proto/messages.pb.h"
 #include "launcher/gpu_detect.h"
 #include "launcher/local_run.h"
+#include "launcher/warm_workers.h"
 
 namespace tunefleet {
 namespace launcher {
@@ -40,17 +49,28 @@ class RankLauncher {
     int slots = 1;
     absl::Duration kill_grace = absl::Seconds(5);
   };
-  explicit RankLauncher(Config config) : config_(std::move(config)) {}
+  // `workers` (may be null: never warm) outlives the launcher.
+  RankLauncher(Config config, WarmWorkers* workers)
+      : config_(std::move(config)), workers_(workers) {}
 
   // Starts the ranks of `assign` on `slots` (one per rank, marked as run_id's in `slot_owner`)
   // and records them in `run`. Returns the Started for the head; nullopt when the run could not
   // start: `run.start_error` says why and the ranks already started are being stopped.
+  // Started.workers names each rank's warm worker ("" for a fresh process).
   std::optional<comm::Envelope> Spawn(uint64_t run_id, LocalRun& run, const comm::Assign& assign,
                                       const std::vector<int>& slots,
                                       std::vector<uint64_t>& slot_owner) const;
 
  private:
+  // Lends the slot's warm worker to `rank` for the trial (RunTrial with `env`); sets
+  // rank.process and returns the worker's name.
+  absl::StatusOr<std::string> LendWorker(uint64_t run_id, const comm::TrialSpec& spec,
+                                         const std::map<std::string, std::string>& trial_env,
+                                         const std::map<std::string, std::string>& env,
+                                         LocalRank& rank) const;
+
   Config config_;
+  WarmWorkers* workers_;
 };
 
 }  // namespace launcher
