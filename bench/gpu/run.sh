@@ -13,6 +13,10 @@
 #   trial       whole sweep-like trials (configs/sbert_stsb.yaml: one epoch, evaluation every 50
 #               steps, no checkpoint), BERT-base (random init) bf16, eager and CUDA graphs at each
 #               batch: process wall time, the `time` and `graphs` lines, the final evaluation
+#   warm        warm trainer workers against a fresh process per trial: a sweep of WARM_TRIALS (6)
+#               BERT-base (random init) bf16 batch-32 one-epoch STS-B trials one after another, with
+#               resources.reuse_workers true and false: wall time, each trial's submit-to-end
+#               seconds from the journal, the trials' `time` lines
 #   tasks       trainer train, eager against CUDA graphs, on the other task types (mnrl on PAWS,
 #               classification and nli on SICK), 150 steps
 #   throughput  bench/train_throughput_vs_anchor.sh: train_throughput_bench's variants against the
@@ -92,6 +96,22 @@ suite_trial() {
          "$(grep -E '^eval' "$log" | tail -1 | cut -c1-90)"
     grep -E '^time|^graphs' "$log" | sed 's/^/  /'
   done; done; done
+}
+
+suite_warm() {
+  bert_base_random
+  local r t0 rc j
+  for r in false true; do
+    j=$D/warm-$r/journal.log; mkdir -p "$D/warm-$r"; rm -rf "runs/warm-$r"; t0=$(date +%s.%N)
+    "$B/hpo" sweep configs/lr.yaml name="warm-$r" --journal "$j" \
+      "trainer.overrides={train.epochs: 1, output.checkpoint: false, model.path: /tmp/bert-base-random, train.precision: bf16}" \
+      "parameters.batch_size={values: [32]}" search.method=random \
+      search.random.trials="${WARM_TRIALS:-6}" max_concurrent_trials=1 "early_terminate={type: none}" \
+      resources.reuse_workers="$r" > "$D/warm.$r.log" 2>&1; rc=$?
+    echo "warm: reuse_workers=$r: exit $rc, wall $(wall_since "$t0") s; $(grep -c COMPLETE "$D/warm.$r.log") complete"
+    python3 bench/gpu/trial_seconds.py "$j" | sed 's/^/  /'
+    grep -h '^time' "$(dirname "$j")"/logs/trial-*/rank-0.log 2>/dev/null | sed 's/^/  /'
+  done
 }
 
 suite_tasks() {
