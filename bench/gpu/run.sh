@@ -43,7 +43,7 @@ B=$PWD/build/gpu/bin
 export LD_LIBRARY_PATH=/tmp/tfdeps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 
 for s in "$@"; do
-  case $s in tests|sweep|trial|tasks|throughput|load|anchor|ddp|stall|packing) ;;
+  case $s in tests|sweep|warm|trial|tasks|throughput|load|anchor|ddp|stall|packing) ;;
     *) echo "run: unknown suite '$s' (run with no argument for the list)" >&2; exit 2 ;; esac
 done
 
