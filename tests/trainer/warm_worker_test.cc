@@ -22,6 +22,7 @@
 
 #include <chrono>
 #include <functional>
+#include <iostream>
 #include <map>
 #include <optional>
 #include <string>
@@ -46,13 +47,11 @@ using Clock = std::chrono::steady_clock;
 // The time-dependent keys of metrics.jsonl, left out of the comparison.
 const char* const kTimeKeys[] = {"train/samples_per_s"};
 
-std::string TrainerPath() {
-  if (const char* runfiles = std::getenv("RUNFILES_DIR"); runfiles != nullptr) {
-    const std::string path = absl::StrCat(runfiles, "/tunefleet/trainer/trainer");
-    if (::access(path.c_str(), X_OK) == 0) return path;
-  }
-  return "trainer/trainer";  // the runfiles tree (or the repository root) is the working folder
-}
+// The `trainer` binary under test: the test's one argument ($(location //trainer) in Bazel, the
+// built binary in CMake).
+std::string g_trainer;
+
+std::string TrainerPath() { return g_trainer; }
 
 // Starts `trainer ARGS...` with `env` on top of this process's environment, its stdout and stderr
 // appended to `log`; it dies with this test (PDEATHSIG).
@@ -364,3 +363,13 @@ TEST_F(WarmWorkerTest, NeedsItsEnvironment) {
 }  // namespace
 }  // namespace trainer
 }  // namespace tunefleet
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  if (argc != 2) {
+    std::cerr << "usage: warm_worker_test TRAINER" << std::endl;
+    return 2;
+  }
+  tunefleet::trainer::g_trainer = argv[1];
+  return RUN_ALL_TESTS();
+}
