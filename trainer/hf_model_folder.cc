@@ -172,21 +172,25 @@ absl::StatusOr<BertCheckpoint> LoadBertCheckpoint(const std::string& dir) {
         fatal.size() > shown ? ", ..." : ""));
   }
   out.has_pooler = out.missing_keys.empty();
-  if (!out.unexpected_keys.empty()) {
-    TF_LOG(WARNING) << "Some weights of the model checkpoint at " << dir
-                    << " were not used when initializing BertModel: ['"
-                    << absl::StrJoin(out.unexpected_keys, "', '") << "']";
-  }
-  if (!out.missing_keys.empty()) {
-    TF_LOG(WARNING) << "Some weights of BertModel were not initialized from the model checkpoint at "
-                    << dir << " and are newly initialized: ['"
-                    << absl::StrJoin(out.missing_keys, "', '") << "']";
-  }
+  LogCheckpointKeyWarnings(dir, out);
   ASSIGN_OR_RETURN(StModules modules, ReadStModules(dir));
   out.pooling = std::move(modules.pooling);
   out.normalize = modules.normalize;
   out.max_seq_length = modules.max_seq_length;
   return out;
+}
+
+void LogCheckpointKeyWarnings(const std::string& dir, const BertCheckpoint& checkpoint) {
+  if (!checkpoint.unexpected_keys.empty()) {
+    TF_LOG(WARNING) << "Some weights of the model checkpoint at " << dir
+                    << " were not used when initializing BertModel: ['"
+                    << absl::StrJoin(checkpoint.unexpected_keys, "', '") << "']";
+  }
+  if (!checkpoint.missing_keys.empty()) {
+    TF_LOG(WARNING) << "Some weights of BertModel were not initialized from the model "
+                    << "checkpoint at " << dir << " and are newly initialized: ['"
+                    << absl::StrJoin(checkpoint.missing_keys, "', '") << "']";
+  }
 }
 
 absl::Status SaveBertCheckpoint(const std::string& dir, const BertConfig& config,

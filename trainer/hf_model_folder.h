@@ -51,6 +51,10 @@ struct BertCheckpoint {
 
 absl::StatusOr<BertCheckpoint> LoadBertCheckpoint(const std::string& dir);
 
+// Logs the unexpected and missing keys of a checkpoint read from `dir` as transformers warns
+// about them (LoadBertCheckpoint does; trainer/checkpoint_cache.h repeats it on a hit).
+void LogCheckpointKeyWarnings(const std::string& dir, const BertCheckpoint& checkpoint);
+
 struct CheckpointSaveOptions {
   // Copy vocab.txt, tokenizer.json, tokenizer_config.json, special_tokens_map.json,
   // added_tokens.json from here when present; also the sentence-transformers files when

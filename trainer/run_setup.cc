@@ -11,6 +11,7 @@
 #include "common/file_util.h"
 #include "common/status_macros.h"
 #include "trainer/bert_model.h"
+#include "trainer/checkpoint_cache.h"
 #include "trainer/datasets.h"
 #include "trainer/hf_model_folder.h"
 #include "trainer/pooling.h"
@@ -34,7 +35,8 @@ absl::Status In(const std::string& where, const absl::Status& s) {
 
 // A model folder's encoder with the config's dropout, in train mode on the CPU.
 absl::StatusOr<BertModel> LoadEncoder(const TrainerConfig& config) {
-  ASSIGN_OR_RETURN(BertCheckpoint checkpoint, LoadBertCheckpoint(config.model.path));
+  // From the warm worker's host copy when it holds this folder unchanged (the same tensors).
+  ASSIGN_OR_RETURN(BertCheckpoint checkpoint, LoadBertCheckpointCached(config.model.path));
   BertConfig bert = checkpoint.config;
   bert.hidden_dropout_prob = config.model.dropout;
   bert.attention_probs_dropout_prob = config.model.dropout;

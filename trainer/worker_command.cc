@@ -25,6 +25,7 @@
 #include "common/cli.h"
 #include "common/file_util.h"
 #include "common/logging.h"
+#include "trainer/checkpoint_cache.h"
 #include "trainer/train_command.h"
 #include "trainer/utf8_check.h"
 #include "trainer/worker_channel.h"
@@ -245,6 +246,8 @@ int RunWorker(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   InstallSignalHandlers();
+  // A sweep's trials start from the same model folder: keep its weights in host memory.
+  EnableCheckpointCache(true);
   const pid_t parent = ::getppid();
   auto channel = WorkerChannel::Connect(endpoint, slot);
   if (!channel.ok()) {

@@ -343,8 +343,12 @@ TEST_F(WarmWorkerTest, WarmTrialsMatchColdOnes) { CheckWarmAgainstCold(/*toleran
 // The GPU case (ctest on the GPU host): the same trials in fp32 on the GPU agree within 1e-3,
 // far below what separates the trials (their lrs, seeds and batch sizes differ).
 TEST_F(WarmWorkerTest, OnAGpuWarmTrialsMatchColdOnesWithinNoise) {
-  if (::access("/dev/nvidiactl", F_OK) != 0) GTEST_SKIP() << "no NVIDIA GPU on this host";
   gpu_ = true;
+  // Whether the trainer sees a GPU here, asked the way a trial would find out.
+  const std::string probe = dir_ + "/probe.log";
+  const pid_t pid = Spawn({"train", "--config", config_, "--dry_run"}, WorkerEnv(), probe);
+  ASSERT_EQ(WaitExit(agent_, pid, std::chrono::seconds(120)), 0) << ReadAll(probe);
+  if (!absl::StrContains(ReadAll(probe), "device   cuda")) GTEST_SKIP() << "no GPU for the trainer";
   CheckWarmAgainstCold(/*tolerance=*/1e-3);
 }
 
