@@ -165,13 +165,7 @@ absl::Status Agent::Run() {
       }
       HandleHeadMessage(*received->envelope);
     }
-    while (auto received = trainers_->Receive()) {
-      if (!received->envelope.ok()) {
-        TF_LOG(WARNING) << "dropped a frame from a trainer: " << received->envelope.status().message();
-        continue;
-      }
-      HandleTrainerMessage(received->identity, *received->envelope);
-    }
+    DrainTrainers();
     const absl::Time now = absl::Now();
     const comm::HeadSession::Tick tick = head_->Poll(
         now, shutting_down_ ? comm::HeadSession::Mode::kIdle : comm::HeadSession::Mode::kWait);
@@ -418,10 +412,41 @@ void Agent::FinishStaging() {
   }
 }
 
+void Agent::DrainTrainers() {
+  while (auto received = trainers_->Receive()) {
+    if (!received->envelope.ok()) {
+      TF_LOG(WARNING) << "dropped a frame from a trainer: " << received->envelope.status().message();
+      continue;
+    }
+    HandleTrainerMessage(received->identity, *received->envelope);
+  }
+}
+
+bool Agent::LentWorkerExitedCleanly(pid_t pid, int status) const {
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return false;
+  for (const auto& [id, run] : runs_) {
+    for (const LocalRank& r : run.ranks) {
+      if (r.warm && r.running() && r.process->pid() == pid) return true;
+    }
+  }
+  return false;
+}
+
 void Agent::ReapChildren() {
   int status = 0;
   pid_t pid;
   while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
+    // A retiring worker sends its TrialDone and then exits 0: the exit can be reaped before the
+    // message is read off the socket. Wait a little for it, so that the trial ends as the worker
+    // said (its exit code and tail), not as "ended before the trial did".
+    if (LentWorkerExitedCleanly(pid, status)) {
+      const absl::Time deadline = absl::Now() + absl::Seconds(1);
+      while (LentWorkerExitedCleanly(pid, status) && absl::Now() < deadline) {
+        zmq::pollitem_t item = {static_cast<void*>(trainers_->socket()), 0, ZMQ_POLLIN, 0};
+        zmq::poll(&item, 1, std::chrono::milliseconds(20));
+        DrainTrainers();
+      }
+    }
     for (auto& [id, run] : runs_) run.ChildEnded(id, pid, status, options_.kill_grace);
     workers_->ChildEnded(pid, status);  // a warm worker: dropped, the slot's next one is fresh
   }

@@ -106,6 +106,10 @@ class Agent {
   void FinishStaging();
   void StopRun(LocalRun& run, const std::string& reason, bool cancelled);
   void StopAll(const std::string& reason);
+  // Reads every message the trainers' socket holds.
+  void DrainTrainers();
+  // `pid` exited 0 while lent to a running warm rank (its TrialDone may still be on the way).
+  bool LentWorkerExitedCleanly(pid_t pid, int status) const;
   void ReapChildren();
   void FinishRuns();
   void SendToHead(const comm::Envelope& envelope);

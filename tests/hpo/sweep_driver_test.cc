@@ -26,6 +26,7 @@
 #include "gtest/gtest.h"
 #include "hpo/journal_replay.h"
 #include "tests/hpo/hpo_test_util.h"
+#include "tests/test_util/temp_dir.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -68,17 +69,13 @@ int CountOf(const std::string& text, const std::string& what) {
 
 class SweepDriverTest : public ::testing::Test {
  protected:
+  // The journal in the test's own folder (kept for a failing test to be read), the head's
+  // socket in a short one.
   void SetUp() override {
-    char dir[] = "/tmp/sweep_driver_test-XXXXXX";
-    ASSERT_NE(::mkdtemp(dir), nullptr);
-    dir_ = dir;
-    endpoint_ = "ipc://" + dir_ + "/head.sock";
+    dir_ = FreshTestDir(::testing::UnitTest::GetInstance()->current_test_info()->name());
+    endpoint_ = "ipc://" + sockets_.path() + "/head.sock";
     head_.set(zmq::sockopt::linger, 0);
     head_.bind(endpoint_);
-  }
-  void TearDown() override {
-    ::unlink((dir_ + "/head.sock").c_str());
-    // The journal's folder stays for a failing test to be read; /tmp is the test's own.
   }
 
   SweepConfig Config(const std::string& resources) {
@@ -191,6 +188,7 @@ class SweepDriverTest : public ::testing::Test {
   // SIGUSR2 is one nothing sends.
   SignalFd signals_{SIGUSR2};
   zmq::context_t context_{1};
+  ShortTempDir sockets_{"sd"};
   zmq::socket_t head_{context_, zmq::socket_type::router};
   std::string dir_;
   std::string endpoint_;
