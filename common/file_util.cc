@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -41,6 +42,22 @@ absl::Status ErrnoStatus(int err, absl::string_view what) {
     default:
       return absl::InternalError(message);
   }
+}
+
+std::string FileTail(const std::string& path, size_t bytes) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return "";
+  const off_t size = ::lseek(fd, 0, SEEK_END);
+  const off_t from = size > static_cast<off_t>(bytes) ? size - static_cast<off_t>(bytes) : 0;
+  std::string t(static_cast<size_t>(std::max<off_t>(size - from, 0)), '\0');
+  const ssize_t n = size > 0 ? ::pread(fd, t.data(), t.size(), from) : 0;
+  ::close(fd);
+  t.resize(static_cast<size_t>(std::max<ssize_t>(n, 0)));
+  if (from > 0) {
+    const size_t nl = t.find('\n');
+    if (nl != std::string::npos && nl + 1 < t.size()) t.erase(0, nl + 1);
+  }
+  return t;
 }
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {

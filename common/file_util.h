@@ -28,6 +28,10 @@ absl::Status ErrnoStatus(int err, absl::string_view what);
 // missing file is NotFound) or "PATH: cannot read: ...".
 absl::StatusOr<std::string> ReadFile(const std::string& path);
 
+// The last `bytes` of a file (not followed through a link), from its first whole line on when it
+// is cut; "" when unreadable. For the stderr tails of trials' logs.
+std::string FileTail(const std::string& path, size_t bytes);
+
 // Writes `contents` to `path` so that a reader sees the old file or the whole new one, never a
 // part: a temporary file in the same folder (PATH.tmp.XXXXXX), write, fsync, rename(2) over
 // `path`, then fsync of the folder (best effort) so the rename survives a power cut. The file

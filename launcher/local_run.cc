@@ -8,26 +8,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/cli.h"
+#include "common/file_util.h"
 #include "common/logging.h"
 
 namespace tunefleet {
 namespace launcher {
-
-std::string FileTail(const std::string& path, size_t bytes) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) return "";
-  const off_t size = ::lseek(fd, 0, SEEK_END);
-  const off_t from = size > static_cast<off_t>(bytes) ? size - static_cast<off_t>(bytes) : 0;
-  std::string t(static_cast<size_t>(std::max<off_t>(size - from, 0)), '\0');
-  const ssize_t n = size > 0 ? ::pread(fd, t.data(), t.size(), from) : 0;
-  ::close(fd);
-  t.resize(static_cast<size_t>(std::max<ssize_t>(n, 0)));
-  if (from > 0) {
-    const size_t nl = t.find('\n');
-    if (nl != std::string::npos && nl + 1 < t.size()) t.erase(0, nl + 1);
-  }
-  return t;
-}
 
 void LocalRun::Stop(const std::string& reason, bool cancel, absl::Duration kill_grace) {
   if (cancel && !cancelled) {
@@ -75,8 +60,8 @@ bool LocalRun::ChildEnded(uint64_t run_id, pid_t pid, int status, absl::Duration
         end.description = absl::StrCat("the warm worker ended (", end.description,
                                        ") before the trial did");
       }
-      end.stderr_tail = FileTail(r.log_path);
-      if (end.stderr_tail.empty()) end.stderr_tail = FileTail(r.worker_log);
+      end.stderr_tail = FileTail(r.log_path, ChildProcess::kTailBytes);
+      if (end.stderr_tail.empty()) end.stderr_tail = FileTail(r.worker_log, ChildProcess::kTailBytes);
     }
     RankEnded(run_id, i, std::move(end), kill_grace);
     return true;

@@ -64,9 +64,6 @@ struct LocalRank {
   bool running() const { return process != nullptr && !end.has_value(); }
 };
 
-// The last `bytes` of a file, from a line boundary when possible; "" when unreadable.
-std::string FileTail(const std::string& path, size_t bytes = ChildProcess::kTailBytes);
-
 struct LocalRun {
   comm::TrialSpec spec;
   std::vector<LocalRank> ranks;

@@ -130,27 +130,9 @@ class RedirectedOutput {
   int saved_err_ = -1;
 };
 
-// The last kTailBytes of the log, from its first whole line on, as valid UTF-8 (a proto3
-// string must be).
+// The last kTailBytes of the log, as valid UTF-8 (a proto3 string must be).
 std::string LogTail(const std::string& path) {
-  if (path.empty()) return "";
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return "";
-  struct stat st;
-  std::string tail;
-  if (::fstat(fd, &st) == 0 && st.st_size > 0) {
-    const off_t size = st.st_size;
-    const off_t start = size > static_cast<off_t>(kTailBytes) ? size - kTailBytes : 0;
-    tail.resize(static_cast<size_t>(size - start));
-    const ssize_t n = ::pread(fd, tail.data(), tail.size(), start);
-    tail.resize(n > 0 ? static_cast<size_t>(n) : 0);
-    if (start > 0) {
-      const size_t nl = tail.find('\n');
-      if (nl != std::string::npos && nl + 1 < tail.size()) tail.erase(0, nl + 1);
-    }
-  }
-  ::close(fd);
-  return ReplaceInvalidUtf8(tail);
+  return path.empty() ? "" : ReplaceInvalidUtf8(FileTail(path, kTailBytes));
 }
 
 // What a fresh process has and an earlier trial may have changed: the default generators'
