@@ -2,6 +2,7 @@
 
 #include "absl/status/status.h"
 #include "trainer/bert_model.h"
+#include "trainer/fused_norm.h"
 #include "trainer/pooling.h"
 
 namespace tunefleet {
@@ -15,6 +16,7 @@ ThroughputTrainer::ThroughputTrainer(const ThroughputOptions& o,
       model_(trainer::BertModel(config), trainer::Pooling::kCls,
              trainer::TaskType::kClassification, kNumLabels) {
   model_->bert()->set_fused_qkv(o.qkv == "fused");
+  trainer::SetFusedNorm(o.kernels == "fused");
   model_->to(device);
   model_->train();
   params_ = model_->TrainableParameters();

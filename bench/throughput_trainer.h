@@ -45,6 +45,7 @@ struct ThroughputOptions {
   int64_t warmup = 5;
   double dropout = 0.1;
   std::string qkv = "fused";
+  std::string kernels = "fused";  // fused: trainer/fused_norm.h's CUDA kernels where built; aten
   std::string grad_comm = "fp32";  // DDP: dtype of the gradient all-reduce
   int64_t bucket_mb = 25;          // DDP: gradient bucket cap
   bool no_overlap = false;         // DDP: every bucket's all-reduce after backward (diagnostic)

@@ -45,6 +45,7 @@
 #include "common/cli.h"
 #include "trainer/bert_config.h"
 #include "trainer/device.h"
+#include "trainer/fused_norm.h"
 #include "trainer/memory_estimate.h"
 #include "trainer/step_graphs.h"
 #include "trainer/task_data.h"
@@ -171,6 +172,9 @@ absl::Status Validate(const ThroughputOptions& o) {
     return absl::InvalidArgumentError(
         "--batch, --steps and --warmup must be positive, --seq in [1, 512]");
   }
+  if (o.kernels != "fused" && o.kernels != "aten") {
+    return absl::InvalidArgumentError("--kernels must be fused or aten");
+  }
   if (o.qkv != "fused" && o.qkv != "separate") {
     return absl::InvalidArgumentError("--qkv must be fused or separate");
   }
@@ -227,6 +231,9 @@ int Main(int argc, char** argv) {
   cli.AddInt("steps", &o.steps, "timed steps", "N");
   cli.AddInt("warmup", &o.warmup, "untimed steps first", "N");
   cli.AddDouble("dropout", &o.dropout, "hidden, attention and classifier dropout", "P");
+  cli.AddString("kernels", &o.kernels,
+                "fused (trainer/fused_norm.h's CUDA kernels, where built) or aten (ATen's operations)",
+                "MODE");
   cli.AddString("qkv", &o.qkv, "fused (one GEMM) or separate (three, as transformers)", "MODE");
   cli.AddInt("bucket_mb", &o.bucket_mb, "under DDP: gradient bucket cap (MiB)", "N");
   cli.AddBool("optimizer_per_bucket", &o.optimizer_per_bucket,
@@ -297,14 +304,14 @@ int Main(int argc, char** argv) {
     const std::string peak =
         r.peak_mem_gib ? absl::StrCat(std::round(*r.peak_mem_gib * 100) / 100) : "null";
     std::printf(
-        "{\"impl\": \"tunefleet\", \"variant\": \"%s\", \"qkv\": \"%s\", \"grad_comm\": \"%s\", "
+        "{\"impl\": \"tunefleet\", \"variant\": \"%s\", \"kernels\": \"%s\", \"qkv\": \"%s\", \"grad_comm\": \"%s\", "
         "\"model\": \"%s\", "
         "\"precision\": \"%s\", "
         "\"world\": %d, \"batch_per_gpu\": %lld, \"seq\": %lld, \"device\": \"%s\", "
         "\"samples_per_s\": %.1f, \"model_tflops\": %.1f, \"peak_mem_gib\": %s, "
         "\"step_ms\": %.2f, \"phases_ms\": %s, \"loss_first\": %.6f, \"loss_last\": %.6f, "
         "\"libtorch\": \"%s\"}\n",
-        o.variant.c_str(), o.qkv.c_str(), o.grad_comm.c_str(), o.model.c_str(), o.precision.c_str(), world,
+        o.variant.c_str(), trainer::FusedNormEnabled() ? "fused" : "aten", o.qkv.c_str(), o.grad_comm.c_str(), o.model.c_str(), o.precision.c_str(), world,
         static_cast<long long>(o.batch),
         static_cast<long long>(o.seq), o.device.c_str(), samples_per_s, tflops, peak.c_str(),
         1e3 * r.seconds / static_cast<double>(o.steps), r.phases_json.c_str(), r.loss_first,

@@ -18,6 +18,7 @@
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "trainer/autocast.h"
+#include "trainer/fused_norm.h"
 
 // LibTorch 2.0 brought the fused attention kernels (flash / memory-efficient / math).
 #if TORCH_VERSION_MAJOR >= 2
@@ -135,20 +136,24 @@ class SelfAttentionImpl : public torch::nn::Module {
   Dense query_, key_, value_;
 };
 
-// dense -> dropout -> + residual -> LayerNorm (BertSelfOutput and BertOutput).
+// dense -> dropout -> + residual -> LayerNorm (BertSelfOutput and BertOutput); the last three
+// as one kernel each way where trainer/fused_norm.h has them.
 class ResidualNormImpl : public torch::nn::Module {
  public:
-  ResidualNormImpl(int64_t in, int64_t out, double eps, double dropout) : dropout_(dropout) {
+  ResidualNormImpl(int64_t in, int64_t out, double eps, double dropout)
+      : eps_(eps), dropout_(dropout) {
     dense_ = register_module("dense", MakeDense(in, out));
     norm_ = register_module("LayerNorm",
                             torch::nn::LayerNorm(torch::nn::LayerNormOptions({out}).eps(eps)));
   }
 
-  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& residual) {
-    return norm_(torch::dropout(dense_->forward(x), dropout_, is_training()) + residual);
+  NormOutput forward(const torch::Tensor& x, const torch::Tensor& residual) {
+    return DropoutAddLayerNorm(dense_->forward(x), residual, norm_->weight, norm_->bias, eps_,
+                               dropout_, is_training());
   }
 
  private:
+  double eps_;
   double dropout_;
   Dense dense_;
   torch::nn::LayerNorm norm_{nullptr};
@@ -201,9 +206,10 @@ class BertLayerImpl : public torch::nn::Module {
 
   void set_fused_qkv(bool on) { self_->set_fused_qkv(on); }
 
-  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& mask) {
-    const torch::Tensor a = attention_output_->forward(self_->forward(x, mask), x);
-    return output_->forward(Activate(intermediate_->forward(a), act_), a);
+  // x.full is the residual stream; x.for_matmul() what the projections read (trainer/fused_norm.h).
+  NormOutput forward(const NormOutput& x, const torch::Tensor& mask) {
+    const NormOutput a = attention_output_->forward(self_->forward(x.for_matmul(), mask), x.full);
+    return output_->forward(Activate(intermediate_->forward(a.for_matmul()), act_), a.full);
   }
 
  private:
@@ -231,7 +237,7 @@ struct CheckpointedLayer : public torch::autograd::Function<CheckpointedLayer> {
       std::lock_guard<std::mutex> lock(gen.mutex());
       ctx->saved_data["rng"] = gen.get_state();
     }
-    return reinterpret_cast<BertLayerImpl*>(layer)->forward(x, mask);
+    return reinterpret_cast<BertLayerImpl*>(layer)->forward(NormOutput{x, {}}, mask).full;
   }
 
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
@@ -251,7 +257,7 @@ struct CheckpointedLayer : public torch::autograd::Function<CheckpointedLayer> {
     {
       torch::AutoGradMode enable(true);
       AutocastScope autocast(x.device().type(), precision);
-      y = layer->forward(x, saved[1]);
+      y = layer->forward(NormOutput{x, {}}, saved[1]).full;
     }
     {
       std::lock_guard<std::mutex> lock(gen.mutex());
@@ -304,16 +310,21 @@ BertOutput BertModelImpl::forward(const torch::Tensor& input_ids,
                                   const torch::Tensor& attention_mask) {
   const torch::Tensor types = token_type_ids.defined() ? token_type_ids : torch::zeros_like(input_ids);
   const torch::Tensor& mask = attention_mask;  // undefined: nothing is padded
-  torch::Tensor h = embeddings_->forward(input_ids, types);
+  NormOutput h{embeddings_->forward(input_ids, types), {}};
   const bool checkpoint = gradient_checkpointing_ && is_training() && torch::GradMode::is_enabled();
   for (const auto& layer : layers_) {
-    h = checkpoint && h.requires_grad()
-            ? CheckpointedLayer::apply(h, mask, reinterpret_cast<int64_t>(layer.get()))
-            : layer->forward(h, mask);
+    if (checkpoint && h.full.requires_grad()) {
+      h = NormOutput{
+          CheckpointedLayer::apply(h.full, mask, reinterpret_cast<int64_t>(layer.get())), {}};
+    } else {
+      h = layer->forward(h, mask);
+    }
   }
   BertOutput out;
-  out.last_hidden_state = h;
-  if (pooler_dense_ != nullptr) out.pooler_output = torch::tanh(pooler_dense_->forward(h.select(1, 0)));
+  out.last_hidden_state = h.full;
+  if (pooler_dense_ != nullptr) {
+    out.pooler_output = torch::tanh(pooler_dense_->forward(h.full.select(1, 0)));
+  }
   return out;
 }
 
