@@ -1,6 +1,7 @@
 #include "trainer/fused_norm.h"
 
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <type_traits>
@@ -85,6 +86,14 @@ void Check(int error, const char* what) {
   TORCH_CHECK(error == 0, what, " kernel failed: ", k::ErrorString(error));
 }
 
+// A contiguous tensor whose data is 16-byte aligned (the kernels' vector loads need it).
+torch::Tensor Aligned(const torch::Tensor& t) {
+  if (!t.defined()) return t;
+  torch::Tensor c = t.contiguous();
+  if (reinterpret_cast<uintptr_t>(c.data_ptr()) % 16 != 0) c = c.clone();
+  return c;
+}
+
 struct Forward {
   torch::Tensor y, low, z, keep, mean, rstd;
 };
@@ -93,8 +102,8 @@ Forward RunForward(const torch::Tensor& x_in, const torch::Tensor& residual_in,
                    const torch::Tensor& weight, const torch::Tensor& bias, double eps, double p,
                    bool save) {
   const c10::cuda::CUDAGuard guard(x_in.device());
-  const torch::Tensor x = x_in.contiguous();
-  const torch::Tensor residual = residual_in.contiguous();
+  const torch::Tensor x = Aligned(x_in);
+  const torch::Tensor residual = Aligned(residual_in);
   const int64_t cols = x.size(-1);
   const int64_t rows = cols == 0 ? 0 : x.numel() / cols;
   const auto f32 = residual.options();
@@ -105,7 +114,7 @@ Forward RunForward(const torch::Tensor& x_in, const torch::Tensor& residual_in,
   a.x = x.data_ptr();
   a.type = KernelType(x.scalar_type());
   a.residual = residual.data_ptr<float>();
-  const torch::Tensor w = weight.contiguous(), b = bias.contiguous();
+  const torch::Tensor w = Aligned(weight), b = Aligned(bias);
   a.gamma = w.data_ptr<float>();
   a.beta = b.data_ptr<float>();
   a.rows = rows;
@@ -122,7 +131,7 @@ Forward RunForward(const torch::Tensor& x_in, const torch::Tensor& residual_in,
     a.mean = f.mean.data_ptr<float>();
     a.rstd = f.rstd.data_ptr<float>();
     if (p > 0) {
-      f.keep = torch::empty(x.sizes(), x.options().dtype(torch::kByte));
+      f.keep = torch::empty({k::KeepBytes(rows, cols)}, x.options().dtype(torch::kByte));
       a.keep = f.keep.data_ptr<uint8_t>();
     }
   }
@@ -149,12 +158,12 @@ class FusedNormFunction : public torch::autograd::Function<FusedNormFunction> {
     const auto saved = ctx->get_saved_variables();
     const torch::Tensor& z = saved[0];
     const torch::Tensor& keep = saved[3];
-    const torch::Tensor gamma = saved[4].contiguous();
+    const torch::Tensor gamma = Aligned(saved[4]);
     const auto x_type = static_cast<torch::ScalarType>(ctx->saved_data["x_type"].toInt());
     const c10::cuda::CUDAGuard guard(z.device());
-    const torch::Tensor dy = grads[0].defined() ? grads[0].to(torch::kFloat).contiguous() : grads[0];
+    const torch::Tensor dy = grads[0].defined() ? Aligned(grads[0].to(torch::kFloat)) : grads[0];
     torch::Tensor dy_low;
-    if (grads.size() > 1 && grads[1].defined()) dy_low = grads[1].to(x_type).contiguous();
+    if (grads.size() > 1 && grads[1].defined()) dy_low = Aligned(grads[1].to(x_type));
     const int64_t cols = z.size(-1);
     const int64_t rows = cols == 0 ? 0 : z.numel() / cols;
     const torch::Tensor d_residual = torch::empty_like(z);

@@ -1,9 +1,14 @@
-// Kernels of trainer/fused_norm_kernels.h. One warp per row: each lane holds K values of the row
-// in registers (columns lane, lane + 32, ...: every load and store of a warp is 32 consecutive
-// elements), so the row is read once and written once. The backward keeps per-lane partial sums
-// of d gamma and d beta over the rows its warp visits and reduces them per block through shared
-// memory; the caller sums the blocks' rows.
+// Kernels of trainer/fused_norm_kernels.h. One warp per row: each lane holds C chunks of V
+// consecutive values of the row in registers (chunk q of the row is lane q % 32's chunk q / 32),
+// so the row is read once and written once, with 16-byte loads and stores where V = 8 (rows a
+// multiple of 8 long, every pointer 16-byte aligned) and element by element otherwise (V = 1).
+// The keep mask is one bit per value, a byte per chunk. The backward keeps per-lane partial
+// sums of d gamma and d beta over the rows its warp visits and reduces them per block through
+// shared memory; the caller sums the blocks' rows.
 #include "trainer/fused_norm_kernels.h"
+
+#include <cstdint>
+#include <type_traits>
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -17,21 +22,88 @@ namespace {
 
 constexpr int kWarps = 4;  // warps (rows) per block
 constexpr int kThreads = 32 * kWarps;
-constexpr int64_t kMaxBackwardBlocks = 512;
+constexpr int64_t kMaxBackwardBlocks = 2048;
 
-__device__ __forceinline__ float ToFloat(float v) { return v; }
-__device__ __forceinline__ float ToFloat(__half v) { return __half2float(v); }
-__device__ __forceinline__ float ToFloat(__nv_bfloat16 v) { return __bfloat162float(v); }
+// Element types by their bits: float, or uint16_t holding a half / bfloat16.
+struct Bf16 {};
+struct Half {};
 
 template <typename T>
-__device__ __forceinline__ T FromFloat(float v);
-template <>
-__device__ __forceinline__ float FromFloat<float>(float v) { return v; }
-template <>
-__device__ __forceinline__ __half FromFloat<__half>(float v) { return __float2half_rn(v); }
-template <>
-__device__ __forceinline__ __nv_bfloat16 FromFloat<__nv_bfloat16>(float v) {
-  return __float2bfloat16_rn(v);
+using Storage = std::conditional_t<std::is_same_v<T, float>, float, uint16_t>;
+
+template <typename T>
+__device__ __forceinline__ float ToFloat(Storage<T> v) {
+  if constexpr (std::is_same_v<T, float>) {
+    return v;
+  } else if constexpr (std::is_same_v<T, Bf16>) {
+    return __uint_as_float(static_cast<uint32_t>(v) << 16);
+  } else {
+    return __half2float(__ushort_as_half(v));
+  }
+}
+
+template <typename T>
+__device__ __forceinline__ Storage<T> FromFloat(float v) {
+  if constexpr (std::is_same_v<T, float>) {
+    return v;
+  } else if constexpr (std::is_same_v<T, Bf16>) {
+    return __bfloat16_as_ushort(__float2bfloat16_rn(v));
+  } else {
+    return __half_as_ushort(__float2half_rn(v));
+  }
+}
+
+// V values at p (16-byte aligned when V > 1) as floats, and back.
+template <typename T, int V>
+__device__ __forceinline__ void LoadVec(const Storage<T>* p, float (&out)[V]) {
+  if constexpr (V == 1) {
+    out[0] = ToFloat<T>(*p);
+  } else if constexpr (std::is_same_v<T, float>) {
+    static_assert(V % 4 == 0, "float chunks are float4s");
+#pragma unroll
+    for (int i = 0; i < V / 4; ++i) {
+      const float4 f = reinterpret_cast<const float4*>(p)[i];
+      out[4 * i] = f.x;
+      out[4 * i + 1] = f.y;
+      out[4 * i + 2] = f.z;
+      out[4 * i + 3] = f.w;
+    }
+  } else {
+    static_assert(V % 8 == 0, "16-bit chunks are uint4s");
+#pragma unroll
+    for (int i = 0; i < V / 8; ++i) {
+      const uint4 u = reinterpret_cast<const uint4*>(p)[i];
+      const uint32_t w[4] = {u.x, u.y, u.z, u.w};
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        out[8 * i + 2 * j] = ToFloat<T>(static_cast<uint16_t>(w[j] & 0xffffu));
+        out[8 * i + 2 * j + 1] = ToFloat<T>(static_cast<uint16_t>(w[j] >> 16));
+      }
+    }
+  }
+}
+
+template <typename T, int V>
+__device__ __forceinline__ void StoreVec(Storage<T>* p, const float (&in)[V]) {
+  if constexpr (V == 1) {
+    *p = FromFloat<T>(in[0]);
+  } else if constexpr (std::is_same_v<T, float>) {
+#pragma unroll
+    for (int i = 0; i < V / 4; ++i) {
+      reinterpret_cast<float4*>(p)[i] = make_float4(in[4 * i], in[4 * i + 1], in[4 * i + 2], in[4 * i + 3]);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < V / 8; ++i) {
+      uint32_t w[4];
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        w[j] = static_cast<uint32_t>(FromFloat<T>(in[8 * i + 2 * j])) |
+               (static_cast<uint32_t>(FromFloat<T>(in[8 * i + 2 * j + 1])) << 16);
+      }
+      reinterpret_cast<uint4*>(p)[i] = make_uint4(w[0], w[1], w[2], w[3]);
+    }
+  }
 }
 
 __device__ __forceinline__ float WarpSum(float v) {
@@ -40,14 +112,20 @@ __device__ __forceinline__ float WarpSum(float v) {
   return v;
 }
 
-template <typename T, int K>
+// Chunk j of a lane: the row's chunk lane + 32 j, its first column (lane + 32 j) V.
+template <int V>
+__device__ __forceinline__ int64_t ChunkColumn(int lane, int j) {
+  return static_cast<int64_t>(lane + 32 * j) * V;
+}
+
+template <typename T, int V, int C>
 __global__ void __launch_bounds__(kThreads) ForwardKernel(ForwardArgs a) {
   const int lane = threadIdx.x & 31;
   const int64_t row = static_cast<int64_t>(blockIdx.x) * kWarps + threadIdx.x / 32;
   if (row >= a.rows) return;  // the whole warp: one row per warp
   const int64_t cols = a.cols;
   const int64_t base = row * cols;
-  const T* x = static_cast<const T*>(a.x) + base;
+  const Storage<T>* x = static_cast<const Storage<T>*>(a.x) + base;
   const float* r = a.residual + base;
   const bool drop = a.p > 0.f;
   const float keep_p = 1.f - a.p;
@@ -61,55 +139,64 @@ __global__ void __launch_bounds__(kThreads) ForwardKernel(ForwardArgs a) {
         a.rng.captured ? static_cast<uint64_t>(*a.rng.offset_ptr + a.rng.intragraph) : a.rng.offset;
     curand_init(seed, static_cast<uint64_t>(row) * 32 + lane, offset, &state);
   }
-  float z[K];
+  float z[C][V];
   float sum = 0.f;
+  float4 u = make_float4(0.f, 0.f, 0.f, 0.f);
 #pragma unroll
-  for (int k0 = 0; k0 < K; k0 += 4) {
-    float u[4] = {0.f, 0.f, 0.f, 0.f};
-    if (drop) {
-      const float4 v = curand_uniform4(&state);
-      u[0] = v.x;
-      u[1] = v.y;
-      u[2] = v.z;
-      u[3] = v.w;
+  for (int j = 0; j < C; ++j) {
+    const int64_t c0 = ChunkColumn<V>(lane, j);
+    const bool valid = c0 < cols;
+    float xv[V], rv[V];
+    if (valid) {
+      LoadVec<T, V>(x + c0, xv);
+      LoadVec<float, V>(r + c0, rv);
     }
+    uint8_t bits = 0;
 #pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const int k = k0 + j;
-      const int64_t c = lane + 32 * k;
-      z[k] = 0.f;
-      if (c < cols) {
-        float v = ToFloat(x[c]);
+    for (int e = 0; e < V; ++e) {
+      if (drop && (j * V + e) % 4 == 0) u = curand_uniform4(&state);  // every lane draws alike
+      z[j][e] = 0.f;
+      if (valid) {
+        float v = xv[e];
         if (drop) {
-          const bool keep = u[j] < keep_p;
-          v = keep ? ToFloat(FromFloat<T>(v * scale)) : 0.f;
-          if (a.keep != nullptr) a.keep[base + c] = keep ? 1 : 0;
+          const int k = (j * V + e) % 4;
+          const float draw = k == 0 ? u.x : (k == 1 ? u.y : (k == 2 ? u.z : u.w));
+          const bool keep = draw < keep_p;
+          v = keep ? ToFloat<T>(FromFloat<T>(v * scale)) : 0.f;
+          bits |= static_cast<uint8_t>(keep) << e;
         }
-        z[k] = v + r[c];
-        sum += z[k];
+        z[j][e] = v + rv[e];
+        sum += z[j][e];
       }
     }
+    if (valid && drop && a.keep != nullptr) a.keep[(base + c0) / V] = bits;
   }
   const float mean = WarpSum(sum) / static_cast<float>(cols);
   float sq = 0.f;
 #pragma unroll
-  for (int k = 0; k < K; ++k) {
-    if (lane + 32 * k < cols) {
-      const float d = z[k] - mean;
-      sq += d * d;
+  for (int j = 0; j < C; ++j) {
+    if (ChunkColumn<V>(lane, j) < cols) {
+#pragma unroll
+      for (int e = 0; e < V; ++e) {
+        const float d = z[j][e] - mean;
+        sq += d * d;
+      }
     }
   }
   const float rstd = rsqrtf(WarpSum(sq) / static_cast<float>(cols) + a.eps);
-  T* y_low = static_cast<T*>(a.y_low);
+  Storage<T>* y_low = static_cast<Storage<T>*>(a.y_low);
 #pragma unroll
-  for (int k = 0; k < K; ++k) {
-    const int64_t c = lane + 32 * k;
-    if (c < cols) {
-      const float y = (z[k] - mean) * rstd * a.gamma[c] + a.beta[c];
-      a.y[base + c] = y;
-      if (y_low != nullptr) y_low[base + c] = FromFloat<T>(y);
-      if (a.z != nullptr) a.z[base + c] = z[k];
-    }
+  for (int j = 0; j < C; ++j) {
+    const int64_t c0 = ChunkColumn<V>(lane, j);
+    if (c0 >= cols) continue;
+    float g[V], b[V], y[V];
+    LoadVec<float, V>(a.gamma + c0, g);
+    LoadVec<float, V>(a.beta + c0, b);
+#pragma unroll
+    for (int e = 0; e < V; ++e) y[e] = (z[j][e] - mean) * rstd * g[e] + b[e];
+    StoreVec<float, V>(a.y + base + c0, y);
+    if (y_low != nullptr) StoreVec<T, V>(y_low + base + c0, y);
+    if (a.z != nullptr) StoreVec<float, V>(a.z + base + c0, z[j]);
   }
   if (lane == 0 && a.mean != nullptr) {
     a.mean[row] = mean;
@@ -117,7 +204,7 @@ __global__ void __launch_bounds__(kThreads) ForwardKernel(ForwardArgs a) {
   }
 }
 
-template <typename T, int K>
+template <typename T, int V, int C>
 __global__ void __launch_bounds__(kThreads) BackwardKernel(BackwardArgs a) {
   extern __shared__ float partial[];  // [kWarps][2][cols]
   const int lane = threadIdx.x & 31;
@@ -125,51 +212,82 @@ __global__ void __launch_bounds__(kThreads) BackwardKernel(BackwardArgs a) {
   const int64_t cols = a.cols;
   const float inv_cols = 1.f / static_cast<float>(cols);
   const float scale = a.p > 0.f ? 1.f / (1.f - a.p) : 1.f;
-  const T* dy_low = static_cast<const T*>(a.dy_low);
-  T* dx = static_cast<T*>(a.dx);
-  float dg[K], db[K];
+  const Storage<T>* dy_low = static_cast<const Storage<T>*>(a.dy_low);
+  Storage<T>* dx = static_cast<Storage<T>*>(a.dx);
+  float dg[C][V], db[C][V];
 #pragma unroll
-  for (int k = 0; k < K; ++k) dg[k] = db[k] = 0.f;
+  for (int j = 0; j < C; ++j) {
+#pragma unroll
+    for (int e = 0; e < V; ++e) dg[j][e] = db[j][e] = 0.f;
+  }
+  // g = dy + dy_low, the row's values read twice: for the sums, then (from cache) for dz.
+  auto load_g = [&](int64_t at, float (&g)[V]) {
+    if (a.dy != nullptr) {
+      LoadVec<float, V>(a.dy + at, g);
+    } else {
+#pragma unroll
+      for (int e = 0; e < V; ++e) g[e] = 0.f;
+    }
+    if (dy_low != nullptr) {
+      float low[V];
+      LoadVec<T, V>(dy_low + at, low);
+#pragma unroll
+      for (int e = 0; e < V; ++e) g[e] += low[e];
+    }
+  };
   for (int64_t row = static_cast<int64_t>(blockIdx.x) * kWarps + warp; row < a.rows;
        row += static_cast<int64_t>(gridDim.x) * kWarps) {
     const int64_t base = row * cols;
     const float mean = a.mean[row], rstd = a.rstd[row];
-    float g[K], xhat[K];
     float s1 = 0.f, s2 = 0.f;
 #pragma unroll
-    for (int k = 0; k < K; ++k) {
-      const int64_t c = lane + 32 * k;
-      g[k] = xhat[k] = 0.f;
-      if (c < cols) {
-        float gy = a.dy != nullptr ? a.dy[base + c] : 0.f;
-        if (dy_low != nullptr) gy += ToFloat(dy_low[base + c]);
-        xhat[k] = (a.z[base + c] - mean) * rstd;
-        dg[k] += gy * xhat[k];
-        db[k] += gy;
-        g[k] = gy * a.gamma[c];
-        s1 += g[k];
-        s2 += g[k] * xhat[k];
+    for (int j = 0; j < C; ++j) {
+      const int64_t c0 = ChunkColumn<V>(lane, j);
+      if (c0 >= cols) continue;
+      float gy[V], zv[V], gamma[V];
+      load_g(base + c0, gy);
+      LoadVec<float, V>(a.z + base + c0, zv);
+      LoadVec<float, V>(a.gamma + c0, gamma);
+#pragma unroll
+      for (int e = 0; e < V; ++e) {
+        const float xhat = (zv[e] - mean) * rstd;
+        dg[j][e] += gy[e] * xhat;
+        db[j][e] += gy[e];
+        const float g = gy[e] * gamma[e];
+        s1 += g;
+        s2 += g * xhat;
       }
     }
     s1 = WarpSum(s1) * inv_cols;
     s2 = WarpSum(s2) * inv_cols;
 #pragma unroll
-    for (int k = 0; k < K; ++k) {
-      const int64_t c = lane + 32 * k;
-      if (c < cols) {
-        const float dz = rstd * (g[k] - s1 - xhat[k] * s2);
-        a.d_residual[base + c] = dz;
-        const float d = a.keep == nullptr ? dz : (a.keep[base + c] ? dz * scale : 0.f);
-        dx[base + c] = FromFloat<T>(d);
+    for (int j = 0; j < C; ++j) {
+      const int64_t c0 = ChunkColumn<V>(lane, j);
+      if (c0 >= cols) continue;
+      float gy[V], zv[V], gamma[V];
+      load_g(base + c0, gy);
+      LoadVec<float, V>(a.z + base + c0, zv);
+      LoadVec<float, V>(a.gamma + c0, gamma);
+      const uint8_t bits = a.keep != nullptr ? a.keep[(base + c0) / V] : 0xffu;
+      float dz[V], d[V];
+#pragma unroll
+      for (int e = 0; e < V; ++e) {
+        const float xhat = (zv[e] - mean) * rstd;
+        dz[e] = rstd * (gy[e] * gamma[e] - s1 - xhat * s2);
+        d[e] = a.keep == nullptr ? dz[e] : (((bits >> e) & 1) ? dz[e] * scale : 0.f);
       }
+      StoreVec<float, V>(a.d_residual + base + c0, dz);
+      StoreVec<T, V>(dx + base + c0, d);
     }
   }
 #pragma unroll
-  for (int k = 0; k < K; ++k) {
-    const int64_t c = lane + 32 * k;
-    if (c < cols) {
-      partial[(warp * 2) * cols + c] = dg[k];
-      partial[(warp * 2 + 1) * cols + c] = db[k];
+  for (int j = 0; j < C; ++j) {
+    const int64_t c0 = ChunkColumn<V>(lane, j);
+    if (c0 >= cols) continue;
+#pragma unroll
+    for (int e = 0; e < V; ++e) {
+      partial[(warp * 2) * cols + c0 + e] = dg[j][e];
+      partial[(warp * 2 + 1) * cols + c0 + e] = db[j][e];
     }
   }
   __syncthreads();
@@ -185,64 +303,92 @@ __global__ void __launch_bounds__(kThreads) BackwardKernel(BackwardArgs a) {
   }
 }
 
-// Values per lane: the smallest instantiated K >= ceil(cols / 32).
-int PerLane(int64_t cols) {
-  const int64_t need = (cols + 31) / 32;
-  for (int k : {4, 8, 12, 16, 24, 32}) {
-    if (need <= k) return k;
+bool Aligned(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+
+// Chunks per lane for V-value chunks: the smallest instantiated count covering the row.
+int Chunks(int64_t cols, int v) {
+  const int64_t need = (cols + 32 * v - 1) / (32 * v);
+  const std::initializer_list<int> counts =
+      v == 8 ? std::initializer_list<int>{1, 2, 3, 4}
+             : std::initializer_list<int>{4, 8, 12, 16, 24, 32};
+  for (int c : counts) {
+    if (need <= c) return c;
   }
   return 0;
 }
 
-template <typename T, int K>
-int Forward(const ForwardArgs& a, cudaStream_t stream) {
-  const int64_t blocks = (a.rows + kWarps - 1) / kWarps;
-  ForwardKernel<T, K><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(a);
-  return static_cast<int>(cudaGetLastError());
-}
+template <typename T, int V, int C>
+struct ForwardOp {
+  static int Run(const ForwardArgs& a, cudaStream_t stream) {
+    const int64_t blocks = (a.rows + kWarps - 1) / kWarps;
+    ForwardKernel<T, V, C><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(a);
+    return static_cast<int>(cudaGetLastError());
+  }
+};
 
-template <typename T, int K>
-int Backward(const BackwardArgs& a, cudaStream_t stream) {
-  const size_t shared = sizeof(float) * 2 * kWarps * static_cast<size_t>(a.cols);
-  BackwardKernel<T, K><<<static_cast<unsigned>(BackwardBlocks(a.rows)), kThreads, shared, stream>>>(a);
-  return static_cast<int>(cudaGetLastError());
-}
+template <typename T, int V, int C>
+struct BackwardOp {
+  static int Run(const BackwardArgs& a, cudaStream_t stream) {
+    const size_t shared = sizeof(float) * 2 * kWarps * static_cast<size_t>(a.cols);
+    BackwardKernel<T, V, C>
+        <<<static_cast<unsigned>(BackwardBlocks(a.rows)), kThreads, shared, stream>>>(a);
+    return static_cast<int>(cudaGetLastError());
+  }
+};
 
-// Calls F<T, K>(args, stream) for the args' element type and row length.
-template <template <typename, int> class F, typename Args>
-int Dispatch(const Args& a, DType type, cudaStream_t stream) {
-  auto by_k = [&](auto tag) -> int {
+// Calls Op<T, V, C>::Run(args, stream) for the element type, chunk width and chunk count.
+template <template <typename, int, int> class Op, typename Args>
+int Dispatch(const Args& a, DType type, bool vector, cudaStream_t stream) {
+  auto by_type = [&](auto tag) -> int {
     using T = decltype(tag);
-    switch (PerLane(a.cols)) {
-      case 4: return F<T, 4>::Run(a, stream);
-      case 8: return F<T, 8>::Run(a, stream);
-      case 12: return F<T, 12>::Run(a, stream);
-      case 16: return F<T, 16>::Run(a, stream);
-      case 24: return F<T, 24>::Run(a, stream);
-      case 32: return F<T, 32>::Run(a, stream);
+    if (vector) {
+      switch (Chunks(a.cols, 8)) {
+        case 1: return Op<T, 8, 1>::Run(a, stream);
+        case 2: return Op<T, 8, 2>::Run(a, stream);
+        case 3: return Op<T, 8, 3>::Run(a, stream);
+        case 4: return Op<T, 8, 4>::Run(a, stream);
+        default: return static_cast<int>(cudaErrorInvalidValue);
+      }
+    }
+    switch (Chunks(a.cols, 1)) {
+      case 4: return Op<T, 1, 4>::Run(a, stream);
+      case 8: return Op<T, 1, 8>::Run(a, stream);
+      case 12: return Op<T, 1, 12>::Run(a, stream);
+      case 16: return Op<T, 1, 16>::Run(a, stream);
+      case 24: return Op<T, 1, 24>::Run(a, stream);
+      case 32: return Op<T, 1, 32>::Run(a, stream);
       default: return static_cast<int>(cudaErrorInvalidValue);
     }
   };
   switch (type) {
-    case DType::kFloat: return by_k(float{});
-    case DType::kHalf: return by_k(__half{});
-    case DType::kBFloat16: return by_k(__nv_bfloat16{});
+    case DType::kFloat: return by_type(float{});
+    case DType::kHalf: return by_type(Half{});
+    case DType::kBFloat16: return by_type(Bf16{});
   }
   return static_cast<int>(cudaErrorInvalidValue);
 }
 
-template <typename T, int K>
-struct ForwardOp {
-  static int Run(const ForwardArgs& a, cudaStream_t s) { return Forward<T, K>(a, s); }
-};
-template <typename T, int K>
-struct BackwardOp {
-  static int Run(const BackwardArgs& a, cudaStream_t s) { return Backward<T, K>(a, s); }
-};
+// Rows a multiple of 8 long take 8-value chunks (their keep masks a bit per value); they need
+// every pointer 16-byte aligned (trainer/fused_norm.cc sees to it).
+bool Vector(int64_t cols) { return cols % 8 == 0; }
+
+bool AlignedForward(const ForwardArgs& a) {
+  return Aligned(a.x) && Aligned(a.residual) && Aligned(a.gamma) && Aligned(a.beta) &&
+         Aligned(a.y) && Aligned(a.y_low) && Aligned(a.z);
+}
+
+bool AlignedBackward(const BackwardArgs& a) {
+  return Aligned(a.dy) && Aligned(a.dy_low) && Aligned(a.z) && Aligned(a.gamma) &&
+         Aligned(a.d_residual) && Aligned(a.dx);
+}
 
 }  // namespace
 
-uint64_t ForwardRandomPerThread(int64_t cols) { return static_cast<uint64_t>(PerLane(cols)); }
+uint64_t ForwardRandomPerThread(int64_t cols) {
+  return static_cast<uint64_t>(Vector(cols) ? 8 * Chunks(cols, 8) : Chunks(cols, 1));
+}
+
+int64_t KeepBytes(int64_t rows, int64_t cols) { return rows * cols / (Vector(cols) ? 8 : 1); }
 
 int64_t BackwardBlocks(int64_t rows) {
   const int64_t blocks = (rows + kWarps - 1) / kWarps;
@@ -252,13 +398,17 @@ int64_t BackwardBlocks(int64_t rows) {
 int LaunchForward(const ForwardArgs& a, void* stream) {
   if (a.rows <= 0) return 0;
   if (a.cols <= 0 || a.cols > kMaxCols) return static_cast<int>(cudaErrorInvalidValue);
-  return Dispatch<ForwardOp>(a, a.type, static_cast<cudaStream_t>(stream));
+  const bool vector = Vector(a.cols);
+  if (vector && !AlignedForward(a)) return static_cast<int>(cudaErrorMisalignedAddress);
+  return Dispatch<ForwardOp>(a, a.type, vector, static_cast<cudaStream_t>(stream));
 }
 
 int LaunchBackward(const BackwardArgs& a, void* stream) {
   if (a.rows <= 0) return 0;
   if (a.cols <= 0 || a.cols > kMaxCols) return static_cast<int>(cudaErrorInvalidValue);
-  return Dispatch<BackwardOp>(a, a.type, static_cast<cudaStream_t>(stream));
+  const bool vector = Vector(a.cols);
+  if (vector && !AlignedBackward(a)) return static_cast<int>(cudaErrorMisalignedAddress);
+  return Dispatch<BackwardOp>(a, a.type, vector, static_cast<cudaStream_t>(stream));
 }
 
 const char* ErrorString(int error) { return cudaGetErrorString(static_cast<cudaError_t>(error)); }

@@ -7,12 +7,14 @@
 //   z = float(d) + residual                 (float)
 //   y = (z - mean(z)) * rsqrt(var(z) + eps) * gamma + beta   (float; var biased)
 // and optionally y_low = T(y) (the copy the next matmul reads under autocast), z, the keep mask
-// (uint8) and mean / rstd (float, per row) for the backward.
+// and mean / rstd (float, per row) for the backward.
 // Backward, from dy (float) and dy_low (T), either may be absent:
 //   g = dy + float(dy_low); dz = rstd * (g*gamma - mean(g*gamma) - xhat * mean(g*gamma*xhat))
 //   d_residual = dz (float), dx = T(keep ? dz / (1-p) : 0),
 //   per-block partial sums of g*xhat (d gamma) and g (d beta), [blocks, cols] each.
-// Rows are up to kMaxCols values. Launchers return a cudaError_t as int (0: launched).
+// Rows are up to kMaxCols values. Launchers return a cudaError_t as int (0: launched), and
+// cudaErrorMisalignedAddress when rows are a multiple of 8 long and a pointer is not 16-byte
+// aligned.
 #ifndef TUNEFLEET_TRAINER_FUSED_NORM_KERNELS_H_
 #define TUNEFLEET_TRAINER_FUSED_NORM_KERNELS_H_
 
@@ -51,7 +53,7 @@ struct ForwardArgs {
   float* y = nullptr;  // [rows, cols]
   void* y_low = nullptr;     // T [rows, cols] or null
   float* z = nullptr;        // saved for the backward, or null
-  uint8_t* keep = nullptr;   // [rows, cols] when p > 0 and saving, else null
+  uint8_t* keep = nullptr;   // KeepBytes(rows, cols) when p > 0 and saving, else null
   float* mean = nullptr;     // [rows] or null (with z)
   float* rstd = nullptr;     // [rows] or null (with z)
 };
@@ -75,6 +77,9 @@ struct BackwardArgs {
 
 // Random 32-bit values each thread of the forward draws (the generator's offset increment).
 uint64_t ForwardRandomPerThread(int64_t cols);
+// Bytes of the keep mask: a bit per value where rows are a multiple of 8 long (those rows also
+// need every pointer 16-byte aligned), else a byte per value.
+int64_t KeepBytes(int64_t rows, int64_t cols);
 // Blocks of the backward kernel, the rows of its partial sums.
 int64_t BackwardBlocks(int64_t rows);
 

@@ -143,8 +143,10 @@ TEST(FusedNorm, LongRowsAndOtherDtypesTakeTheAtenPath) {
   const Inputs big = Make(torch::Device(torch::kCUDA, 0), torch::kBFloat16, 8, 1056);
   EXPECT_FALSE(DropoutAddLayerNorm(big.x, big.r, big.w, big.b, kEps, 0, false).low.defined());
   const Inputs in = Make(torch::Device(torch::kCUDA, 0), torch::kBFloat16, 8, 64);
-  const torch::Tensor r16 = in.r.to(torch::kBFloat16);  // residual not float: ATen
-  EXPECT_FALSE(DropoutAddLayerNorm(in.x, r16, in.w, in.b, kEps, 0, false).low.defined());
+  // A bfloat16 residual (and LayerNorm) is not fused: ATen.
+  const torch::Tensor r16 = in.r.to(torch::kBFloat16), w16 = in.w.to(torch::kBFloat16),
+                      b16 = in.b.to(torch::kBFloat16);
+  EXPECT_FALSE(DropoutAddLayerNorm(in.x, r16, w16, b16, kEps, 0, false).low.defined());
   EXPECT_TRUE(DropoutAddLayerNorm(in.x, in.r, in.w, in.b, kEps, 0, false).low.defined());
   SetFusedNorm(false);
   EXPECT_FALSE(DropoutAddLayerNorm(in.x, in.r, in.w, in.b, kEps, 0, false).low.defined());
