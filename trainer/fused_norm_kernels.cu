@@ -305,14 +305,19 @@ __global__ void __launch_bounds__(kThreads) BackwardKernel(BackwardArgs a) {
 
 bool Aligned(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
-// Chunks per lane for V-value chunks: the smallest instantiated count covering the row.
+// Chunks per lane for V-value chunks: the smallest instantiated count covering the row (0: none).
 int Chunks(int64_t cols, int v) {
+  static constexpr int kVectorCounts[] = {1, 2, 3, 4};         // 8-value chunks
+  static constexpr int kScalarCounts[] = {4, 8, 12, 16, 24, 32};  // single values
   const int64_t need = (cols + 32 * v - 1) / (32 * v);
-  const std::initializer_list<int> counts =
-      v == 8 ? std::initializer_list<int>{1, 2, 3, 4}
-             : std::initializer_list<int>{4, 8, 12, 16, 24, 32};
-  for (int c : counts) {
-    if (need <= c) return c;
+  if (v == 8) {
+    for (int c : kVectorCounts) {
+      if (need <= c) return c;
+    }
+  } else {
+    for (int c : kScalarCounts) {
+      if (need <= c) return c;
+    }
   }
   return 0;
 }
