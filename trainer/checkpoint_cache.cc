@@ -79,18 +79,8 @@ std::optional<Entry>& CachedEntry() {
 
 // A copy of `c` whose tensors own their memory.
 BertCheckpoint CopyOf(const BertCheckpoint& c) {
-  BertCheckpoint out;
-  out.config = c.config;
-  out.unexpected_keys = c.unexpected_keys;
-  out.missing_keys = c.missing_keys;
-  out.has_pooler = c.has_pooler;
-  out.weight_files = c.weight_files;
-  out.pooling = c.pooling;
-  out.normalize = c.normalize;
-  out.max_seq_length = c.max_seq_length;
-  for (const auto& [name, t] : c.tensors) {
-    out.tensors.emplace(name, t.clone(at::MemoryFormat::Contiguous));
-  }
+  BertCheckpoint out = c;  // the tensors still shared
+  for (auto& [name, t] : out.tensors) t = t.clone(at::MemoryFormat::Contiguous);
   return out;
 }
 

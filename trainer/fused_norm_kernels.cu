@@ -220,20 +220,27 @@ __global__ void __launch_bounds__(kThreads) BackwardKernel(BackwardArgs a) {
 #pragma unroll
     for (int e = 0; e < V; ++e) dg[j][e] = db[j][e] = 0.f;
   }
-  // g = dy + dy_low, the row's values read twice: for the sums, then (from cache) for dz.
-  auto load_g = [&](int64_t at, float (&g)[V]) {
+  // One chunk of a row (at column c0): gy = dy + dy_low, xhat, gamma. Each row is read twice,
+  // for the sums and then (from cache) for dz, rather than held in registers.
+  auto load_chunk = [&](int64_t base, int64_t c0, float mean, float rstd, float (&gy)[V],
+                        float (&xhat)[V], float (&gamma)[V]) {
     if (a.dy != nullptr) {
-      LoadVec<float, V>(a.dy + at, g);
+      LoadVec<float, V>(a.dy + base + c0, gy);
     } else {
 #pragma unroll
-      for (int e = 0; e < V; ++e) g[e] = 0.f;
+      for (int e = 0; e < V; ++e) gy[e] = 0.f;
     }
     if (dy_low != nullptr) {
       float low[V];
-      LoadVec<T, V>(dy_low + at, low);
+      LoadVec<T, V>(dy_low + base + c0, low);
 #pragma unroll
-      for (int e = 0; e < V; ++e) g[e] += low[e];
+      for (int e = 0; e < V; ++e) gy[e] += low[e];
     }
+    float z[V];
+    LoadVec<float, V>(a.z + base + c0, z);
+#pragma unroll
+    for (int e = 0; e < V; ++e) xhat[e] = (z[e] - mean) * rstd;
+    LoadVec<float, V>(a.gamma + c0, gamma);
   };
   for (int64_t row = static_cast<int64_t>(blockIdx.x) * kWarps + warp; row < a.rows;
        row += static_cast<int64_t>(gridDim.x) * kWarps) {
@@ -244,18 +251,15 @@ __global__ void __launch_bounds__(kThreads) BackwardKernel(BackwardArgs a) {
     for (int j = 0; j < C; ++j) {
       const int64_t c0 = ChunkColumn<V>(lane, j);
       if (c0 >= cols) continue;
-      float gy[V], zv[V], gamma[V];
-      load_g(base + c0, gy);
-      LoadVec<float, V>(a.z + base + c0, zv);
-      LoadVec<float, V>(a.gamma + c0, gamma);
+      float gy[V], xhat[V], gamma[V];
+      load_chunk(base, c0, mean, rstd, gy, xhat, gamma);
 #pragma unroll
       for (int e = 0; e < V; ++e) {
-        const float xhat = (zv[e] - mean) * rstd;
-        dg[j][e] += gy[e] * xhat;
+        dg[j][e] += gy[e] * xhat[e];
         db[j][e] += gy[e];
         const float g = gy[e] * gamma[e];
         s1 += g;
-        s2 += g * xhat;
+        s2 += g * xhat[e];
       }
     }
     s1 = WarpSum(s1) * inv_cols;
@@ -264,16 +268,13 @@ __global__ void __launch_bounds__(kThreads) BackwardKernel(BackwardArgs a) {
     for (int j = 0; j < C; ++j) {
       const int64_t c0 = ChunkColumn<V>(lane, j);
       if (c0 >= cols) continue;
-      float gy[V], zv[V], gamma[V];
-      load_g(base + c0, gy);
-      LoadVec<float, V>(a.z + base + c0, zv);
-      LoadVec<float, V>(a.gamma + c0, gamma);
+      float gy[V], xhat[V], gamma[V];
+      load_chunk(base, c0, mean, rstd, gy, xhat, gamma);
       const uint8_t bits = a.keep != nullptr ? a.keep[(base + c0) / V] : 0xffu;
       float dz[V], d[V];
 #pragma unroll
       for (int e = 0; e < V; ++e) {
-        const float xhat = (zv[e] - mean) * rstd;
-        dz[e] = rstd * (gy[e] * gamma[e] - s1 - xhat * s2);
+        dz[e] = rstd * (gy[e] * gamma[e] - s1 - xhat[e] * s2);
         d[e] = a.keep == nullptr ? dz[e] : (((bits >> e) & 1) ? dz[e] * scale : 0.f);
       }
       StoreVec<float, V>(a.d_residual + base + c0, dz);

@@ -22,8 +22,7 @@
 #   throughput  bench/train_throughput_vs_anchor.sh: train_throughput_bench's variants against the
 #               PyTorch anchor, eager and --compile, in one table
 #   kernels     trainer/fused_norm.h's kernels against ATen's operations: train_throughput_bench
-#               --phases (eager step) and the graph step at each batch, both ways; where nsys is
-#               installed, also the GPU kernel time by kernel of 20 eager steps at each batch
+#               --phases (eager step) and the graph step at each batch, both ways
 #   load        bench/model_load_bench: loading BERT-base onto the GPU
 #   anchor      the PyTorch anchor alone, eager and --compile
 #   ddp         (2+ GPUs) bench/ddp_scaling_vs_anchor.sh on every GPU of the host
@@ -144,37 +143,17 @@ suite_throughput() {
 }
 
 suite_kernels() {
-  local b k v nsys
-  nsys=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -1)
-  for b in "${BATCHES[@]}"; do for k in fused aten; do
-    for v in "fused --phases" graph; do
-      # shellcheck disable=SC2086  # v is two words
-      "$B/train_throughput_bench" --model "$MODEL" --precision bf16 --batch "$b" --kernels $k \
-        --variant $v 2>&1 | tee -a "$D/kernels.jsonl" | python3 -c "
+  local b k v
+  for b in "${BATCHES[@]}"; do for k in fused aten; do for v in "fused --phases" graph; do
+    # shellcheck disable=SC2086  # v is two words
+    "$B/train_throughput_bench" --model "$MODEL" --precision bf16 --batch "$b" --kernels $k \
+      --variant $v 2>&1 | tee -a "$D/kernels.jsonl" | python3 -c "
 import json, sys
 for l in sys.stdin:
     if not l.startswith('{'): print('kernels:', l.strip()); continue
     r = json.loads(l)
     print(f\"kernels: batch {r['batch_per_gpu']} {r['kernels']:5} {r['variant']:5} {r['samples_per_s']:9,.1f} samples/s, step {r['step_ms']} ms, phases {r['phases_ms']}\")"
-    done
-    if [ -n "$nsys" ]; then
-      "$nsys" profile -o "$D/nsys.$b.$k" --force-overwrite true -t cuda --stats=false \
-        "$B/train_throughput_bench" --model "$MODEL" --precision bf16 --batch "$b" --kernels $k \
-        --variant fused --steps 20 > /dev/null 2>&1
-      "$nsys" stats -q --report cuda_gpu_kern_sum --format csv "$D/nsys.$b.$k.nsys-rep" \
-        > "$D/kern.$b.$k.csv" 2>/dev/null
-      python3 - "$D/kern.$b.$k.csv" "$b" "$k" <<'PY'
-import csv, sys
-rows = [r for r in csv.DictReader(l for l in open(sys.argv[1]) if "," in l)]
-total = sum(float(r["Total Time (ns)"]) for r in rows) or 1
-print(f"kernels: nsys batch {sys.argv[2]} {sys.argv[3]}: {total / 1e6:.1f} ms of kernels in all")
-for r in rows[:25]:
-    print(f"  {100 * float(r['Total Time (ns)']) / total:5.1f}%  {float(r['Total Time (ns)']) / 1e6:8.2f} ms"
-          f"  x{r['Instances']:>5}  {r['Name'][:110]}")
-PY
-    fi
-  done; done
-  [ -n "$nsys" ] || echo "kernels: no nsys on this host"
+  done; done; done
 }
 
 suite_load() {

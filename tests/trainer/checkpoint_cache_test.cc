@@ -21,15 +21,6 @@ namespace {
 
 constexpr char kModel[] = "data/bert-tiny-random";  // sharded: an index and two files
 
-const BertCheckpoint& Reference() {
-  static const BertCheckpoint* checkpoint = [] {
-    auto c = LoadBertCheckpoint(kModel);
-    EXPECT_TRUE(c.ok()) << c.status();
-    return new BertCheckpoint(std::move(c).value());
-  }();
-  return *checkpoint;
-}
-
 void ExpectSameTensors(const std::map<std::string, torch::Tensor>& got,
                        const std::map<std::string, torch::Tensor>& want) {
   ASSERT_EQ(got.size(), want.size());
@@ -46,8 +37,7 @@ void ExpectSameTensors(const std::map<std::string, torch::Tensor>& got,
 std::string FolderWith(const std::string& name,
                        const std::map<std::string, torch::Tensor>& tensors) {
   const std::string dir = FreshTestDir(name);
-  WriteAll(dir + "/config.json", ReadAll(std::string(kModel) + "/config.json"));
-  EXPECT_TRUE(WriteSafetensors(dir + "/model.safetensors", tensors).ok());
+  WriteTinyBertFolder(dir, tensors);
   return dir;
 }
 
@@ -71,7 +61,7 @@ TEST(CheckpointCacheOffTest, OffByDefaultReadsEveryTime) {
     auto c = LoadBertCheckpointCached(kModel, &hit);
     ASSERT_TRUE(c.ok()) << c.status();
     EXPECT_FALSE(hit);
-    ExpectSameTensors(c->tensors, Reference().tensors);
+    ExpectSameTensors(c->tensors, TinyBertCheckpoint().tensors);
   }
 }
 
@@ -79,17 +69,17 @@ TEST_F(CheckpointCacheTest, HitEqualsTheFilesAndHandsOutCopies) {
   bool hit = true;
   BertCheckpoint first = Load(kModel, &hit);
   EXPECT_FALSE(hit);
-  ExpectSameTensors(first.tensors, Reference().tensors);
-  EXPECT_EQ(first.weight_files, Reference().weight_files);
+  ExpectSameTensors(first.tensors, TinyBertCheckpoint().tensors);
+  EXPECT_EQ(first.weight_files, TinyBertCheckpoint().weight_files);
   // A trial trains its tensors in place: the cached copy must not see it.
   for (auto& [name, t] : first.tensors) t.add_(1.0);
   BertCheckpoint second = Load(kModel, &hit);
   EXPECT_TRUE(hit);
-  ExpectSameTensors(second.tensors, Reference().tensors);
-  EXPECT_EQ(second.config.hidden_size, Reference().config.hidden_size);
-  EXPECT_EQ(second.has_pooler, Reference().has_pooler);
-  EXPECT_EQ(second.missing_keys, Reference().missing_keys);
-  EXPECT_EQ(second.unexpected_keys, Reference().unexpected_keys);
+  ExpectSameTensors(second.tensors, TinyBertCheckpoint().tensors);
+  EXPECT_EQ(second.config.hidden_size, TinyBertCheckpoint().config.hidden_size);
+  EXPECT_EQ(second.has_pooler, TinyBertCheckpoint().has_pooler);
+  EXPECT_EQ(second.missing_keys, TinyBertCheckpoint().missing_keys);
+  EXPECT_EQ(second.unexpected_keys, TinyBertCheckpoint().unexpected_keys);
   for (const auto& [name, t] : second.tensors) {
     EXPECT_NE(t.data_ptr(), first.tensors.at(name).data_ptr()) << name;
   }
@@ -101,15 +91,15 @@ TEST_F(CheckpointCacheTest, HitEqualsTheFilesAndHandsOutCopies) {
   ASSERT_EQ(::symlink((std::string(cwd) + "/" + kModel).c_str(), link.c_str()), 0);
   BertCheckpoint third = Load(link, &hit);
   EXPECT_TRUE(hit);
-  ExpectSameTensors(third.tensors, Reference().tensors);
+  ExpectSameTensors(third.tensors, TinyBertCheckpoint().tensors);
 }
 
 TEST_F(CheckpointCacheTest, AnotherFolderReplacesTheEntry) {
-  const std::string other = FolderWith("checkpoint_cache_other", Reference().tensors);
+  const std::string other = FolderWith("checkpoint_cache_other", TinyBertCheckpoint().tensors);
   bool hit = true;
   Load(kModel, &hit);
   EXPECT_FALSE(hit);
-  ExpectSameTensors(Load(other, &hit).tensors, Reference().tensors);
+  ExpectSameTensors(Load(other, &hit).tensors, TinyBertCheckpoint().tensors);
   EXPECT_FALSE(hit);
   Load(other, &hit);
   EXPECT_TRUE(hit);
@@ -123,7 +113,7 @@ TEST_F(CheckpointCacheTest, AnotherFolderReplacesTheEntry) {
 }
 
 TEST_F(CheckpointCacheTest, ChangedFilesAreReadAgain) {
-  std::map<std::string, torch::Tensor> tensors = Reference().tensors;
+  std::map<std::string, torch::Tensor> tensors = TinyBertCheckpoint().tensors;
   const std::string dir = FolderWith("checkpoint_cache_changed", tensors);
   const std::string weights = dir + "/model.safetensors";
   bool hit = true;

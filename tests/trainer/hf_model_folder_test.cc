@@ -29,20 +29,10 @@ std::string Folder(const std::string& name) {
   return dir;
 }
 
-const BertCheckpoint& Reference() {
-  static const BertCheckpoint* checkpoint = [] {
-    auto c = LoadBertCheckpoint(kModel);
-    EXPECT_TRUE(c.ok()) << c.status();
-    return new BertCheckpoint(std::move(c).value());
-  }();
-  return *checkpoint;
-}
-
 // A folder with the reference config.json and these tensors in model.safetensors.
 std::string FolderWith(const std::string& name, const std::map<std::string, torch::Tensor>& tensors) {
   const std::string dir = Folder(name);
-  WriteAll(dir + "/config.json", ReadAll(std::string(kModel) + "/config.json"));
-  EXPECT_TRUE(WriteSafetensors(dir + "/model.safetensors", tensors).ok());
+  WriteTinyBertFolder(dir, tensors);
   return dir;
 }
 
@@ -65,7 +55,7 @@ void ExpectError(const absl::StatusOr<BertCheckpoint>& r, const std::vector<std:
 }
 
 TEST(CheckpointTest, LoadsTheShardedReferenceCheckpoint) {
-  const BertCheckpoint& c = Reference();
+  const BertCheckpoint& c = TinyBertCheckpoint();
   EXPECT_EQ(c.config.vocab_size, 30522);
   EXPECT_EQ(c.config.hidden_size, 128);
   EXPECT_EQ(c.config.num_hidden_layers, 2);
@@ -89,20 +79,20 @@ TEST(CheckpointTest, LoadsTheShardedReferenceCheckpoint) {
 // Real checkpoints (bert-base-uncased) carry "bert." and extra heads: the heads are unexpected.
 TEST(CheckpointTest, LoadsBertPrefixedNamesAndReportsExtraHeads) {
   std::map<std::string, torch::Tensor> prefixed;
-  for (const auto& [name, t] : Reference().tensors) prefixed["bert." + name] = t;
+  for (const auto& [name, t] : TinyBertCheckpoint().tensors) prefixed["bert." + name] = t;
   prefixed["cls.predictions.bias"] = torch::zeros({30522});
   prefixed["cls.predictions.transform.dense.weight"] = torch::zeros({128, 128});
   prefixed["bert.embeddings.position_ids"] = torch::arange(512).unsqueeze(0);  // ignored
   auto c = LoadBertCheckpoint(FolderWith("prefixed", prefixed));
   ASSERT_TRUE(c.ok()) << c.status();
-  ExpectSameTensors(c->tensors, Reference().tensors);
+  ExpectSameTensors(c->tensors, TinyBertCheckpoint().tensors);
   EXPECT_EQ(c->unexpected_keys, (std::vector<std::string>{"cls.predictions.bias",
                                                           "cls.predictions.transform.dense.weight"}));
   EXPECT_TRUE(c->missing_keys.empty());
 }
 
 TEST(CheckpointTest, MissingPoolerIsReportedNotFatal) {
-  std::map<std::string, torch::Tensor> tensors = Reference().tensors;
+  std::map<std::string, torch::Tensor> tensors = TinyBertCheckpoint().tensors;
   tensors.erase("pooler.dense.weight");
   tensors.erase("pooler.dense.bias");
   auto c = LoadBertCheckpoint(FolderWith("nopooler", tensors));
@@ -112,7 +102,7 @@ TEST(CheckpointTest, MissingPoolerIsReportedNotFatal) {
 }
 
 TEST(CheckpointTest, HalfAndBfloat16WeightsLoadAsFloat32) {
-  std::map<std::string, torch::Tensor> mixed = Reference().tensors;
+  std::map<std::string, torch::Tensor> mixed = TinyBertCheckpoint().tensors;
   std::map<std::string, torch::Tensor> want = mixed;
   int i = 0;
   for (auto& [name, t] : mixed) {
@@ -129,10 +119,10 @@ TEST(CheckpointTest, SaveThenLoadIsBitIdenticalAndCopiesTheTokenizer) {
   const std::string dir = Folder("saved") + "/nested/out";
   CheckpointSaveOptions options;
   options.source_dir = kModel;
-  ASSERT_TRUE(SaveBertCheckpoint(dir, Reference().config, Reference().tensors, options).ok());
+  ASSERT_TRUE(SaveBertCheckpoint(dir, TinyBertCheckpoint().config, TinyBertCheckpoint().tensors, options).ok());
   auto c = LoadBertCheckpoint(dir);
   ASSERT_TRUE(c.ok()) << c.status();
-  ExpectSameTensors(c->tensors, Reference().tensors);
+  ExpectSameTensors(c->tensors, TinyBertCheckpoint().tensors);
   EXPECT_EQ(c->weight_files, std::vector<std::string>{dir + "/model.safetensors"});
   EXPECT_EQ(c->config.hidden_size, 128);
   EXPECT_EQ(c->config.hidden_act, "gelu");
@@ -155,7 +145,7 @@ TEST(CheckpointTest, SentenceTransformersPoolingIsWrittenAndRead) {
   const std::string dir = Folder("st");
   CheckpointSaveOptions options;
   options.pooling = "cls";
-  ASSERT_TRUE(SaveBertCheckpoint(dir, Reference().config, Reference().tensors, options).ok());
+  ASSERT_TRUE(SaveBertCheckpoint(dir, TinyBertCheckpoint().config, TinyBertCheckpoint().tensors, options).ok());
   auto c = LoadBertCheckpoint(dir);
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->pooling, "cls");
@@ -217,7 +207,7 @@ TEST(CheckpointTest, MalformedConfigNamesFileAndKey) {
 }
 
 TEST(CheckpointTest, WrongShapeNamesTensorAndBothShapes) {
-  std::map<std::string, torch::Tensor> tensors = Reference().tensors;
+  std::map<std::string, torch::Tensor> tensors = TinyBertCheckpoint().tensors;
   tensors["encoder.layer.1.intermediate.dense.weight"] = torch::zeros({256, 128});
   const std::string dir = FolderWith("shape", tensors);
   ExpectError(LoadBertCheckpoint(dir), {dir + "/model.safetensors",
@@ -226,7 +216,7 @@ TEST(CheckpointTest, WrongShapeNamesTensorAndBothShapes) {
 }
 
 TEST(CheckpointTest, MissingEncoderWeightIsAnError) {
-  std::map<std::string, torch::Tensor> tensors = Reference().tensors;
+  std::map<std::string, torch::Tensor> tensors = TinyBertCheckpoint().tensors;
   tensors.erase("encoder.layer.0.output.LayerNorm.bias");
   ExpectError(LoadBertCheckpoint(FolderWith("missing", tensors)),
               {"encoder.layer.0.output.LayerNorm.bias", "lack 1"});
@@ -259,7 +249,7 @@ TEST(CheckpointTest, BrokenShardIndexIsNamed) {
   WriteAll(dir + "/model.safetensors.index.json", index);
   auto ok = LoadBertCheckpoint(dir);
   ASSERT_TRUE(ok.ok()) << ok.status();
-  ExpectSameTensors(ok->tensors, Reference().tensors);
+  ExpectSameTensors(ok->tensors, TinyBertCheckpoint().tensors);
   // A tensor mapped to the wrong shard.
   WriteAll(dir + "/model.safetensors.index.json",
            with("\"embeddings.word_embeddings.weight\": \"model-00001",

@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "gtest/gtest.h"
+#include "trainer/safetensors.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -86,6 +87,21 @@ TrainerConfig GoldenTrainerConfig(const nlohmann::json& g, const std::string& ty
   c.output.save = "last";
   c.output.checkpoint = false;
   return c;
+}
+
+const BertCheckpoint& TinyBertCheckpoint() {
+  static const BertCheckpoint* checkpoint = [] {
+    auto c = LoadBertCheckpoint("data/bert-tiny-random");
+    EXPECT_TRUE(c.ok()) << c.status();
+    return new BertCheckpoint(std::move(c).value());
+  }();
+  return *checkpoint;
+}
+
+void WriteTinyBertFolder(const std::string& dir,
+                         const std::map<std::string, torch::Tensor>& tensors) {
+  WriteAll(dir + "/config.json", ReadAll("data/bert-tiny-random/config.json"));
+  EXPECT_TRUE(WriteSafetensors(dir + "/model.safetensors", tensors).ok());
 }
 
 }  // namespace trainer

@@ -1,15 +1,20 @@
 // Helpers the trainer's tests share: temporary paths (TestTempPath, from
-// tests/test_util/temp_dir.h), whole files, slices of data files, metrics.jsonl, and the trainer
-// config of a golden Hugging Face trajectory (data/golden/train_trajectories.json).
+// tests/test_util/temp_dir.h), whole files, slices of data files, metrics.jsonl, the trainer
+// config of a golden Hugging Face trajectory (data/golden/train_trajectories.json), and the
+// checkpoint of data/bert-tiny-random.
 // Thread-safety: stateless, except that FirstLines writes a file.
 #ifndef TUNEFLEET_TESTS_TRAINER_TRAINER_TEST_UTIL_H_
 #define TUNEFLEET_TESTS_TRAINER_TRAINER_TEST_UTIL_H_
 
+#include <map>
 #include <string>
 #include <vector>
 
+#include <torch/types.h>
+
 #include "nlohmann/json.hpp"
 #include "tests/test_util/temp_dir.h"  // TestTempPath, which the trainer's tests use
+#include "trainer/hf_model_folder.h"
 #include "trainer/train_config.h"
 
 namespace tunefleet {
@@ -41,6 +46,12 @@ TrainerConfig TinyStsConfig(const std::string& train, const std::string& eval);
 TrainerConfig GoldenTrainerConfig(const nlohmann::json& g, const std::string& type,
                                   const std::string& data, const std::string& format,
                                   const std::string& out);
+
+// data/bert-tiny-random's checkpoint (sharded: an index and two files), read once.
+const BertCheckpoint& TinyBertCheckpoint();
+// Writes data/bert-tiny-random's config.json and `tensors` (model.safetensors) into `dir`.
+void WriteTinyBertFolder(const std::string& dir,
+                         const std::map<std::string, torch::Tensor>& tensors);
 
 }  // namespace trainer
 }  // namespace tunefleet
