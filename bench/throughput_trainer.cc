@@ -2,6 +2,7 @@
 
 #include "absl/status/status.h"
 #include "trainer/bert_model.h"
+#include "trainer/fused_linear.h"
 #include "trainer/fused_norm.h"
 #include "trainer/pooling.h"
 
@@ -17,6 +18,7 @@ ThroughputTrainer::ThroughputTrainer(const ThroughputOptions& o,
              trainer::TaskType::kClassification, kNumLabels) {
   model_->bert()->set_fused_qkv(o.qkv == "fused");
   trainer::SetFusedNorm(o.kernels == "fused");
+  trainer::SetFusedLinear(o.kernels == "fused");
   model_->to(device);
   model_->train();
   params_ = model_->TrainableParameters();

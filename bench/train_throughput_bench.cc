@@ -45,6 +45,7 @@
 #include "common/cli.h"
 #include "trainer/bert_config.h"
 #include "trainer/device.h"
+#include "trainer/fused_linear.h"
 #include "trainer/fused_norm.h"
 #include "trainer/memory_estimate.h"
 #include "trainer/step_graphs.h"
@@ -232,7 +233,8 @@ int Main(int argc, char** argv) {
   cli.AddInt("warmup", &o.warmup, "untimed steps first", "N");
   cli.AddDouble("dropout", &o.dropout, "hidden, attention and classifier dropout", "P");
   cli.AddString("kernels", &o.kernels,
-                "fused (trainer/fused_norm.h's CUDA kernels, where built) or aten (ATen's operations)",
+                "fused (trainer/fused_norm.h's CUDA kernels and fused_linear.h's cuBLASLt bias "
+                "gradients, where built) or aten (ATen's operations)",
                 "MODE");
   cli.AddString("qkv", &o.qkv, "fused (one GEMM) or separate (three, as transformers)", "MODE");
   cli.AddInt("bucket_mb", &o.bucket_mb, "under DDP: gradient bucket cap (MiB)", "N");
@@ -311,7 +313,7 @@ int Main(int argc, char** argv) {
         "\"samples_per_s\": %.1f, \"model_tflops\": %.1f, \"peak_mem_gib\": %s, "
         "\"step_ms\": %.2f, \"phases_ms\": %s, \"loss_first\": %.6f, \"loss_last\": %.6f, "
         "\"libtorch\": \"%s\"}\n",
-        o.variant.c_str(), trainer::FusedNormEnabled() ? "fused" : "aten", o.qkv.c_str(), o.grad_comm.c_str(), o.model.c_str(), o.precision.c_str(), world,
+        o.variant.c_str(), trainer::FusedNormEnabled() && trainer::FusedLinearEnabled() ? "fused" : "aten", o.qkv.c_str(), o.grad_comm.c_str(), o.model.c_str(), o.precision.c_str(), world,
         static_cast<long long>(o.batch),
         static_cast<long long>(o.seq), o.device.c_str(), samples_per_s, tflops, peak.c_str(),
         1e3 * r.seconds / static_cast<double>(o.steps), r.phases_json.c_str(), r.loss_first,

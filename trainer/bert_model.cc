@@ -18,6 +18,7 @@
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "trainer/autocast.h"
+#include "trainer/fused_linear.h"
 #include "trainer/fused_norm.h"
 
 // LibTorch 2.0 brought the fused attention kernels (flash / memory-efficient / math).
@@ -66,7 +67,7 @@ class BertDenseImpl : public torch::nn::Module {
     weight = register_parameter("weight", torch::empty({out, in}));
     bias = register_parameter("bias", torch::empty({out}));
   }
-  torch::Tensor forward(const torch::Tensor& x) { return torch::linear(x, weight, bias); }
+  torch::Tensor forward(const torch::Tensor& x) { return Linear(x, weight, bias); }
   torch::Tensor weight, bias;
 };
 
@@ -98,7 +99,7 @@ class SelfAttentionImpl : public torch::nn::Module {
     if (fused_qkv_) {
       // One GEMM for the three projections (their weights concatenated on the fly; the
       // parameters stay query/key/value, as checkpoints name them).
-      const torch::Tensor qkv = torch::linear(
+      const torch::Tensor qkv = Linear(
           x, torch::cat({query_->weight, key_->weight, value_->weight}),
           torch::cat({query_->bias, key_->bias, value_->bias}));
       const auto parts = qkv.view({b, t, 3, heads_, head_dim_}).unbind(2);

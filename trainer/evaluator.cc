@@ -105,6 +105,12 @@ absl::StatusOr<std::map<std::string, double>> Evaluate(TaskModel& model, const T
       out["eval/spearman"] = Spearman(predictions, truth);
       out["eval/pearson"] = Pearson(predictions, truth);
     }
+  } catch (const c10::OutOfMemoryError& e) {
+    if (was_training) model->train();
+    const std::string what = e.what_without_backtrace();
+    return absl::ResourceExhaustedError(
+        absl::StrCat("evaluation on ", data.source(), " ran out of memory at batch size ",
+                     batch_size, ": ", what.substr(0, what.find('\n'))));
   } catch (const c10::Error& e) {
     if (was_training) model->train();
     return absl::InternalError(absl::StrCat("evaluation on ", data.source(), " failed: ",

@@ -39,6 +39,15 @@ using Clock = std::chrono::steady_clock;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+// LibTorch's allocator throws OutOfMemoryError; cuBLAS and the CUDA runtime say it in words.
+bool IsOutOfMemory(const c10::Error& e) {
+  return dynamic_cast<const c10::OutOfMemoryError*>(&e) != nullptr ||
+         absl::StrContains(e.what_without_backtrace(), "out of memory") ||
+         absl::StrContains(e.what_without_backtrace(), "CUBLAS_STATUS_ALLOC_FAILED");
+}
+
 double SecondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
@@ -57,7 +66,26 @@ class Run {
         consensus_(group_, options.client, device_),
         saver_(config) {}
 
+  // The run; any LibTorch error, wherever it is thrown (the model's set-up, a step, an
+  // evaluation), ends it with a status: ResourceExhausted (exit code 3) when memory ran out.
   absl::StatusOr<TrainSummary> Go() {
+    try {
+      return GoUnchecked();
+    } catch (const c10::Error& e) {
+      const std::string what = e.what_without_backtrace();
+      if (IsOutOfMemory(e)) {
+        return absl::ResourceExhaustedError(absl::StrFormat(
+            "out of memory at train.batch_size %d (estimate %.2f GiB): lower the batch size or "
+            "set train.grad_checkpointing: true (%s)",
+            c_.train.batch_size, GiB(summary_.estimate_bytes), FirstLine(what)));
+      }
+      return absl::InternalError(
+          absl::StrCat("training failed at step ", step_ + 1, ": ", FirstLine(what)));
+    }
+  }
+
+ private:
+  absl::StatusOr<TrainSummary> GoUnchecked() {
     graphs_note_ = WhyNoCudaGraphs(c_.train, device_.is_cuda(), StepGraphs::Available(), world_);
     // CUDA graphs: the whole run on a side stream, the model and the gradient hooks included
     // (trainer/step_graphs.h).
@@ -67,19 +95,7 @@ class Run {
     RETURN_IF_ERROR(Setup());
     summary_.times.setup = SecondsSince(setup_start);
     const auto start = Clock::now();
-    try {
-      RETURN_IF_ERROR(Loop());
-    } catch (const c10::Error& e) {
-      const std::string what = e.what_without_backtrace();
-      if (absl::StrContains(what, "out of memory")) {
-        return absl::ResourceExhaustedError(absl::StrFormat(
-            "out of memory at train.batch_size %d (estimate %.2f GiB): lower the batch size or "
-            "set train.grad_checkpointing: true",
-            c_.train.batch_size, GiB(summary_.estimate_bytes)));
-      }
-      return absl::InternalError(absl::StrCat("training failed at step ", step_ + 1, ": ",
-                                              what.substr(0, what.find('\n'))));
-    }
+    RETURN_IF_ERROR(Loop());
     summary_.seconds = SecondsSince(start);
     summary_.steps = step_;
     summary_.samples = samples_seen_;
@@ -94,7 +110,6 @@ class Run {
     return summary_;
   }
 
- private:
   absl::Status Setup();
   // Everything of Setup() after the model is built: the device, data parallelism, the
   // optimizer (resumed), graphs and the metrics log.
@@ -420,12 +435,7 @@ TrainProgress Run::Progress() const {
 
 absl::StatusOr<TrainSummary> RunTraining(const TrainerConfig& config, const TrainOptions& options) {
   Run run(config, options);
-  try {
-    return run.Go();
-  } catch (const c10::Error& e) {
-    const std::string what = e.what_without_backtrace();
-    return absl::InternalError(absl::StrCat("training failed: ", what.substr(0, what.find('\n'))));
-  }
+  return run.Go();
 }
 
 }  // namespace trainer

@@ -23,6 +23,8 @@
 #               PyTorch anchor, eager and --compile, in one table
 #   kernels     trainer/fused_norm.h's kernels against ATen's operations: train_throughput_bench
 #               --phases (eager step) and the graph step at each batch, both ways
+#   profile     one eager batch-128 step's GPU time by kernel, through Nsight Compute (ncu): two
+#               runs one step apart, summarized by bench/gpu/kernel_profile.py
 #   load        bench/model_load_bench: loading BERT-base onto the GPU
 #   anchor      the PyTorch anchor alone, eager and --compile
 #   ddp         (2+ GPUs) bench/ddp_scaling_vs_anchor.sh on every GPU of the host
@@ -45,7 +47,7 @@ B=$PWD/build/gpu/bin
 export LD_LIBRARY_PATH=/tmp/tfdeps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 
 for s in "$@"; do
-  case $s in tests|sweep|warm|trial|tasks|throughput|kernels|load|anchor|ddp|stall|packing) ;;
+  case $s in tests|sweep|warm|trial|tasks|throughput|kernels|profile|load|anchor|ddp|stall|packing) ;;
     *) echo "run: unknown suite '$s' (run with no argument for the list)" >&2; exit 2 ;; esac
 done
 
@@ -154,6 +156,21 @@ for l in sys.stdin:
     r = json.loads(l)
     print(f\"kernels: batch {r['batch_per_gpu']} {r['kernels']:5} {r['variant']:5} {r['samples_per_s']:9,.1f} samples/s, step {r['step_ms']} ms, phases {r['phases_ms']}\")"
   done; done; done
+}
+
+suite_profile() {
+  local ncu b w
+  ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+  [ -x "$ncu" ] || { echo "profile: skipped, no ncu on this host"; return 0; }
+  b=${BATCHES[-1]}
+  for w in 1 2; do  # run B has one step more than run A
+    "$ncu" --metrics gpu__time_duration.sum --csv --print-units base --cache-control none \
+      --clock-control none "$B/train_throughput_bench" --model "$MODEL" --precision bf16 \
+      --batch "$b" --variant fused --warmup $w --steps 1 > "$D/ncu-$w.csv" 2> "$D/ncu-$w.err"
+    echo "profile: ncu run with --warmup $w: exit $?, $(grep -c gpu__time_duration "$D/ncu-$w.csv") kernels"
+  done
+  python3 bench/gpu/kernel_profile.py "$D/ncu-1.csv" "$D/ncu-2.csv" --json "$D/profile.json" ||
+    tail -5 "$D/ncu-2.err" "$D/ncu-2.csv"
 }
 
 suite_load() {

@@ -12,8 +12,10 @@
 // dropout and shuffling, so any generator state carried from one warm trial to the next would
 // show.
 // Also: a failed trial (bad config, or not `train`) is answered with its exit code and
-// retiring, and the worker leaves; a worker retires after TUNEFLEET_WORKER_MAX_TRIALS; SIGTERM
-// between trials ends it with exit code 0.
+// retiring, and the worker leaves; on a GPU, a trial that runs out of memory (another process
+// holds the rest of the GPU, as another user's job would) ends with exit code 3 and retires
+// its worker, and the same trial then runs in a fresh worker once the memory is back; a worker
+// retires after TUNEFLEET_WORKER_MAX_TRIALS; SIGTERM between trials ends it with exit code 0.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -30,6 +32,8 @@
 #include <string>
 #include <vector>
 
+#include <torch/cuda.h>
+#include <torch/torch.h>
 #include <zmq.hpp>
 
 #include "absl/strings/match.h"
@@ -54,6 +58,7 @@ const char* const kTimeKeys[] = {"train/samples_per_s"};
 std::string g_trainer;
 
 std::string TrainerPath() { return g_trainer; }
+
 
 // Starts `trainer ARGS...` with `env` on top of this process's environment, its stdout and stderr
 // appended to `log`; it dies with this test (PDEATHSIG).
@@ -100,6 +105,9 @@ class FakeAgent {
     }
     return true;
   }
+
+  // Waits for the next worker's Register (after the last one left).
+  void ForgetWorker() { worker_.clear(); }
 
   void SendTrial(const comm::RunTrial& trial) {
     comm::Envelope e;
@@ -352,6 +360,97 @@ TEST_F(WarmWorkerTest, OnAGpuWarmTrialsMatchColdOnesWithinNoise) {
   CheckWarmAgainstCold(/*tolerance=*/1e-3);
 }
 
+// `warm_worker_test --gpu_hog`: takes GPU 0's free memory, in blocks from 1 GiB down to 2 MiB
+// (LibTorch's allocator throws when a block no longer fits), prints "held N MiB" and sleeps until
+// it is killed. Exit code 2 when LibTorch sees no GPU.
+int GpuHog() {
+  if (!torch::cuda::is_available()) {
+    std::cout << "no GPU" << std::endl;
+    return 2;
+  }
+  std::vector<torch::Tensor> held;
+  int64_t bytes = 0;
+  for (int64_t block = int64_t{1} << 30; block >= (int64_t{2} << 20); block /= 2) {
+    for (;;) {
+      try {
+        held.push_back(torch::empty({block}, torch::dtype(torch::kUInt8).device(torch::kCUDA)));
+        bytes += block;
+      } catch (const c10::Error&) {
+        break;
+      }
+    }
+  }
+  std::cout << "held " << (bytes >> 20) << " MiB" << std::endl;
+  for (;;) ::pause();
+}
+
+// The GPU case of acceptance 2 (ctest on the GPU host): a trial that runs out of memory fails
+// alone. The worker runs a trial; another process then takes the rest of the GPU and the next
+// trial, 10 times the batch, runs out of memory: exit code 3, the error line, and the worker
+// retires and leaves. With the memory back, the same trial runs in a fresh worker and succeeds.
+TEST_F(WarmWorkerTest, OnAGpuAnOutOfMemoryTrialRetiresItsWorker) {
+  gpu_ = true;
+  const std::string probe = dir_ + "/probe.log";
+  const pid_t pid = Spawn({"train", "--config", config_, "--dry_run"}, WorkerEnv(), probe);
+  ASSERT_EQ(WaitExit(agent_, pid, std::chrono::seconds(120)), 0) << ReadAll(probe);
+  if (!absl::StrContains(ReadAll(probe), "device   cuda")) GTEST_SKIP() << "no GPU for the trainer";
+
+  auto trial = [&](int64_t n, const std::string& batch) {
+    return Trial(n, {"train", "--config", config_, "train.batch_size=" + batch,
+                     "train.max_steps=4", absl::StrCat("output.dir=", dir_, "/trial-", n)});
+  };
+  const pid_t worker = StartWorker();
+  const comm::TrialDone first = RunWarm(trial(1, "16"));
+  ASSERT_EQ(first.exit_code(), 0) << first.stderr_tail();
+  ASSERT_FALSE(first.retiring());
+
+  // The hog: this binary again, with --gpu_hog.
+  const std::string hog_log = dir_ + "/hog.log";
+  const pid_t hog = ::fork();
+  if (hog == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    const int fd = ::open(hog_log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd >= 0) ::dup2(fd, 1), ::dup2(fd, 2);
+    ::execl("/proc/self/exe", "warm_worker_test", "--gpu_hog", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  struct KillAtEnd {
+    pid_t pid;
+    ~KillAtEnd() {
+      if (::kill(pid, SIGKILL) == 0) ::waitpid(pid, nullptr, 0);
+    }
+  } hog_guard{hog};
+  auto hog_ready = [&] {
+    return absl::StrContains(ReadAll(hog_log), "held ") ||
+           ::waitpid(hog, nullptr, WNOHANG) == hog;  // it left: no GPU for LibTorch here
+  };
+  ASSERT_TRUE(agent_.PumpUntil(hog_ready, std::chrono::seconds(120)))
+      << "the hog did not fill the GPU: " << ReadAll(hog_log);
+  ASSERT_TRUE(absl::StrContains(ReadAll(hog_log), "held ")) << ReadAll(hog_log);
+  std::cout << "hog: " << ReadAll(hog_log);
+
+  const comm::RunTrial big = trial(2, "160");
+  const comm::TrialDone oom = RunWarm(big);
+  EXPECT_EQ(oom.exit_code(), 3) << oom.stderr_tail();
+  EXPECT_TRUE(oom.retiring());
+  EXPECT_TRUE(absl::StrContains(oom.stderr_tail(), "out of memory at train.batch_size 160"))
+      << oom.stderr_tail();
+  EXPECT_EQ(WaitExit(agent_, worker, std::chrono::seconds(30)), 0)
+      << ReadAll(dir_ + "/worker.log");
+
+  ::kill(hog, SIGKILL);  // the memory is back
+  ::waitpid(hog, nullptr, 0);
+  agent_.ForgetWorker();
+  const pid_t fresh = StartWorker();
+  EXPECT_EQ(agent_.worker_register().pid(), fresh);
+  const comm::RunTrial again = trial(3, "160");  // the same config, its own output folder
+  const comm::TrialDone done = RunWarm(again);
+  EXPECT_EQ(done.exit_code(), 0) << done.stderr_tail();
+  EXPECT_TRUE(absl::StrContains(ReadAll(again.log_path()), "device   cuda"));
+  ::kill(fresh, SIGTERM);
+  EXPECT_EQ(WaitExit(agent_, fresh, std::chrono::seconds(20)), 0);
+}
+
 TEST_F(WarmWorkerTest, BadConfigRetiresTheWorker) {
   const pid_t worker = StartWorker();
   const comm::RunTrial t =
@@ -414,6 +513,7 @@ TEST_F(WarmWorkerTest, NeedsItsEnvironment) {
 }  // namespace tunefleet
 
 int main(int argc, char** argv) {
+  if (argc == 2 && std::string(argv[1]) == "--gpu_hog") return tunefleet::trainer::GpuHog();
   ::testing::InitGoogleTest(&argc, argv);
   if (argc != 2) {
     std::cerr << "usage: warm_worker_test TRAINER" << std::endl;
