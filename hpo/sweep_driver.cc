@@ -187,6 +187,8 @@ void SweepDriver::Submit(int64_t number) {
   for (const std::string& a : TrainerArgs(config_, t, run_dir_)) spec->add_argv(a);
   spec->set_log_dir(run_dir_ + "/logs");
   for (const std::string& path : config_.stage) spec->add_stage()->set_path(path);
+  // The trainer writes them into its TensorBoard event file (the HParams view).
+  (*spec->mutable_env())["TUNEFLEET_HPARAMS"] = TrialHParamsJson(config_, t);
   for (const auto& [name, value] : config_.env) (*spec->mutable_env())[name] = value;
   // The agent runs it in a warm worker only when it can (one rank, `trainer train`).
   spec->set_reuse_worker(config_.reuse_workers);

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/number_text.h"
+#include "hpo/py_json.h"
 #include "hpo/search_space.h"
 #include "hpo/sweep_parameters.h"
 
@@ -25,6 +26,23 @@ std::string Absolute(const std::string& path) {
 }  // namespace
 
 std::string ExactNumber(double value) { return ShortestText(value); }
+
+std::string TrialHParamsJson(const SweepConfig& config, const Trial& trial) {
+  std::string out = "{";
+  auto add = [&](const std::string& name, const std::string& json) {
+    absl::StrAppend(&out, out.size() > 1 ? ", " : "", JsonString(name), ": ", json);
+  };
+  for (const auto& [name, value] : trial.params) {
+    const ParamSpec* spec = nullptr;
+    for (const ParamSpec& p : config.params) {
+      if (p.name == name) spec = &p;
+    }
+    add(name, spec != nullptr && !spec->labels.empty() ? JsonString(ParamValueText(*spec, value))
+                                                       : ExactNumber(value));
+  }
+  add("lr_effective", ExactNumber(trial.lr_effective));
+  return out + "}";
+}
 
 std::vector<std::string> TrainerArgs(const SweepConfig& config, const Trial& trial,
                                      const std::string& run_dir) {

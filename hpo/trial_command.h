@@ -22,6 +22,11 @@ namespace hpo {
 std::vector<std::string> TrainerArgs(const SweepConfig& config, const Trial& trial,
                                      const std::string& run_dir);
 
+// The trial's hyperparameters as a flat JSON object, which the trainer writes into its TensorBoard
+// event file for the HParams view (TUNEFLEET_HPARAMS, trainer/event_file.h): every searched
+// parameter by name (a number, or the label of a categorical of strings), and lr_effective.
+std::string TrialHParamsJson(const SweepConfig& config, const Trial& trial);
+
 // Shortest text that reads back as the same double.
 std::string ExactNumber(double value);
 

@@ -37,7 +37,12 @@ std::string WarmWorkers::Key(const comm::TrialSpec& spec,
   }
   // NUL never occurs in argv or environment strings: the parts cannot run into each other.
   std::string key = absl::StrCat(spec.sweep(), std::string(1, '\0'), config);
-  for (const auto& [k, v] : trial_env) absl::StrAppend(&key, std::string(1, '\0'), k, "=", v);
+  for (const auto& [k, v] : trial_env) {
+    // Read by the trainer when the trial starts (its hyperparameters for TensorBoard), different
+    // for every trial, so not a reason for another worker.
+    if (k == "TUNEFLEET_HPARAMS") continue;
+    absl::StrAppend(&key, std::string(1, '\0'), k, "=", v);
+  }
   return key;
 }
 

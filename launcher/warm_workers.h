@@ -63,7 +63,8 @@ class WarmWorkers {
 
   // A trial the slot's warm worker may run: reuse_worker, world size 1, one local rank, `train`.
   static bool Eligible(const comm::Assign& assign);
-  // Workers serve only trials of one key: the sweep, argv's --config value, the trial's env.
+  // Workers serve only trials of one key: the sweep, argv's --config value, the trial's env
+  // (but TUNEFLEET_HPARAMS, which the trainer reads per trial).
   static std::string Key(const comm::TrialSpec& spec,
                          const std::map<std::string, std::string>& trial_env);
 

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -15,10 +16,13 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "common/file_util.h"
 #include "common/status_macros.h"
 #include "trainer/eval_schedule.h"
 #include "trainer/evaluator.h"
+#include "trainer/event_file.h"
 #include "trainer/graph_policy.h"
 #include "trainer/loss_scaler.h"
 #include "trainer/memory_estimate.h"
@@ -69,6 +73,18 @@ class Run {
   // The run; any LibTorch error, wherever it is thrown (the model's set-up, a step, an
   // evaluation), ends it with a status: ResourceExhausted (exit code 3) when memory ran out.
   absl::StatusOr<TrainSummary> Go() {
+    absl::StatusOr<TrainSummary> result = GoCaught();
+    if (events_ != nullptr && session_started_) {
+      // The HParams view's status; a failure to write it does not change the run's outcome.
+      events_->WriteSessionEnd(result.ok(), WallSeconds()).IgnoreError();
+    }
+    return result;
+  }
+
+ private:
+  static double WallSeconds() { return absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch()); }
+
+  absl::StatusOr<TrainSummary> GoCaught() {
     try {
       return GoUnchecked();
     } catch (const c10::Error& e) {
@@ -84,7 +100,27 @@ class Run {
     }
   }
 
- private:
+  // OUTPUT_DIR/tensorboard's event file, and under a sweep (TUNEFLEET_HPARAMS) the HParams
+  // plugin's session start.
+  absl::Status OpenEvents() {
+    auto events = EventFileWriter::Open(JoinPath(c_.output.dir, "tensorboard"), WallSeconds());
+    if (!events.ok()) {
+      return absl::Status(events.status().code(),
+                          absl::StrCat("tensorboard: ", events.status().message()));
+    }
+    events_ = std::move(*events);
+    const char* json = std::getenv("TUNEFLEET_HPARAMS");
+    if (json == nullptr || *json == '\0') return absl::OkStatus();
+    auto hparams = ParseHParams(json);
+    if (!hparams.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("TUNEFLEET_HPARAMS: ", hparams.status().message()));
+    }
+    RETURN_IF_ERROR(events_->WriteSessionStart(*hparams, c_.output.dir, WallSeconds()));
+    session_started_ = true;
+    return absl::OkStatus();
+  }
+
   absl::StatusOr<TrainSummary> GoUnchecked() {
     graphs_note_ = WhyNoCudaGraphs(c_.train, device_.is_cuda(), StepGraphs::Available(), world_);
     // CUDA graphs: the whole run on a side stream, the model and the gradient hooks included
@@ -168,6 +204,8 @@ class Run {
   std::unique_ptr<TrainStep> train_step_;
   std::unique_ptr<ProgressWatchdog> watchdog_;  // data parallel only
   MetricsLog log_;
+  std::unique_ptr<EventFileWriter> events_;  // rank 0
+  bool session_started_ = false;
 
   int64_t step_ = 0;
   int64_t epoch_ = 0;
@@ -231,6 +269,7 @@ absl::Status Run::PrepareTraining(const TrainStateFiles* resumed) {
   }
   if (rank_ == 0) {
     RETURN_IF_ERROR(log_.Open(JoinPath(c_.output.dir, "metrics.jsonl"), o_.resume ? step_ : -1));
+    RETURN_IF_ERROR(OpenEvents());
   }
   const MemoryEstimate estimate = EstimateTrainingMemory(
       p_.model->bert()->config(), train_step_->num_parameters(), c_.train.batch_size, p_.max_len,
@@ -368,6 +407,9 @@ absl::Status Run::EndOfLine(std::optional<int64_t> point, bool last) {
   if (rank_ == 0) {
     const auto log_start = Clock::now();
     RETURN_IF_ERROR(log_.Append(step_, values, samples_seen_));
+    std::map<std::string, double> scalars = values;  // every metrics.jsonl key but the step
+    scalars["samples"] = static_cast<double>(samples_seen_);
+    RETURN_IF_ERROR(events_->WriteScalars(step_, scalars, WallSeconds()));
     summary_.times.reports += SecondsSince(log_start);
     const bool checkpoint =
         c_.output.checkpoint &&

@@ -9,6 +9,7 @@
 #    0 and leaves no process behind.
 # 2. resources.reuse_workers=false: fresh trainers, no "worker" attr on any trial; the points
 #    that ran warm in 1 end with the same values, bit for bit.
+# 3. Each trial's TensorBoard event file holds its scalars and hyperparameters, warm or cold.
 # Args: hpo binary.
 HPO=$1
 source tests/integration/lib.sh
@@ -108,6 +109,18 @@ expect_states "$J2" "['COMPLETE', 'COMPLETE', 'COMPLETE']"
 [ "$(pyq "$J2" "[t['number'] for t in T if 'worker' in t['user_attrs']]")" = "[]" ] ||
   fail "a cold trial has a worker attr"
 wait_for 5 no_leftovers || fail "processes left behind by the cold sweep: $(pgrep -af "$WORK")"
+# 3. Every trial's TensorBoard event file (issue 20) holds its scalars and, from the
+# TUNEFLEET_HPARAMS that hpo hands it, the HParams view's session start and end: cold trials and
+# warm ones (the worker sets each trial's environment).
+for dir in "$WORK/cold/trial-0" "$WORK/cold/trial-2" "$WORK/run/trial-3" "$WORK/run/trial-4"; do
+  f=$(ls "$dir"/tensorboard/events.out.tfevents.* 2>/dev/null | head -1)
+  [ -n "$f" ] || { fail "$dir wrote no event file"; continue; }
+  for s in brain.Event:2 train/loss eval/spearman _hparams_/session_start_info lr_effective \
+           _hparams_/session_end_info; do
+    grep -qa "$s" "$f" || fail "$f lacks $s"
+  done
+done
+
 # values JOURNAL NUMBERS: the (lr, repr(value)) of those trials (a Python tuple of numbers).
 values() { pyq "$1" "[(t['params']['lr'], repr(t['value'])) for t in T if t['number'] in $2]"; }
 cold=$(values "$J2" "(0, 1, 2)") warm=$(values "$J" "(0, 2, 3)")

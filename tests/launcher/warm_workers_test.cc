@@ -38,6 +38,10 @@ TEST(WarmWorkersKeyTest, SweepConfigAndEnvMakeTheKey) {
   EXPECT_NE(WarmWorkers::Key(Spec({"train", "--config", "a.yaml"}, "t"), {}), key);
   EXPECT_NE(WarmWorkers::Key(Spec({"train", "--config", "a.yaml"}), {{"OMP_NUM_THREADS", "2"}}),
             key);
+  // Each trial's hyperparameters (for TensorBoard) differ and are read per trial: same worker.
+  EXPECT_EQ(WarmWorkers::Key(Spec({"train", "--config", "a.yaml"}),
+                             {{"TUNEFLEET_HPARAMS", "{\"lr\": 0.001}"}}),
+            key);
 }
 
 TEST(WarmWorkersKeyTest, OnlyOneRankTrainTrialsWithReuseAreEligible) {
