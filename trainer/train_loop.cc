@@ -95,8 +95,9 @@ class Run {
             "set train.grad_checkpointing: true (%s)",
             c_.train.batch_size, GiB(summary_.estimate_bytes), FirstLine(what)));
       }
-      return absl::InternalError(
-          absl::StrCat("training failed at step ", step_ + 1, ": ", FirstLine(what)));
+      return absl::InternalError(absl::StrCat(
+          "training failed ", looping_ ? absl::StrCat("at step ", step_ + 1) : "in its set-up",
+          ": ", FirstLine(what)));
     }
   }
 
@@ -131,6 +132,7 @@ class Run {
     RETURN_IF_ERROR(Setup());
     summary_.times.setup = SecondsSince(setup_start);
     const auto start = Clock::now();
+    looping_ = true;
     RETURN_IF_ERROR(Loop());
     summary_.seconds = SecondsSince(start);
     summary_.steps = step_;
@@ -206,6 +208,7 @@ class Run {
   MetricsLog log_;
   std::unique_ptr<EventFileWriter> events_;  // rank 0
   bool session_started_ = false;
+  bool looping_ = false;  // Setup() is done and the steps have begun
 
   int64_t step_ = 0;
   int64_t epoch_ = 0;

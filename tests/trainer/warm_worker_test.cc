@@ -232,6 +232,15 @@ class WarmWorkerTest : public ::testing::Test {
     return agent_.done().size() > before ? agent_.done().back() : comm::TrialDone();
   }
 
+  // Whether the trainer sees a GPU here, asked the way a trial would find out (`train
+  // --dry_run` in the worker's environment); a failing probe fails the test.
+  bool TrainerSeesGpu() {
+    const std::string probe = dir_ + "/probe.log";
+    const pid_t pid = Spawn({"train", "--config", config_, "--dry_run"}, WorkerEnv(), probe);
+    EXPECT_EQ(WaitExit(agent_, pid, std::chrono::seconds(120)), 0) << ReadAll(probe);
+    return absl::StrContains(ReadAll(probe), "device   cuda");
+  }
+
   ShortTempDir sockets_;
   // Runs three different trials warm in one worker, then cold (`trainer train`), and compares
   // each pair's metrics.jsonl: equal on the CPU (and the saved models byte for byte), within
@@ -352,11 +361,7 @@ TEST_F(WarmWorkerTest, WarmTrialsMatchColdOnes) { CheckWarmAgainstCold(/*toleran
 // far below what separates the trials (their lrs, seeds and batch sizes differ).
 TEST_F(WarmWorkerTest, OnAGpuWarmTrialsMatchColdOnesWithinNoise) {
   gpu_ = true;
-  // Whether the trainer sees a GPU here, asked the way a trial would find out.
-  const std::string probe = dir_ + "/probe.log";
-  const pid_t pid = Spawn({"train", "--config", config_, "--dry_run"}, WorkerEnv(), probe);
-  ASSERT_EQ(WaitExit(agent_, pid, std::chrono::seconds(120)), 0) << ReadAll(probe);
-  if (!absl::StrContains(ReadAll(probe), "device   cuda")) GTEST_SKIP() << "no GPU for the trainer";
+  if (!TrainerSeesGpu()) GTEST_SKIP() << "no GPU for the trainer";
   CheckWarmAgainstCold(/*tolerance=*/1e-3);
 }
 
@@ -390,10 +395,7 @@ int GpuHog() {
 // retires and leaves. With the memory back, the same trial runs in a fresh worker and succeeds.
 TEST_F(WarmWorkerTest, OnAGpuAnOutOfMemoryTrialRetiresItsWorker) {
   gpu_ = true;
-  const std::string probe = dir_ + "/probe.log";
-  const pid_t pid = Spawn({"train", "--config", config_, "--dry_run"}, WorkerEnv(), probe);
-  ASSERT_EQ(WaitExit(agent_, pid, std::chrono::seconds(120)), 0) << ReadAll(probe);
-  if (!absl::StrContains(ReadAll(probe), "device   cuda")) GTEST_SKIP() << "no GPU for the trainer";
+  if (!TrainerSeesGpu()) GTEST_SKIP() << "no GPU for the trainer";
 
   auto trial = [&](int64_t n, const std::string& batch) {
     return Trial(n, {"train", "--config", config_, "train.batch_size=" + batch,
