@@ -66,6 +66,7 @@ const char* BodyName(const Envelope& envelope) {
     case Envelope::kShutdown: return "shutdown";
     case Envelope::kRunTrial: return "run_trial";
     case Envelope::kTrialDone: return "trial_done";
+    case Envelope::kTelemetry: return "telemetry";
     case Envelope::BODY_NOT_SET: return "empty";
   }
   return "unknown";

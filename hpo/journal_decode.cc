@@ -161,6 +161,12 @@ void ApplyUserAttr(const std::string& key, const PyJson& v, Trial* t) {
     t->placement = AsString(v, what);
   } else if (key == "worker") {
     t->worker = AsString(v, what);
+  } else if (key == "gpu_util_mean") {
+    t->gpu_util_mean = AsNumber(v, what);
+  } else if (key == "gpu_mem_peak_mib") {
+    t->gpu_mem_peak_mib = AsNumber(v, what);
+  } else if (key == "gpu_energy_j") {
+    t->gpu_energy_j = AsNumber(v, what);
   }
   // Other user attrs have no place in Trial.
 }

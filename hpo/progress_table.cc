@@ -25,7 +25,26 @@ std::string LastValue(const Trial& t) {
   return absl::StrFormat("%.4f", t.intermediate_values.rbegin()->second);
 }
 
+// A finished trial's GPU telemetry: "  gpu 87% 12.3 GiB 4.5 kJ"; "" without any.
+std::string GpuText(const Trial& t) {
+  if (!t.gpu_util_mean.has_value()) return "";
+  return absl::StrFormat("  gpu %.0f%% %.1f GiB %.1f kJ", *t.gpu_util_mean,
+                         t.gpu_mem_peak_mib.value_or(0) / 1024.0, t.gpu_energy_j.value_or(0) / 1000.0);
+}
+
 }  // namespace
+
+std::optional<absl::Duration> EstimateRemaining(const std::vector<absl::Duration>& finished,
+                                                const std::vector<absl::Duration>& running_for,
+                                                int64_t not_started, int parallel) {
+  if (finished.empty()) return std::nullopt;
+  absl::Duration mean;
+  for (absl::Duration d : finished) mean += d;
+  mean /= static_cast<int64_t>(finished.size());
+  absl::Duration work = mean * std::max<int64_t>(0, not_started);
+  for (absl::Duration d : running_for) work += std::max(absl::ZeroDuration(), mean - d);
+  return work / std::max(1, parallel);
+}
 
 const Trial* ProgressTable::Best(const Study& study) {
   const Trial* best = nullptr;
@@ -64,8 +83,11 @@ std::string ProgressTable::Header(const Study& study, const SweepProgress& p) co
     absl::StrAppend(&out, absl::StrFormat("  best #%d %s=%.4f", best->number, config_.metric_name,
                                           *best->value));
   }
-  absl::StrAppend(&out, "  ", Clock(p.elapsed), "\n");
-  return out;
+  absl::StrAppend(&out, "  ", Clock(p.elapsed));
+  if (p.eta.has_value() && running + (p.planned - complete - pruned) > 0) {
+    absl::StrAppend(&out, "  eta ", p.planned_exact ? "" : "<=", Clock(*p.eta));
+  }
+  return out + "\n";
 }
 
 // The trial's other parameters (beyond lr and batch_size), " name=value" each.
@@ -78,7 +100,8 @@ std::string ProgressTable::OtherParams(const Trial& t) const {
   return out;
 }
 
-std::string ProgressTable::Row(const Trial& t, const std::string& where) const {
+std::string ProgressTable::Row(const Trial& t, const std::string& where,
+                               std::optional<double> gpu_util_now) const {
   const auto step = t.LastStep();
   std::string state = TrialStateName(t.state);
   if (t.state == TrialState::kRunning && !where.empty()) state = where == "queued" ? "QUEUED" : "RUNNING";
@@ -88,6 +111,11 @@ std::string ProgressTable::Row(const Trial& t, const std::string& where) const {
       static_cast<int>(t.params.count(kBatchParam) ? t.params.at(kBatchParam) : 0), state,
       step.has_value() ? std::to_string(*step) : "-", MetricWidth(), LastValue(t));
   if (!t.placement.empty()) absl::StrAppend(&row, "  ", t.placement);
+  if (gpu_util_now.has_value()) {
+    absl::StrAppend(&row, absl::StrFormat("  gpu %.0f%%", *gpu_util_now));
+  } else if (t.gpu_util_mean.has_value()) {
+    absl::StrAppend(&row, absl::StrFormat("  gpu %.0f%% mean", *t.gpu_util_mean));
+  }
   return row + "\n";
 }
 
@@ -107,7 +135,9 @@ std::string ProgressTable::Render(const Study& study, const SweepProgress& p, in
   std::sort(rows.begin(), rows.end(), [](const Trial* a, const Trial* b) { return a->number < b->number; });
   for (const Trial* t : rows) {
     auto w = p.where.find(t->number);
-    absl::StrAppend(&out, Row(*t, w == p.where.end() ? "" : w->second));
+    auto g = p.gpu_util.find(t->number);
+    absl::StrAppend(&out, Row(*t, w == p.where.end() ? "" : w->second,
+                              g == p.gpu_util.end() ? std::nullopt : std::optional<double>(g->second)));
   }
   return out;
 }
@@ -140,6 +170,7 @@ std::string ProgressTable::EventLine(const Trial& t) const {
     absl::StrAppend(&out, absl::StrFormat("  at %d samples (%s=%.4f)", *step, config_.metric_name,
                                           t.intermediate_values.rbegin()->second));
   }
+  absl::StrAppend(&out, GpuText(t));
   if (!t.placement.empty()) absl::StrAppend(&out, "  on ", t.placement);
   if (t.state == TrialState::kFail) absl::StrAppend(&out, "  ", t.fail_reason);
   return out + "\n";

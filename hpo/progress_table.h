@@ -1,7 +1,8 @@
 // What `hpo sweep` shows while it runs: a header (finished / planned, by state, running, best,
-// elapsed) and a table of trials (trial, phase, lr, lr_effective, batch, state, samples seen at
-// the last report, last value), redrawn in place on a terminal; on a pipe or a file, one line per finished trial
-// instead. And the final summary naming the best trial.
+// elapsed, ETA) and a table of trials (trial, phase, lr, lr_effective, batch, state, samples seen
+// at the last report, last value, where it runs, its GPU utilisation), redrawn in place on a
+// terminal; on a pipe or a file, one line per finished trial instead (with its GPU telemetry).
+// And the final summary naming the best trial.
 #ifndef TUNEFLEET_HPO_PROGRESS_TABLE_H_
 #define TUNEFLEET_HPO_PROGRESS_TABLE_H_
 
@@ -25,7 +26,18 @@ struct SweepProgress {
   bool planned_exact = false; // false while the grid is not known yet
   absl::Duration elapsed;
   std::map<int64_t, std::string> where;  // running trial -> "queued" | "running"
+  std::map<int64_t, double> gpu_util;    // running trial -> its GPUs' latest utilisation, %
+  // What the rest of the sweep should take (EstimateRemaining); an upper bound while the plan
+  // is (planned_exact false).
+  std::optional<absl::Duration> eta;
 };
+
+// How long the rest of a sweep should take: what the running trials have left and the points
+// not started yet, each at the mean duration of the trials that ran to their end or were
+// pruned (`finished`), `parallel` at a time. nullopt before any trial finished.
+std::optional<absl::Duration> EstimateRemaining(const std::vector<absl::Duration>& finished,
+                                                const std::vector<absl::Duration>& running_for,
+                                                int64_t not_started, int parallel);
 
 // Where a run's ranks run, compactly: agent name, colon, its slots (GPU indices on GPU nodes)
 // with runs of consecutive ones as ranges: "local:0-3", "node-a:0,1 node-b:6,7".
@@ -48,7 +60,8 @@ class ProgressTable {
   static const Trial* Best(const Study& study);
 
  private:
-  std::string Row(const Trial& trial, const std::string& where) const;
+  std::string Row(const Trial& trial, const std::string& where,
+                  std::optional<double> gpu_util_now) const;
   std::string OtherParams(const Trial& trial) const;
   // The metric column: as wide as its name, at least 9.
   int MetricWidth() const { return std::max(9, static_cast<int>(config_.metric_name.size())); }

@@ -54,6 +54,12 @@ std::string TrialJson(const Trial& t, const SearchSpace& dists) {
     user.push_back(absl::StrCat("\"placement\": ", JsonString(t.placement)));
   }
   if (!t.worker.empty()) user.push_back(absl::StrCat("\"worker\": ", JsonString(t.worker)));
+  const auto number = [&](const char* key, const std::optional<double>& v) {
+    if (v) user.push_back(absl::StrCat("\"", key, "\": ", JsonFloat(*v)));
+  };
+  number("gpu_util_mean", t.gpu_util_mean);
+  number("gpu_mem_peak_mib", t.gpu_mem_peak_mib);
+  number("gpu_energy_j", t.gpu_energy_j);
   for (const auto& [name, v] : t.system_attrs) {
     system.push_back(absl::StrCat(JsonString(name), ": ", JsonFloat(v)));
   }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <set>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -241,9 +242,27 @@ absl::Status SweepDriver::HandleReport(const comm::Report& report) {
   return absl::OkStatus();
 }
 
+absl::Status SweepDriver::RecordGpuUsage(int64_t trial, const Running& run) {
+  int64_t samples = 0;
+  double util = 0, peak = 0, energy = 0;
+  for (const auto& [agent, usage] : run.gpu_usage) {
+    samples += usage.samples();
+    util += usage.util_mean() * usage.samples();
+    peak = std::max(peak, usage.mem_peak_mib());
+    energy += usage.energy_j();
+  }
+  if (samples == 0) return absl::OkStatus();
+  return engine_->SetGpuUsage(trial, util / static_cast<double>(samples), peak, energy);
+}
+
 absl::Status SweepDriver::HandleExit(const comm::Exit& exit) {
   auto it = running_.find(exit.trial());
   if (it == running_.end()) return absl::OkStatus();
+  RETURN_IF_ERROR(RecordGpuUsage(exit.trial(), it->second));
+  if ((exit.outcome() == comm::Exit::COMPLETED || exit.outcome() == comm::Exit::STOPPED) &&
+      it->second.started != absl::InfinitePast()) {
+    trial_durations_.push_back(absl::Now() - it->second.started);
+  }
   running_.erase(it);
   RunEnd end = RunEnd::kFailed;
   switch (exit.outcome()) {
@@ -294,12 +313,25 @@ absl::Status SweepDriver::HandleMessage(const comm::Envelope& envelope) {
       auto it = running_.find(envelope.started().trial());
       if (it == running_.end()) return absl::OkStatus();
       const comm::Started& s = envelope.started();
+      if (it->second.started == absl::InfinitePast()) {
+        it->second.started = absl::Now();
+        int started = 0;
+        for (const auto& [number, run] : running_) started += run.started != absl::InfinitePast();
+        most_running_ = std::max(most_running_, started);
+      }
       it->second.placed[s.agent()].assign(s.slots().begin(), s.slots().end());
       // Journaled as the trial's user attr "placement" (Optuna shows it too).
       RETURN_IF_ERROR(engine_->SetPlacement(s.trial(), Placement(it->second.placed)));
       // Rank 0's warm worker, as the user attr "worker"; a fresh trainer ("") records none.
       const std::string worker = RankZeroWorker(s);
       if (!worker.empty()) return engine_->SetWorker(s.trial(), worker);
+      return absl::OkStatus();
+    }
+    case comm::Envelope::kTelemetry: {
+      auto it = running_.find(envelope.telemetry().trial());
+      if (it != running_.end()) {
+        it->second.gpu_usage[envelope.telemetry().agent()] = envelope.telemetry().usage();
+      }
       return absl::OkStatus();
     }
     case comm::Envelope::kReport:
@@ -347,9 +379,25 @@ SweepProgress SweepDriver::Progress() const {
   } else {
     p.planned = MaxPlannedTrials(config_);
   }
+  const absl::Time now = absl::Now();
+  std::vector<absl::Duration> running_for;
+  int64_t queued = 0;
   for (const auto& [number, run] : running_) {
     p.where[number] = run.placed.empty() ? "queued" : "running";
+    if (run.started == absl::InfinitePast()) {
+      ++queued;
+    } else {
+      running_for.push_back(now - run.started);
+    }
+    double util = 0;
+    for (const auto& [agent, usage] : run.gpu_usage) util += usage.util_now();
+    if (!run.gpu_usage.empty()) p.gpu_util[number] = util / static_cast<double>(run.gpu_usage.size());
   }
+  std::set<int64_t> taken;  // points some trial has taken (retries share theirs)
+  for (const Trial& t : engine_->study().trials) taken.insert(t.point);
+  const int64_t not_started = std::max<int64_t>(0, p.planned - static_cast<int64_t>(taken.size())) + queued;
+  p.eta = EstimateRemaining(trial_durations_, running_for, not_started,
+                            static_cast<int>(std::min<int64_t>(std::max(1, most_running_), config_.max_concurrent_trials)));
   return p;
 }
 

@@ -68,6 +68,8 @@ class SweepDriver {
     std::map<std::string, std::vector<int32_t>> placed;  // agent -> slots, from Started
     bool missing_metric_logged = false;
     comm::TrialSpec spec;  // as submitted, to submit again to a restarted head
+    absl::Time started = absl::InfinitePast();        // its first Started
+    std::map<std::string, comm::GpuUsage> gpu_usage;  // agent -> its latest Telemetry
   };
 
   absl::Status OpenJournal();
@@ -89,6 +91,8 @@ class SweepDriver {
   void Interrupt();
   void Show(bool force);
   SweepProgress Progress() const;
+  // Records the trial's GPU telemetry, all its agents together, before its end.
+  absl::Status RecordGpuUsage(int64_t trial, const Running& run);
   absl::Status WriteReport() const;
 
   SweepConfig config_;
@@ -99,6 +103,9 @@ class SweepDriver {
   std::unique_ptr<SweepEngine> engine_;  // after journal_, which it writes to
   ProgressTable table_;
   std::map<int64_t, Running> running_;
+  // How long the trials that ran to their end or were pruned took, from Started to Exit (ETA).
+  std::vector<absl::Duration> trial_durations_;
+  int most_running_ = 0;  // the most trials seen running at once (ETA)
   std::vector<std::string> bound_lines_;  // the best point's bounds, once the sweep ended
   zmq::context_t context_;
   std::unique_ptr<comm::HeadSession> head_;  // after context_, whose socket it holds

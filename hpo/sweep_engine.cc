@@ -347,6 +347,19 @@ absl::Status SweepEngine::SetPlacement(int64_t number, const std::string& placem
   return journal_->SetUserAttr(number, "placement", JsonString(placement));
 }
 
+absl::Status SweepEngine::SetGpuUsage(int64_t number, double util_mean, double mem_peak_mib,
+                                      double energy_j) {
+  if (!IsRunning(number)) return absl::OkStatus();
+  Trial& t = study_.trials[static_cast<size_t>(number)];
+  t.gpu_util_mean = util_mean;
+  t.gpu_mem_peak_mib = mem_peak_mib;
+  t.gpu_energy_j = energy_j;
+  if (journal_ == nullptr) return absl::OkStatus();
+  RETURN_IF_ERROR(journal_->SetUserAttr(number, "gpu_util_mean", JsonFloat(util_mean)));
+  RETURN_IF_ERROR(journal_->SetUserAttr(number, "gpu_mem_peak_mib", JsonFloat(mem_peak_mib)));
+  return journal_->SetUserAttr(number, "gpu_energy_j", JsonFloat(energy_j));
+}
+
 absl::Status SweepEngine::SetWorker(int64_t number, const std::string& worker) {
   if (!IsRunning(number)) return absl::OkStatus();
   Trial& t = study_.trials[static_cast<size_t>(number)];

@@ -119,6 +119,9 @@ class SweepEngine {
   // Records the warm worker that runs trial `number`'s rank 0: Trial::worker and the user attr
   // "worker" (only warm trials get one).
   absl::Status SetWorker(int64_t number, const std::string& worker);
+  // Records trial `number`'s GPU telemetry (Trial::gpu_util_mean and the others, and their user
+  // attrs); the last call before the trial ends counts.
+  absl::Status SetGpuUsage(int64_t number, double util_mean, double mem_peak_mib, double energy_j);
 
   // The best point's parameters that lie on a bound of their range (hpo/bounds.h), as lines,
   // and records them as the study user attr "best_at_bound" ({param: "lower" | "upper"}).

@@ -32,6 +32,7 @@ absl::Status Agent::Setup() {
     slots_ = static_cast<int>(gpus_.size());
     if (options_.slots > 0) slots_ = std::min(slots_, options_.slots);
     TF_LOG(INFO) << "using " << slots_ << " of " << gpus_.size() << " GPU(s): " << gpus_[0].name;
+    StartTelemetry();
   } else {
     slots_ = options_.slots > 0 ? options_.slots : 1;
     TF_LOG(INFO) << why << "; running " << slots_ << " CPU slot(s)";
@@ -177,6 +178,7 @@ absl::Status Agent::Run() {
       StopAll(fatal_);
     }
     for (auto& [id, run] : runs_) run.KillOverdue(now);
+    if (telemetry_ != nullptr && now >= next_sample_) SampleGpus(now);
     // Shutting down: the idle warm workers too (and one handed back meanwhile).
     if (shutting_down_) workers_->StopAll(now);
     for (const auto& [run_id, reason] : workers_->Tick(now)) {
@@ -383,6 +385,7 @@ void Agent::SpawnRanks(uint64_t run_id, LocalRun& run, const comm::Assign& assig
                        const std::vector<int>& free) {
   std::optional<comm::Envelope> started = launcher_->Spawn(run_id, run, assign, free, slot_owner_);
   if (started.has_value()) SendToHead(*started);
+  SampleRun(run_id, run);  // the energy counters' starting point
 }
 
 void Agent::FinishStaging() {
@@ -470,6 +473,7 @@ void Agent::FinishRuns() {
       continue;
     }
     comm::Exit exit = run.MakeExit(it->first, options_.name);
+    SampleRun(it->first, run);  // its GPUs' last sample, while it still holds their slots
     for (uint64_t& owner : slot_owner_) {
       if (owner == it->first) owner = 0;
     }
@@ -484,7 +488,54 @@ void Agent::FinishRuns() {
   }
 }
 
+void Agent::StartTelemetry() {
+  std::string why;
+  const std::vector<GpuInfo> mine(gpus_.begin(), gpus_.begin() + slots_);
+  telemetry_ = GpuTelemetry::Start(mine, &why);
+  if (telemetry_ == nullptr) {
+    TF_LOG(INFO) << "no GPU telemetry (" << why << "); trials run without it";
+  } else {
+    TF_LOG(INFO) << "GPU telemetry: sampling " << telemetry_->gpus() << " GPU(s) through NVML every "
+                 << absl::FormatDuration(kSampleInterval)
+                 << (why.empty() ? "" : absl::StrCat("; left out: ", why));
+  }
+}
+
+void Agent::SampleGpus(absl::Time now) {
+  next_sample_ = now + kSampleInterval;
+  std::set<uint64_t> sampled;
+  for (const SlotSample& s : telemetry_->Sample()) {
+    const uint64_t owner = slot_owner_[static_cast<size_t>(s.slot)];
+    auto it = runs_.find(owner);
+    if (owner == 0 || it == runs_.end()) continue;
+    it->second.gpu_usage.Add(s, now);
+    sampled.insert(owner);
+  }
+  if (!head_->welcomed()) return;  // cumulative: the next one after the head is back will do
+  for (uint64_t id : sampled) SendTelemetry(id, runs_.at(id));
+}
+
+void Agent::SampleRun(uint64_t run_id, LocalRun& run) {
+  if (telemetry_ == nullptr) return;
+  const absl::Time now = absl::Now();
+  for (const SlotSample& s : telemetry_->Sample()) {
+    if (slot_owner_[static_cast<size_t>(s.slot)] == run_id) run.gpu_usage.Add(s, now);
+  }
+}
+
+void Agent::SendTelemetry(uint64_t run_id, const LocalRun& run) {
+  comm::Envelope envelope;
+  comm::Telemetry* t = envelope.mutable_telemetry();
+  t->set_run_id(run_id);
+  t->set_trial(run.spec.trial());
+  t->set_agent(options_.name);
+  *t->mutable_usage() = run.gpu_usage.Usage();
+  SendToHead(envelope);
+}
+
 void Agent::SendExit(uint64_t run_id, const LocalRun& run, const comm::Exit& exit) {
+  // The run's last telemetry goes just before its Exit (in order, over the same connection).
+  if (!run.gpu_usage.empty() && head_->welcomed()) SendTelemetry(run_id, run);
   comm::Envelope envelope;
   *envelope.mutable_exit() = exit;
   if (head_->welcomed()) SendToHead(envelope);  // else it goes with the next Register

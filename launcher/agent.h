@@ -38,10 +38,11 @@
 #include "absl/time/time.h"
 #include "comm/head_session.h"
 #include "comm/proto/messages.pb.h"
+#include "common/gpu_detect.h"
 #include "common/signals.h"
 #include "launcher/agent_fetch_back.h"
 #include "launcher/ended_runs.h"
-#include "launcher/gpu_detect.h"
+#include "launcher/gpu_telemetry.h"
 #include "launcher/local_run.h"
 #include "launcher/rank_launch.h"
 #include "launcher/trainer_channel.h"
@@ -116,6 +117,13 @@ class Agent {
   // The head is gone or another one answers: keep the runs, register again (logged once).
   void LoseHead(const std::string& why);
   void LogHeadLost(const std::string& why) const;
+  // GPU telemetry (launcher/gpu_telemetry.h): loads NVML, or says once why not.
+  void StartTelemetry();
+  // Adds each GPU's sample to the run holding its slot and sends those runs' Telemetry.
+  void SampleGpus(absl::Time now);
+  // Adds a sample of the run's own GPUs (when it starts, and before its Exit).
+  void SampleRun(uint64_t run_id, LocalRun& run);
+  void SendTelemetry(uint64_t run_id, const LocalRun& run);
   // Sends the run's Exit (or keeps it for the next Register) and remembers it.
   void SendExit(uint64_t run_id, const LocalRun& run, const comm::Exit& exit);
 
@@ -124,6 +132,9 @@ class Agent {
   std::vector<GpuInfo> gpus_;
   int slots_ = 0;
   std::vector<uint64_t> slot_owner_;  // run id per slot, 0 = free
+  static constexpr absl::Duration kSampleInterval = absl::Seconds(1);
+  std::unique_ptr<GpuTelemetry> telemetry_;  // null: no GPUs, or no NVML
+  absl::Time next_sample_ = absl::InfinitePast();
   zmq::context_t context_;
   std::unique_ptr<comm::HeadSession> head_;
   std::unique_ptr<TrainerChannel> trainers_;

@@ -164,6 +164,9 @@ void Head::HandleFrame(const std::string& identity, absl::StatusOr<comm::Envelop
     case comm::Envelope::kStarted:
       if (from_agent) return ForwardToClient(identity, envelope.started().run_id(), envelope);
       break;
+    case comm::Envelope::kTelemetry:
+      if (from_agent) return ForwardToClient(identity, envelope.telemetry().run_id(), envelope);
+      break;
     case comm::Envelope::kExit:
       if (from_agent) return HandleExit(identity, envelope.exit());
       break;
@@ -332,8 +335,12 @@ void Head::ForwardToClient(const std::string& identity, uint64_t run_id,
   RunRecord* run = runs_.Find(run_id);
   if (run == nullptr || run->reported || run->LivePart(identity) == nullptr) return;
   if (run->client.empty()) {
-    // An adopted run nobody claimed yet keeps what its client should hear (bounded).
-    if (run->adopted && run->held.size() < 1000) run->held.push_back(envelope);
+    // An adopted run nobody claimed yet keeps what its client should hear (bounded); telemetry
+    // is cumulative, and the next one will do.
+    if (run->adopted && run->held.size() < 1000 &&
+        envelope.body_case() != comm::Envelope::kTelemetry) {
+      run->held.push_back(envelope);
+    }
     return;  // else the run's client left meanwhile
   }
   Send(run->client, envelope);

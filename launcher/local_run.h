@@ -33,6 +33,7 @@
 #include "absl/time/time.h"
 #include "comm/proto/messages.pb.h"
 #include "launcher/child_process.h"
+#include "launcher/gpu_telemetry.h"
 
 namespace tunefleet {
 namespace launcher {
@@ -85,6 +86,7 @@ struct LocalRun {
   // Fetch-back: the Exit waits while its folder is hashed for the bulk server.
   std::optional<comm::Exit> exit;
   std::future<absl::StatusOr<std::string>> publishing;
+  GpuUsageMeter gpu_usage;  // NVML samples of its slots' GPUs (launcher/gpu_telemetry.h)
 
   // SIGTERM to every live rank; SIGKILL follows `kill_grace` later (KillOverdue). `cancelled`
   // records `reason` as the run's cancellation (the first one counts).

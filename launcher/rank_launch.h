@@ -28,7 +28,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "comm/proto/messages.pb.h"
-#include "launcher/gpu_detect.h"
+#include "common/gpu_detect.h"
 #include "launcher/local_run.h"
 #include "launcher/warm_workers.h"
 

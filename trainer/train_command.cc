@@ -1,14 +1,19 @@
 #include "trainer/train_command.h"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <memory>
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "comm/process_group.h"
 #include "common/cli.h"
+#include "common/gpu_detect.h"
 #include "common/logging.h"
+#include "common/nvml.h"
 #include "trainer/agent_client.h"
 #include "trainer/device.h"
 #include "trainer/memory_estimate.h"
@@ -47,6 +52,27 @@ void PrintConfig(const TrainerConfig& c, const DeviceInfo& device) {
             << "output   " << c.output.dir << " (save " << c.output.save << ")\n"
             << "device   " << device.device.str() << " (" << device.name << "), "
             << DescribeLibTorch() << std::endl;
+}
+
+// NVML's view of the trainer's GPU (seed 004's "GPU memory occupied"), beside the allocator's
+// peak: memory used on the GPU by every process, and by this one (CUDA context and the caching
+// allocator's reserve included); "" where NVML or the GPU cannot be found.
+std::string NvmlMemoryLine(int cuda_index) {
+  const std::vector<GpuInfo> gpus = DetectGpus();
+  if (cuda_index < 0 || cuda_index >= static_cast<int>(gpus.size())) return "";
+  std::string why;
+  std::unique_ptr<Nvml> nvml = Nvml::Load(&why);
+  if (nvml == nullptr) return absl::StrCat("memory   NVML: none (", why, ")\n");
+  absl::StatusOr<Nvml::Device> device = nvml->DeviceByPciBusId(gpus[cuda_index].pci_bus_id);
+  if (!device.ok()) return absl::StrCat("memory   NVML: ", device.status().message(), "\n");
+  absl::StatusOr<GpuSample> sample = nvml->Sample(*device);
+  if (!sample.ok()) return absl::StrCat("memory   NVML: ", sample.status().message(), "\n");
+  std::string line = absl::StrFormat("memory   NVML: %.2f GiB used on the GPU of %.2f GiB",
+                                     sample->mem_used_mib / 1024, sample->mem_total_mib / 1024);
+  if (std::optional<double> mine = nvml->ProcessMemoryMib(*device, ::getpid())) {
+    absl::StrAppend(&line, absl::StrFormat(", %.2f GiB by this process", *mine / 1024));
+  }
+  return line + "\n";
 }
 
 }  // namespace
@@ -135,6 +161,7 @@ int RunTrain(const std::vector<std::string>& args) {
   std::printf("\nmemory   peak %.2f GiB %s (estimate %.2f GiB)\n", GiB(s.peak_bytes),
               device.device.is_cuda() ? "allocated on the GPU" : "resident (whole process)",
               GiB(s.estimate_bytes));
+  if (device.device.is_cuda()) std::fputs(NvmlMemoryLine(device.device.index()).c_str(), stdout);
   if (config->output.save != "none") {
     std::printf("model    %s/model\n", config->output.dir.c_str());
   }

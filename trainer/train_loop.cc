@@ -56,6 +56,15 @@ double SecondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
+// "  eta H:MM:SS" for `left` steps at the pace of the `done` ones so far (evaluations
+// included); "" before the first step or after the last.
+std::string EtaText(double seconds, int64_t done, int64_t left) {
+  if (done <= 0 || left <= 0) return "";
+  const int64_t eta = static_cast<int64_t>(seconds / static_cast<double>(done) *
+                                           static_cast<double>(left) + 0.5);
+  return absl::StrFormat("  eta %d:%02d:%02d", eta / 3600, eta / 60 % 60, eta % 60);
+}
+
 // Everything a run holds.
 class Run {
  public:
@@ -133,6 +142,8 @@ class Run {
     summary_.times.setup = SecondsSince(setup_start);
     const auto start = Clock::now();
     looping_ = true;
+    loop_start_ = start;
+    loop_first_step_ = step_;  // after a resume, the steps already done
     RETURN_IF_ERROR(Loop());
     summary_.seconds = SecondsSince(start);
     summary_.steps = step_;
@@ -209,6 +220,8 @@ class Run {
   std::unique_ptr<EventFileWriter> events_;  // rank 0
   bool session_started_ = false;
   bool looping_ = false;  // Setup() is done and the steps have begun
+  Clock::time_point loop_start_;  // for the ETA in the step lines
+  int64_t loop_first_step_ = 0;
 
   int64_t step_ = 0;
   int64_t epoch_ = 0;
@@ -395,10 +408,12 @@ absl::Status Run::EndOfLine(std::optional<int64_t> point, bool last) {
   if (p_.precision == Precision::kFp16) values["train/loss_scale"] = train_step_->scaler().scale();
   if (!quiet_) {
     std::printf("step %lld/%lld  samples %lld  epoch %.2f  loss %.5g  grad_norm %.4g  lr %.3g  "
-                "%.0f samples/s\n",
+                "%.0f samples/s%s\n",
                 static_cast<long long>(step_), static_cast<long long>(p_.total_steps),
                 static_cast<long long>(samples_seen_), values["epoch"], values["train/loss"],
-                values["train/grad_norm"], last_lr_, values["train/samples_per_s"]);
+                values["train/grad_norm"], last_lr_, values["train/samples_per_s"],
+                EtaText(SecondsSince(loop_start_), step_ - loop_first_step_,
+                        p_.total_steps - step_).c_str());
   }
   Pet();
   summary_.times.steps += SecondsSince(line_end);  // the loss read waited for the steps

@@ -97,6 +97,67 @@ TEST_F(ProgressTableTest, ThePlannedCountIsNeverBelowThePointsDone) {
   EXPECT_NE(table_.Header(study, p).find(" 4/<=32 points done"), std::string::npos);
 }
 
+TEST_F(ProgressTableTest, GpuTelemetryInLinesAndRows) {
+  Trial t = MakeTrial(7, TrialState::kComplete);
+  t.value = 0.8;
+  t.placement = "local:1";
+  t.gpu_util_mean = 86.6;
+  t.gpu_mem_peak_mib = 12595.2;  // 12.3 GiB
+  t.gpu_energy_j = 4540;
+  EXPECT_EQ(table_.EventLine(t),
+            "trial 7 COMPLETE  lr=1.000e-04 lr_eff=1.000e-04 batch=32  eval/spearman=0.8000  "
+            "gpu 87% 12.3 GiB 4.5 kJ  on local:1\n");
+  Study study;
+  study.trials = {MakeTrial(0, TrialState::kRunning), MakeTrial(1, TrialState::kRunning), t};
+  study.trials[0].placement = "local:0";
+  SweepProgress p;
+  p.where = {{0, "running"}, {1, "queued"}};
+  p.gpu_util = {{0, 41.4}};
+  const std::string out = table_.Render(study, p, 10);
+  EXPECT_NE(out.find("local:0  gpu 41%\n"), std::string::npos) << out;       // running: now
+  EXPECT_NE(out.find("local:1  gpu 87% mean\n"), std::string::npos) << out;  // finished: mean
+  const size_t queued = out.find("QUEUED");
+  ASSERT_NE(queued, std::string::npos) << out;
+  const std::string queued_row = out.substr(queued, out.find('\n', queued) - queued);
+  EXPECT_EQ(queued_row.find("gpu"), std::string::npos) << queued_row;  // none for a queued one
+}
+
+TEST(EstimateRemainingTest, RunningTrialsAndPointsNotStartedAtTheMeanDuration) {
+  EXPECT_FALSE(EstimateRemaining({}, {absl::Seconds(5)}, 10, 2).has_value());
+  // Mean 10 s; running trials have 10-4=6 s and 0 s (overdue) left; 3 points not started.
+  const auto eta = EstimateRemaining({absl::Seconds(8), absl::Seconds(12)},
+                                     {absl::Seconds(4), absl::Seconds(15)}, 3, 2);
+  ASSERT_TRUE(eta.has_value());
+  EXPECT_EQ(*eta, absl::Seconds((6 + 0 + 3 * 10) / 2.0));
+  EXPECT_EQ(*EstimateRemaining({absl::Seconds(10)}, {}, 4, 0), absl::Seconds(40));  // parallel >= 1
+  EXPECT_EQ(*EstimateRemaining({absl::Seconds(10)}, {}, -3, 1), absl::ZeroDuration());
+}
+
+TEST_F(ProgressTableTest, HeaderShowsTheEtaUntilTheEnd) {
+  Study study;
+  study.trials = {MakeTrial(0, TrialState::kComplete), MakeTrial(1, TrialState::kRunning)};
+  study.trials[0].value = 0.5;
+  study.trials[0].point = 0;
+  study.trials[1].point = 1;
+  SweepProgress p;
+  p.planned = 4;
+  p.planned_exact = true;
+  p.eta = absl::Seconds(125);
+  EXPECT_NE(table_.Header(study, p).find("  eta 00:02:05\n"), std::string::npos)
+      << table_.Header(study, p);
+  p.planned_exact = false;  // the grid is not known yet: an upper bound
+  EXPECT_NE(table_.Header(study, p).find("  eta <=00:02:05\n"), std::string::npos);
+  p.eta.reset();
+  EXPECT_EQ(table_.Header(study, p).find("eta"), std::string::npos);
+  // Everything done: no ETA.
+  study.trials[1].state = TrialState::kComplete;
+  study.trials[1].value = 0.6;
+  p.planned = 2;
+  p.planned_exact = true;
+  p.eta = absl::ZeroDuration();
+  EXPECT_EQ(table_.Header(study, p).find("eta"), std::string::npos) << table_.Header(study, p);
+}
+
 }  // namespace
 }  // namespace hpo
 }  // namespace tunefleet

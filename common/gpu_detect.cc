@@ -1,4 +1,4 @@
-#include "launcher/gpu_detect.h"
+#include "common/gpu_detect.h"
 
 #include <dlfcn.h>
 
@@ -8,13 +8,13 @@
 #include "absl/strings/str_split.h"
 
 namespace tunefleet {
-namespace launcher {
 namespace {
 
 using CuInit = int (*)(unsigned int);
 using CuDeviceGetCount = int (*)(int*);
 using CuDeviceGet = int (*)(int*, int);
 using CuDeviceGetName = int (*)(char*, int, int);
+using CuDeviceGetPciBusId = int (*)(char*, int, int);
 
 }  // namespace
 
@@ -29,6 +29,7 @@ std::vector<GpuInfo> DetectGpus(std::string* why) {
   auto count_fn = reinterpret_cast<CuDeviceGetCount>(::dlsym(lib, "cuDeviceGetCount"));
   auto get = reinterpret_cast<CuDeviceGet>(::dlsym(lib, "cuDeviceGet"));
   auto name_fn = reinterpret_cast<CuDeviceGetName>(::dlsym(lib, "cuDeviceGetName"));
+  auto bus_fn = reinterpret_cast<CuDeviceGetPciBusId>(::dlsym(lib, "cuDeviceGetPCIBusId"));
   int count = 0;
   if (init == nullptr || count_fn == nullptr || get == nullptr || name_fn == nullptr) {
     if (why != nullptr) *why = "libcuda.so.1 lacks the device API";
@@ -48,11 +49,12 @@ std::vector<GpuInfo> DetectGpus(std::string* why) {
     int device = 0;
     char name[256] = {0};
     if (get(&device, i) == 0 && name_fn(name, sizeof(name), device) == 0) gpu.name = name;
+    char bus[32] = {0};
+    if (bus_fn != nullptr && bus_fn(bus, sizeof(bus), device) == 0) gpu.pci_bus_id = bus;
     gpus.push_back(gpu);
   }
   // The driver stays loaded: unloading it under a live CUDA context is unsafe and it is tiny.
   return gpus;
 }
 
-}  // namespace launcher
 }  // namespace tunefleet

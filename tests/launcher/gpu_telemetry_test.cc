@@ -1,0 +1,66 @@
+// GpuUsageMeter: a run's GPU usage from the samples of its slots (launcher/gpu_telemetry.h).
+// GpuTelemetry itself (NVML through dlopen) is tested end to end with the fake NVML in
+// tests/integration:gpu_telemetry_test.
+#include "launcher/gpu_telemetry.h"
+
+#include <gtest/gtest.h>
+
+namespace tunefleet {
+namespace launcher {
+namespace {
+
+SlotSample Sample(int slot, double util, double mem_mib, std::optional<double> power_w,
+                  std::optional<double> counter_j) {
+  SlotSample s;
+  s.slot = slot;
+  s.gpu.util_pct = util;
+  s.gpu.mem_used_mib = mem_mib;
+  s.gpu.mem_total_mib = 81559;
+  s.gpu.power_w = power_w;
+  s.gpu.energy_j = counter_j;
+  return s;
+}
+
+TEST(GpuUsageMeterTest, EmptyUntilASample) {
+  GpuUsageMeter meter;
+  EXPECT_TRUE(meter.empty());
+  EXPECT_EQ(meter.Usage().samples(), 0);
+  EXPECT_EQ(meter.Usage().util_mean(), 0);
+}
+
+TEST(GpuUsageMeterTest, TwoGpusWithEnergyCounters) {
+  GpuUsageMeter meter;
+  const absl::Time t0 = absl::FromUnixSeconds(1000);
+  meter.Add(Sample(0, 90, 5000, 300, 10000), t0);
+  meter.Add(Sample(3, 70, 7000, 250, 20000), t0);
+  meter.Add(Sample(0, 100, 6000, 350, 10330), t0 + absl::Seconds(1));
+  meter.Add(Sample(3, 60, 6500, 200, 20220), t0 + absl::Seconds(1));
+  const comm::GpuUsage u = meter.Usage();
+  EXPECT_FALSE(meter.empty());
+  EXPECT_EQ(u.samples(), 4);
+  EXPECT_DOUBLE_EQ(u.util_mean(), (90 + 70 + 100 + 60) / 4.0);
+  EXPECT_DOUBLE_EQ(u.mem_peak_mib(), 7000);        // the most on one GPU, at any sample
+  EXPECT_DOUBLE_EQ(u.energy_j(), 330 + 220);        // each counter's rise, summed
+  EXPECT_DOUBLE_EQ(u.util_now(), (100 + 60) / 2.0);  // the latest samples only
+  EXPECT_DOUBLE_EQ(u.mem_now_mib(), 6500);
+  EXPECT_DOUBLE_EQ(u.power_now_w(), 350 + 200);
+}
+
+TEST(GpuUsageMeterTest, WithoutACounterPowerIsIntegratedOverTime) {
+  GpuUsageMeter meter;
+  const absl::Time t0 = absl::FromUnixSeconds(1000);
+  meter.Add(Sample(1, 50, 1000, 100, std::nullopt), t0);
+  meter.Add(Sample(1, 50, 1000, 200, std::nullopt), t0 + absl::Seconds(2));   // 300 J
+  meter.Add(Sample(1, 50, 1000, 200, std::nullopt), t0 + absl::Seconds(2.5)); // 100 J
+  EXPECT_DOUBLE_EQ(meter.Usage().energy_j(), 400);
+  // Neither counter nor power: no energy, the rest still counts.
+  GpuUsageMeter bare;
+  bare.Add(Sample(0, 40, 100, std::nullopt, std::nullopt), t0);
+  bare.Add(Sample(0, 60, 100, std::nullopt, std::nullopt), t0 + absl::Seconds(1));
+  EXPECT_DOUBLE_EQ(bare.Usage().energy_j(), 0);
+  EXPECT_DOUBLE_EQ(bare.Usage().util_mean(), 50);
+}
+
+}  // namespace
+}  // namespace launcher
+}  // namespace tunefleet
