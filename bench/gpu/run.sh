@@ -27,6 +27,10 @@
 #               runs one step apart, summarized by bench/gpu/kernel_profile.py
 #   load        bench/model_load_bench: loading BERT-base onto the GPU
 #   anchor      the PyTorch anchor alone, eager and --compile
+#   telemetry   the agent's NVML telemetry against nvidia-smi's own readings: a sweep of 4
+#               BERT-base (random init) bf16 one-epoch STS-B trials (batch 32 and 128), one at a
+#               time, nvidia-smi sampled every 0.5 s (bench/gpu/telemetry_check.py); and one
+#               trainer run's memory lines (the allocator's peak, NVML's used)
 #   ddp         (2+ GPUs) bench/ddp_scaling_vs_anchor.sh on every GPU of the host
 #   stall       (2 GPUs) SIGSTOP of rank 1 while BERT-base trains with train.ddp_timeout_s=15: the time
 #               to rank 0's exit, its error line, the GPUs afterwards
@@ -47,7 +51,7 @@ B=$PWD/build/gpu/bin
 export LD_LIBRARY_PATH=/tmp/tfdeps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 
 for s in "$@"; do
-  case $s in tests|sweep|warm|trial|tasks|throughput|kernels|profile|load|anchor|ddp|stall|packing) ;;
+  case $s in tests|sweep|warm|trial|tasks|throughput|kernels|profile|load|anchor|telemetry|ddp|stall|packing) ;;
     *) echo "run: unknown suite '$s' (run with no argument for the list)" >&2; exit 2 ;; esac
 done
 
@@ -116,6 +120,29 @@ suite_warm() {
     python3 bench/gpu/trial_seconds.py "$j" | sed 's/^/  /'
     grep -h '^time' "$(dirname "$j")"/logs/trial-*/rank-0.log 2>/dev/null | sed 's/^/  /'
   done
+}
+
+suite_telemetry() {
+  bert_base_random
+  local j=$D/telemetry/journal.log smi t0
+  mkdir -p "$D/telemetry"; rm -rf runs/telemetry
+  nvidia-smi --query-gpu=timestamp,utilization.gpu,memory.used,power.draw,temperature.gpu \
+    --format=csv,noheader,nounits -lms 500 > "$D/smi.csv" 2>/dev/null & smi=$!
+  t0=$(date +%s.%N)
+  "$B/hpo" sweep configs/lr.yaml name=telemetry --journal "$j" \
+    "trainer.overrides={train.epochs: 1, output.checkpoint: false, model.path: /tmp/bert-base-random, train.precision: bf16}" \
+    "parameters.batch_size={values: [32, 128]}" search.method=random search.random.trials=4 \
+    max_concurrent_trials=1 "early_terminate={type: none}" > "$D/telemetry.log" 2>&1
+  echo "telemetry: sweep exit $?, wall $(wall_since "$t0") s; $(grep -c COMPLETE "$D/telemetry.log") complete"
+  kill $smi
+  grep -E "^trial|GPU telemetry" "$D/telemetry.log" "$(dirname "$j")"/logs/agent.log | sed 's/^/  /'
+  python3 bench/gpu/telemetry_check.py "$j" "$D/smi.csv" "$B/hpo"
+  grep -h '^memory' "$(dirname "$j")"/logs/trial-*/rank-0.log 2>/dev/null | sed 's/^/  /'
+  "$B/trainer" train --config configs/sbert_stsb.yaml model.path=/tmp/bert-base-random \
+    train.precision=bf16 train.batch_size=128 train.max_steps=60 output.checkpoint=false \
+    output.save=none output.dir=/tmp/telemetry_trainer > "$D/trainer.log" 2>&1
+  echo "telemetry: trainer bf16 batch 128, 60 steps: exit $?"
+  grep -E '^step 60|^memory' "$D/trainer.log" | sed 's/^/  /'
 }
 
 suite_tasks() {
