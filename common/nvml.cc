@@ -25,6 +25,15 @@ struct Memory {  // nvmlMemory_t
   unsigned long long free;
   unsigned long long used;
 };
+struct MemoryV2 {  // nvmlMemory_v2_t
+  unsigned int version;
+  unsigned long long total;
+  unsigned long long reserved;
+  unsigned long long free;
+  unsigned long long used;
+};
+// NVML_STRUCT_VERSION(Memory, 2): the struct's size and its version in the top byte.
+constexpr unsigned int kMemoryV2 = static_cast<unsigned int>(sizeof(MemoryV2)) | (2U << 24U);
 struct ProcessInfo {  // nvmlProcessInfo_t, as the _v2 and _v3 calls fill it
   unsigned int pid;
   unsigned long long used_gpu_memory;
@@ -40,6 +49,7 @@ struct Nvml::Api {
   int (*by_pci_bus_id)(const char*, Device*) = nullptr;
   int (*utilization)(Device, Utilization*) = nullptr;
   int (*memory)(Device, Memory*) = nullptr;
+  int (*memory_v2)(Device, MemoryV2*) = nullptr;                  // optional
   int (*power)(Device, unsigned int*) = nullptr;                  // optional
   int (*temperature)(Device, int, unsigned int*) = nullptr;       // optional
   int (*energy)(Device, unsigned long long*) = nullptr;           // optional
@@ -62,6 +72,8 @@ std::unique_ptr<Nvml> Nvml::Load(std::string* why) {
   api->utilization =
       reinterpret_cast<int (*)(Device, Utilization*)>(sym("nvmlDeviceGetUtilizationRates"));
   api->memory = reinterpret_cast<int (*)(Device, Memory*)>(sym("nvmlDeviceGetMemoryInfo"));
+  api->memory_v2 =
+      reinterpret_cast<int (*)(Device, MemoryV2*)>(sym("nvmlDeviceGetMemoryInfo_v2"));
   api->power = reinterpret_cast<int (*)(Device, unsigned int*)>(sym("nvmlDeviceGetPowerUsage"));
   api->temperature =
       reinterpret_cast<int (*)(Device, int, unsigned int*)>(sym("nvmlDeviceGetTemperature"));
@@ -115,13 +127,27 @@ absl::StatusOr<GpuSample> Nvml::Sample(Device device) const {
   if (const int rc = api_->utilization(device, &util); rc != kSuccess) {
     return absl::UnavailableError(absl::StrCat("nvmlDeviceGetUtilizationRates: ", Error(rc)));
   }
+  sample.util_pct = util.gpu;
+  // Used as nvidia-smi counts it: neither free nor reserved for the driver and firmware
+  // (nvmlMemory_v2_t says how much that is; the old call's `used` includes it, ~0.5 GiB on an H100).
+  MemoryV2 v2{};
+  v2.version = kMemoryV2;
+  if (api_->memory_v2 != nullptr && api_->memory_v2(device, &v2) == kSuccess) {
+    const unsigned long long unused = v2.reserved + v2.free;
+    sample.mem_used_mib = static_cast<double>(v2.total >= unused ? v2.total - unused : v2.used) / kMiB;
+    sample.mem_total_mib = static_cast<double>(v2.total) / kMiB;
+    return FinishSample(device, sample);
+  }
   Memory memory{};
   if (const int rc = api_->memory(device, &memory); rc != kSuccess) {
     return absl::UnavailableError(absl::StrCat("nvmlDeviceGetMemoryInfo: ", Error(rc)));
   }
-  sample.util_pct = util.gpu;
   sample.mem_used_mib = static_cast<double>(memory.used) / kMiB;
   sample.mem_total_mib = static_cast<double>(memory.total) / kMiB;
+  return FinishSample(device, sample);
+}
+
+GpuSample Nvml::FinishSample(Device device, GpuSample sample) const {
   unsigned int value = 0;
   if (api_->power != nullptr && api_->power(device, &value) == kSuccess) {
     sample.power_w = value / 1000.0;  // milliwatts

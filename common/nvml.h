@@ -25,7 +25,7 @@ namespace tunefleet {
 // some boards, the energy counter before Volta) is nullopt.
 struct GpuSample {
   double util_pct = 0;       // share of the last sample period a kernel ran (nvidia-smi's GPU-Util)
-  double mem_used_mib = 0;   // memory used on the GPU by every process (nvidia-smi's Memory-Usage)
+  double mem_used_mib = 0;   // memory in use on the GPU, every process (nvidia-smi's Memory-Usage)
   double mem_total_mib = 0;
   std::optional<double> power_w;
   std::optional<double> temp_c;
@@ -56,6 +56,8 @@ class Nvml {
   struct Api;
   Nvml(void* lib, std::unique_ptr<Api> api);
   std::string Error(int code) const;
+  // Adds power, temperature and energy, where the GPU reports them, to a sample.
+  GpuSample FinishSample(Device device, GpuSample sample) const;
 
   void* lib_;
   std::unique_ptr<Api> api_;

@@ -385,7 +385,7 @@ void Agent::SpawnRanks(uint64_t run_id, LocalRun& run, const comm::Assign& assig
                        const std::vector<int>& free) {
   std::optional<comm::Envelope> started = launcher_->Spawn(run_id, run, assign, free, slot_owner_);
   if (started.has_value()) SendToHead(*started);
-  SampleRun(run_id, run);  // the energy counters' starting point
+  SampleRun(run_id, run, /*baseline=*/true);  // where its energy counters start
 }
 
 void Agent::FinishStaging() {
@@ -473,7 +473,7 @@ void Agent::FinishRuns() {
       continue;
     }
     comm::Exit exit = run.MakeExit(it->first, options_.name);
-    SampleRun(it->first, run);  // its GPUs' last sample, while it still holds their slots
+    SampleRun(it->first, run, /*baseline=*/false);  // its last, while it holds the slots
     for (uint64_t& owner : slot_owner_) {
       if (owner == it->first) owner = 0;
     }
@@ -515,11 +515,16 @@ void Agent::SampleGpus(absl::Time now) {
   for (uint64_t id : sampled) SendTelemetry(id, runs_.at(id));
 }
 
-void Agent::SampleRun(uint64_t run_id, LocalRun& run) {
+void Agent::SampleRun(uint64_t run_id, LocalRun& run, bool baseline) {
   if (telemetry_ == nullptr) return;
   const absl::Time now = absl::Now();
   for (const SlotSample& s : telemetry_->Sample()) {
-    if (slot_owner_[static_cast<size_t>(s.slot)] == run_id) run.gpu_usage.Add(s, now);
+    if (slot_owner_[static_cast<size_t>(s.slot)] != run_id) continue;
+    if (baseline) {
+      run.gpu_usage.Baseline(s, now);
+    } else {
+      run.gpu_usage.Add(s, now);
+    }
   }
 }
 

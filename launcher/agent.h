@@ -121,8 +121,9 @@ class Agent {
   void StartTelemetry();
   // Adds each GPU's sample to the run holding its slot and sends those runs' Telemetry.
   void SampleGpus(absl::Time now);
-  // Adds a sample of the run's own GPUs (when it starts, and before its Exit).
-  void SampleRun(uint64_t run_id, LocalRun& run);
+  // Samples the run's own GPUs: as it starts (`baseline`: its energy's starting point), and
+  // before its Exit.
+  void SampleRun(uint64_t run_id, LocalRun& run, bool baseline);
   void SendTelemetry(uint64_t run_id, const LocalRun& run);
   // Sends the run's Exit (or keeps it for the next Register) and remembers it.
   void SendExit(uint64_t run_id, const LocalRun& run, const comm::Exit& exit);

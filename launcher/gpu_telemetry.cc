@@ -50,11 +50,11 @@ std::vector<SlotSample> GpuTelemetry::Sample() {
   return out;
 }
 
-void GpuUsageMeter::Add(const SlotSample& sample, absl::Time taken) {
-  ++samples_;
-  util_sum_ += sample.gpu.util_pct;
-  mem_peak_mib_ = std::max(mem_peak_mib_, sample.gpu.mem_used_mib);
-  Slot& slot = slots_[sample.slot];
+void GpuUsageMeter::Baseline(const SlotSample& sample, absl::Time taken) {
+  AddEnergy(slots_[sample.slot], sample, taken);
+}
+
+void GpuUsageMeter::AddEnergy(Slot& slot, const SlotSample& sample, absl::Time taken) {
   if (sample.gpu.energy_j.has_value()) {
     if (!slot.first_counter_j.has_value()) slot.first_counter_j = sample.gpu.energy_j;
     slot.last_counter_j = sample.gpu.energy_j;
@@ -65,6 +65,13 @@ void GpuUsageMeter::Add(const SlotSample& sample, absl::Time taken) {
   }
   slot.last_power_w = sample.gpu.power_w;
   slot.last = taken;
+}
+
+void GpuUsageMeter::Add(const SlotSample& sample, absl::Time taken) {
+  ++samples_;
+  util_sum_ += sample.gpu.util_pct;
+  mem_peak_mib_ = std::max(mem_peak_mib_, sample.gpu.mem_used_mib);
+  AddEnergy(slots_[sample.slot], sample, taken);
   if (taken != latest_) {
     latest_ = taken;
     latest_count_ = 0;

@@ -58,6 +58,9 @@ class GpuTelemetry {
 // A run's GPU usage on this agent, from the samples of the slots its ranks hold.
 class GpuUsageMeter {
  public:
+  // A GPU's sample as the run starts: only where its energy counter (or power) starts from. Its
+  // utilisation covers the time before the run, so it does not count.
+  void Baseline(const SlotSample& sample, absl::Time taken);
   // Adds one GPU's sample. Samples taken at one time (one Sample() call) are "the latest".
   void Add(const SlotSample& sample, absl::Time taken);
   bool empty() const { return samples_ == 0; }
@@ -71,6 +74,9 @@ class GpuUsageMeter {
     std::optional<double> last_power_w;
     absl::Time last = absl::InfinitePast();
   };
+  // Energy: the counter's rise, or power x time since the slot's previous sample.
+  void AddEnergy(Slot& slot, const SlotSample& sample, absl::Time taken);
+
   int samples_ = 0;
   double util_sum_ = 0;
   double mem_peak_mib_ = 0;

@@ -46,6 +46,24 @@ TEST(GpuUsageMeterTest, TwoGpusWithEnergyCounters) {
   EXPECT_DOUBLE_EQ(u.power_now_w(), 350 + 200);
 }
 
+TEST(GpuUsageMeterTest, TheBaselineStartsTheEnergyButIsNoSample) {
+  GpuUsageMeter meter;
+  const absl::Time t0 = absl::FromUnixSeconds(1000);
+  meter.Baseline(Sample(2, 0, 20000, 90, 5000), t0);  // the GPU before the run: idle
+  EXPECT_TRUE(meter.empty());
+  meter.Add(Sample(2, 80, 9000, 300, 5300), t0 + absl::Seconds(1));
+  const comm::GpuUsage u = meter.Usage();
+  EXPECT_EQ(u.samples(), 1);
+  EXPECT_DOUBLE_EQ(u.util_mean(), 80);
+  EXPECT_DOUBLE_EQ(u.mem_peak_mib(), 9000);
+  EXPECT_DOUBLE_EQ(u.energy_j(), 300);  // from the baseline's counter
+  // Without a counter, power is integrated from the baseline on.
+  GpuUsageMeter powered;
+  powered.Baseline(Sample(0, 0, 100, 100, std::nullopt), t0);
+  powered.Add(Sample(0, 50, 100, 300, std::nullopt), t0 + absl::Seconds(1));
+  EXPECT_DOUBLE_EQ(powered.Usage().energy_j(), 200);
+}
+
 TEST(GpuUsageMeterTest, WithoutACounterPowerIsIntegratedOverTime) {
   GpuUsageMeter meter;
   const absl::Time t0 = absl::FromUnixSeconds(1000);
