@@ -23,6 +23,7 @@
 #include "hpo/journal_file.h"
 #include "hpo/journal_replay.h"
 #include "hpo/progress_table.h"
+#include "hpo/report.h"
 #include "hpo/search_space.h"
 #include "hpo/study_json.h"
 #include "hpo/sweep_config.h"
@@ -154,6 +155,9 @@ int Sweep(const std::vector<std::string>& args) {
   absl::Status result = driver.Run();
   if (cluster) cluster->Stop();
   std::cout << driver.Summary();
+  if (const std::string html = ReportPathFor(config->journal); ::access(html.c_str(), R_OK) == 0) {
+    std::cout << "report: " << html << "\n";
+  }
   if (absl::IsCancelled(result)) {
     std::cout << "interrupted; continue with: hpo sweep " << cli.positional()[0] << " --resume"
               << (journal.empty() ? "" : " --journal " + journal) << "\n";
@@ -275,6 +279,44 @@ int Best(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
+int Report(const std::vector<std::string>& args) {
+  std::string journal, output;
+  CommandLine cli("hpo report", "[SWEEP.yaml]",
+                  "Writes one self-contained HTML page describing a sweep from its journal:\n"
+                  "summary and best trial, the metric against lr per batch size, learning curves,\n"
+                  "a timeline per agent:slot, GPU telemetry, the other parameters, all trials.\n"
+                  "It references nothing outside itself, so it opens anywhere (scp it to a laptop).\n"
+                  "`hpo sweep` keeps one beside its journal up to date.");
+  cli.AddString("journal", &journal, "journal file (default: the sweep's `journal`)", "PATH");
+  cli.AddString("output", &output, "where to write the page (default: the journal's path with .html)",
+                "FILE.html");
+  cli.ExpectPositional(0, 1);
+  if (int rc = ParseOrExit(cli, args, "hpo report"); rc >= 0) return rc;
+  if (journal.empty() && !cli.positional().empty()) {
+    auto config = LoadSweepConfig(cli.positional()[0]);
+    if (!config.ok()) {
+      PrintError("hpo report", config.status());
+      return kExitUsage;
+    }
+    journal = config->journal;
+  }
+  if (journal.empty()) {
+    PrintError("hpo report", absl::InvalidArgumentError("name a journal: --journal PATH or a sweep file"));
+    return kExitUsage;
+  }
+  if (output.empty()) output = ReportPathFor(journal);
+  int64_t trials = 0;
+  if (absl::Status written = WriteHtmlReport(journal, output, &trials); !written.ok()) {
+    PrintError("hpo report", written);
+    return absl::IsNotFound(written) || absl::IsPermissionDenied(written) ||
+                   absl::IsInvalidArgument(written) || absl::IsFailedPrecondition(written)
+               ? kExitUsage
+               : kExitFailure;
+  }
+  std::cout << "report: " << output << " (" << trials << " trials)\n";
+  return kExitOk;
+}
+
 }  // namespace
 }  // namespace hpo
 }  // namespace tunefleet
@@ -292,6 +334,7 @@ int main(int argc, char** argv) {
       "linear LR scaling, early stopping, an Optuna-format journal.",
       {{"sweep", "run a sweep (or --dry_run: print its plan)", tunefleet::hpo::Sweep},
        {"status", "show a sweep's trials from its journal", tunefleet::hpo::Status},
-       {"best", "print the best trial in a journal", tunefleet::hpo::Best}},
+       {"best", "print the best trial in a journal", tunefleet::hpo::Best},
+       {"report", "write a sweep's self-contained HTML report", tunefleet::hpo::Report}},
       argc, argv);
 }

@@ -21,6 +21,7 @@
 #include "common/status_macros.h"
 #include "hpo/journal_file.h"
 #include "hpo/journal_replay.h"
+#include "hpo/report.h"
 #include "hpo/study_json.h"
 #include "hpo/sweep_plan.h"
 #include "hpo/trial_command.h"
@@ -291,6 +292,7 @@ absl::Status SweepDriver::HandleExit(const comm::Exit& exit) {
     // Piped to a file or another program, each event still shows up as it happens.
     std::cout << std::flush;
   }
+  UpdateHtmlReport();
   return absl::OkStatus();
 }
 
@@ -428,6 +430,16 @@ absl::Status SweepDriver::WriteReport() const {
       StudyToJson(engine_->study(), engine_->space(), engine_->recorded_attrs()));
 }
 
+void SweepDriver::UpdateHtmlReport() {
+  const std::string path = ReportPathFor(config_.journal);
+  absl::Status written = WriteHtmlReport(config_.journal, path);
+  if (!written.ok() && !html_report_warned_) {
+    html_report_warned_ = true;
+    TF_LOG(WARNING) << "cannot write the sweep's HTML report " << path << ": " << written.message()
+                    << " (the sweep goes on; `hpo report` writes it later)";
+  }
+}
+
 absl::Status SweepDriver::Run() {
   start_ = absl::Now();
   RETURN_IF_ERROR(OpenJournal());
@@ -495,6 +507,7 @@ absl::Status SweepDriver::Run() {
   }
   Show(true);
   absl::Status report = WriteReport();
+  UpdateHtmlReport();
   if (!failure.ok()) return failure;
   if (!cleanup.ok()) return cleanup;
   if (!report.ok()) return report;

@@ -94,6 +94,9 @@ class SweepDriver {
   // Records the trial's GPU telemetry, all its agents together, before its end.
   absl::Status RecordGpuUsage(int64_t trial, const Running& run);
   absl::Status WriteReport() const;
+  // Rewrites the HTML report beside the journal (hpo/report.h) from the journal on disk; a
+  // failure is logged once as a warning and never fails the sweep.
+  void UpdateHtmlReport();
 
   SweepConfig config_;
   Options options_;
@@ -106,6 +109,7 @@ class SweepDriver {
   // How long the trials that ran to their end or were pruned took, from Started to Exit (ETA).
   std::vector<absl::Duration> trial_durations_;
   int most_running_ = 0;  // the most trials seen running at once (ETA)
+  bool html_report_warned_ = false;  // UpdateHtmlReport warns once
   std::vector<std::string> bound_lines_;  // the best point's bounds, once the sweep ended
   zmq::context_t context_;
   std::unique_ptr<comm::HeadSession> head_;  // after context_, whose socket it holds

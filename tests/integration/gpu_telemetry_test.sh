@@ -5,7 +5,8 @@
 # hpo's dev mode runs 4 synthetic trials, 2 at a time; each trial's journal must hold the
 # figures of the GPU its placement names: gpu_util_mean and gpu_mem_peak_mib exactly, and
 # gpu_energy_j within 0.5 s of power x its duration. hpo's trial lines show them too. Then the
-# same sweep without the library: the agent says so once, the trials carry no telemetry.
+# same sweep without the library: the agent says so once, the trials carry no telemetry. The
+# sweep's HTML report shows the telemetry, or says there is none.
 # Args: hpo binary, the fake libcuda.so.1, the fake libnvidia-ml.so.1 (same folder).
 HPO=$1 FAKE_CUDA=$2 FAKE_NVML=$3
 source tests/integration/lib.sh
@@ -64,6 +65,13 @@ PY
 [ "$(grep -cE '^trial [0-9]+ COMPLETE .*  gpu (10|20)% 1\.[01] GiB [0-9.]+ kJ  on local:[01]$' "$WORK/nvml.log")" -eq 4 ] ||
   fail "hpo's trial lines do not show the telemetry: $(grep '^trial' "$WORK/nvml.log")"
 
+# The sweep's HTML report (hpo/report.h), beside its journal: every trial, the telemetry, no URL.
+html="$WORK/nvml/journal.html"
+[ -f "$html" ] || fail "no report beside the journal"
+for n in 0 1 2 3; do grep -q "id=\"trial-$n\"" "$html" || fail "the report lacks trial $n"; done
+grep -q "No GPU telemetry was recorded" "$html" && fail "the report says no telemetry was recorded"
+grep -q "://" "$html" && fail "the report references something outside itself"
+
 # Without libnvidia-ml.so.1: only the fake driver on the library path.
 mkdir -p "$WORK/cuda_only"
 cp "$FAKE_CUDA" "$WORK/cuda_only/libcuda.so.1"
@@ -74,5 +82,7 @@ sweep none "$WORK/cuda_only"
 [ "$(pyq "$WORK/none/journal.log" "sum('gpu_util_mean' in t['user_attrs'] for t in T)")" -eq 0 ] ||
   fail "trials without NVML carry telemetry"
 [ "$(count_state "$WORK/none/journal.log" COMPLETE)" -eq 4 ] || fail "without NVML, not 4 trials complete"
+grep -q "No GPU telemetry was recorded" "$WORK/none/journal.html" ||
+  fail "without NVML, the report does not say that no telemetry was recorded"
 wait_for 5 no_leftovers || fail "processes left behind: $(pgrep -af "$WORK")"
 finish
