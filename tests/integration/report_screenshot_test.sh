@@ -49,6 +49,6 @@ timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --hide-scrollbars 
 size=$(stat -c %s "$WORK/report.png" 2>/dev/null || echo 0)
 echo "chromium rendered it in $(echo "$(date +%s.%N) - $start" | bc) s: ${size}-byte PNG"
 [ "$(head -c 4 "$WORK/report.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')" = "89504e47" ] ||
-  fail "no PNG written"
+  fail "no PNG written ($CHROMIUM said: $(tail -3 "$WORK/chromium.txt" | tr '\n' ' '))"
 [ "$size" -gt 20480 ] || fail "the screenshot is only $size bytes: an empty page?"
 finish
