@@ -15,7 +15,6 @@
 #include "common/cli.h"
 #include "common/file_util.h"
 #include "common/logging.h"
-#include "nlohmann/json.hpp"
 #include "comm/process_group.h"
 #include "trainer/autocast.h"
 #include "trainer/bert_model.h"
@@ -35,19 +34,6 @@ constexpr int64_t kBatchesPerChunk = 64;  // sentences sorted by length within a
 int Fail(int code, const absl::Status& status) {
   PrintError(kProgram, status);
   return code;
-}
-
-// The tokenizer is uncased WordPiece: refuse a folder whose tokenizer_config.json says cased.
-absl::Status CheckUncased(const std::string& dir) {
-  const std::string path = JoinPath(dir, "tokenizer_config.json");
-  absl::StatusOr<std::string> text = ReadFile(path);
-  if (!text.ok()) return absl::OkStatus();
-  const nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_object() && j.value("do_lower_case", true) == false) {
-    return absl::UnimplementedError(
-        absl::StrCat(path, ": do_lower_case is false; only uncased WordPiece is supported"));
-  }
-  return absl::OkStatus();
 }
 
 // numpy's format 1.0: magic, version, header length, a dict padded to a multiple of 64 bytes.
@@ -138,7 +124,6 @@ int RunEncode(const std::vector<std::string>& args) {
   BertModel& model = loaded->bert;
   const BertCheckpoint& info = loaded->info;
   const WordPieceTokenizer& tokenizer = loaded->tokenizer;
-  if (absl::Status s = CheckUncased(model_dir); !s.ok()) return Fail(kExitUsage, s);
   auto pooling = ParsePooling(PoolingNameOrDefault(pooling_name, info));
   if (!pooling.ok()) {
     return Fail(kExitUsage, cli.WasSet("pooling")

@@ -21,8 +21,7 @@ absl::StatusOr<InferenceModel> LoadInferenceModel(const std::string& dir) {
   BertCheckpoint info;
   absl::StatusOr<BertModel> bert = LoadBertModel(dir, &info);
   if (!bert.ok()) return bert.status();
-  absl::StatusOr<WordPieceTokenizer> tokenizer =
-      WordPieceTokenizer::FromVocabFile(JoinPath(dir, "vocab.txt"));
+  absl::StatusOr<WordPieceTokenizer> tokenizer = WordPieceTokenizer::FromModelFolder(dir);
   if (!tokenizer.ok()) return tokenizer.status();
   return InferenceModel{std::move(*bert), std::move(info), std::move(*tokenizer)};
 }

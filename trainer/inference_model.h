@@ -25,14 +25,14 @@ namespace trainer {
 absl::Status CheckBatchSizeAndDevice(int64_t batch_size, const std::string& device);
 
 // A model folder loaded for inference: the encoder on the CPU in eval mode, the checkpoint's
-// report, and the tokenizer of its vocab.txt.
+// report, and its tokenizer (vocab.txt, cased or not as its tokenizer_config.json says).
 struct InferenceModel {
   BertModel bert;
   BertCheckpoint info;
   WordPieceTokenizer tokenizer;
 };
 
-// LoadBertModel(dir), then WordPieceTokenizer::FromVocabFile(dir/vocab.txt); their errors as is.
+// LoadBertModel(dir), then WordPieceTokenizer::FromModelFolder(dir); their errors as is.
 absl::StatusOr<InferenceModel> LoadInferenceModel(const std::string& dir);
 
 // The --pooling name to use: `flag` when given, else the folder's sentence-transformers pooling,

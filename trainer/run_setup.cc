@@ -85,7 +85,7 @@ absl::StatusOr<RunParts> BuildRunParts(const TrainerConfig& c, const torch::Devi
   }
   auto phase = Clock::now();
   ASSIGN_OR_RETURN(WordPieceTokenizer tokenizer,
-                   WordPieceTokenizer::FromVocabFile(JoinPath(c.model.path, "vocab.txt")));
+                   WordPieceTokenizer::FromModelFolder(c.model.path));
   ASSIGN_OR_RETURN(BertModel encoder, LoadEncoder(c));
   parts.model_seconds = SecondsSince(phase);
   phase = Clock::now();

@@ -39,12 +39,16 @@ int RunTokenizeOn(const std::vector<std::string>& args, std::istream& in, std::o
   std::string vocab_path;
   int64_t max_len = WordPieceTokenizer::kDefaultMaxLen;
   bool pair = false;
+  bool cased = false;
   CommandLine cli(kProgram, "",
                   "Reads text lines on stdin; writes one JSON object {\"ids\": [...]} a line with\n"
                   "[CLS]/[SEP], truncated to --max_len (BERT WordPiece, uncased, as Hugging Face's\n"
-                  "BertWordPieceTokenizer). With --pair each line is two tab-separated sentences:\n"
-                  "[CLS] A [SEP] B [SEP], longest-first truncation, and \"token_type_ids\" too.");
+                  "BertWordPieceTokenizer; with --cased, as BertTokenizerFast(do_lower_case=False):\n"
+                  "no lowercasing, no accent stripping). With --pair each line is two tab-separated\n"
+                  "sentences: [CLS] A [SEP] B [SEP], longest-first truncation, and \"token_type_ids\"\n"
+                  "too.");
   cli.AddString("vocab", &vocab_path, "WordPiece vocab.txt (required)", "FILE");
+  cli.AddBool("cased", &cased, "keep case and accents (cased and multilingual BERT vocabularies)");
   cli.AddInt("max_len", &max_len, "maximum tokens including [CLS] and [SEP]");
   cli.AddBool("pair", &pair, "lines are tab-separated sentence pairs");
   cli.AddHelpEpilog("Example: echo 'Hello, world!' | trainer tokenize --vocab vocab.txt\n"
@@ -64,7 +68,9 @@ int RunTokenizeOn(const std::vector<std::string>& args, std::istream& in, std::o
     PrintErrorTo(err, status);
     return kExitUsage;
   }
-  auto tokenizer = WordPieceTokenizer::FromVocabFile(vocab_path);
+  WordPieceTokenizer::Options options;
+  options.lowercase = !cased;
+  auto tokenizer = WordPieceTokenizer::FromVocabFile(vocab_path, options);
   if (!tokenizer.ok()) {
     PrintErrorTo(err, tokenizer.status());
     return kExitUsage;

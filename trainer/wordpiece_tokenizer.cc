@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/file_util.h"
+#include "nlohmann/json.hpp"
 
 namespace tunefleet {
 namespace trainer {
@@ -155,14 +156,14 @@ void AppendLower(UChar32 c, CodePoints* out) {
   }
 }
 
-CodePoints NormalizeCodePoints(absl::string_view text) {
+CodePoints NormalizeCodePoints(absl::string_view text, const WordPieceTokenizer::Options& o) {
   CodePoints cleaned;
   cleaned.reserve(text.size() + 8);
   for (UChar32 c : Decode(text)) {
     if (c == 0 || c == 0xFFFD || IsControl(c)) continue;  // clean_text
     if (IsWhitespace(c)) {
       cleaned.push_back(' ');
-    } else if (IsChinese(c)) {  // handle_chinese_chars
+    } else if (o.split_chinese && IsChinese(c)) {  // handle_chinese_chars
       cleaned.push_back(' ');
       cleaned.push_back(c);
       cleaned.push_back(' ');
@@ -170,7 +171,8 @@ CodePoints NormalizeCodePoints(absl::string_view text) {
       cleaned.push_back(c);
     }
   }
-  CodePoints stripped = StripAccents(cleaned);
+  CodePoints stripped = o.StripsAccents() ? StripAccents(cleaned) : std::move(cleaned);
+  if (!o.lowercase) return stripped;
   CodePoints lowered;
   lowered.reserve(stripped.size());
   for (UChar32 c : stripped) AppendLower(c, &lowered);
@@ -199,7 +201,8 @@ std::string TrimEnd(const std::string& line) {
 
 }  // namespace
 
-absl::StatusOr<WordPieceTokenizer> WordPieceTokenizer::FromVocabFile(const std::string& path) {
+absl::StatusOr<WordPieceTokenizer> WordPieceTokenizer::FromVocabFile(const std::string& path,
+                                                                     const Options& options) {
   absl::StatusOr<std::string> read = ReadFile(path);
   if (!read.ok()) return read.status();
   const std::string& text = *read;
@@ -219,13 +222,14 @@ absl::StatusOr<WordPieceTokenizer> WordPieceTokenizer::FromVocabFile(const std::
     tokens.push_back(std::move(line));
     start = end + 1;
   }
-  return FromTokens(tokens, path);
+  return FromTokens(tokens, path, options);
 }
 
 absl::StatusOr<WordPieceTokenizer> WordPieceTokenizer::FromTokens(
-    const std::vector<std::string>& tokens, const std::string& source) {
+    const std::vector<std::string>& tokens, const std::string& source, const Options& options) {
   if (tokens.empty()) return absl::InvalidArgumentError(absl::StrCat(source, ": vocab is empty"));
   WordPieceTokenizer t;
+  t.options_ = options;
   t.vocab_size_ = static_cast<int64_t>(tokens.size());
   t.vocab_.reserve(tokens.size());
   for (size_t i = 0; i < tokens.size(); ++i) {
@@ -250,14 +254,88 @@ absl::StatusOr<WordPieceTokenizer> WordPieceTokenizer::FromTokens(
   return t;
 }
 
+namespace {
+
+// The settings in one JSON object: `lower`, `strip` and `chinese` name its keys. A key that is
+// present but not a boolean (strip_accents: or null) is an error naming the file.
+absl::Status ReadOptions(const nlohmann::json& j, const std::string& path, const char* lower,
+                         const char* strip, const char* chinese,
+                         WordPieceTokenizer::Options* options) {
+  const auto flag = [&](const char* key, bool* out) -> absl::Status {
+    auto it = j.find(key);
+    if (it == j.end() || it->is_null()) return absl::OkStatus();
+    if (!it->is_boolean()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": ", key, " must be true or false, not ", it->dump()));
+    }
+    *out = it->get<bool>();
+    return absl::OkStatus();
+  };
+  if (absl::Status s = flag(lower, &options->lowercase); !s.ok()) return s;
+  bool strip_accents = false;
+  if (auto it = j.find(strip); it != j.end() && !it->is_null()) {
+    if (absl::Status s = flag(strip, &strip_accents); !s.ok()) return s;
+    options->strip_accents = strip_accents;
+  }
+  return flag(chinese, &options->split_chinese);
+}
+
+// The JSON object in `path`, or null when the file is absent.
+absl::StatusOr<nlohmann::json> ReadJsonObject(const std::string& path) {
+  if (!PathExists(path)) return nlohmann::json();
+  absl::StatusOr<std::string> text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": not a JSON object"));
+  }
+  return j;
+}
+
+}  // namespace
+
+absl::StatusOr<WordPieceTokenizer::Options> WordPieceTokenizer::ModelOptions(
+    const std::string& dir) {
+  Options options;
+  // tokenizer.json first (a fast tokenizer's own normalizer), then tokenizer_config.json, whose
+  // settings transformers applies over it.
+  const std::string fast_path = JoinPath(dir, "tokenizer.json");
+  absl::StatusOr<nlohmann::json> fast = ReadJsonObject(fast_path);
+  if (!fast.ok()) return fast.status();
+  if (fast->is_object()) {
+    auto normalizer = fast->find("normalizer");
+    if (normalizer != fast->end() && normalizer->is_object() &&
+        normalizer->value("type", "") == "BertNormalizer") {
+      absl::Status s = ReadOptions(*normalizer, fast_path + " (normalizer)", "lowercase",
+                                   "strip_accents", "handle_chinese_chars", &options);
+      if (!s.ok()) return s;
+    }
+  }
+  const std::string config_path = JoinPath(dir, "tokenizer_config.json");
+  absl::StatusOr<nlohmann::json> config = ReadJsonObject(config_path);
+  if (!config.ok()) return config.status();
+  if (config->is_object()) {
+    absl::Status s = ReadOptions(*config, config_path, "do_lower_case", "strip_accents",
+                                 "tokenize_chinese_chars", &options);
+    if (!s.ok()) return s;
+  }
+  return options;
+}
+
+absl::StatusOr<WordPieceTokenizer> WordPieceTokenizer::FromModelFolder(const std::string& dir) {
+  absl::StatusOr<Options> options = ModelOptions(dir);
+  if (!options.ok()) return options.status();
+  return FromVocabFile(JoinPath(dir, "vocab.txt"), *options);
+}
+
 int32_t WordPieceTokenizer::TokenId(const std::string& token) const {
   auto it = vocab_.find(token);
   return it == vocab_.end() ? -1 : it->second;
 }
 
-std::string WordPieceTokenizer::Normalize(absl::string_view text) {
+std::string WordPieceTokenizer::Normalize(absl::string_view text, const Options& options) {
   std::string out;
-  for (UChar32 c : NormalizeCodePoints(text)) AppendUtf8(c, &out);
+  for (UChar32 c : NormalizeCodePoints(text, options)) AppendUtf8(c, &out);
   return out;
 }
 
@@ -304,7 +382,7 @@ void WordPieceTokenizer::TokenizePlain(absl::string_view text, std::vector<int32
     word.clear();
     chars = 0;
   };
-  for (UChar32 c : NormalizeCodePoints(text)) {
+  for (UChar32 c : NormalizeCodePoints(text, options_)) {
     if (IsWhitespace(c)) {
       flush();
     } else if (IsPunctuation(c)) {

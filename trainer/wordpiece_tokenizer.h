@@ -1,5 +1,7 @@
 // BERT's WordPiece tokenizer, identical in output to Hugging Face tokenizers'
-// BertWordPieceTokenizer(vocab, lowercase=True) (data/bert-tiny-random/tokenizer.json):
+// BertWordPieceTokenizer(vocab, lowercase=True) (data/bert-tiny-random/tokenizer.json), and with
+// Options{.lowercase = false} to transformers' BertTokenizerFast(do_lower_case=False), the cased
+// and multilingual models' (bert-base-cased, multilingual BERT, klue/bert-base):
 //
 //  1. Special tokens ([PAD] [UNK] [CLS] [SEP] [MASK], those the vocab has) written literally in
 //     the raw text are kept as themselves (case-sensitive, as HF's added-token matcher does);
@@ -8,8 +10,10 @@
 //     \t \n \r; every White_Space character becomes ' '; put spaces around CJK ideographs
 //     (4E00-9FFF, 3400-4DBF, 20000-2A6DF, 2A700-2B73F, 2B740-2B81F, 2B920-2CEAF, F900-FAFF,
 //     2F800-2FA1F: HF's ranges, whose fifth starts at 2B920 where Google's BERT has 2B820);
-//     strip accents (NFD, then drop Mn); lowercase each character with its full Unicode
-//     mapping (no context: a final capital sigma becomes σ, not ς).
+//     strip accents (NFD, then drop Mn; by default only when lowercasing, as HF's
+//     strip_accents=None); lowercase each character with its full Unicode mapping (no context: a
+//     final capital sigma becomes σ, not ς). Cased, nothing is decomposed: "é" stays one
+//     character, and "e" + U+0301 stays two (the mark joins its word).
 //  3. BertPreTokenizer: split on whitespace, then isolate every punctuation character (Unicode
 //     P* categories and ASCII 33-47, 58-64, 91-96, 123-126).
 //  4. WordPiece: greedy longest-match-first with the "##" continuation prefix; a word longer than
@@ -30,6 +34,7 @@
 #define TUNEFLEET_TRAINER_WORDPIECE_TOKENIZER_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -47,18 +52,37 @@ struct Encoding {
   std::vector<int32_t> token_type_ids;
 };
 
+// BertNormalizer's settings, as a model's tokenizer_config.json names them.
+struct WordPieceOptions {
+  bool lowercase = true;              // do_lower_case
+  std::optional<bool> strip_accents;  // strip_accents; unset: as `lowercase`
+  bool split_chinese = true;          // tokenize_chinese_chars
+  bool StripsAccents() const { return strip_accents.value_or(lowercase); }
+};
+
 class WordPieceTokenizer {
  public:
   static constexpr int64_t kDefaultMaxLen = 128;
   static constexpr int kMaxInputCharsPerWord = 100;
 
+  using Options = WordPieceOptions;
+
   // Loads a vocab.txt (one token a line, line index = id; trailing whitespace is trimmed and a
   // repeated token takes its last id, as HF reads it). Errors name the file: missing or
-  // unreadable, empty, not UTF-8, lacking [CLS], [SEP], [UNK] or [PAD].
-  static absl::StatusOr<WordPieceTokenizer> FromVocabFile(const std::string& path);
+  // unreadable, empty, not UTF-8, lacking [CLS], [SEP], [UNK] or [PAD]. The special tokens' ids
+  // are the vocab's (a cased vocab has them anywhere, not at 0 / 100-103).
+  static absl::StatusOr<WordPieceTokenizer> FromVocabFile(const std::string& path,
+                                                          const Options& options = {});
   // The same from tokens already in memory; `source` names them in errors.
   static absl::StatusOr<WordPieceTokenizer> FromTokens(const std::vector<std::string>& tokens,
-                                                       const std::string& source);
+                                                       const std::string& source,
+                                                       const Options& options = {});
+  // A model folder's tokenizer: DIR/vocab.txt, with the settings of DIR/tokenizer_config.json
+  // (do_lower_case, strip_accents, tokenize_chinese_chars, as transformers reads them), else of
+  // DIR/tokenizer.json's BertNormalizer, else uncased. A malformed file is an error naming it.
+  static absl::StatusOr<WordPieceTokenizer> FromModelFolder(const std::string& dir);
+  // The settings FromModelFolder reads from DIR.
+  static absl::StatusOr<Options> ModelOptions(const std::string& dir);
 
   // Steps 1-4: the ids of `text`, without special tokens added or truncation.
   std::vector<int32_t> Tokenize(absl::string_view text) const;
@@ -69,7 +93,8 @@ class WordPieceTokenizer {
                       int64_t max_len = kDefaultMaxLen) const;
 
   // Step 2 alone, as UTF-8 (for tests and debugging).
-  static std::string Normalize(absl::string_view text);
+  static std::string Normalize(absl::string_view text, const Options& options = {});
+  const Options& options() const { return options_; }
 
   int32_t pad_id() const { return pad_id_; }
   int32_t unk_id() const { return unk_id_; }
@@ -87,6 +112,7 @@ class WordPieceTokenizer {
   // Steps 2-4 on text containing no special token.
   void TokenizePlain(absl::string_view text, std::vector<int32_t>* out) const;
 
+  Options options_;
   std::unordered_map<std::string, int32_t> vocab_;
   std::vector<std::pair<std::string, int32_t>> specials_;  // matched literally in raw text
   int64_t vocab_size_ = 0;
