@@ -4,11 +4,17 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <iostream>
+#include <thread>
+
+#include <torch/cuda.h>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "comm/process_group.h"
 #include "common/cli.h"
 #include "common/gpu_detect.h"
@@ -16,6 +22,7 @@
 #include "common/nvml.h"
 #include "trainer/agent_client.h"
 #include "trainer/device.h"
+#include "trainer/local_ranks.h"
 #include "trainer/memory_estimate.h"
 #include "trainer/train_config.h"
 #include "trainer/train_loop.h"
@@ -75,10 +82,78 @@ std::string NvmlMemoryLine(int cuda_index) {
   return line + "\n";
 }
 
+// Whether a launcher (torchrun, the agent, or this trainer as its own launcher) started this
+// process as one rank: then the ranks are its business, and train.devices is ignored.
+bool UnderLauncher() {
+  return std::getenv("RANK") != nullptr || std::getenv("WORLD_SIZE") != nullptr ||
+         std::getenv("TUNEFLEET_AGENT_ENDPOINT") != nullptr;
+}
+
+// The GPUs this process could train on, as CUDA_VISIBLE_DEVICES ids; none when this LibTorch
+// has no CUDA (the Bazel build), whatever the machine has.
+std::vector<std::string> LocalGpus() {
+  std::vector<std::string> ids;
+  if (!torch::cuda::is_available()) return ids;
+  for (const GpuInfo& gpu : DetectGpus()) ids.push_back(gpu.id);
+  return ids;
+}
+
+// `--gpu_ids 0,2,3` -> "[0,2,3]" (train.devices' list); an error for anything but ids.
+absl::StatusOr<std::string> GpuIdsOverride(const std::string& flag) {
+  for (absl::string_view id : absl::StrSplit(flag, ',')) {
+    if (id.empty() || id.find_first_not_of("0123456789") != absl::string_view::npos) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--gpu_ids: expected GPU ids such as 0,1,2, got '", flag, "'"));
+    }
+  }
+  return absl::StrCat("train.devices=[", flag, "]");
+}
+
+// The parent of train.devices' ranks: says how they split the batch, then starts and waits for
+// them (trainer/local_ranks.h).
+int LaunchLocalRanks(const TrainerConfig& config, const std::vector<std::string>& args,
+                     const std::vector<std::string>& gpus, bool dry_run) {
+  const TrainConfig& t = config.train;
+  const int ranks = static_cast<int>(LocalRankCount(t, static_cast<int>(gpus.size())));
+  LocalRanksSpec spec;
+  spec.ranks = ranks;
+  spec.cuda_visible_devices = RankGpus(ranks, t.gpu_ids, gpus);
+  std::string where = "Gloo on the CPU";
+  if (!spec.cuda_visible_devices.empty()) {
+    std::vector<int64_t> ids = t.gpu_ids;
+    for (int i = 0; ids.empty() && i < ranks; ++i) ids.push_back(i);
+    where = absl::StrCat("NCCL on GPU", ids.size() == 1 ? " " : "s ", absl::StrJoin(ids, ", "));
+  }
+  std::string line = absl::StrFormat(
+      "ranks    %d local ranks (%s), started by this trainer; global batch %d x %d = %d",
+      ranks, where, t.batch_size, ranks, t.batch_size * ranks);
+  if (t.grad_accum > 1) {
+    absl::StrAppend(&line, " (x grad_accum ", t.grad_accum, " = ",
+                    t.batch_size * ranks * t.grad_accum, " per step)");
+  }
+  absl::StrAppend(&line, absl::StrFormat(", lr %g (train.lr as given: not rescaled)\n", t.lr));
+  std::fputs(line.c_str(), stdout);
+  std::fflush(stdout);
+  if (dry_run) {
+    PrintConfig(config, SelectDevice(-1));
+    return kExitOk;
+  }
+  char self[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
+  spec.binary = n > 0 ? std::string(self, static_cast<size_t>(n)) : "/proc/self/exe";
+  spec.args = {"train"};
+  spec.args.insert(spec.args.end(), args.begin(), args.end());
+  if (spec.cuda_visible_devices.empty()) {
+    const int cores = static_cast<int>(std::thread::hardware_concurrency());
+    spec.omp_threads = cores / ranks > 1 ? cores / ranks : 1;
+  }
+  return RunLocalRanks(spec, kProgram);
+}
+
 }  // namespace
 
 int RunTrain(const std::vector<std::string>& args) {
-  std::string config_path;
+  std::string config_path, gpu_ids;
   bool dry_run = false, resume = false;
   CommandLine cli(kProgram, "[key=value ...]",
                   "Trains a model as the trainer YAML describes; key=value arguments override it\n"
@@ -87,23 +162,53 @@ int RunTrain(const std::vector<std::string>& args) {
   cli.AddString("config", &config_path, "trainer YAML (required)", "TRAIN.yaml");
   cli.AddBool("resume", &resume, "continue from OUTPUT_DIR/checkpoint");
   cli.AddBool("dry_run", &dry_run, "validate the config, print it with the device; train nothing");
+  cli.AddString("gpu_ids", &gpu_ids,
+                "train on these GPUs, one rank each (train.devices=[0,1,2]; wins over it)",
+                "0,1,2");
   cli.AllowOverrides();
   if (int rc = ParseOrExit(cli, args, kProgram); rc >= 0) return rc;
   if (config_path.empty()) {
     PrintError(kProgram, absl::InvalidArgumentError("--config is required"));
     return kExitUsage;
   }
-  auto config = LoadTrainerConfig(config_path, cli.overrides());
+  const bool under_launcher = UnderLauncher();
+  const std::vector<std::string> gpus = under_launcher ? std::vector<std::string>() : LocalGpus();
+  std::vector<std::string> overrides = cli.overrides();
+  if (!gpu_ids.empty()) {
+    absl::StatusOr<std::string> devices = GpuIdsOverride(gpu_ids);
+    if (devices.ok() && !under_launcher && gpus.empty()) {
+      devices = absl::InvalidArgumentError(absl::StrCat(
+          "--gpu_ids ", gpu_ids, ": this machine has no GPU (train.devices=N: N ranks on the CPU)"));
+    }
+    if (!devices.ok()) {
+      PrintError(kProgram, devices.status());
+      return kExitUsage;
+    }
+    overrides.push_back(*devices);
+  }
+  auto config = LoadTrainerConfig(config_path, overrides,
+                                  under_launcher ? kUnknownGpus : static_cast<int>(gpus.size()));
   if (!config.ok()) {
     PrintError(kProgram, config.status());
     return kExitUsage;
+  }
+  if (!under_launcher && LocalRankCount(config->train, static_cast<int>(gpus.size())) > 1) {
+    return LaunchLocalRanks(*config, args, gpus, dry_run);
   }
   auto env = comm::DistEnv::FromEnvironment();
   if (!env.ok()) {
     PrintError(kProgram, env.status());
     return kExitUsage;
   }
-  const DeviceInfo device = SelectDevice(EnvInt("LOCAL_RANK", -1));
+  // One rank of its own on a listed GPU: that GPU.
+  const int device_index =
+      !under_launcher && !config->train.gpu_ids.empty() ? static_cast<int>(config->train.gpu_ids[0])
+                                                        : EnvInt("LOCAL_RANK", -1);
+  const DeviceInfo device = SelectDevice(device_index);
+  if (env->rank == 0 && under_launcher && std::getenv(kLocalRanksEnv) == nullptr &&
+      (config->train.devices != 1 || !config->train.gpu_ids.empty())) {
+    std::cout << "note     train.devices ignored: ranks come from the launcher" << std::endl;
+  }
   if (env->rank == 0) PrintConfig(*config, device);
   if (dry_run) return kExitOk;
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "common/status_macros.h"
@@ -104,7 +105,7 @@ absl::Status ParseTrain(const ConfigMap& m, TrainConfig* t) {
                                "precision", "seed", "shuffle", "grad_checkpointing", "cuda_graphs",
                                "eval_every_steps", "eval_every_samples", "eval_every_epochs",
                                "eval_batch_size", "log_every_steps", "ddp_bucket_mb",
-                               "ddp_timeout_s"}));
+                               "ddp_timeout_s", "devices"}));
   RETURN_IF_ERROR(GetAtLeast(m, "epochs", 0, ">= 0", &t->epochs));
   RETURN_IF_ERROR(GetAtLeast(m, "max_steps", 0, ">= 0", &t->max_steps));
   if (t->epochs == 0 && t->max_steps == 0) {
@@ -132,6 +133,56 @@ absl::Status ParseTrain(const ConfigMap& m, TrainConfig* t) {
   return absl::OkStatus();
 }
 
+// train.devices: -1, N >= 1 or a list of distinct GPU ids; with `local_gpus` known, also what
+// this machine has.
+absl::Status ParseDevices(const ConfigMap& m, int local_gpus, TrainConfig* t) {
+  std::string text;
+  if (m.Has("devices")) RETURN_IF_ERROR(m.GetYamlText("devices", &text));
+  if (absl::StartsWith(text, "[")) {
+    RETURN_IF_ERROR(m.Get("devices", &t->gpu_ids));
+    if (t->gpu_ids.empty()) {
+      return m.Error("devices", "an empty list names no GPU (-1: every local GPU, N: N ranks)");
+    }
+    for (size_t i = 0; i < t->gpu_ids.size(); ++i) {
+      const int64_t id = t->gpu_ids[i];
+      if (id < 0) return m.Error("devices", absl::StrCat("GPU ids are >= 0, got ", id));
+      for (size_t j = 0; j < i; ++j) {
+        if (t->gpu_ids[j] == id) {
+          return m.Error("devices", absl::StrCat("GPU ", id, " is listed twice"));
+        }
+      }
+    }
+    t->devices = static_cast<int64_t>(t->gpu_ids.size());
+  } else {
+    RETURN_IF_ERROR(m.GetOptional("devices", &t->devices));
+    if (t->devices == 0 || t->devices < -1) {
+      return m.Error("devices", absl::StrCat("must be -1 (every local GPU), a number of ranks "
+                                             ">= 1 or a list of GPU ids, got ",
+                                             t->devices));
+    }
+  }
+  if (local_gpus == kUnknownGpus) return absl::OkStatus();
+  if (!t->gpu_ids.empty()) {
+    if (local_gpus == 0) {
+      return m.Error("devices", "lists GPU ids but this machine has no GPU (N: N ranks on the "
+                                "CPU)");
+    }
+    for (int64_t id : t->gpu_ids) {
+      if (id >= local_gpus) {
+        return m.Error("devices",
+                       absl::StrCat("GPU ", id, " is not on this machine (",
+                                    local_gpus == 1 ? "GPU 0 only"
+                                                    : absl::StrCat("GPUs 0-", local_gpus - 1),
+                                    ")"));
+      }
+    }
+  } else if (local_gpus > 0 && t->devices > local_gpus) {
+    return m.Error("devices", absl::StrCat(t->devices, " ranks, but this machine has ", local_gpus,
+                                           local_gpus == 1 ? " GPU" : " GPUs"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ParseOutput(const ConfigMap& m, OutputConfig* out) {
   RETURN_IF_ERROR(m.AllowOnly({"dir", "save", "checkpoint", "checkpoint_every_s"}));
   RETURN_IF_ERROR(m.GetOptional("dir", &out->dir));
@@ -149,7 +200,7 @@ absl::Status ParseOutput(const ConfigMap& m, OutputConfig* out) {
 
 }  // namespace
 
-absl::StatusOr<TrainerConfig> ParseTrainerConfig(const ConfigFile& file) {
+absl::StatusOr<TrainerConfig> ParseTrainerConfig(const ConfigFile& file, int local_gpus) {
   ASSIGN_OR_RETURN(ConfigMap root, file.Root());
   RETURN_IF_ERROR(root.AllowOnly({"model", "task", "train", "output"}));
   TrainerConfig config;
@@ -164,16 +215,23 @@ absl::StatusOr<TrainerConfig> ParseTrainerConfig(const ConfigFile& file) {
   }
   ASSIGN_OR_RETURN(ConfigMap train, root.GetOptionalMap("train"));
   RETURN_IF_ERROR(ParseTrain(train, &config.train));
+  RETURN_IF_ERROR(ParseDevices(train, local_gpus, &config.train));
   ASSIGN_OR_RETURN(ConfigMap output, root.GetOptionalMap("output"));
   RETURN_IF_ERROR(ParseOutput(output, &config.output));
   return config;
 }
 
 absl::StatusOr<TrainerConfig> LoadTrainerConfig(const std::string& path,
-                                                const std::vector<std::string>& overrides) {
+                                                const std::vector<std::string>& overrides,
+                                                int local_gpus) {
   ASSIGN_OR_RETURN(ConfigFile file, ConfigFile::Load(path));
   RETURN_IF_ERROR(file.ApplyOverrides(overrides));
-  return ParseTrainerConfig(file);
+  return ParseTrainerConfig(file, local_gpus);
+}
+
+int64_t LocalRankCount(const TrainConfig& train, int local_gpus) {
+  if (train.devices == -1) return local_gpus > 0 ? local_gpus : 1;
+  return train.devices;
 }
 
 const std::vector<std::string>& TrainerConfigKeys() {
@@ -187,7 +245,7 @@ const std::vector<std::string>& TrainerConfigKeys() {
       "train.precision", "train.seed", "train.shuffle", "train.grad_checkpointing",
       "train.cuda_graphs", "train.eval_every_steps", "train.eval_every_samples",
       "train.eval_every_epochs", "train.eval_batch_size", "train.log_every_steps",
-      "train.ddp_bucket_mb", "train.ddp_timeout_s",
+      "train.ddp_bucket_mb", "train.ddp_timeout_s", "train.devices",
       "output.dir", "output.save", "output.checkpoint", "output.checkpoint_every_s"};
   return *kKeys;
 }

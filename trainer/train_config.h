@@ -74,6 +74,13 @@ struct TrainConfig {
   // rendezvous) may wait for a peer before the trial fails.
   int64_t ddp_bucket_mb = 25;
   int64_t ddp_timeout_s = 300;
+  // How many ranks `trainer train` starts itself on this machine when no launcher did
+  // (trainer/local_ranks.h): -1 one per local GPU (one rank on a CPU-only machine), N >= 1 N
+  // ranks (N Gloo ranks on a CPU-only machine). A YAML list ([0, 2, 3], or `--gpu_ids 0,2,3`)
+  // names the GPUs instead: gpu_ids holds it and devices its length. Ignored under torchrun or
+  // an agent (RANK, WORLD_SIZE or TUNEFLEET_AGENT_ENDPOINT set), which start the ranks.
+  int64_t devices = 1;
+  std::vector<int64_t> gpu_ids;
 };
 
 struct OutputConfig {
@@ -94,10 +101,21 @@ struct TrainerConfig {
   OutputConfig output;
 };
 
+// `local_gpus`: the GPUs of the machine that trains, for the checks of train.devices that depend
+// on it (a list of GPU ids on a CPU-only machine, an id the machine lacks, more ranks than GPUs);
+// kUnknownGpus (hpo checking a sweep's config, a rank under a launcher) skips them.
+inline constexpr int kUnknownGpus = -1;
+
 // Loads `path`, applies `overrides` ("train.lr=3e-5"), validates.
 absl::StatusOr<TrainerConfig> LoadTrainerConfig(const std::string& path,
-                                                const std::vector<std::string>& overrides = {});
-absl::StatusOr<TrainerConfig> ParseTrainerConfig(const ConfigFile& file);
+                                                const std::vector<std::string>& overrides = {},
+                                                int local_gpus = kUnknownGpus);
+absl::StatusOr<TrainerConfig> ParseTrainerConfig(const ConfigFile& file,
+                                                 int local_gpus = kUnknownGpus);
+
+// How many ranks train.devices asks for on a machine with `local_gpus` GPUs (>= 0): -1 is
+// one per GPU, or 1 without GPUs.
+int64_t LocalRankCount(const TrainConfig& train, int local_gpus);
 
 // Every key of the trainer YAML, dotted ("model.path", ..., "output.checkpoint_every_s"), in
 // the order above: what a sweep may search (hpo/sweep_parameters.h).

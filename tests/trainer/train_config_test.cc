@@ -133,6 +133,66 @@ TEST(TrainerConfigTest, ShippedConfigParses) {
   EXPECT_EQ(c->model.path, "data/bert-tiny-random");
 }
 
+// train.devices: -1, N or a list of GPU ids; the checks that need the machine run only when the
+// caller says how many GPUs it has (the trainer does, hpo does not).
+TEST(TrainerConfigTest, DevicesDefaultsToOneRank) {
+  auto c = LoadTrainerConfig(Write(0, ""), {}, /*local_gpus=*/0);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->train.devices, 1);
+  EXPECT_TRUE(c->train.gpu_ids.empty());
+  EXPECT_EQ(LocalRankCount(c->train, 0), 1);
+  EXPECT_EQ(LocalRankCount(c->train, 8), 1);
+}
+
+TEST(TrainerConfigTest, DevicesCountsAndLists) {
+  auto all = LoadTrainerConfig(Write(9, "  devices: -1"), {}, 0);
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_EQ(all->train.devices, -1);
+  EXPECT_EQ(LocalRankCount(all->train, 0), 1);  // CPU-only: one rank
+  EXPECT_EQ(LocalRankCount(all->train, 4), 4);  // one per GPU
+  auto cpu = LoadTrainerConfig(Write(9, "  devices: 3"), {}, 0);  // 3 Gloo ranks on the CPU
+  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  EXPECT_EQ(LocalRankCount(cpu->train, 0), 3);
+  auto list = LoadTrainerConfig(Write(9, "  devices: [0, 2, 3]"), {}, 4);
+  ASSERT_TRUE(list.ok()) << list.status();
+  EXPECT_EQ(list->train.gpu_ids, (std::vector<int64_t>{0, 2, 3}));
+  EXPECT_EQ(list->train.devices, 3);
+  EXPECT_EQ(LocalRankCount(list->train, 4), 3);
+  // --gpu_ids' override, and an override of a list by a count.
+  auto flag = LoadTrainerConfig(Write(9, "  devices: 2"), {"train.devices=[1,0]"}, 2);
+  ASSERT_TRUE(flag.ok()) << flag.status();
+  EXPECT_EQ(flag->train.gpu_ids, (std::vector<int64_t>{1, 0}));
+  auto count = LoadTrainerConfig(Write(9, "  devices: [0, 1]"), {"train.devices=2"}, 2);
+  ASSERT_TRUE(count.ok()) << count.status();
+  EXPECT_EQ(count->train.devices, 2);
+  EXPECT_TRUE(count->train.gpu_ids.empty());
+  // The machine unknown (hpo checking a sweep): only the syntax is checked.
+  EXPECT_TRUE(LoadTrainerConfig(Write(9, "  devices: [7]")).ok());
+  EXPECT_TRUE(LoadTrainerConfig(Write(9, "  devices: 16")).ok());
+}
+
+TEST(TrainerConfigTest, DevicesTheMachineLacks) {
+  const std::string path = Write(9, "  devices: [0, 3]");
+  auto no_gpu = LoadTrainerConfig(path, {}, 0);
+  ASSERT_FALSE(no_gpu.ok());
+  EXPECT_EQ(std::string(no_gpu.status().message()),
+            path + ":9: train.devices: lists GPU ids but this machine has no GPU (N: N ranks on "
+                   "the CPU)");
+  auto two = LoadTrainerConfig(path, {}, 2);
+  ASSERT_FALSE(two.ok());
+  EXPECT_EQ(std::string(two.status().message()),
+            path + ":9: train.devices: GPU 3 is not on this machine (GPUs 0-1)");
+  auto one = LoadTrainerConfig(path, {}, 1);
+  ASSERT_FALSE(one.ok());
+  EXPECT_EQ(std::string(one.status().message()),
+            path + ":9: train.devices: GPU 3 is not on this machine (GPU 0 only)");
+  auto many = LoadTrainerConfig(Write(9, "  devices: 4"), {}, 2);
+  ASSERT_FALSE(many.ok());
+  EXPECT_EQ(std::string(many.status().message()),
+            Write(9, "  devices: 4") + ":9: train.devices: 4 ranks, but this machine has 2 GPUs");
+  EXPECT_TRUE(LoadTrainerConfig(path, {}, 4).ok());
+}
+
 struct BadCase {
   int line;
   std::string text;
@@ -179,7 +239,7 @@ INSTANTIATE_TEST_SUITE_P(
                 "weight_decay, warmup_ratio, schedule, max_grad_norm, grad_accum, precision, "
                 "seed, shuffle, grad_checkpointing, cuda_graphs, eval_every_steps, "
                 "eval_every_samples, eval_every_epochs, eval_batch_size, "
-                "log_every_steps, ddp_bucket_mb, ddp_timeout_s"},
+                "log_every_steps, ddp_bucket_mb, ddp_timeout_s, devices"},
         BadCase{9, "  eval_every_samples: -1", 9,
                 "train.eval_every_samples: must be >= 0 (0: not by samples), got -1"},
         BadCase{9, "  eval_every_samples: 1.5", 9,
@@ -206,6 +266,17 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{9, "  shuffle: sometimes", 9, "train.shuffle: expected true or false, got 'sometimes'"},
         BadCase{9, "  ddp_timeout_s: 0", 9, "train.ddp_timeout_s: must be >= 1, got 0"},
         BadCase{9, "  ddp_bucket_mb: 0", 9, "train.ddp_bucket_mb: must be in [1, 4096], got 0"},
+        BadCase{9, "  devices: 0", 9,
+                "train.devices: must be -1 (every local GPU), a number of ranks >= 1 or a list "
+                "of GPU ids, got 0"},
+        BadCase{9, "  devices: -2", 9,
+                "train.devices: must be -1 (every local GPU), a number of ranks >= 1 or a list "
+                "of GPU ids, got -2"},
+        BadCase{9, "  devices: two", 9, "train.devices: expected an integer, got 'two'"},
+        BadCase{9, "  devices: []", 9,
+                "train.devices: an empty list names no GPU (-1: every local GPU, N: N ranks)"},
+        BadCase{9, "  devices: [0, -1]", 9, "train.devices: GPU ids are >= 0, got -1"},
+        BadCase{9, "  devices: [0, 2, 0]", 9, "train.devices: GPU 0 is listed twice"},
         BadCase{10, "output: {dir: runs/x, save: sometimes}", 10,
                 "output.save: expected one of best, last, none; got 'sometimes'"},
         BadCase{10, "output: {dir: runs/x, checkpoint_every_s: -5}", 10,
