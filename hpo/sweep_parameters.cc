@@ -52,6 +52,10 @@ absl::Status CheckReserved(const ConfigMap& m, const std::string& entry, const s
   if (key == "output.dir") {
     return m.Error(entry, "hpo gives each trial its own output.dir; it cannot be searched");
   }
+  if (key == "train.devices") {
+    return m.Error(entry, "a trial's ranks come from resources.gpus_per_trial (the agents ignore "
+                          "train.devices); it cannot be searched");
+  }
   if (absl::StartsWith(key, "train.eval_every_")) {
     return m.Error(entry, "hpo sets the evaluation cadence of every trial (trainer.evals_per_epoch); "
                           "it cannot be searched");

@@ -147,6 +147,9 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{"  output.dir: {values: [a, b]}\n",
             "7: parameters.output.dir: hpo gives each trial its own output.dir; it cannot be "
             "searched"},
+        Bad{"  devices: {values: [1, 2]}\n",
+            "7: parameters.devices: a trial's ranks come from resources.gpus_per_trial (the "
+            "agents ignore train.devices); it cannot be searched"},
         Bad{"  eval_every_steps: {values: [10, 20]}\n",
             "7: parameters.eval_every_steps: hpo sets the evaluation cadence of every trial "
             "(trainer.evals_per_epoch); it cannot be searched"},
