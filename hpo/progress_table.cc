@@ -38,12 +38,28 @@ std::optional<absl::Duration> EstimateRemaining(const std::vector<absl::Duration
                                                 const std::vector<absl::Duration>& running_for,
                                                 int64_t not_started, int parallel) {
   if (finished.empty()) return std::nullopt;
-  absl::Duration mean;
-  for (absl::Duration d : finished) mean += d;
-  mean /= static_cast<int64_t>(finished.size());
-  absl::Duration work = mean * std::max<int64_t>(0, not_started);
-  for (absl::Duration d : running_for) work += std::max(absl::ZeroDuration(), mean - d);
-  return work / std::max(1, parallel);
+  // What a trial that has run `t` has left: the mean of the finished trials that ran longer
+  // than t, less t (a trial still running after the short, pruned ones usually runs to the
+  // end); nothing when none ran longer.
+  const auto left = [&finished](absl::Duration t) {
+    absl::Duration sum;
+    int64_t n = 0;
+    for (absl::Duration d : finished) {
+      if (d > t) {
+        sum += d;
+        ++n;
+      }
+    }
+    return n == 0 ? absl::ZeroDuration() : sum / n - t;
+  };
+  absl::Duration work = left(absl::ZeroDuration()) * std::max<int64_t>(0, not_started);
+  // No less than the longest single trial: one trial does not spread over several slots.
+  absl::Duration longest = not_started > 0 ? left(absl::ZeroDuration()) : absl::ZeroDuration();
+  for (absl::Duration d : running_for) {
+    work += left(d);
+    longest = std::max(longest, left(d));
+  }
+  return std::max(work / std::max(1, parallel), longest);
 }
 
 const Trial* ProgressTable::Best(const Study& study) {

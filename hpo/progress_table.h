@@ -32,9 +32,10 @@ struct SweepProgress {
   std::optional<absl::Duration> eta;
 };
 
-// How long the rest of a sweep should take: what the running trials have left and the points
-// not started yet, each at the mean duration of the trials that ran to their end or were
-// pruned (`finished`), `parallel` at a time. nullopt before any trial finished.
+// How long the rest of a sweep should take, `parallel` trials at a time, from the durations of
+// the trials that ran to their end or were pruned (`finished`): a point not started yet takes
+// their mean; a trial running for t takes what those that ran longer than t took, on average,
+// less t; and no less than the longest of these. nullopt before any trial finished.
 std::optional<absl::Duration> EstimateRemaining(const std::vector<absl::Duration>& finished,
                                                 const std::vector<absl::Duration>& running_for,
                                                 int64_t not_started, int parallel);

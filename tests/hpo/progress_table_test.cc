@@ -122,14 +122,19 @@ TEST_F(ProgressTableTest, GpuTelemetryInLinesAndRows) {
   EXPECT_EQ(queued_row.find("gpu"), std::string::npos) << queued_row;  // none for a queued one
 }
 
-TEST(EstimateRemainingTest, RunningTrialsAndPointsNotStartedAtTheMeanDuration) {
+TEST(EstimateRemainingTest, PointsNotStartedAtTheMeanRunningOnesByTheTrialsThatRanLonger) {
   EXPECT_FALSE(EstimateRemaining({}, {absl::Seconds(5)}, 10, 2).has_value());
-  // Mean 10 s; running trials have 10-4=6 s and 0 s (overdue) left; 3 points not started.
+  // Finished: 8 s and 12 s (mean 10 s). Running for 4 s: both ran longer, 10 - 4 = 6 s left.
+  // Running for 9 s: only the 12 s one ran longer, 3 s left. Running for 15 s: none ran
+  // longer, 0. Three points not started: 10 s each. Two at a time.
   const auto eta = EstimateRemaining({absl::Seconds(8), absl::Seconds(12)},
-                                     {absl::Seconds(4), absl::Seconds(15)}, 3, 2);
+                                     {absl::Seconds(4), absl::Seconds(9), absl::Seconds(15)}, 3, 2);
   ASSERT_TRUE(eta.has_value());
-  EXPECT_EQ(*eta, absl::Seconds((6 + 0 + 3 * 10) / 2.0));
+  EXPECT_EQ(*eta, absl::Seconds((6 + 3 + 0 + 3 * 10) / 2.0));
   EXPECT_EQ(*EstimateRemaining({absl::Seconds(10)}, {}, 4, 0), absl::Seconds(40));  // parallel >= 1
+  // Many slots, one trial left: its own length, not a share of it.
+  EXPECT_EQ(*EstimateRemaining({absl::Seconds(10)}, {}, 1, 8), absl::Seconds(10));
+  EXPECT_EQ(*EstimateRemaining({absl::Seconds(10)}, {absl::Seconds(4)}, 0, 8), absl::Seconds(6));
   EXPECT_EQ(*EstimateRemaining({absl::Seconds(10)}, {}, -3, 1), absl::ZeroDuration());
 }
 
