@@ -11,9 +11,8 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "common/exec_args.h"
 #include "common/signals.h"
-
-extern char** environ;
 
 namespace tunefleet {
 namespace launcher {
@@ -48,22 +47,7 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(const ProcessS
   if (::pipe2(err_pipe, O_CLOEXEC) != 0 || ::pipe2(status_pipe, O_CLOEXEC) != 0) {
     return absl::InternalError(absl::StrCat("pipe: ", std::strerror(errno)));
   }
-  // Everything the child needs is prepared before fork: no allocation after it.
-  std::vector<std::string> env_strings;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string entry = *e;
-    const std::string key = entry.substr(0, entry.find('='));
-    if (spec.env.count(key) == 0) env_strings.push_back(entry);
-  }
-  for (const auto& [k, v] : spec.env) env_strings.push_back(k + "=" + v);
-  std::vector<char*> envp;
-  for (std::string& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> arg_strings = {spec.binary};
-  arg_strings.insert(arg_strings.end(), spec.args.begin(), spec.args.end());
-  std::vector<char*> argv;
-  for (std::string& s : arg_strings) argv.push_back(s.data());
-  argv.push_back(nullptr);
+  const ExecArgs exec(spec.binary, spec.args, spec.env);  // nothing is allocated after fork
   const pid_t parent = ::getpid();
   const int log_fd = child->log_fd_;
   const bool stderr_to_log = spec.stderr_to_log && log_fd >= 0;
@@ -79,7 +63,7 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(const ProcessS
     if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
     if (log_fd >= 0) ::dup2(log_fd, STDOUT_FILENO);
     ::dup2(stderr_to_log ? log_fd : err_pipe[1], STDERR_FILENO);
-    ::execve(argv[0], argv.data(), envp.data());
+    ::execve(exec.argv()[0], exec.argv(), exec.envp());
     const int e = errno;
     ssize_t ignored = ::write(status_pipe[1], &e, sizeof(e));
     (void)ignored;

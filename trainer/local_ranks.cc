@@ -16,9 +16,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/cli.h"
+#include "common/exec_args.h"
 #include "common/signals.h"
 
-extern char** environ;
 
 namespace tunefleet {
 namespace trainer {
@@ -62,21 +62,7 @@ int ExitCodeOf(int wait_status) {
 // Forks and execs rank `rank`; the child's environment is the parent's with `env` on top.
 absl::StatusOr<pid_t> Spawn(const LocalRanksSpec& spec,
                             const std::map<std::string, std::string>& env) {
-  // Everything the child needs is prepared before fork: no allocation after it.
-  std::vector<std::string> env_strings;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string entry = *e;
-    if (env.count(entry.substr(0, entry.find('='))) == 0) env_strings.push_back(entry);
-  }
-  for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
-  std::vector<char*> envp;
-  for (std::string& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> arg_strings = {spec.binary};
-  arg_strings.insert(arg_strings.end(), spec.args.begin(), spec.args.end());
-  std::vector<char*> argv;
-  for (std::string& s : arg_strings) argv.push_back(s.data());
-  argv.push_back(nullptr);
+  const ExecArgs exec(spec.binary, spec.args, env);  // nothing is allocated after fork
   const std::string exec_failed = absl::StrCat("cannot run ", spec.binary, "\n");
   const pid_t parent = ::getpid();
 
@@ -87,7 +73,7 @@ absl::StatusOr<pid_t> Spawn(const LocalRanksSpec& spec,
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) _exit(127);  // the parent died between fork and prctl
     RestoreChildSignalMask();
-    ::execve(argv[0], argv.data(), envp.data());
+    ::execve(exec.argv()[0], exec.argv(), exec.envp());
     ssize_t ignored = ::write(STDERR_FILENO, exec_failed.data(), exec_failed.size());
     (void)ignored;
     _exit(127);
