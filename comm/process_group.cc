@@ -49,6 +49,15 @@ absl::Status FromTorch(const char* what, const c10::Error& e) {
   return CollectiveError(what, e.what_without_backtrace());
 }
 
+// Part `index` of a buffer of `parts` equal parts.
+torch::Tensor Part(const torch::Tensor& buffer, int parts, int index) {
+  TORCH_CHECK(buffer.dim() == 1 && buffer.is_contiguous() && buffer.numel() % parts == 0,
+              "a sharded collective needs a contiguous 1-D buffer of ", parts,
+              " equal parts, got ", buffer.numel(), " elements");
+  const int64_t n = buffer.numel() / parts;
+  return buffer.narrow(0, index * n, n);
+}
+
 }  // namespace
 
 struct ProcessGroup::Impl {
@@ -120,6 +129,8 @@ bool ProcessGroup::NcclAvailable() {
   return false;
 #endif
 }
+
+bool ProcessGroup::GlooAvailable() { return TUNEFLEET_HAS_GLOO != 0; }
 
 ProcessGroup::ProcessGroup(std::unique_ptr<Impl> impl, int rank, int size, Backend backend)
     : impl_(std::move(impl)), rank_(rank), size_(size), backend_(backend) {}
@@ -215,6 +226,44 @@ ProcessGroup::Pending ProcessGroup::AllReduceAsync(torch::Tensor tensor, bool me
   } catch (const c10::Error& e) {
     // Reported by Wait(): a work that already failed.
     p.work_->what = absl::StrCat("all-reduce (", FirstLine(e.what_without_backtrace()), ")");
+    p.work_->work = c10::intrusive_ptr<c10d::Work>();
+  }
+  return p;
+}
+
+ProcessGroup::Pending ProcessGroup::ReduceScatterMeanAsync(torch::Tensor buffer) {
+  torch::Tensor part = Part(buffer, size_, rank_);
+  if (backend_ != Backend::kNccl) return AllReduceMeanAsync(std::move(buffer));
+  Pending p;
+  p.work_ = std::make_unique<Pending::Work>();
+  p.work_->what = "reduce-scatter";
+  c10d::ReduceScatterOptions options;
+  options.reduceOp = c10d::ReduceOp::AVG;
+  try {
+    p.work_->work = impl_->pg->_reduce_scatter_base(part, buffer, options);
+  } catch (const c10::Error& e) {
+    p.work_->what = absl::StrCat("reduce-scatter (", FirstLine(e.what_without_backtrace()), ")");
+    p.work_->work = c10::intrusive_ptr<c10d::Work>();
+  }
+  return p;
+}
+
+ProcessGroup::Pending ProcessGroup::AllGatherInPlaceAsync(torch::Tensor buffer) {
+  Pending p;
+  p.work_ = std::make_unique<Pending::Work>();
+  p.work_->what = "all-gather";
+  torch::Tensor own = Part(buffer, size_, rank_);
+  try {
+    if (backend_ == Backend::kNccl) {
+      p.work_->work = impl_->pg->_allgather_base(buffer, own, c10d::AllgatherOptions());
+    } else {
+      std::vector<torch::Tensor> in = {own};
+      std::vector<std::vector<torch::Tensor>> out(1);
+      for (int r = 0; r < size_; ++r) out[0].push_back(Part(buffer, size_, r));
+      p.work_->work = impl_->pg->allgather(out, in, c10d::AllgatherOptions());
+    }
+  } catch (const c10::Error& e) {
+    p.work_->what = absl::StrCat("all-gather (", FirstLine(e.what_without_backtrace()), ")");
     p.work_->work = c10::intrusive_ptr<c10d::Work>();
   }
   return p;

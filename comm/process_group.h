@@ -75,8 +75,10 @@ class ProcessGroup {
   int size() const { return size_; }
   Backend backend() const { return backend_; }
   static const char* BackendName(Backend backend);
-  // Whether this LibTorch has the NCCL backend.
+  // Whether this LibTorch has the NCCL backend; the Gloo backend (PyTorch's wheels ship no
+  // Gloo headers).
   static bool NcclAvailable();
+  static bool GlooAvailable();
 
   // In place: each tensor becomes the sum over ranks.
   Pending AllReduceSumAsync(torch::Tensor tensor);
@@ -87,6 +89,17 @@ class ProcessGroup {
   absl::Status Broadcast(torch::Tensor tensor, int root = 0);
   // Every rank's `input` (same shape everywhere), concatenated along dimension 0 in rank order.
   absl::StatusOr<torch::Tensor> AllGather(const torch::Tensor& input);
+
+  // The sharded collectives of ZeRO (trainer/sharded_adamw.h), in place on a contiguous 1-D
+  // `buffer` of size() equal parts, part r = buffer.narrow(0, r * n, n):
+  //   ReduceScatterMeanAsync: this rank's part becomes the mean over ranks of that part; the
+  //     other parts are left unspecified. NCCL: one in-place reduce-scatter (AVG). Gloo, which
+  //     has no reduce-scatter in LibTorch 1.13: a mean all-reduce of the whole buffer.
+  //   AllGatherInPlaceAsync: every rank's own part to every rank (NCCL: one in-place
+  //     all-gather; Gloo: an all-gather into the parts).
+  // A buffer whose size is not a multiple of size() is a programming error (TORCH_CHECK).
+  Pending ReduceScatterMeanAsync(torch::Tensor buffer);
+  Pending AllGatherInPlaceAsync(torch::Tensor buffer);
   absl::Status Barrier();
 
  private:

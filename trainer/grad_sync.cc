@@ -20,6 +20,7 @@ namespace trainer {
 struct GradSync::State {
   absl::Mutex mu;
   comm::ProcessGroup* group = nullptr;
+  bool scatter = false;  // GradReduce::kReduceScatter
   std::vector<torch::Tensor> params;
   struct Bucket {
     torch::Tensor buffer;        // flat, the parameters' gradients are views into it
@@ -38,13 +39,12 @@ struct GradSync::State {
   bool detached ABSL_GUARDED_BY(mu) = false;
 
   void Launch(Bucket& b) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    torch::Tensor& sent = b.wire.defined() ? b.wire : b.buffer;
     if (b.wire.defined()) {
       torch::NoGradGuard no_grad;
       b.wire.copy_(b.buffer);
-      b.pending = group->AllReduceMeanAsync(b.wire);
-    } else {
-      b.pending = group->AllReduceMeanAsync(b.buffer);
     }
+    b.pending = scatter ? group->ReduceScatterMeanAsync(sent) : group->AllReduceMeanAsync(sent);
     b.launched = true;
   }
 
@@ -93,10 +93,12 @@ class ReadyHook : public torch::autograd::FunctionPostHook {
 }  // namespace
 
 GradSync::GradSync(comm::ProcessGroup* group, std::vector<torch::Tensor> params,
-                   int64_t bucket_bytes, c10::optional<torch::ScalarType> comm_dtype)
+                   int64_t bucket_bytes, c10::optional<torch::ScalarType> comm_dtype,
+                   GradReduce reduce)
     : state_(std::make_shared<State>()) {
   State& s = *state_;
   s.group = group;
+  s.scatter = reduce == GradReduce::kReduceScatter;
   s.params = std::move(params);
   s.bucket_of.assign(s.params.size(), -1);
   // Buckets in reverse parameter order.
@@ -118,6 +120,10 @@ GradSync::GradSync(comm::ProcessGroup* group, std::vector<torch::Tensor> params,
   for (State::Bucket& b : s.buckets) {
     int64_t numel = 0;
     for (size_t k : b.params) numel += s.params[k].numel();
+    if (s.scatter) {
+      const int64_t parts = group->size();
+      numel = (numel + parts - 1) / parts * parts;
+    }
     b.buffer = torch::zeros({numel}, s.params[b.params.front()].options());
     // (Gloo has no bf16 all-reduce: there the buckets go as they are.)
     if (comm_dtype.has_value() && *comm_dtype != b.buffer.scalar_type() &&
@@ -153,6 +159,10 @@ int64_t GradSync::num_buckets() const { return static_cast<int64_t>(state_->buck
 
 const std::vector<size_t>& GradSync::bucket_params(int64_t b) const {
   return state_->buckets[static_cast<size_t>(b)].params;
+}
+
+const torch::Tensor& GradSync::bucket_buffer(int64_t b) const {
+  return state_->buckets[static_cast<size_t>(b)].buffer;
 }
 
 absl::Status GradSync::BroadcastParameters() {

@@ -19,6 +19,9 @@
 // The gradient accumulators get their hooks at construction, and the autograd engine runs them
 // on the stream current then: build the GradSync on the stream the steps run on (a side stream
 // for CUDA-graph capture, as PyTorch's DDP asks).
+// For ZeRO (trainer/sharded_adamw.h), GradReduce::kReduceScatter pads each bucket to a multiple
+// of the world size and reduce-scatters it instead: after Finish() only this rank's equal part
+// of each bucket (its shard) holds the mean; the rest of the buffer is unspecified.
 // Parameters must be float tensors on one device; pass only parameters the loss uses.
 // Thread-safety: hooks run on autograd threads under an internal lock; the other methods from
 // the training thread, between backward passes.
@@ -41,11 +44,14 @@ namespace trainer {
 inline constexpr int64_t kDefaultBucketBytes = 25 * 1024 * 1024;  // DDP's bucket_cap_mb = 25
 inline constexpr int64_t kFirstBucketBytes = 1024 * 1024;
 
+enum class GradReduce { kAllReduce, kReduceScatter };
+
 class GradSync {
  public:
   GradSync(comm::ProcessGroup* group, std::vector<torch::Tensor> params,
            int64_t bucket_bytes = kDefaultBucketBytes,
-           c10::optional<torch::ScalarType> comm_dtype = c10::nullopt);
+           c10::optional<torch::ScalarType> comm_dtype = c10::nullopt,
+           GradReduce reduce = GradReduce::kAllReduce);
   ~GradSync();
   GradSync(const GradSync&) = delete;
   GradSync& operator=(const GradSync&) = delete;
@@ -68,6 +74,9 @@ class GradSync {
   int64_t num_buckets() const;
   // Parameter indices (into the constructor's vector) of bucket b, in bucket order.
   const std::vector<size_t>& bucket_params(int64_t b) const;
+  // Bucket b's flat gradient buffer: its parameters' gradients back to back in bucket_params(b)'s
+  // order, then (kReduceScatter) zeros up to a multiple of the world size.
+  const torch::Tensor& bucket_buffer(int64_t b) const;
 
   struct State;  // implementation (shared with the autograd hooks)
 

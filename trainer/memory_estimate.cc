@@ -15,24 +15,32 @@ namespace tunefleet {
 namespace trainer {
 
 std::string MemoryEstimate::Describe() const {
+  const std::string sharded =
+      optimizer_shards > 1 ? absl::StrFormat(" (AdamW state 1/%d: %.2f GiB)", optimizer_shards,
+                                             GiB(optimizer_state_bytes))
+                           : "";
   return absl::StrFormat(
-      "%.2fM parameters x %d B = %.2f GiB + activations <= %.2f GiB (batch %d x %d tokens, %d "
-      "pass%s) = %.2f GiB",
-      static_cast<double>(parameters) / 1e6, bytes_per_parameter, GiB(model_state_bytes),
+      "%.2fM parameters x %.4g B%s = %.2f GiB + activations <= %.2f GiB (batch %d x %d tokens, "
+      "%d pass%s) = %.2f GiB",
+      static_cast<double>(parameters) / 1e6, bytes_per_parameter, sharded, GiB(model_state_bytes),
       GiB(activation_bytes), batch, seq, passes, passes == 1 ? "" : "es", GiB(total_bytes()));
 }
 
 MemoryEstimate EstimateTrainingMemory(const BertConfig& config, int64_t parameters,
                                       int64_t batch, int64_t seq, int passes,
-                                      Precision precision, bool grad_checkpointing) {
+                                      Precision precision, bool grad_checkpointing,
+                                      int optimizer_shards) {
   MemoryEstimate e;
   e.parameters = parameters;
   e.batch = batch;
   e.seq = seq;
   e.passes = passes;
   const bool fp32 = precision == Precision::kFp32;
-  e.bytes_per_parameter = fp32 ? 16 : 18;
-  e.model_state_bytes = static_cast<double>(parameters) * static_cast<double>(e.bytes_per_parameter);
+  e.optimizer_shards = optimizer_shards < 1 ? 1 : optimizer_shards;
+  const double moments = 8.0 / static_cast<double>(e.optimizer_shards);
+  e.bytes_per_parameter = (fp32 ? 8.0 : 10.0) + moments;
+  e.model_state_bytes = static_cast<double>(parameters) * e.bytes_per_parameter;
+  e.optimizer_state_bytes = static_cast<double>(parameters) * moments;
   const double b = static_cast<double>(batch), t = static_cast<double>(seq);
   const double h = static_cast<double>(config.hidden_size);
   const double a = static_cast<double>(config.num_attention_heads);

@@ -2,7 +2,9 @@
 //
 // Estimate (seed document 004; Korthikanti et al. 2022 for the activations):
 //   model state: mixed precision + AdamW = 18 bytes per parameter (fp32 weights 4, gradients 4,
-//                Adam moments 8, a 16-bit working copy 2); fp32 training 16 bytes
+//                Adam moments 8, a 16-bit working copy 2); fp32 training 16 bytes. Under
+//                ZeRO-1 over N ranks (trainer/sharded_adamw.h) each rank holds 8 / N bytes of
+//                moments per parameter: 10 + 8 / N, fp32 8 + 8 / N
 //   activations: per layer and encoder pass, B * T * H * (34 + 5 * A * T / H) bytes in 16-bit
 //                (twice that in fp32); with gradient checkpointing only each layer's input
 //                (2 B * T * H bytes, 4 in fp32) is kept, plus one layer's full set
@@ -28,19 +30,23 @@ namespace trainer {
 
 struct MemoryEstimate {
   int64_t parameters = 0;
-  double model_state_bytes = 0;
+  double model_state_bytes = 0;      // of which:
+  double optimizer_state_bytes = 0;  //   the AdamW moments (this rank's share)
   double activation_bytes = 0;
   double total_bytes() const { return model_state_bytes + activation_bytes; }
   // "4.39M parameters x 18 B = 0.07 GiB + activations <= 0.31 GiB (batch 32 x 128 tokens,
-  // 2 passes) = 0.38 GiB"
+  // 2 passes) = 0.38 GiB"; sharded: "... x 12 B (AdamW state 1/2: 0.02 GiB) = ..."
   std::string Describe() const;
 
-  int64_t batch = 0, seq = 0, passes = 0, bytes_per_parameter = 0;
+  int64_t batch = 0, seq = 0, passes = 0, optimizer_shards = 1;
+  double bytes_per_parameter = 0;
 };
 
+// `optimizer_shards`: the ranks the AdamW state is sharded over (1: not sharded).
 MemoryEstimate EstimateTrainingMemory(const BertConfig& config, int64_t parameters,
                                       int64_t batch, int64_t seq, int passes,
-                                      Precision precision, bool grad_checkpointing);
+                                      Precision precision, bool grad_checkpointing,
+                                      int optimizer_shards = 1);
 
 // Resets the peak statistic (CUDA only; the CPU's peak RSS cannot be reset).
 void ResetPeakMemory(const torch::Device& device);

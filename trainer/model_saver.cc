@@ -41,7 +41,8 @@ absl::Status ModelSaver::Stage(TaskModel& model, int64_t step) {
   return absl::OkStatus();
 }
 
-absl::Status ModelSaver::Save(TaskModel& model, AdamW& optimizer,
+absl::Status ModelSaver::Save(TaskModel& model,
+                              const std::map<std::string, torch::Tensor>& optimizer_state,
                               std::optional<TrainProgress> checkpoint) {
   const auto start = Clock::now();
   // The writer may still read the buffers: it finishes first. Then host copies (the training
@@ -60,7 +61,7 @@ absl::Status ModelSaver::Save(TaskModel& model, AdamW& optimizer,
       state.encoder = encoder_copy_.Copy(BertStateDict(model->bert()));
       state.head = head_copy_.Copy(model->HeadStateDict());
     }
-    state.optimizer = optimizer_copy_.Copy(optimizer.StateDict());
+    state.optimizer = optimizer_copy_.Copy(optimizer_state);
     state.progress = *std::move(checkpoint);
     last_checkpoint_ = Clock::now();
   }

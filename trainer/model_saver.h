@@ -15,10 +15,11 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <string>
 
 #include "absl/status/status.h"
-#include "trainer/adamw.h"
 #include "trainer/background_writer.h"
 #include "trainer/host_snapshot.h"
 #include "trainer/task_model.h"
@@ -38,10 +39,11 @@ class ModelSaver {
   // (first waiting for a write that may still read the previous copies).
   absl::Status Stage(TaskModel& model, int64_t step);
   // On the background writer: the staged model, if any, then, when `checkpoint` is set,
-  // OUTPUT_DIR/checkpoint with that progress, `model`'s weights and `optimizer`'s state as they
-  // are now (host copies). Waits only for the copies (and for the write before, whose error it
-  // returns).
-  absl::Status Save(TaskModel& model, AdamW& optimizer, std::optional<TrainProgress> checkpoint);
+  // OUTPUT_DIR/checkpoint with that progress, `model`'s weights as they are now and
+  // `optimizer_state` (AdamW's names; host copies of both). Waits only for the copies (and for
+  // the write before, whose error it returns).
+  absl::Status Save(TaskModel& model, const std::map<std::string, torch::Tensor>& optimizer_state,
+                    std::optional<TrainProgress> checkpoint);
   // Waits for the write in flight; its status.
   absl::Status Wait();
 

@@ -25,9 +25,9 @@ absl::StatusOr<double> RankConsensus::Mean(const torch::Tensor& value) {
   return t.item<double>() / static_cast<double>(group_->size());
 }
 
-absl::StatusOr<bool> RankConsensus::AgreeOnStop(bool stop) {
-  if (group_ == nullptr) return stop;
-  torch::Tensor flag = torch::full({1}, stop ? 1.0 : 0.0, torch::kFloat);
+absl::StatusOr<bool> RankConsensus::RankZeroDecides(bool decision) {
+  if (group_ == nullptr) return decision;
+  torch::Tensor flag = torch::full({1}, decision ? 1.0 : 0.0, torch::kFloat);
   if (group_->backend() == comm::ProcessGroup::Backend::kNccl) flag = flag.to(device_);
   RETURN_IF_ERROR(group_->Broadcast(flag, 0));
   return flag.item<double>() > 0.5;
@@ -43,7 +43,7 @@ absl::StatusOr<bool> RankConsensus::ReportPoint(int64_t step, int64_t key, bool 
   if (client_ != nullptr) {
     ASSIGN_OR_RETURN(stop, client_->Report(step, key, values));
   }
-  ASSIGN_OR_RETURN(stop, AgreeOnStop(stop));
+  ASSIGN_OR_RETURN(stop, RankZeroDecides(stop));
   if (stop) TF_LOG(INFO) << "stopped at step " << step << " (" << key << " samples) by the pruner";
   return stop;
 }

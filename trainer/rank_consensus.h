@@ -1,5 +1,7 @@
 // What the ranks of a data-parallel training run agree on, so that they stay in step:
 //   - values every rank holds, averaged (the logged loss of the global batch);
+//   - rank 0's decisions where every rank takes part (a checkpoint under zero1 gathers the
+//     optimizer state from every rank);
 //   - early stopping, which is rank-synchronous: rank 0 reports an evaluation point to the
 //     agent and hears the pruner's decision, every rank learns it at that same step (a
 //     broadcast), and all leave the loop together;
@@ -36,8 +38,8 @@ class RankConsensus {
 
   // The mean over ranks of a scalar every rank holds.
   absl::StatusOr<double> Mean(const torch::Tensor& value);
-  // Rank 0's `stop` on every rank.
-  absl::StatusOr<bool> AgreeOnStop(bool stop);
+  // Rank 0's `decision` on every rank (whether to stop, whether to write a checkpoint).
+  absl::StatusOr<bool> RankZeroDecides(bool decision);
   // Reports the evaluation point of `step` under `key` (Report.samples) with `values`: the
   // final report when `last` (no decision follows: false), else a report whose stop decision
   // every rank returns.

@@ -33,6 +33,8 @@ namespace {
 
 constexpr char kProgram[] = "trainer train";
 
+double Mib(int64_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
+
 int ExitCodeFor(const absl::Status& s) {
   switch (s.code()) {
     case absl::StatusCode::kResourceExhausted: return kExitOutOfMemory;
@@ -267,6 +269,12 @@ int RunTrain(const std::vector<std::string>& args) {
               device.device.is_cuda() ? "allocated on the GPU" : "resident (whole process)",
               GiB(s.estimate_bytes));
   if (device.device.is_cuda()) std::fputs(NvmlMemoryLine(device.device.index()).c_str(), stdout);
+  std::printf("memory   AdamW state %.2f MiB on this rank", Mib(s.optimizer_state_bytes));
+  if (s.optimizer_shards > 1) {
+    std::printf(" (zero1: its 1/%d share of %.2f MiB)", s.optimizer_shards,
+                Mib(s.optimizer_state_unsharded_bytes));
+  }
+  std::printf("\n");
   if (config->output.save != "none") {
     std::printf("model    %s/model\n", config->output.dir.c_str());
   }

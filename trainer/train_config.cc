@@ -105,7 +105,7 @@ absl::Status ParseTrain(const ConfigMap& m, TrainConfig* t) {
                                "precision", "seed", "shuffle", "grad_checkpointing", "cuda_graphs",
                                "eval_every_steps", "eval_every_samples", "eval_every_epochs",
                                "eval_batch_size", "log_every_steps", "ddp_bucket_mb",
-                               "ddp_timeout_s", "devices"}));
+                               "ddp_timeout_s", "strategy", "devices"}));
   RETURN_IF_ERROR(GetAtLeast(m, "epochs", 0, ">= 0", &t->epochs));
   RETURN_IF_ERROR(GetAtLeast(m, "max_steps", 0, ">= 0", &t->max_steps));
   if (t->epochs == 0 && t->max_steps == 0) {
@@ -130,6 +130,7 @@ absl::Status ParseTrain(const ConfigMap& m, TrainConfig* t) {
   RETURN_IF_ERROR(GetAtLeast(m, "log_every_steps", 1, ">= 1", &t->log_every_steps));
   RETURN_IF_ERROR(GetInRange(m, "ddp_bucket_mb", 1, 4096, &t->ddp_bucket_mb));
   RETURN_IF_ERROR(GetAtLeast(m, "ddp_timeout_s", 1, ">= 1", &t->ddp_timeout_s));
+  RETURN_IF_ERROR(m.GetEnum("strategy", {"ddp", "zero1"}, &t->strategy));
   return absl::OkStatus();
 }
 
@@ -245,7 +246,7 @@ const std::vector<std::string>& TrainerConfigKeys() {
       "train.precision", "train.seed", "train.shuffle", "train.grad_checkpointing",
       "train.cuda_graphs", "train.eval_every_steps", "train.eval_every_samples",
       "train.eval_every_epochs", "train.eval_batch_size", "train.log_every_steps",
-      "train.ddp_bucket_mb", "train.ddp_timeout_s", "train.devices",
+      "train.ddp_bucket_mb", "train.ddp_timeout_s", "train.strategy", "train.devices",
       "output.dir", "output.save", "output.checkpoint", "output.checkpoint_every_s"};
   return *kKeys;
 }

@@ -74,6 +74,10 @@ struct TrainConfig {
   // rendezvous) may wait for a peer before the trial fails.
   int64_t ddp_bucket_mb = 25;
   int64_t ddp_timeout_s = 300;
+  // With more than one rank: "ddp" (every rank holds the whole AdamW state) or "zero1" (ZeRO
+  // stage 1: the AdamW state sharded across the ranks, trainer/sharded_adamw.h). One process
+  // trains the same way under either.
+  std::string strategy = "ddp";
   // How many ranks `trainer train` starts itself on this machine when no launcher did
   // (trainer/local_ranks.h): -1 one per local GPU (one rank on a CPU-only machine), N >= 1 N
   // ranks (N Gloo ranks on a CPU-only machine). A YAML list ([0, 2, 3], or `--gpu_ids 0,2,3`)

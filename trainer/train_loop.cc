@@ -151,6 +151,9 @@ class Run {
     summary_.best = best_;
     summary_.best_step = best_step_;
     summary_.peak_bytes = PeakMemoryBytes(device_);
+    summary_.optimizer_state_bytes = train_step_->optimizer_state_bytes();
+    summary_.optimizer_state_unsharded_bytes = train_step_->unsharded_optimizer_state_bytes();
+    summary_.optimizer_shards = train_step_->sharded() ? world_ : 1;
     if (const StepGraphs* graphs = train_step_->graphs(); graphs != nullptr) {
       summary_.cuda_graphs = graphs->captured();
       summary_.times.captures = graphs->capture_seconds();
@@ -278,7 +281,7 @@ absl::Status Run::PrepareTraining(const TrainStateFiles* resumed) {
     const TrainProgress& progress = resumed->progress;
     scaler.Restore(progress.loss_scale > 0 ? progress.loss_scale : scaler.scale(),
                    progress.scaler_good_steps, progress.scaler_skipped);
-    absl::Status s = train_step_->optimizer().LoadStateDict(resumed->optimizer);
+    absl::Status s = train_step_->LoadOptimizerState(resumed->optimizer);
     if (!s.ok()) {
       return absl::Status(s.code(), absl::StrCat(c_.output.dir, "/checkpoint: ", s.message()));
     }
@@ -289,7 +292,8 @@ absl::Status Run::PrepareTraining(const TrainStateFiles* resumed) {
   }
   const MemoryEstimate estimate = EstimateTrainingMemory(
       p_.model->bert()->config(), train_step_->num_parameters(), c_.train.batch_size, p_.max_len,
-      p_.type == TaskType::kClassification ? 1 : 2, p_.precision, c_.train.grad_checkpointing);
+      p_.type == TaskType::kClassification ? 1 : 2, p_.precision, c_.train.grad_checkpointing,
+      train_step_->sharded() ? world_ : 1);
   summary_.estimate_bytes = estimate.total_bytes();
   if (!quiet_) PrintSetup(estimate);
   ResetPeakMemory(device_);
@@ -304,7 +308,7 @@ void Run::PrintSetup(const MemoryEstimate& estimate) const {
               o_.resume ? absl::StrCat(", resuming after step ", step_).c_str() : "");
   std::printf("memory   estimate %s\n", estimate.Describe().c_str());
   std::printf("optim    AdamW (%s), %s, warmup %lld steps\n",
-              train_step_->optimizer().implementation(), c_.train.schedule.c_str(),
+              train_step_->optimizer_implementation(), c_.train.schedule.c_str(),
               static_cast<long long>(p_.schedule->warmup_steps()));
   if (device_.is_cuda()) {
     std::printf("steps    %s\n",
@@ -313,13 +317,20 @@ void Run::PrintSetup(const MemoryEstimate& estimate) const {
                     : absl::StrCat("eager: ", graphs_note_).c_str());
   }
   if (group_ != nullptr) {
-    std::printf("ddp      %d ranks (%s), batch %lld per rank = %lld global, %lld gradient "
-                "buckets of <= %lld MiB\n",
-                world_, comm::ProcessGroup::BackendName(group_->backend()),
+    std::printf("%s %d ranks (%s), batch %lld per rank = %lld global, %lld gradient "
+                "buckets of <= %lld MiB%s\n",
+                train_step_->sharded() ? "zero1   " : "ddp     ", world_,
+                comm::ProcessGroup::BackendName(group_->backend()),
                 static_cast<long long>(c_.train.batch_size),
                 static_cast<long long>(c_.train.batch_size * world_ * c_.train.grad_accum),
                 static_cast<long long>(train_step_->grad_sync()->num_buckets()),
-                static_cast<long long>(c_.train.ddp_bucket_mb));
+                static_cast<long long>(c_.train.ddp_bucket_mb),
+                train_step_->sharded()
+                    ? " (reduce-scattered; each rank updates 1/N of the parameters and keeps "
+                      "1/N of the AdamW state)"
+                    : "");
+  } else if (c_.train.strategy == "zero1") {
+    std::printf("zero1    one rank: nothing to shard, AdamW keeps all its state\n");
   }
   std::fflush(stdout);
 }
@@ -385,9 +396,7 @@ absl::Status Run::Loop() {
   if (rank_ == 0 && LastModelWanted() && saver_.staged_step() != step_) {
     RETURN_IF_ERROR(saver_.Stage(p_.model, step_));
   }
-  if (saver_.staged()) {
-    RETURN_IF_ERROR(saver_.Save(p_.model, train_step_->optimizer(), std::nullopt));
-  }
+  if (saver_.staged()) RETURN_IF_ERROR(saver_.Save(p_.model, {}, std::nullopt));
   return saver_.Wait();
 }
 
@@ -422,6 +431,18 @@ absl::Status Run::EndOfLine(std::optional<int64_t> point, bool last) {
   std::fflush(stdout);
   Pet();
   summary_.last_metrics = values;
+  // Rank 0's clock decides when to checkpoint; under zero1 every rank then gathers its part of
+  // the optimizer state.
+  bool checkpoint =
+      c_.output.checkpoint &&
+      (last || (evaluate && saver_.SecondsSinceCheckpoint() >= c_.output.checkpoint_every_s));
+  if (train_step_->sharded() && c_.output.checkpoint && evaluate && !last) {
+    ASSIGN_OR_RETURN(checkpoint, consensus_.RankZeroDecides(checkpoint));
+  }
+  std::map<std::string, torch::Tensor> optimizer_state;
+  if (checkpoint && (rank_ == 0 || train_step_->sharded())) {
+    ASSIGN_OR_RETURN(optimizer_state, train_step_->OptimizerState());
+  }
   if (rank_ == 0) {
     const auto log_start = Clock::now();
     RETURN_IF_ERROR(log_.Append(step_, values, samples_seen_));
@@ -429,11 +450,8 @@ absl::Status Run::EndOfLine(std::optional<int64_t> point, bool last) {
     scalars["samples"] = static_cast<double>(samples_seen_);
     RETURN_IF_ERROR(events_->WriteScalars(step_, scalars, WallSeconds()));
     summary_.times.reports += SecondsSince(log_start);
-    const bool checkpoint =
-        c_.output.checkpoint &&
-        (last || (evaluate && saver_.SecondsSinceCheckpoint() >= c_.output.checkpoint_every_s));
     if (checkpoint || (last && saver_.staged())) {
-      RETURN_IF_ERROR(saver_.Save(p_.model, train_step_->optimizer(),
+      RETURN_IF_ERROR(saver_.Save(p_.model, optimizer_state,
                                   checkpoint ? std::optional<TrainProgress>(Progress())
                                              : std::nullopt));
     }

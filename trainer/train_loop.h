@@ -101,6 +101,11 @@ struct TrainSummary {
   int64_t best_step = -1;
   double estimate_bytes = 0;
   double peak_bytes = 0;
+  // AdamW's state as this rank holds it at the end (its moments and steps: 1/N of it under
+  // train.strategy zero1 on N ranks), and what one unsharded optimizer holds for the model.
+  int64_t optimizer_state_bytes = 0;
+  int64_t optimizer_state_unsharded_bytes = 0;
+  int optimizer_shards = 1;
   double seconds = 0;
   int64_t cuda_graphs = 0;  // graphs captured (train.cuda_graphs); 0: every step ran eagerly
   // Where the time went, in seconds: setup (model, data, device) before the loop, then the

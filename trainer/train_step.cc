@@ -31,12 +31,19 @@ int64_t TrainStep::num_parameters() const {
 }
 
 absl::Status TrainStep::Init() {
+  const bool zero1 = group_ != nullptr && train_.strategy == "zero1";
   if (group_ != nullptr) {
-    grad_sync_ = std::make_unique<GradSync>(group_, params_, train_.ddp_bucket_mb << 20);
+    grad_sync_ = std::make_unique<GradSync>(
+        group_, params_, train_.ddp_bucket_mb << 20, c10::nullopt,
+        zero1 ? GradReduce::kReduceScatter : GradReduce::kAllReduce);
     RETURN_IF_ERROR(grad_sync_->BroadcastParameters());
   }
-  optimizer_ =
-      std::make_unique<AdamW>(params_, AdamWOptions{0.9, 0.999, 1e-8, train_.weight_decay});
+  const AdamWOptions options{0.9, 0.999, 1e-8, train_.weight_decay};
+  if (zero1) {
+    sharded_ = std::make_unique<ShardedAdamW>(group_, *grad_sync_, params_, options);
+  } else {
+    optimizer_ = std::make_unique<AdamW>(params_, options);
+  }
   if (graphs_planned()) {
     step_graphs_ = std::make_unique<StepGraphs>(
         device_,
@@ -56,7 +63,7 @@ absl::Status TrainStep::Init() {
 bool TrainStep::Graphed() {
   if (step_graphs_ == nullptr || steps_run_ == 0) return false;
   if (steps_run_ == 1) {  // once: can the captures find everything in place?
-    bool ready = optimizer_->fused();
+    bool ready = sharded_ != nullptr ? sharded_->fused() : optimizer_->fused();
     for (const torch::Tensor& p : params_) ready = ready && p.grad().defined();
     if (!ready) {
       step_graphs_.reset();
@@ -110,20 +117,35 @@ torch::Tensor TrainStep::MicroStep(const TaskBatch& batch, int64_t micro, bool f
   return loss.detach();
 }
 
+std::vector<torch::Tensor> TrainStep::UpdatedGrads() const {
+  return sharded_ != nullptr ? sharded_->shard_grads() : DefinedGrads(params_);
+}
+
+absl::StatusOr<torch::Tensor> TrainStep::GradNorm(const std::vector<torch::Tensor>& grads) {
+  if (sharded_ != nullptr) return sharded_->GradNorm();
+  return TotalGradNorm(grads);
+}
+
 torch::Tensor TrainStep::UpdateAt(const torch::Tensor& lr) {
-  std::vector<torch::Tensor> grads = DefinedGrads(params_);
-  torch::Tensor norm = TotalGradNorm(grads);
-  if (train_.max_grad_norm > 0) ClipGradsByTotalNorm(grads, norm, train_.max_grad_norm);
-  optimizer_->StepWithDeviceLr(lr);
-  return norm;
+  std::vector<torch::Tensor> grads = UpdatedGrads();
+  absl::StatusOr<torch::Tensor> norm = GradNorm(grads);
+  TORCH_CHECK(norm.ok(), std::string(norm.status().message()));
+  if (train_.max_grad_norm > 0) ClipGradsByTotalNorm(grads, *norm, train_.max_grad_norm);
+  if (sharded_ != nullptr) {
+    const absl::Status s = sharded_->StepWithDeviceLr(lr);
+    TORCH_CHECK(s.ok(), std::string(s.message()));
+  } else {
+    optimizer_->StepWithDeviceLr(lr);
+  }
+  return *norm;
 }
 
 absl::Status TrainStep::EagerUpdate(double lr) {
   if (grad_sync_ != nullptr) RETURN_IF_ERROR(grad_sync_->Finish());
-  std::vector<torch::Tensor> grads = DefinedGrads(params_);
+  std::vector<torch::Tensor> grads = UpdatedGrads();
   const bool fp16 = precision_ == Precision::kFp16;
   if (fp16) ScaleGrads(grads, 1.0 / scaler_.scale());
-  last_norm_ = TotalGradNorm(grads);
+  ASSIGN_OR_RETURN(last_norm_, GradNorm(grads));
   bool skip = false;
   if (fp16) {
     skip = !std::isfinite(last_norm_.item<double>());
@@ -131,13 +153,43 @@ absl::Status TrainStep::EagerUpdate(double lr) {
   }
   if (!skip) {
     if (train_.max_grad_norm > 0) ClipGradsByTotalNorm(grads, last_norm_, train_.max_grad_norm);
-    optimizer_->Step(lr);
+    if (sharded_ != nullptr) {
+      RETURN_IF_ERROR(sharded_->Step(lr));
+    } else {
+      optimizer_->Step(lr);
+    }
   }
   // Set to none; under DDP the bucket views are zeroed instead, and graphs keep theirs.
   if (grad_sync_ == nullptr && step_graphs_ == nullptr) {
     for (torch::Tensor& p : params_) p.mutable_grad() = torch::Tensor();
   }
   return absl::OkStatus();
+}
+
+const char* TrainStep::optimizer_implementation() const {
+  return sharded_ != nullptr ? sharded_->implementation() : optimizer_->implementation();
+}
+
+absl::StatusOr<std::map<std::string, torch::Tensor>> TrainStep::OptimizerState() {
+  if (sharded_ != nullptr) return sharded_->StateDict();
+  return optimizer_->StateDict();
+}
+
+absl::Status TrainStep::LoadOptimizerState(const std::map<std::string, torch::Tensor>& state) {
+  if (sharded_ != nullptr) return sharded_->LoadStateDict(state);
+  return optimizer_->LoadStateDict(state);
+}
+
+int64_t TrainStep::optimizer_state_bytes() const {
+  if (sharded_ != nullptr) return sharded_->state_bytes();
+  int64_t bytes = 0;
+  for (const auto& [name, t] : optimizer_->StateDict()) bytes += t.numel() * t.element_size();
+  return bytes;
+}
+
+int64_t TrainStep::unsharded_optimizer_state_bytes() const {
+  if (sharded_ != nullptr) return sharded_->unsharded_state_bytes();
+  return optimizer_state_bytes();
 }
 
 }  // namespace trainer

@@ -3,7 +3,9 @@
 // update: gradients unscaled (fp16), their total norm, a skip on inf/NaN (fp16), clipping to
 // train.max_grad_norm, AdamW at the step's rate, gradients set to none.
 // Under data parallelism the gradients are averaged across ranks (trainer/grad_sync.h) during
-// the last micro-step's backward. With CUDA graphs (trainer/graph_policy.h) the first step runs
+// the last micro-step's backward; with train.strategy zero1 they are reduce-scattered instead,
+// and each rank updates its shard of the parameters and all-gathers the rest
+// (trainer/sharded_adamw.h). With CUDA graphs (trainer/graph_policy.h) the first step runs
 // eagerly and the following ones replay captured micro-steps and update
 // (trainer/step_graphs.h); if a parameter got no gradient in the first step, the run stays
 // eager (a line says so unless quiet).
@@ -13,6 +15,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,6 +29,7 @@
 #include "trainer/autocast.h"
 #include "trainer/grad_sync.h"
 #include "trainer/loss_scaler.h"
+#include "trainer/sharded_adamw.h"
 #include "trainer/step_graphs.h"
 #include "trainer/task_data.h"
 #include "trainer/task_model.h"
@@ -45,7 +49,8 @@ class TrainStep {
   TrainStep& operator=(const TrainStep&) = delete;
 
   // Under DDP, gives every rank rank 0's parameters and sets up the gradient buckets; makes the
-  // optimizer and, with graphs, the StepGraphs. Call once, before Run().
+  // optimizer (sharded under zero1, which moves the parameters into flat buffers) and, with
+  // graphs, the StepGraphs. Call once, before Run().
   absl::Status Init();
 
   // One step of `micro` micro-batches at learning rate `lr`; batch(m) gives micro-batch m's
@@ -55,7 +60,18 @@ class TrainStep {
 
   // The total gradient norm of the last step, before clipping (a device scalar).
   const torch::Tensor& last_norm() const { return last_norm_; }
-  AdamW& optimizer() { return *optimizer_; }
+  // The optimizer: its implementation ("fused", "foreach"); its whole state under AdamW's names
+  // (trainer/adamw.h), the same under every strategy: a collective under zero1, where rank 0
+  // gets it (as host tensors) and the other ranks an empty map; and the state of a checkpoint
+  // (any strategy) restored.
+  const char* optimizer_implementation() const;
+  absl::StatusOr<std::map<std::string, torch::Tensor>> OptimizerState();
+  absl::Status LoadOptimizerState(const std::map<std::string, torch::Tensor>& state);
+  // Whether the optimizer state is sharded (zero1 with more than one rank); the bytes of it this
+  // rank holds (0 before the first step) and what an unsharded optimizer would hold.
+  bool sharded() const { return sharded_ != nullptr; }
+  int64_t optimizer_state_bytes() const;
+  int64_t unsharded_optimizer_state_bytes() const;
   LossScaler& scaler() { return scaler_; }
   const LossScaler& scaler() const { return scaler_; }
   // Null for one process.
@@ -72,6 +88,9 @@ class TrainStep {
   // forward, backward of the loss / micro; under DDP the buckets communicate when `sync`
   // (complete after GradSync::Finish). Returns the loss, detached.
   torch::Tensor MicroStep(const TaskBatch& batch, int64_t micro, bool first, bool sync);
+  // The gradients this rank's optimizer reads (zero1: its shards), and their global norm.
+  std::vector<torch::Tensor> UpdatedGrads() const;
+  absl::StatusOr<torch::Tensor> GradNorm(const std::vector<torch::Tensor>& grads);
   // After a step's micro-steps: gradient norm, clipping, AdamW at `lr` on the device (the
   // update StepGraphs captures). Returns the norm.
   torch::Tensor UpdateAt(const torch::Tensor& lr);
@@ -91,7 +110,8 @@ class TrainStep {
   bool quiet_;
   std::vector<torch::Tensor> params_;
   std::unique_ptr<GradSync> grad_sync_;
-  std::unique_ptr<AdamW> optimizer_;
+  std::unique_ptr<AdamW> optimizer_;         // ddp and one process
+  std::unique_ptr<ShardedAdamW> sharded_;   // zero1 with more than one rank
   std::unique_ptr<StepGraphs> step_graphs_;
   LossScaler scaler_;
   int64_t steps_run_ = 0;  // in this process

@@ -129,8 +129,8 @@ INSTANTIATE_TEST_SUITE_P(
             "train.precision, train.seed, train.shuffle, train.grad_checkpointing, "
             "train.cuda_graphs, train.eval_every_steps, train.eval_every_samples, "
             "train.eval_every_epochs, train.eval_batch_size, train.log_every_steps, "
-            "train.ddp_bucket_mb, train.ddp_timeout_s, train.devices, output.dir, output.save, "
-            "output.checkpoint, output.checkpoint_every_s)"},
+            "train.ddp_bucket_mb, train.ddp_timeout_s, train.strategy, train.devices, "
+            "output.dir, output.save, output.checkpoint, output.checkpoint_every_s)"},
         Bad{"  train: {weight_decay: {distribution: normal, min: 0, max: 1}}\n",
             "7: parameters.train.weight_decay.distribution: expected one of log_uniform, "
             "uniform, int, log_uniform_values, int_uniform; got 'normal'"},

@@ -3,7 +3,9 @@
 # CPU (Gloo over loopback):
 #  1. train.devices=2 with batch 8 logs the losses of one process with batch 16 (dropout 0, file
 #     order, fp32) within 1e-4, and, as a check that can fail, not with batch 16 per rank; the
-#     parent prints the global batch once, rank 0 the rest, nothing on stderr;
+#     parent prints the global batch once, rank 0 the rest, nothing on stderr; with
+#     train.strategy=zero1 too (within 1e-5 of ddp), its estimate and its held AdamW state half
+#     of ddp's;
 #  2. rank 1 killed (SIGKILL): every rank ends, the parent prints one line naming rank 1 and the
 #     signal, exits 137, and no process is left; SIGINT to the parent: the same, exit 130;
 #     the parent killed (SIGKILL): the ranks die with it (PR_SET_PDEATHSIG);
@@ -32,6 +34,22 @@ echo "2 ranks, batch 8:   $(losses "$WORK/two")"
 [ "$(grep -c '^ddp      2 ranks (gloo)' "$WORK/two.out")" -eq 1 ] || fail "rank 0 did not report 2 ranks: $(grep ddp "$WORK/two.out")"
 [ "$(grep -c '^config ' "$WORK/two.out")" -eq 1 ] || fail "the config was printed $(grep -c '^config ' "$WORK/two.out") times"
 [ ! -s "$WORK/two.err" ] || fail "stderr of a good run: $(head -3 "$WORK/two.err")"
+# zero1: the same losses as ddp, half the AdamW state per rank (estimated and held).
+train zero1 train.devices=2 train.batch_size=8 train.strategy=zero1 ||
+  fail "train.strategy=zero1: $(tail -3 "$WORK/zero1.err")"
+echo "2 ranks, zero1:     $(losses "$WORK/zero1")"
+"$PY" "$COMPARE" "$WORK/two" "$WORK/zero1" 1e-5 || fail "zero1 differs from ddp"
+"$PY" "$COMPARE" "$WORK/one" "$WORK/zero1" 1e-4 || fail "zero1 differs from 1 rank of batch 16"
+grep -hE '^(memory|zero1|ddp) ' "$WORK/two.out" "$WORK/zero1.out"
+grep -qE '^memory   estimate .* x 16 B = ' "$WORK/two.out" || fail "ddp's estimate: $(grep estimate "$WORK/two.out")"
+grep -qE '^memory   estimate .* x 12 B \(AdamW state 1/2: ' "$WORK/zero1.out" || fail "zero1's estimate: $(grep estimate "$WORK/zero1.out")"
+[ "$(grep -c '^zero1    2 ranks (gloo), .*keeps 1/N of the AdamW state' "$WORK/zero1.out")" -eq 1 ] || fail "no zero1 line"
+ddp_state=$(sed -nE 's/^memory   AdamW state ([0-9.]+) MiB on this rank$/\1/p' "$WORK/two.out")
+read -r z1_state z1_whole < <(sed -nE 's/^memory   AdamW state ([0-9.]+) MiB on this rank \(zero1: its 1\/2 share of ([0-9.]+) MiB\)$/\1 \2/p' "$WORK/zero1.out")
+[ -n "$ddp_state" ] && [ -n "$z1_state" ] || fail "no AdamW state lines: $(grep 'AdamW state' "$WORK/two.out" "$WORK/zero1.out")"
+[ "$z1_whole" = "$ddp_state" ] || fail "zero1's whole state $z1_whole MiB is not ddp's $ddp_state MiB"
+(( $(echo "$z1_state * 2 - $ddp_state < 0.02 && $ddp_state - $z1_state * 2 < 0.02" | bc) )) ||
+  fail "zero1 holds $z1_state MiB a rank, not half of ddp's $ddp_state MiB"
 train two16 train.devices=2 || fail "train.devices=2, batch 16: $(tail -3 "$WORK/two16.err")"
 "$PY" "$COMPARE" "$WORK/one" "$WORK/two16" 1e-4 --expect-differ > /dev/null ||
   fail "2 ranks of batch 16 match 1 of batch 16: the second rank did not train"

@@ -50,6 +50,17 @@ TEST(MemoryEstimateTest, ModelStateBytesPerParameter) {
       EstimateTrainingMemory(config, kParams, 32, 128, 2, Precision::kFp32, false);
   EXPECT_EQ(fp32.bytes_per_parameter, 16);
   EXPECT_DOUBLE_EQ(fp32.model_state_bytes, kParams * 16.0);
+  EXPECT_DOUBLE_EQ(fp32.optimizer_state_bytes, kParams * 8.0);
+  // ZeRO-1: the 8 bytes of moments split over the ranks, the rest whole.
+  const MemoryEstimate zero1 =
+      EstimateTrainingMemory(config, kParams, 32, 128, 2, Precision::kFp32, false, 2);
+  EXPECT_DOUBLE_EQ(zero1.bytes_per_parameter, 12);
+  EXPECT_DOUBLE_EQ(zero1.optimizer_state_bytes, kParams * 4.0);
+  EXPECT_DOUBLE_EQ(zero1.activation_bytes, fp32.activation_bytes);
+  EXPECT_DOUBLE_EQ(
+      EstimateTrainingMemory(config, kParams, 32, 128, 2, Precision::kBf16, false, 8)
+          .model_state_bytes,
+      kParams * 11.0);
   // The model state does not depend on batch, length, passes or checkpointing.
   EXPECT_DOUBLE_EQ(
       EstimateTrainingMemory(config, kParams, 1, 16, 1, Precision::kBf16, true).model_state_bytes,
@@ -130,6 +141,13 @@ TEST(MemoryEstimateTest, DescribeNamesTheParts) {
   EXPECT_NE(text.find("18 B"), std::string::npos) << text;
   EXPECT_NE(text.find("batch 32 x 128 tokens"), std::string::npos) << text;
   EXPECT_NE(text.find("2 passes"), std::string::npos) << text;
+  EXPECT_EQ(text.find("AdamW state"), std::string::npos) << text;
+  // Sharded over 3 ranks: 10 + 8/3 bytes, and the share of the moments.
+  const std::string sharded =
+      EstimateTrainingMemory(BertConfig(), kParams, 32, 128, 2, Precision::kBf16, false, 3)
+          .Describe();
+  EXPECT_NE(sharded.find("x 12.67 B (AdamW state 1/3: 0.27 GiB) = 1.30 GiB"), std::string::npos)
+      << sharded;
 }
 
 TEST(MemoryEstimateTest, GiB) { EXPECT_DOUBLE_EQ(GiB(3.0 * 1024 * 1024 * 1024), 3.0); }

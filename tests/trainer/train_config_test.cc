@@ -239,7 +239,7 @@ INSTANTIATE_TEST_SUITE_P(
                 "weight_decay, warmup_ratio, schedule, max_grad_norm, grad_accum, precision, "
                 "seed, shuffle, grad_checkpointing, cuda_graphs, eval_every_steps, "
                 "eval_every_samples, eval_every_epochs, eval_batch_size, "
-                "log_every_steps, ddp_bucket_mb, ddp_timeout_s, devices"},
+                "log_every_steps, ddp_bucket_mb, ddp_timeout_s, strategy, devices"},
         BadCase{9, "  eval_every_samples: -1", 9,
                 "train.eval_every_samples: must be >= 0 (0: not by samples), got -1"},
         BadCase{9, "  eval_every_samples: 1.5", 9,
@@ -265,6 +265,8 @@ INSTANTIATE_TEST_SUITE_P(
                 "train.cuda_graphs: expected one of auto, true, false; got 'sometimes'"},
         BadCase{9, "  shuffle: sometimes", 9, "train.shuffle: expected true or false, got 'sometimes'"},
         BadCase{9, "  ddp_timeout_s: 0", 9, "train.ddp_timeout_s: must be >= 1, got 0"},
+        BadCase{9, "  strategy: zero3", 9,
+                "train.strategy: expected one of ddp, zero1; got 'zero3'"},
         BadCase{9, "  ddp_bucket_mb: 0", 9, "train.ddp_bucket_mb: must be in [1, 4096], got 0"},
         BadCase{9, "  devices: 0", 9,
                 "train.devices: must be -1 (every local GPU), a number of ranks >= 1 or a list "
