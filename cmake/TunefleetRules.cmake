@@ -148,7 +148,8 @@ endfunction()
 # (filegroups, files, targets) as REQUIRED_FILES. A test that needs what this host lacks is
 # registered DISABLED, with the reason at configure time (ctest: "Not Run (Disabled)"):
 #   netns (it makes network namespaces: its data has netns_lib.sh): no `ip` (iproute2) here;
-#   gloo (CPU ranks over Gloo, Bazel tag "gloo"): this LibTorch has no Gloo (PyTorch's wheels).
+#   gloo (CPU ranks over Gloo, Bazel tag "gloo"): this LibTorch has no Gloo (PyTorch's wheels);
+#   slurm (a localhost Slurm cluster, Bazel tag "slurm"): no slurmctld / slurmd here.
 # Bazel (CI) has no such escape: there every test runs.
 function(_tunefleet_add_test name size data tags)
   if(NOT size)
@@ -212,6 +213,13 @@ function(_tunefleet_add_test name size data tags)
     find_path(TUNEFLEET_GLOO_INCLUDE gloo/algorithm.h PATHS ${TORCH_INCLUDE_DIRS} /usr/include)
     if(NOT TUNEFLEET_GLOO_INCLUDE)
       set(unmet "this LibTorch has no Gloo for CPU ranks")
+    endif()
+  endif()
+  if("slurm" IN_LIST labels)
+    find_program(TUNEFLEET_SLURMCTLD slurmctld PATHS /usr/sbin)
+    find_program(TUNEFLEET_SLURMD slurmd PATHS /usr/sbin)
+    if(NOT TUNEFLEET_SLURMCTLD OR NOT TUNEFLEET_SLURMD)
+      set(unmet "no slurmctld and slurmd (Debian's slurmctld, slurmd, slurm-client) to run")
     endif()
   endif()
   if(unmet)

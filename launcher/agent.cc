@@ -15,6 +15,7 @@
 #include "common/logging.h"
 #include "common/runtime_dir.h"
 #include "launcher/agent_staging.h"
+#include "launcher/host_filter.h"
 
 namespace tunefleet {
 namespace launcher {
@@ -28,6 +29,12 @@ absl::Status Agent::Setup() {
   if (options_.name.empty()) options_.name = comm::HostName().value_or("localhost");
   std::string why;
   gpus_ = DetectGpus(&why);
+  if (!options_.gpu_ids.empty() || !options_.exclude_gpu_ids.empty()) {
+    absl::StatusOr<std::vector<GpuInfo>> selected =
+        SelectGpus(gpus_, options_.gpu_ids, options_.exclude_gpu_ids);
+    if (!selected.ok()) return selected.status();
+    gpus_ = *std::move(selected);
+  }
   if (!gpus_.empty()) {
     slots_ = static_cast<int>(gpus_.size());
     if (options_.slots > 0) slots_ = std::min(slots_, options_.slots);

@@ -58,6 +58,9 @@ class Agent {
     std::string name;            // registered name; default: host name
     std::string address;         // MASTER_ADDR for runs it leads; default: found from the head route
     int slots = 0;               // 0: one per GPU, or 1 without GPUs; caps the GPU count otherwise
+    // Of the GPUs this host shows the agent, only these (indices; empty: all), and not these
+    // (launcher/host_filter.h's SelectGpus: the head's --include / --exclude).
+    std::vector<int> gpu_ids, exclude_gpu_ids;
     std::string trainer_binary;  // the trainer executable
     // The agent's private runtime folder (common/runtime_dir.h): trainers.sock; default
     // RUNTIME/agent-NAME.

@@ -22,6 +22,7 @@
 #include "common/signals.h"
 #include "launcher/agent.h"
 #include "launcher/detach.h"
+#include "launcher/host_filter.h"
 
 namespace tunefleet {
 namespace launcher {
@@ -35,7 +36,7 @@ std::string HostName() {
 
 int Main(int argc, char** argv) {
   std::string head, name, keys, trainer, log_dir, address, cache_dir, runtime_dir, allow_dirs,
-      allow_env;
+      allow_env, gpu_ids, exclude_gpu_ids;
   int64_t slots = 0, kill_grace_ms = 5000, head_grace_s = 300;
   bool detach = false;
   CommandLine cli("agent", "",
@@ -45,6 +46,11 @@ int Main(int argc, char** argv) {
   cli.AddInt("slots", &slots,
              "ranks this node runs at once: CPU slots where there is no GPU (default 1); with "
              "GPUs, at most this many of them (default all)");
+  cli.AddString("gpu_ids", &gpu_ids,
+                "use only these of the GPUs this host shows (indices in CUDA_VISIBLE_DEVICES "
+                "order; the head's --include passes them)", "ID,...");
+  cli.AddString("exclude_gpu_ids", &exclude_gpu_ids,
+                "use all the GPUs this host shows but these (the head's --exclude)", "ID,...");
   cli.AddString("name", &name, "name to register under (default: the host name)", "NAME");
   cli.AddString("address", &address,
                 "address other nodes reach this one at, for MASTER_ADDR (default: the local "
@@ -105,6 +111,16 @@ int Main(int argc, char** argv) {
     }
   }
   if (status.ok() && slots < 0) status = absl::InvalidArgumentError("--slots must be >= 0");
+  std::vector<int> gpu_id_list, exclude_gpu_id_list;
+  if (status.ok() && !gpu_ids.empty() && !exclude_gpu_ids.empty()) {
+    status = absl::InvalidArgumentError("--gpu_ids and --exclude_gpu_ids: give one or the other");
+  }
+  if (status.ok() && !gpu_ids.empty()) {
+    status = AssignOrStatus(ParseGpuIds(gpu_ids, "--gpu_ids"), &gpu_id_list);
+  }
+  if (status.ok() && !exclude_gpu_ids.empty()) {
+    status = AssignOrStatus(ParseGpuIds(exclude_gpu_ids, "--exclude_gpu_ids"), &exclude_gpu_id_list);
+  }
   if (status.ok() && head_grace_s < 0) status = absl::InvalidArgumentError("--head_grace_s must be >= 0");
   if (status.ok() && !keys.empty()) {
     auto loaded = comm::LoadClientKeys(keys);
@@ -166,6 +182,8 @@ int Main(int argc, char** argv) {
   options.name = name;
   options.address = address;
   options.slots = static_cast<int>(slots);
+  options.gpu_ids = gpu_id_list;
+  options.exclude_gpu_ids = exclude_gpu_id_list;
   options.trainer_binary = trainer;
   options.runtime_dir = runtime_dir;
   options.log_dir = log_dir;

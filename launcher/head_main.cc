@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "absl/time/time.h"
 #include "comm/curve_auth.h"
@@ -25,7 +26,9 @@
 #include "common/status_macros.h"
 #include "launcher/agent_launcher.h"
 #include "launcher/head.h"
+#include "launcher/host_filter.h"
 #include "launcher/hosts_file.h"
+#include "launcher/slurm_allocation.h"
 
 namespace tunefleet {
 namespace launcher {
@@ -43,14 +46,30 @@ std::string EndpointForAgents(const std::string& endpoint) {
   return endpoint;
 }
 
+// The hosts of the Slurm allocation this head runs in, each with the allocation's GPUs per
+// node as its slots when the environment says.
+absl::Status SlurmHosts(std::vector<HostEntry>* hosts) {
+  ASSIGN_OR_RETURN(SlurmAllocation a, ReadSlurmAllocation());
+  TF_LOG(INFO) << "slurm job " << a.job_id << ": " << a.nodes.size() << " node(s), "
+               << (a.gpus_per_node > 0 ? absl::StrCat(a.gpus_per_node, " GPU(s) each (", a.gpus_source, ")")
+                                       : std::string("no GPU count in the environment"));
+  for (const std::string& node : a.nodes) {
+    HostEntry h;
+    h.host = node;
+    h.slots = a.gpus_per_node;
+    hosts->push_back(std::move(h));
+  }
+  return absl::OkStatus();
+}
+
 int Main(int argc, char** argv) {
   // First, before any thread exists (ZeroMQ's I/O threads inherit the blocked mask).
   SignalFd signals({SIGINT, SIGTERM});
 
   std::string nodes, bind, keys, start_agents = "ssh";
   std::string remote_shell = "ssh -o BatchMode=yes {host}";
-  std::string endpoint_file, agent_binary, log_dir, gen_keys;
-  int64_t heartbeat_ms = 1000, agent_timeout_ms = 30000;
+  std::string endpoint_file, agent_binary, log_dir, gen_keys, include, exclude;
+  int64_t heartbeat_ms = 1000, agent_timeout_ms = 30000, slots = 0;
   bool insecure = false;
   CommandLine cli("head", "",
                   "The tunefleet head node: accepts agents (one per host), places trials on\n"
@@ -73,9 +92,21 @@ int Main(int argc, char** argv) {
                 "authorized_keys) and exit",
                 "DIR");
   cli.AddString("start_agents", &start_agents,
-                "ssh: start an agent on each host through --remote_shell; none: agents are "
-                "started by hand or by a scheduler",
-                "ssh|none");
+                "ssh: start an agent on each host through --remote_shell; slurm: inside a Slurm "
+                "allocation (salloc, sbatch), start one on each of its nodes (SLURM_JOB_NODELIST) "
+                "as one srun job step that ends with the head; none: agents are started by hand "
+                "or by a scheduler",
+                "ssh|slurm|none");
+  cli.AddInt("slots", &slots,
+             "ranks each host runs at once where the hosts file gives no slots=N (with "
+             "--start_agents slurm the allocation's GPUs per node otherwise: "
+             "SLURM_GPUS_ON_NODE, SLURM_JOB_GPUS, the gres)");
+  cli.AddString("include", &include,
+                "DeepSpeed's filter: only these hosts, and of a host given with ids only those "
+                "GPUs (e.g. gpu1:0,1@gpu3)", "HOST[:ID,...][@HOST...]");
+  cli.AddString("exclude", &exclude,
+                "DeepSpeed's filter: all hosts but these, and of a host given with ids all its "
+                "GPUs but those (e.g. gpu2:3@gpu4)", "HOST[:ID,...][@HOST...]");
   cli.AddString("remote_shell", &remote_shell, "command prefix that runs a command on {host}",
                 "TEMPLATE");
   cli.AddBool("insecure", &insecure,
@@ -135,8 +166,17 @@ int Main(int argc, char** argv) {
       }
     }
   }
-  if (status.ok() && start_agents != "ssh" && start_agents != "none") {
-    status = absl::InvalidArgumentError("--start_agents must be ssh or none, got '" + start_agents + "'");
+  if (status.ok() && start_agents != "ssh" && start_agents != "slurm" && start_agents != "none") {
+    status = absl::InvalidArgumentError("--start_agents must be ssh, slurm or none, got '" +
+                                        start_agents + "'");
+  }
+  if (status.ok() && start_agents == "slurm" && !nodes.empty()) {
+    status = absl::InvalidArgumentError(
+        "--nodes with --start_agents slurm: the hosts are the allocation's nodes "
+        "(SLURM_JOB_NODELIST); pick some with --include or --exclude");
+  }
+  if (status.ok() && (slots < 0 || slots > 4096)) {
+    status = absl::InvalidArgumentError(absl::StrCat("--slots must be between 1 and 4096, got ", slots));
   }
   if (status.ok() && remote_shell.find("{host}") == std::string::npos) {
     status = absl::InvalidArgumentError("--remote_shell must contain {host}");
@@ -146,7 +186,7 @@ int Main(int argc, char** argv) {
         absl::StrCat("--heartbeat_ms must be between 1 and 3600000, got ", heartbeat_ms));
   }
   if (status.ok() && agent_timeout_ms < 1) status = absl::InvalidArgumentError("--agent_timeout_ms must be >= 1");
-  if (status.ok() && start_agents == "ssh" && agent_binary.empty()) {
+  if (status.ok() && start_agents != "none" && agent_binary.empty()) {
     status = AssignOrStatus(FindSiblingBinary("launcher/agent"), &agent_binary);
   }
   if (!status.ok()) {
@@ -161,19 +201,41 @@ int Main(int argc, char** argv) {
   // (The microsecond clock: a head restarted within the same second still starts past every
   // id the one before gave out, unless that one gave out a million runs a second.)
   options.first_run_id = static_cast<uint64_t>(absl::ToUnixMicros(absl::Now()));
+  std::string hosts_source = nodes;
+  std::vector<HostEntry> hosts;
   if (!nodes.empty()) {
-    auto hosts = LoadHostsFile(nodes);
-    if (!hosts.ok()) {
-      PrintError("head", hosts.status());
-      return kExitUsage;
+    status = AssignOrStatus(LoadHostsFile(nodes), &hosts);
+  } else if (start_agents == "slurm") {
+    status = SlurmHosts(&hosts);
+    hosts_source = "the Slurm allocation";
+    if (status.ok() && hosts.size() > 1 && bind.rfind("ipc://", 0) == 0) {
+      status = absl::InvalidArgumentError(absl::StrCat(
+          "--start_agents slurm over ", hosts.size(), " nodes: agents on the other nodes cannot "
+          "reach ", bind, ": give --bind tcp://0.0.0.0:PORT with --keys DIR on a shared folder"));
     }
-    for (const HostEntry& h : *hosts) {
-      TF_LOG(INFO) << "host " << h.host
-                   << (h.slots > 0 ? " slots=" + std::to_string(h.slots) : std::string(" slots=auto"));
-    }
-    options.hosts = *std::move(hosts);
-    options.hosts_file = nodes;
   }
+  if (status.ok() && (!include.empty() || !exclude.empty())) {
+    if (hosts.empty()) {
+      status = absl::InvalidArgumentError(absl::StrCat(
+          include.empty() ? "--exclude" : "--include",
+          " filters hosts: give --nodes hosts.txt or --start_agents slurm"));
+    } else {
+      status = AssignOrStatus(FilterHosts(std::move(hosts), include, exclude, hosts_source), &hosts);
+    }
+  }
+  if (!status.ok()) {
+    PrintError("head", status);
+    return kExitUsage;
+  }
+  for (HostEntry& h : hosts) {
+    if (h.slots == 0 && slots > 0 && h.gpu_ids.empty()) h.slots = static_cast<int>(slots);
+    TF_LOG(INFO) << "host " << h.host
+                 << (h.slots > 0 ? " slots=" + std::to_string(h.slots) : std::string(" slots=auto"))
+                 << (h.gpu_ids.empty() ? "" : " gpus " + absl::StrJoin(h.gpu_ids, ","))
+                 << (h.exclude_gpu_ids.empty() ? "" : " without gpus " + absl::StrJoin(h.exclude_gpu_ids, ","));
+  }
+  options.hosts = std::move(hosts);
+  options.hosts_file = hosts_source;
   options.keys_dir = keys;
   if (keys.empty() && bind.rfind("ipc://", 0) != 0) {
     TF_LOG(WARNING) << "--bind " << bind << " is reachable "
@@ -202,8 +264,10 @@ int Main(int argc, char** argv) {
       return kExitFailure;
     }
   }
-  if (start_agents == "ssh" && !options.hosts.empty()) {
+  if (start_agents != "none" && !options.hosts.empty()) {
     AgentLauncher::Options lo;
+    lo.method = start_agents == "slurm" ? AgentLauncher::Method::kSlurm
+                                        : AgentLauncher::Method::kRemoteShell;
     lo.remote_shell = remote_shell;
     lo.agent_binary = agent_binary;
     lo.head_endpoint = EndpointForAgents(head.endpoint());
@@ -215,7 +279,11 @@ int Main(int argc, char** argv) {
   } else if (!options.hosts.empty()) {
     for (const HostEntry& h : options.hosts) {
       TF_LOG(INFO) << "waiting for an agent: agent --head " << EndpointForAgents(head.endpoint())
-                   << " --name " << AgentNameOf(h.host);
+                   << " --name " << AgentNameOf(h.host)
+                   << (h.gpu_ids.empty() ? "" : " --gpu_ids " + absl::StrJoin(h.gpu_ids, ","))
+                   << (h.exclude_gpu_ids.empty()
+                           ? ""
+                           : " --exclude_gpu_ids " + absl::StrJoin(h.exclude_gpu_ids, ","));
     }
   }
   status = head.Run();

@@ -21,6 +21,11 @@ bool ValidHost(const std::string& host) {
 
 }  // namespace
 
+std::string AgentNameOf(const std::string& host) {
+  const size_t at = host.find('@');
+  return at == std::string::npos ? host : host.substr(at + 1);
+}
+
 absl::StatusOr<std::vector<HostEntry>> ParseHostsFile(const std::string& text,
                                                      const std::string& name) {
   std::vector<HostEntry> hosts;

@@ -22,8 +22,15 @@ namespace launcher {
 struct HostEntry {
   std::string host;  // name or address, optionally user@host
   int slots = 0;     // 0: not given (the agent reports its GPUs or --slots)
-  int line = 0;      // 1-based line in the file
+  int line = 0;      // 1-based line in the file (0: not from a file)
+  // The GPUs its agent may use, by index among those the host shows it (the agent's
+  // --gpu_ids), or may not (--exclude_gpu_ids); both empty: all (launcher/host_filter.h).
+  std::vector<int> gpu_ids;
+  std::vector<int> exclude_gpu_ids;
 };
+
+// "user@host" -> "host": the name its agent registers under.
+std::string AgentNameOf(const std::string& host);
 
 absl::StatusOr<std::vector<HostEntry>> LoadHostsFile(const std::string& path);
 // Parses `text` as if it were the file `name`.

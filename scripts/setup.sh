@@ -17,6 +17,8 @@ PACKAGES=(
   # tests: Optuna reads our journals; iproute2 makes network namespaces; the shell tests use
   # pgrep (procps) and bc
   python3 python3-optuna iproute2 procps bc
+  # tests: a localhost Slurm cluster (tests/integration/slurm_test, //tests/launcher:slurm_hostlist_test)
+  slurmctld slurmd slurm-client
 )
 
 missing=()

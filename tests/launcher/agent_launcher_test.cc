@@ -3,6 +3,7 @@
 // code and last line when the shell ends first, silent when neither happens in time.
 #include "launcher/agent_launcher.h"
 
+#include <cstdlib>
 #include <thread>
 
 #include "absl/strings/match.h"
@@ -31,6 +32,56 @@ TEST(AgentLauncher, Command) {
   EXPECT_EQ(ShellQuote("it's"), "'it'\\''s'");
   EXPECT_EQ(ShellQuote("plain-word_1.2"), "plain-word_1.2");
   EXPECT_EQ(AgentNameOf("a@b"), "b");
+}
+
+void PollUntilSettled(AgentLauncher& l, const absl::flat_hash_set<std::string>& up);
+
+TEST(AgentLauncher, SlurmCommand) {
+  AgentLauncher::Options o = Opts("unused {host}");
+  o.method = AgentLauncher::Method::kSlurm;
+  o.log_dir = "/logs";
+  o.keys_dir = "/shared/keys";
+  HostEntry a{"n01", 4, 0};
+  HostEntry b{"n02", 0, 0};
+  HostEntry c{"n03", 2, 0, {0, 2}};
+  AgentLauncher l(o, {a, b, c});
+  EXPECT_EQ(l.SlurmCommand(),
+            "exec srun --nodes=3 --ntasks=3 --ntasks-per-node=1 --overlap --nodelist=n01,n02,n03 "
+            "--kill-on-bad-exit=0 --wait=0 --job-name=tunefleet-agents --output=/logs/%N.log "
+            "/bin/sh -c 'case \"$SLURMD_NODENAME\" in n01) set -- --slots 4;; n03) set -- "
+            "--slots 2 --gpu_ids 0,2;; esac; exec '\\''/opt/tune fleet/agent'\\'' --head "
+            "tcp://10.0.0.1:5555 --name \"$SLURMD_NODENAME\" --keys /shared/keys \"$@\"' agent");
+  // The remote shell passes the GPU filters too.
+  EXPECT_EQ(l.CommandFor(HostEntry{"n04", 0, 0, {}, {1}}),
+            "exec unused n04 '/opt/tune fleet/agent' --head tcp://10.0.0.1:5555 --name n04 --detach "
+            "--exclude_gpu_ids 1 --keys /shared/keys");
+}
+
+// The job step ends before any agent registers: every host fails, with the last line of its own
+// log (%N.log) when it has one, else srun's.
+TEST(AgentLauncher, SlurmStepEndingFailsEveryHost) {
+  AgentLauncher::Options o = Opts("unused {host}");
+  o.method = AgentLauncher::Method::kSlurm;
+  o.log_dir += "/slurm";
+  const std::string fake = o.log_dir + "/fake-srun";
+  ASSERT_EQ(std::system(("mkdir -p " + o.log_dir + " && printf '%s\\n' '#!/bin/sh' "
+                         "'echo \"agent: error: --gpu_ids 3: no GPU 3\" > " + o.log_dir + "/n2.log' "
+                         "'echo \"srun: error: Unable to create step for job 9: busy\" >&2' "
+                         "'exit 1' > " + fake + " && chmod +x " + fake).c_str()), 0);
+  o.srun = fake;
+  AgentLauncher l(o, {HostEntry{"n1", 0, 0}, HostEntry{"n2", 0, 0}});
+  l.Start(absl::Now());
+  PollUntilSettled(l, {});
+  ASSERT_TRUE(l.AllSettled());
+  const auto& s = l.status();
+  EXPECT_EQ(s[0].state, AgentLauncher::State::kFailed);
+  EXPECT_EQ(s[0].detail,
+            "the Slurm job step of the agents ended (exit code 1) before an agent registered: "
+            "srun: error: Unable to create step for job 9: busy");
+  EXPECT_EQ(s[1].state, AgentLauncher::State::kFailed);
+  EXPECT_EQ(s[1].detail,
+            "the Slurm job step of the agents ended (exit code 1) before an agent registered: "
+            "agent: error: --gpu_ids 3: no GPU 3");
 }
 
 void PollUntilSettled(AgentLauncher& l, const absl::flat_hash_set<std::string>& up) {
