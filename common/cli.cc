@@ -39,6 +39,14 @@ absl::Status ParseInto(const std::string& flag, const std::string& text, const c
   return absl::OkStatus();
 }
 
+// A flag name with dashes read as underscores: dry-run and dry_run are the same flag.
+std::string Canonical(std::string name) {
+  for (char& c : name) {
+    if (c == '-') c = '_';
+  }
+  return name;
+}
+
 }  // namespace
 
 CommandLine::CommandLine(std::string program, std::string usage_args, std::string description)
@@ -66,15 +74,25 @@ void CommandLine::AddBool(const std::string& name, bool* value, const std::strin
 }
 
 CommandLine::Flag* CommandLine::Find(const std::string& name) {
+  const std::string canonical = Canonical(name);
   for (Flag& f : flags_) {
-    if (f.name == name) return &f;
+    if (Canonical(f.name) == canonical) return &f;
   }
   return nullptr;
 }
 
+CommandLine::Flag* CommandLine::FindNegated(const std::string& name) {
+  // --noflag, and with a separator: --no_flag, --no-flag.
+  if (!absl::StartsWith(name, "no") || name.size() < 3) return nullptr;
+  Flag* flag = Find(name.substr(2));
+  if (flag == nullptr && (name[2] == '-' || name[2] == '_')) flag = Find(name.substr(3));
+  return flag != nullptr && flag->kind == Kind::kBool ? flag : nullptr;
+}
+
 bool CommandLine::WasSet(const std::string& name) const {
+  const std::string canonical = Canonical(name);
   for (const Flag& f : flags_) {
-    if (f.name == name) return f.set;
+    if (Canonical(f.name) == canonical) return f.set;
   }
   return false;
 }
@@ -119,9 +137,8 @@ absl::Status CommandLine::Parse(const std::vector<std::string>& args) {
         has_value = true;
       }
       Flag* flag = Find(name);
-      if (flag == nullptr && !has_value && absl::StartsWith(name, "no")) {
-        Flag* negated = Find(name.substr(2));
-        if (negated != nullptr && negated->kind == Kind::kBool) {
+      if (flag == nullptr && !has_value) {
+        if (Flag* negated = FindNegated(name); negated != nullptr) {
           *static_cast<bool*>(negated->value) = false;
           negated->set = true;
           continue;
@@ -144,7 +161,10 @@ absl::Status CommandLine::Parse(const std::vector<std::string>& args) {
       if (!s.ok()) return s;
       continue;
     }
-    if (allow_overrides_ && arg.find('=') != std::string::npos) {
+    // key=value, and Hydra's ~key (remove a key), which has no '=' (a path such as ~/x.yaml or
+    // ~user/x.yaml stays positional).
+    const bool removal = arg.size() > 1 && arg[0] == '~' && arg.find('/') == std::string::npos;
+    if (allow_overrides_ && (arg.find('=') != std::string::npos || removal)) {
       overrides_.push_back(arg);
     } else {
       positional_.push_back(arg);
@@ -185,6 +205,15 @@ std::string CommandLine::Help() const {
     }
   }
   out << "  --help                    show this help\n";
+  for (const Flag& f : flags_) {
+    if (f.name.find('_') == std::string::npos) continue;
+    std::string dashed = f.name;
+    for (char& c : dashed) {
+      if (c == '_') c = '-';
+    }
+    out << "\nFlags take dashes for underscores too: --" << dashed << " = --" << f.name << ".\n";
+    break;
+  }
   if (!epilog_.empty()) out << "\n" << epilog_ << (absl::EndsWith(epilog_, "\n") ? "" : "\n");
   return out.str();
 }

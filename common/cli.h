@@ -8,9 +8,13 @@
 //   absl::Status s = cli.Parse(args);     // args: everything after the subcommand
 //   if (cli.help_requested()) { std::cout << cli.Help(); return 0; }
 //
-// Accepted forms: --name=value, --name value, --flag, --noflag, --flag=true|false, `--` ends
-// flags. An argument that is not a flag and contains '=' is an override when overrides are
-// allowed, else a positional argument. Errors are one line naming the flag.
+// Accepted forms: --name=value, --name value, --flag, --noflag (also --no_flag, --no-flag),
+// --flag=true|false, `--` ends flags. Dashes and underscores in a flag's name are the same
+// (--dry-run = --dry_run); --help lists the names as they were added (underscores) and says so
+// once. An argument that is not a flag and contains '=', or starts with '~' and holds no '/'
+// (Hydra's ~key, common/yaml_config.h), is an override when overrides are allowed, else a
+// positional argument.
+// Errors are one line naming the flag as the user typed it.
 // Thread-safety: not thread-safe; used once at start-up.
 #ifndef TUNEFLEET_COMMON_CLI_H_
 #define TUNEFLEET_COMMON_CLI_H_
@@ -63,7 +67,10 @@ class CommandLine {
     std::string default_text;
     bool set = false;
   };
+  // The flag `name` names, dashes read as underscores; null if none.
   Flag* Find(const std::string& name);
+  // The bool flag that `name` negates (noflag, no_flag, no-flag); null if none.
+  Flag* FindNegated(const std::string& name);
   absl::Status Assign(Flag& flag, const std::string& text);
 
   std::string program_;

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -9,6 +10,8 @@
 #include <sstream>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -85,13 +88,53 @@ absl::StatusOr<ConfigFile> ConfigFile::Load(const std::string& path) {
 const std::string& ConfigFile::name() const { return source_->name; }
 
 absl::Status ConfigFile::ApplyOverride(const std::string& assignment) {
-  const size_t eq = assignment.find('=');
-  const std::string where = absl::StrCat(source_->name, ": override '", ClipValue(assignment), "'");
-  if (eq == std::string::npos || eq == 0) {
-    return absl::InvalidArgumentError(absl::StrCat(where, ": expected key=value"));
+  return ApplyOverride(assignment, assignment);
+}
+
+namespace {
+
+// The text of a value, to compare what `~key=VALUE` names with what the file holds.
+std::string ValueText(const YAML::Node& node) {
+  if (node.IsScalar()) return node.Scalar();
+  YAML::Emitter emitter;
+  emitter.SetMapFormat(YAML::Flow);
+  emitter.SetSeqFormat(YAML::Flow);
+  emitter << node;
+  return emitter.c_str();
+}
+
+bool SameValue(const YAML::Node& a, const YAML::Node& b) {
+  if (ValueText(a) == ValueText(b)) return true;
+  double x, y;  // 1e-5 and 1.0e-05 are the same number
+  return a.IsScalar() && b.IsScalar() && absl::SimpleAtod(a.Scalar(), &x) &&
+         absl::SimpleAtod(b.Scalar(), &y) && x == y;
+}
+
+}  // namespace
+
+absl::Status ConfigFile::ApplyOverride(const std::string& assignment, const std::string& shown_as) {
+  const std::string where = absl::StrCat(source_->name, ": override '", ClipValue(shown_as), "'");
+  // Hydra's forms: +key=value adds, ++key=value adds or sets, ~key[=value] removes.
+  enum class Op { kSet, kAdd, kRemove } op = Op::kSet;
+  size_t skip = 0;
+  if (absl::StartsWith(assignment, "++")) {
+    skip = 2;
+  } else if (absl::StartsWith(assignment, "+")) {
+    op = Op::kAdd;
+    skip = 1;
+  } else if (absl::StartsWith(assignment, "~")) {
+    op = Op::kRemove;
+    skip = 1;
   }
-  const std::string key = assignment.substr(0, eq);
-  const std::string text = assignment.substr(eq + 1);
+  const std::string body = assignment.substr(skip);
+  const size_t eq = body.find('=');
+  if ((eq == std::string::npos && op != Op::kRemove) || eq == 0 || body.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, op == Op::kRemove ? ": expected ~key or ~key=value" : ": expected key=value"));
+  }
+  const std::string key = body.substr(0, eq);
+  const bool has_value = eq != std::string::npos;
+  const std::string text = has_value ? body.substr(eq + 1) : "";
   std::vector<std::string> parts = absl::StrSplit(key, '.');
   for (const std::string& part : parts) {
     if (!ValidKeyPart(part)) {
@@ -99,14 +142,16 @@ absl::Status ConfigFile::ApplyOverride(const std::string& assignment) {
           absl::StrCat(where, ": '", ClipValue(key), "' is not a dotted key such as train.lr"));
     }
   }
-  if (absl::StripAsciiWhitespace(text).empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(where, ": empty value"));
-  }
   YAML::Node value;
-  try {
-    value = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat(where, ": cannot parse value: ", e.msg));
+  if (has_value) {
+    if (absl::StripAsciiWhitespace(text).empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": empty value"));
+    }
+    try {
+      value = YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": cannot parse value: ", e.msg));
+    }
   }
   if (!source_->root.IsMap()) {
     return absl::InvalidArgumentError(
@@ -127,13 +172,47 @@ absl::Status ConfigFile::ApplyOverride(const std::string& assignment) {
       }
     }
     const std::string part = absl::StrJoin(parts.begin() + i, parts.begin() + end, ".");
+    const bool present = HasScalarKey(current, part);
     if (end == parts.size()) {
+      // Where the value came from: an earlier override, or the file's line.
+      std::string at;
+      for (const auto& [set, shown] : source_->overrides) {
+        if (key == set || absl::StartsWith(key, set + ".")) {
+          at = absl::StrCat(" (by override '", ClipValue(shown), "')");
+        }
+      }
+      if (at.empty() && present && !current[part].Mark().is_null()) {
+        at = absl::StrCat(" (line ", current[part].Mark().line + 1, ")");
+      }
+      if (op == Op::kAdd && present) {
+        return absl::InvalidArgumentError(absl::StrCat(where, ": ", ClipValue(key),
+                                                       " is already set", at, "; use ",
+                                                       ClipValue(body), " to change it"));
+      }
+      if (op == Op::kRemove) {
+        if (!present) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(where, ": ", ClipValue(key), " is not set; nothing to remove"));
+        }
+        if (has_value && !SameValue(current[part], value)) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(where, ": ", ClipValue(key), " is ",
+                           ClipValue(ValueText(current[part])), at, ", not ", ClipValue(text),
+                           "; nothing removed"));
+        }
+        current.remove(part);
+        return absl::OkStatus();
+      }
       current[part] = value;
       break;
     }
     walked = walked.empty() ? part : walked + "." + part;
+    if (op == Op::kRemove && (!present || !current[part].IsMap())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": ", ClipValue(key), " is not set; nothing to remove"));
+    }
     YAML::Node next = current[part];
-    if (!next.IsDefined() || next.IsNull()) {
+    if (!present || next.IsNull()) {
       next = YAML::Node(YAML::NodeType::Map);
     } else if (!next.IsMap()) {
       return absl::InvalidArgumentError(absl::StrCat(where, ": ", walked, " (line ",
@@ -143,7 +222,7 @@ absl::Status ConfigFile::ApplyOverride(const std::string& assignment) {
     current.reset(next);
     i = end;
   }
-  source_->overrides[key] = assignment;
+  source_->overrides[key] = shown_as;
   return absl::OkStatus();
 }
 
@@ -263,6 +342,57 @@ absl::Status ConfigMap::AllowOnly(const std::vector<std::string>& allowed) const
     }
   }
   return absl::OkStatus();
+}
+
+bool ConfigMap::FromOverride(const std::string& key) const {
+  const std::string key_path = KeyPath(key);
+  for (const auto& [set, assignment] : source_->overrides) {
+    if (key_path == set || key_path.rfind(set + ".", 0) == 0) return true;
+  }
+  return false;
+}
+
+absl::StatusOr<std::string> ConfigMap::AllowOnlyForChoice(
+    const std::string& selector, const std::string& choice,
+    const std::vector<std::pair<std::string, std::vector<std::string>>>& keys_for) const {
+  std::vector<std::string> allowed;
+  for (const auto& [name, keys] : keys_for) {
+    if (name == choice) allowed = keys;
+  }
+  // The choices that take `key`, other than `choice`.
+  auto taken_by = [&](const std::string& key) {
+    std::vector<std::string> names;
+    for (const auto& [name, keys] : keys_for) {
+      if (name != choice && std::find(keys.begin(), keys.end(), key) != keys.end()) {
+        names.push_back(name);
+      }
+    }
+    return names;
+  };
+  const bool selector_overridden = FromOverride(selector);
+  std::vector<std::string> dropped;
+  for (const std::string& key : Keys()) {
+    if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+    const std::vector<std::string> others = taken_by(key);
+    if (others.empty()) continue;  // no choice takes it: AllowOnly says so below
+    if (!FromOverride(key)) {
+      if (selector_overridden) dropped.push_back(key);
+      continue;  // the file's own mistake: AllowOnly says so below
+    }
+    return Error(key, absl::StrCat(selector, " ", choice, " does not take it (",
+                                   absl::StrJoin(others, ", "), " does); drop it, or set ",
+                                   KeyPath(selector), "=", others[0]));
+  }
+  std::vector<std::string> kept = allowed;
+  kept.insert(kept.end(), dropped.begin(), dropped.end());
+  RETURN_IF_ERROR(AllowOnly(kept));
+  if (dropped.empty()) return std::string();
+  std::string assignment;
+  for (const auto& [set, text] : source_->overrides) {
+    if (KeyPath(selector) == set) assignment = text;
+  }
+  return absl::StrCat(ClipValue(assignment), " (override): dropped ", absl::StrJoin(dropped, ", "),
+                      " from ", source_->name);
 }
 
 absl::Status ConfigMap::Require(const std::string& key, YAML::Node* node) const {

@@ -17,7 +17,13 @@
 // {x: 1}); intermediate mappings are created when missing, so a misspelt key is then reported as
 // unknown by AllowOnly, naming the override. A key that the file writes with dots in it
 // (`parameters: {train.weight_decay: {max: 0.1}}`) is matched whole, so
-// `parameters.train.weight_decay.max=0.2` sets that entry's max.
+// `parameters.train.weight_decay.max=0.2` sets that entry's max. Hydra's other forms:
+//   +a.b=VALUE   adds a key the file lacks; an error when it is set ("use a.b=VALUE to change it")
+//   ++a.b=VALUE  adds or sets (what a.b=VALUE does)
+//   ~a.b         removes the key (and what is under it); an error when it is not set
+//   ~a.b=VALUE   removes it only if it holds VALUE (1e-5 = 1.0e-05), else an error saying what
+//                it holds; nothing is removed
+// Errors about a value an override set name the override, as the user typed it.
 // Thread-safety: a ConfigFile and its ConfigMaps are immutable after ApplyOverrides and may be
 // read from several threads; ApplyOverride must not run concurrently with reads.
 #ifndef TUNEFLEET_COMMON_YAML_CONFIG_H_
@@ -28,6 +34,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -48,6 +55,9 @@ class ConfigFile {
   static absl::StatusOr<ConfigFile> Parse(const std::string& text, const std::string& name);
 
   absl::Status ApplyOverride(const std::string& assignment);
+  // The same, errors naming the override as `shown_as` (what the user typed, when a tool
+  // rewrote it: `lr=1e-5,1e-4` under hpo sweep --multirun).
+  absl::Status ApplyOverride(const std::string& assignment, const std::string& shown_as);
   absl::Status ApplyOverrides(const std::vector<std::string>& assignments);
 
   // The top-level mapping; an error when the document is not a mapping.
@@ -75,6 +85,21 @@ class ConfigMap {
   // Fails on a key not in `allowed` (naming the allowed ones) and on a key given twice.
   absl::Status AllowOnly(std::initializer_list<const char*> allowed) const;
   absl::Status AllowOnly(const std::vector<std::string>& allowed) const;
+
+  // True when a command-line override set `key` or a mapping above it (not for a key the file
+  // gives inside a mapping that an override only added to).
+  bool FromOverride(const std::string& key) const;
+
+  // For a mapping whose `selector` key (a `type`) picks which of its keys apply, `keys_for`
+  // listing the keys of each choice: AllowOnly(the keys of `choice`), except when a command-line
+  // override set the selector, then keys the file gives for another choice are dropped (the
+  // parser does not read them) and the note to print says so, e.g.
+  //   early_terminate.type=none (override): dropped n_startup_trials, n_warmup_steps from x.yaml
+  // ("" when nothing was dropped). A key an override gave that `choice` does not take stays
+  // an error, naming the choices that take it and the fix.
+  absl::StatusOr<std::string> AllowOnlyForChoice(
+      const std::string& selector, const std::string& choice,
+      const std::vector<std::pair<std::string, std::vector<std::string>>>& keys_for) const;
 
   // Required values: an error when the key is missing or has the wrong type.
   absl::Status Get(const std::string& key, std::string* out) const;

@@ -16,6 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/binary_path.h"
 #include "common/cli.h"
 #include "common/logging.h"
 #include "common/signals.h"
@@ -51,14 +52,16 @@ void UnblockStopSignals() {
 
 int Sweep(const std::vector<std::string>& args) {
   std::string head, journal, report_json, keys;
-  bool resume = false, dry_run = false;
+  bool resume = false, dry_run = false, multirun = false;
   int64_t slots = 0, head_grace_s = 300;
   double max_failed_share = 0.5;
   CommandLine cli("hpo sweep", "SWEEP.yaml [key=value ...]",
                   "Runs the sweep described by SWEEP.yaml. Without --head it runs in single-node\n"
                   "dev mode: it starts a head and a local agent, uses every local GPU (or CPU\n"
                   "slots), and stops them when the sweep ends. key=value arguments override the\n"
-                  "sweep file (search.random.trials=4).");
+                  "sweep file (search.random.trials=4), as Hydra's do: +key=value adds a key the\n"
+                  "file lacks, ++key=value adds or sets, ~key removes one (~key=value: only if it\n"
+                  "holds value). Setting early_terminate.type drops the file's keys of its old type.");
   cli.AddString("head", &head, "address of a running head; omit for single-node dev mode",
                 "tcp://HOST:PORT");
   cli.AddString("journal", &journal, "journal file (default: the sweep's `journal`)", "PATH");
@@ -76,9 +79,19 @@ int Sweep(const std::vector<std::string>& args) {
                 "exit 3 when more than this share of the sweep's points failed after their "
                 "retries (0 to 1)",
                 "X");
+  cli.AddBool("multirun", &multirun,
+              "Hydra's multirun: a grid over exactly the values listed, KEY=a,b,c for each "
+              "parameter KEY (lr, batch_size, a trainer key); see below");
   cli.AllowOverrides();
   cli.ExpectPositional(1, 1);
   cli.AddHelpEpilog(
+      "--multirun: an override whose key is not a section of the sweep file names a parameter,\n"
+      "and KEY=a,b,c becomes parameters.KEY: {values: [a, b, c]} (KEY=a: one value), replacing\n"
+      "the file's; the search method becomes grid, so the sweep runs every combination of the\n"
+      "values listed and nothing else. A parameter of the file that the command line does not\n"
+      "name must take one value, else it is an error (sweep it too, or give it one value):\n"
+      "  hpo sweep configs/lr.yaml --multirun lr=1e-5,3e-5,1e-4 batch_size=16,32   (6 trials)\n"
+      "\n"
       "Exit codes:\n"
       "  0    the sweep ran to its end (with --dry_run: the plan was printed)\n"
       "  1    hpo failed: the head was lost or refused the sweep, the journal could not be\n"
@@ -102,11 +115,12 @@ int Sweep(const std::vector<std::string>& args) {
   // A dry run starts no thread and no child: let SIGINT / SIGTERM stop it as they stop any
   // program (main() blocked them for the sweep's poll loop).
   if (dry_run) UnblockStopSignals();
-  auto config = LoadSweepConfig(cli.positional()[0], cli.overrides());
+  auto config = LoadSweepConfig(cli.positional()[0], cli.overrides(), multirun);
   if (!config.ok()) {
     PrintError("hpo sweep", config.status());
     return kExitUsage;
   }
+  for (const std::string& note : config->notes) std::cerr << "note     " << note << "\n";
   if (!journal.empty()) config->journal = journal;
   for (absl::Status bad : {CheckJournalPath(config->journal), CheckSweepTrainerFiles(*config)}) {
     if (!bad.ok()) {
@@ -264,6 +278,17 @@ int Best(const std::vector<std::string>& args) {
                                best->number, *best->value, best->params.at(kLrParam),
                                static_cast<int>(best->params.at(kBatchParam)), best->lr_effective,
                                others);
+  // Re-running it alone: the resolved config its trainer wrote (trainer/resolved_config.h).
+  const std::string trial_dir = absl::StrCat(RunDir(journal), "/trial-", best->number);
+  const std::string resolved = trial_dir + "/.tunefleet/config.yaml";
+  if (::access(resolved.c_str(), R_OK) == 0) {
+    const absl::StatusOr<std::string> trainer = FindSiblingBinary("trainer/trainer");
+    std::cout << "re-run: " << (trainer.ok() ? *trainer : std::string("trainer"))
+              << " train --config " << resolved << " output.dir=" << trial_dir << "-rerun\n";
+  } else {
+    std::cout << "re-run: no " << resolved << " here (a synthetic trial has none; a trial whose "
+              << "output stayed on its node has it there: resources.fetch_back brings it back)\n";
+  }
   if (auto bounds = contents->study_user_attrs.find("best_at_bound");
       bounds != contents->study_user_attrs.end()) {
     auto at = nlohmann::json::parse(bounds->second, nullptr, /*allow_exceptions=*/false);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <vector>
 
@@ -82,6 +83,15 @@ absl::Status CheckJournalPath(const std::string& path) {
 
 absl::Status MakeJournalFolders(const std::string& path) {
   return PrepareJournalFolder(path, /*create=*/true);
+}
+
+std::string RunDir(const std::string& journal) {
+  std::string dir = JournalFolder(journal);
+  if (dir == ".") dir.clear();
+  if (!dir.empty() && dir[0] == '/') return dir;
+  char cwd[PATH_MAX];
+  if (::getcwd(cwd, sizeof(cwd)) == nullptr) return dir.empty() ? "." : dir;
+  return dir.empty() ? std::string(cwd) : absl::StrCat(cwd, "/", dir);
 }
 
 std::string JournalFolder(const std::string& path) {

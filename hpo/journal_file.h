@@ -30,6 +30,9 @@ absl::Status MakeJournalFolders(const std::string& path);
 
 // The folder holding the journal: "a/b/j.log" -> "a/b", "j.log" -> ".", "/j.log" -> "/".
 std::string JournalFolder(const std::string& path);
+// That folder, absolute (against the working directory): where a sweep keeps its files, and
+// trial N's trainer output (output.dir) is RunDir(journal)/trial-N.
+std::string RunDir(const std::string& journal);
 
 // The whole journal at `path`: InvalidArgument when it is a folder ("is a folder, not a journal
 // file"), NotFound when it is missing ("PATH: cannot open journal: ...").

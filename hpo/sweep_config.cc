@@ -14,6 +14,7 @@
 #include "common/file_util.h"
 #include "common/name_chars.h"
 #include "common/status_macros.h"
+#include "hpo/multirun.h"
 #include "trainer/datasets.h"
 #include "trainer/train_config.h"
 
@@ -105,9 +106,11 @@ absl::Status ParseTrainer(const ConfigMap& m, TrainerSpec* t) {
   return absl::OkStatus();
 }
 
-absl::Status ParseSearch(const ConfigMap& m, SweepConfig* c) {
+absl::Status ParseSearch(const ConfigMap& m, SweepConfig* c, bool read_method) {
   RETURN_IF_ERROR(m.AllowOnly({"method", "random", "grid"}));
-  RETURN_IF_ERROR(m.GetEnum("method", {"random", "grid", "random_then_grid"}, &c->method));
+  if (read_method) {
+    RETURN_IF_ERROR(m.GetEnum("method", {"random", "grid", "random_then_grid"}, &c->method));
+  }
   ASSIGN_OR_RETURN(ConfigMap random, m.GetOptionalMap("random"));
   RETURN_IF_ERROR(random.AllowOnly({"trials", "seed"}));
   RETURN_IF_ERROR(GetAtLeast(random, "trials", &c->random.trials, 1));
@@ -129,28 +132,83 @@ absl::Status ParseSearch(const ConfigMap& m, SweepConfig* c) {
   return absl::OkStatus();
 }
 
+// W&B's hyperband keys and tunefleet's (Optuna's) for the same setting.
+constexpr const char* kSameSetting[][2] = {
+    {"min_iter", "min_resource"}, {"max_iter", "max_resource"}, {"eta", "reduction_factor"}};
+
 absl::Status ParseHyperband(const ConfigMap& m, HyperbandSpec* h) {
-  RETURN_IF_ERROR(
-      m.AllowOnly({"type", "min_resource", "max_resource", "reduction_factor", "bootstrap_count"}));
+  if (m.Has("strict")) {
+    return m.Error("strict", "W&B's strict hyperband is not supported (tunefleet's hyperband is "
+                             "Optuna's HyperbandPruner); remove it");
+  }
+  for (const auto& [wandb, ours] : kSameSetting) {
+    if (m.Has(wandb) && m.Has(ours)) {
+      return m.Error(wandb, absl::StrCat("give ", wandb, " (W&B's spelling) or ", ours,
+                                         ", not both"));
+    }
+  }
   RETURN_IF_ERROR(GetResourceOrAuto(m, "min_resource", &h->min_resource));
   RETURN_IF_ERROR(GetResourceOrAuto(m, "max_resource", &h->max_resource));
   RETURN_IF_ERROR(GetAtLeast(m, "reduction_factor", &h->reduction_factor, 2));
+  RETURN_IF_ERROR(GetAtLeast(m, "eta", &h->reduction_factor, 2));
   RETURN_IF_ERROR(GetAtLeast(m, "bootstrap_count", &h->bootstrap_count, 0));
-  if (h->bootstrap_count > 0 && h->max_resource == 0) {
+  if (m.Has("min_iter")) RETURN_IF_ERROR(GetAtLeast(m, "min_iter", &h->min_iter, 1));
+  if (m.Has("max_iter")) RETURN_IF_ERROR(GetAtLeast(m, "max_iter", &h->max_iter, 1));
+  if (m.Has("s")) {
+    for (const char* smallest : {"min_iter", "min_resource"}) {
+      if (m.Has(smallest)) {
+        return m.Error("s", absl::StrCat("s sets the smallest rung from max_iter (max_iter / "
+                                         "eta^s): give s or ", smallest, ", not both"));
+      }
+    }
+    if (!m.Has("max_iter")) return m.Error("s", "needs max_iter (min_iter = max_iter / eta^s)");
+    int64_t s = 0;
+    RETURN_IF_ERROR(GetAtLeast(m, "s", &s, 0));
+    // W&B's bracket rule: divide max_iter by eta s times, rounding down.
+    h->min_iter = h->max_iter;
+    for (int64_t i = 0; i < s && h->min_iter > 0; ++i) h->min_iter /= h->reduction_factor;
+    if (h->min_iter < 1) {
+      return m.Error("s", absl::StrCat("max_iter / eta^s = ", h->max_iter, " / ",
+                                       h->reduction_factor, "^", s,
+                                       " is below one evaluation: use a smaller s"));
+    }
+  }
+  if (h->min_iter > 0 && h->max_iter > 0 && h->min_iter > h->max_iter) {
+    return m.Error("max_iter", absl::StrCat("must be >= min_iter (", h->min_iter, "), got ",
+                                            h->max_iter));
+  }
+  if (h->bootstrap_count > 0 && h->max_resource == 0 && h->max_iter == 0) {
     // Optuna refuses this combination (HyperbandPruner raises ValueError).
     return m.Error("bootstrap_count", "needs an explicit max_resource (not auto)");
   }
   return absl::OkStatus();
 }
 
+// The keys of each early_terminate type (ConfigMap::AllowOnlyForChoice).
+using KeysByType = std::vector<std::pair<std::string, std::vector<std::string>>>;
+
+const KeysByType& EarlyTerminateKeys() {
+  static const KeysByType* const kKeys = new KeysByType{
+      {"none", {"type"}},
+      {"median", {"type", "n_startup_trials", "n_warmup_steps", "interval_steps", "n_min_trials"}},
+      {"successive_halving",
+       {"type", "min_resource", "reduction_factor", "min_early_stopping_rate", "bootstrap_count"}},
+      {"hyperband",
+       {"type", "min_resource", "max_resource", "reduction_factor", "bootstrap_count",
+        // W&B's spellings (ParseHyperband refuses strict with its own message)
+        "min_iter", "max_iter", "eta", "s", "strict"}},
+  };
+  return *kKeys;
+}
+
 absl::Status ParseEarlyTerminate(const ConfigMap& m, SweepConfig* c) {
   RETURN_IF_ERROR(m.GetEnum("type", {"none", "median", "successive_halving", "hyperband"},
                             &c->pruner, /*required=*/true));
-  if (c->pruner == "none") return m.AllowOnly({"type"});
+  ASSIGN_OR_RETURN(std::string note, m.AllowOnlyForChoice("type", c->pruner, EarlyTerminateKeys()));
+  if (!note.empty()) c->notes.push_back(note);
+  if (c->pruner == "none") return absl::OkStatus();
   if (c->pruner == "hyperband") return ParseHyperband(m, &c->hyperband);
   if (c->pruner == "median") {
-    RETURN_IF_ERROR(
-        m.AllowOnly({"type", "n_startup_trials", "n_warmup_steps", "interval_steps", "n_min_trials"}));
     MedianSpec& s = c->median;
     RETURN_IF_ERROR(GetAtLeast(m, "n_startup_trials", &s.n_startup_trials, 0));
     RETURN_IF_ERROR(GetAtLeast(m, "n_warmup_steps", &s.n_warmup_steps, 0));
@@ -158,8 +216,6 @@ absl::Status ParseEarlyTerminate(const ConfigMap& m, SweepConfig* c) {
     RETURN_IF_ERROR(GetAtLeast(m, "n_min_trials", &s.n_min_trials, 1));
     return absl::OkStatus();
   }
-  RETURN_IF_ERROR(m.AllowOnly(
-      {"type", "min_resource", "reduction_factor", "min_early_stopping_rate", "bootstrap_count"}));
   SuccessiveHalvingSpec& s = c->successive_halving;
   RETURN_IF_ERROR(GetResourceOrAuto(m, "min_resource", &s.min_resource));
   RETURN_IF_ERROR(GetAtLeast(m, "reduction_factor", &s.reduction_factor, 2));
@@ -182,22 +238,38 @@ int64_t SamplesPerEpoch(const trainer::TrainerConfig& t, int64_t ranks) {
   return (n + ranks - 1) / ranks * ranks;
 }
 
-// Hyperband's min_resource "auto": one evaluation interval, in samples.
+// Hyperband's resources in samples: min_resource "auto" is one evaluation interval, and W&B's
+// min_iter / max_iter count evaluation intervals (the synthetic trainer's interval is one step).
 absl::Status ResolveHyperband(const std::string& path, SweepConfig* c) {
-  if (c->pruner != "hyperband" || c->hyperband.min_resource > 0) return absl::OkStatus();
+  HyperbandSpec& h = c->hyperband;
+  if (c->pruner != "hyperband") return absl::OkStatus();
+  if (h.min_resource > 0 && h.min_iter == 0 && h.max_iter == 0) return absl::OkStatus();
   const TrainerSpec& t = c->trainer;
+  int64_t interval = 0;
   if (t.synthetic) {
-    c->hyperband.min_resource = t.synthetic_spec.samples_per_step;
-    return absl::OkStatus();
-  }
-  if (t.samples_per_epoch <= 0) {
+    interval = t.synthetic_spec.samples_per_step;
+  } else if (t.samples_per_epoch > 0) {
+    interval = std::max<int64_t>(1, std::llround(static_cast<double>(t.samples_per_epoch) /
+                                                 static_cast<double>(t.evals_per_epoch)));
+  } else {
+    const char* key = h.min_iter > 0 ? "min_iter" : h.max_iter > 0 ? "max_iter" : "min_resource";
     return absl::InvalidArgumentError(absl::StrCat(
-        path, ": early_terminate.min_resource: auto is one evaluation interval, but the training "
-              "data cannot be read here to size it: give min_resource in samples"));
+        path, ": early_terminate.", key,
+        h.min_iter > 0 || h.max_iter > 0 ? ": counts evaluation intervals"
+                                         : ": auto is one evaluation interval",
+        ", but the training data cannot be read here to size it: give ",
+        h.max_iter > 0 && h.min_iter == 0 ? "max_resource" : "min_resource", " in samples"));
   }
-  c->hyperband.min_resource =
-      std::max<int64_t>(1, std::llround(static_cast<double>(t.samples_per_epoch) /
-                                        static_cast<double>(t.evals_per_epoch)));
+  for (int64_t* iters : {&h.min_iter, &h.max_iter}) {
+    if (*iters > INT64_MAX / interval) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": early_terminate: ", *iters, " evaluations of ", interval,
+          " samples overflow the samples axis"));
+    }
+  }
+  if (h.max_iter > 0) h.max_resource = h.max_iter * interval;
+  if (h.min_iter > 0) h.min_resource = h.min_iter * interval;
+  if (h.min_resource == 0) h.min_resource = interval;
   return absl::OkStatus();
 }
 
@@ -208,11 +280,21 @@ bool FileExists(const std::string& path) {
 
 }  // namespace
 
+namespace {
+
+// The top-level keys of a sweep file.
+const std::vector<std::string>& SweepSections() {
+  static const auto* const kSections = new std::vector<std::string>{
+      "name", "metric", "trainer", "resources", "parameters", "lr_scaling", "search", "method",
+      "early_terminate", "max_concurrent_trials", "max_failures_per_trial", "journal"};
+  return *kSections;
+}
+
+}  // namespace
+
 absl::StatusOr<SweepConfig> ParseSweepConfig(const ConfigFile& file) {
   ASSIGN_OR_RETURN(ConfigMap root, file.Root());
-  RETURN_IF_ERROR(root.AllowOnly({"name", "metric", "trainer", "resources", "parameters",
-                                  "lr_scaling", "search", "method", "early_terminate",
-                                  "max_concurrent_trials", "max_failures_per_trial", "journal"}));
+  RETURN_IF_ERROR(root.AllowOnly(SweepSections()));
   SweepConfig c;
   c.source = file.name();
   RETURN_IF_ERROR(root.Get("name", &c.name));
@@ -265,14 +347,24 @@ absl::StatusOr<SweepConfig> ParseSweepConfig(const ConfigFile& file) {
   RETURN_IF_ERROR(scaling.GetEnum("rule", {"linear", "none"}, &c.lr_scaling.rule));
   RETURN_IF_ERROR(GetAtLeast(scaling, "base_batch", &c.lr_scaling.base_batch, 1));
   ASSIGN_OR_RETURN(ConfigMap search, root.GetOptionalMap("search"));
-  if (root.Has("method")) {  // W&B's spelling of search.method
-    if (search.Has("method")) {
+  bool top_level_method = root.Has("method");  // W&B's spelling of search.method
+  if (top_level_method && search.Has("method")) {
+    // The command line wins over the file; twice in the file (or on the command line) is an
+    // error.
+    if (root.FromOverride("method") == search.FromOverride("method")) {
       return root.Error("method", "give the method once: method or search.method");
     }
+    top_level_method = root.FromOverride("method");
+    c.notes.push_back(absl::StrCat(top_level_method ? "method" : "search.method",
+                                   " (override): ignored ",
+                                   top_level_method ? "search.method" : "method", " from ",
+                                   file.name()));
+  }
+  if (top_level_method) {
     RETURN_IF_ERROR(root.GetEnum("method", {"random", "grid", "random_then_grid"}, &c.method,
                                  /*required=*/true));
   }
-  RETURN_IF_ERROR(ParseSearch(search, &c));
+  RETURN_IF_ERROR(ParseSearch(search, &c, /*read_method=*/!top_level_method));
   if (root.Has("early_terminate")) {
     ASSIGN_OR_RETURN(ConfigMap early, root.GetMap("early_terminate"));
     RETURN_IF_ERROR(ParseEarlyTerminate(early, &c));
@@ -294,10 +386,17 @@ const ParamSpec* SweepConfig::FindParam(const std::string& param) const {
 }
 
 absl::StatusOr<SweepConfig> LoadSweepConfig(const std::string& path,
-                                            const std::vector<std::string>& overrides) {
+                                            const std::vector<std::string>& overrides,
+                                            bool multirun) {
   ASSIGN_OR_RETURN(ConfigFile file, ConfigFile::Load(path));
-  RETURN_IF_ERROR(file.ApplyOverrides(overrides));
-  ASSIGN_OR_RETURN(SweepConfig config, ParseSweepConfig(file));
+  if (multirun) {
+    RETURN_IF_ERROR(ApplyMultirunOverrides(overrides, SweepSections(), &file));
+  } else {
+    RETURN_IF_ERROR(AddMultirunHint(file.ApplyOverrides(overrides), overrides));
+  }
+  absl::StatusOr<SweepConfig> parsed = ParseSweepConfig(file);
+  if (!parsed.ok() && !multirun) return AddMultirunHint(parsed.status(), overrides);
+  ASSIGN_OR_RETURN(SweepConfig config, std::move(parsed));
   if (!config.trainer.synthetic) {
     std::string trainer_path = config.trainer.config;
     if (!FileExists(trainer_path) && trainer_path[0] != '/') {

@@ -15,8 +15,20 @@
 // it has seen across all ranks (trainer/train_loop.h), which is Optuna's `step` in the journal
 // and in every pruner setting (n_warmup_steps, interval_steps, min_resource, max_resource).
 //
-// W&B sweep spellings are accepted too: `method` at the top level (for search.method) and the
-// distributions `log_uniform_values` (our log_uniform), `int_uniform` (int) and `categorical`.
+// W&B sweep spellings are accepted too: `method` at the top level (for search.method), the
+// distributions `log_uniform_values` (our log_uniform), `int_uniform` (int) and `categorical`,
+// and hyperband's `min_iter`, `max_iter`, `eta` and `s`. W&B counts iterations as the times the
+// metric was logged; here that is an evaluation interval (samples_per_epoch / evals_per_epoch
+// samples; the synthetic trainer's samples_per_step), so min_iter: N is min_resource: N
+// intervals in samples, max_iter likewise max_resource, eta is reduction_factor, and s with
+// max_iter (no min_iter) gives min_iter = floor(max_iter / eta^s), W&B's rule for its brackets.
+// A W&B key and ours for the same setting (min_iter and min_resource) is an error naming both;
+// `strict` is refused (not supported).
+//
+// Command-line overrides (common/yaml_config.h) win: an override of early_terminate.type drops
+// the file's keys of the other types, and one of `method` or `search.method` when the file
+// gives the other spelling ignores the file's; each says so in a note (SweepConfig::notes).
+// With --multirun, hpo/multirun.h.
 #ifndef TUNEFLEET_HPO_SWEEP_CONFIG_H_
 #define TUNEFLEET_HPO_SWEEP_CONFIG_H_
 
@@ -104,6 +116,10 @@ struct HyperbandSpec {
   int64_t max_resource = 0;
   int64_t reduction_factor = 3;
   int64_t bootstrap_count = 0;
+  // W&B's min_iter and max_iter (0: not given), in evaluation intervals; LoadSweepConfig sets
+  // min_resource and max_resource from them.
+  int64_t min_iter = 0;
+  int64_t max_iter = 0;
 };
 
 struct SweepConfig {
@@ -144,17 +160,23 @@ struct SweepConfig {
   int64_t max_concurrent_trials = 1;
   int64_t max_failures_per_trial = 2;
   std::string journal;  // default runs/NAME/journal.log
+  // What the command line changed beyond its own values, one line each for hpo to print
+  // ("early_terminate.type=none (override): dropped n_startup_trials from lr.yaml").
+  std::vector<std::string> notes;
 
   // The spec of the searched parameter `name` (lr or a trainer key; not batch_size); null if
   // none.
   const ParamSpec* FindParam(const std::string& name) const;
 };
 
-// Loads `path` and applies `overrides` ("search.random.trials=4"). A trainer config named by
-// the sweep is loaded and validated too (relative to the working directory, else to the sweep
-// file's folder), so that a bad trainer config fails before any trial starts.
+// Loads `path` and applies `overrides` ("search.random.trials=4"; with `multirun`, as
+// hpo/multirun.h says; without, an error about an override holding a comma suggests
+// --multirun). A trainer config named by the sweep is loaded and validated too (relative to the
+// working directory, else to the sweep file's folder), so that a bad trainer config fails
+// before any trial starts.
 absl::StatusOr<SweepConfig> LoadSweepConfig(const std::string& path,
-                                            const std::vector<std::string>& overrides = {});
+                                            const std::vector<std::string>& overrides = {},
+                                            bool multirun = false);
 // Parses an already loaded file; the trainer config is not opened.
 absl::StatusOr<SweepConfig> ParseSweepConfig(const ConfigFile& file);
 

@@ -30,16 +30,6 @@ namespace tunefleet {
 namespace hpo {
 namespace {
 
-std::string AbsoluteDir(const std::string& file) {
-  std::string dir = file.substr(0, file.rfind('/') == std::string::npos ? 0 : file.rfind('/'));
-  if (dir.empty()) dir = ".";
-  if (dir[0] != '/') {
-    char cwd[PATH_MAX];
-    if (::getcwd(cwd, sizeof(cwd)) != nullptr) dir = std::string(cwd) + "/" + dir;
-  }
-  return dir;
-}
-
 int TerminalRows() {
   winsize ws{};
   if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 8) return ws.ws_row;
@@ -63,7 +53,7 @@ SweepDriver::SweepDriver(SweepConfig config, Options options, SignalFd* signals)
     : config_(std::move(config)),
       options_(std::move(options)),
       signals_(signals),
-      run_dir_(AbsoluteDir(config_.journal)),
+      run_dir_(RunDir(config_.journal)),
       table_(config_),
       context_(1) {}
 

@@ -28,9 +28,8 @@ bool IsSpec(const ConfigMap& m) {
 }
 
 // The trainer key a parameter name stands for: itself when it is a trainer key, else the one
-// trainer key whose last part it is.
-absl::StatusOr<std::string> ResolveTrainerKey(const ConfigMap& m, const std::string& entry,
-                                              const std::string& name) {
+// trainer key whose last part it is; the error says why not (no location).
+absl::StatusOr<std::string> ResolveTrainerKey(const std::string& name) {
   const std::vector<std::string>& keys = trainer::TrainerConfigKeys();
   if (std::find(keys.begin(), keys.end(), name) != keys.end()) return name;
   std::vector<std::string> matches;
@@ -41,11 +40,18 @@ absl::StatusOr<std::string> ResolveTrainerKey(const ConfigMap& m, const std::str
   }
   if (matches.size() == 1) return matches[0];
   if (matches.size() > 1) {
-    return m.Error(entry, absl::StrCat("names several trainer keys (", absl::StrJoin(matches, ", "),
-                                       "): write the one you mean"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "names several trainer keys (", absl::StrJoin(matches, ", "), "): write the one you mean"));
   }
-  return m.Error(entry, absl::StrCat("is not a trainer key (the trainer reads ",
-                                     absl::StrJoin(keys, ", "), ")"));
+  return absl::InvalidArgumentError(absl::StrCat("is not a trainer key (the trainer reads ",
+                                                 absl::StrJoin(keys, ", "), ")"));
+}
+
+absl::StatusOr<std::string> ResolveTrainerKey(const ConfigMap& m, const std::string& entry,
+                                              const std::string& name) {
+  absl::StatusOr<std::string> key = ResolveTrainerKey(name);
+  if (!key.ok()) return m.Error(entry, std::string(key.status().message()));
+  return key;
 }
 
 absl::Status CheckReserved(const ConfigMap& m, const std::string& entry, const std::string& key) {
@@ -198,6 +204,14 @@ absl::Status Collect(const ConfigMap& m, const std::string& prefix, std::vector<
   return absl::OkStatus();
 }
 
+// How many values a parameter takes: a list's length, 1 for int min == max, 0 for a range.
+int64_t ValueCount(const ParamSpec& p) {
+  if (p.distribution == "categorical") {
+    return static_cast<int64_t>(p.labels.empty() ? p.values.size() : p.labels.size());
+  }
+  return p.distribution == "int" && p.min == p.max ? 1 : 0;
+}
+
 // The sample points CheckParametersWithTrainer tries.
 std::vector<double> Probes(const ParamSpec& p) {
   if (p.distribution == "categorical") {
@@ -218,8 +232,15 @@ std::vector<double> Probes(const ParamSpec& p) {
 
 }  // namespace
 
+absl::StatusOr<std::string> ParameterName(const std::string& name) {
+  if (name == "lr" || name == "train.lr") return std::string("lr");
+  if (name == "batch_size" || name == "train.batch_size") return std::string("batch_size");
+  return ResolveTrainerKey(name);
+}
+
 absl::Status ParseParameters(const ConfigMap& m, ParamSpec* lr, std::vector<int64_t>* batch_sizes,
-                             std::vector<ParamSpec>* others) {
+                             std::vector<ParamSpec>* others,
+                             std::vector<ParameterEntry>* listed) {
   std::vector<Entry> entries;
   RETURN_IF_ERROR(Collect(m, "", &entries));
   bool have_lr = false, have_batch = false;
@@ -229,6 +250,9 @@ absl::Status ParseParameters(const ConfigMap& m, ParamSpec* lr, std::vector<int6
       if (have_lr) return e.parent.Error(e.at, "lr is given twice (lr and train.lr)");
       have_lr = true;
       RETURN_IF_ERROR(ParseLr(e.map, lr));
+      if (listed != nullptr) {
+        listed->push_back(ParameterEntry{"lr", e.name, ValueCount(*lr), e.parent, e.at});
+      }
       continue;
     }
     if (e.name == "batch_size" || e.name == "train.batch_size") {
@@ -237,6 +261,10 @@ absl::Status ParseParameters(const ConfigMap& m, ParamSpec* lr, std::vector<int6
       }
       have_batch = true;
       RETURN_IF_ERROR(ParseBatch(e.map, batch_sizes));
+      if (listed != nullptr) {
+        listed->push_back(ParameterEntry{"batch_size", e.name,
+                                         static_cast<int64_t>(batch_sizes->size()), e.parent, e.at});
+      }
       continue;
     }
     ASSIGN_OR_RETURN(std::string key, ResolveTrainerKey(e.parent, e.at, e.name));
@@ -249,6 +277,9 @@ absl::Status ParseParameters(const ConfigMap& m, ParamSpec* lr, std::vector<int6
     }
     ParamSpec p;
     RETURN_IF_ERROR(ParseOther(e.map, key, &p));
+    if (listed != nullptr) {
+      listed->push_back(ParameterEntry{key, e.name, ValueCount(p), e.parent, e.at});
+    }
     others->push_back(std::move(p));
   }
   if (!have_lr) return m.Error("", "missing required key 'lr'");
@@ -275,8 +306,9 @@ absl::Status CheckParametersWithTrainer(const std::vector<ParamSpec>& others,
           absl::StrContains(why, "expected an integer")) {
         hint = " (use distribution: int)";
       }
+      // A parameter that an override made has no line.
       return absl::InvalidArgumentError(absl::StrCat(
-          sweep_source, ":", p.line, ": parameters.", p.name, ": the trainer refuses ", p.name, "=",
+          sweep_source, p.line > 0 ? absl::StrCat(":", p.line) : "", ": parameters.", p.name, ": the trainer refuses ", p.name, "=",
           ClipValue(ParamValueText(p, probe)), ": ", why, hint));
     }
   }

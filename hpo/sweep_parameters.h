@@ -25,10 +25,12 @@
 #ifndef TUNEFLEET_HPO_SWEEP_PARAMETERS_H_
 #define TUNEFLEET_HPO_SWEEP_PARAMETERS_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "common/yaml_config.h"
 
 namespace tunefleet {
@@ -45,10 +47,26 @@ struct ParamSpec {
   int line = 0;                     // where the sweep file gives it, for messages
 };
 
+// One entry of the section as the file writes it (for hpo sweep --multirun, hpo/multirun.h).
+struct ParameterEntry {
+  std::string name;    // lr, batch_size or the trainer key it stands for
+  std::string path;    // its dotted path under `parameters`: train: {lr: ...} -> "train.lr"
+  int64_t values = 0;  // how many values it takes: a list's length, 1 for int min == max, 0 for
+                       // a range
+  ConfigMap parent;    // errors at the entry: parent.Error(at, ...)
+  std::string at;
+};
+
 // Reads the section into `lr`, `batch_sizes` (ascending) and `others` (the trainer keys, in
-// file order). Errors name the file, the line and the dotted key.
+// file order), and, when `listed` is given, each entry into it. Errors name the file, the line
+// and the dotted key.
 absl::Status ParseParameters(const ConfigMap& parameters, ParamSpec* lr,
-                             std::vector<int64_t>* batch_sizes, std::vector<ParamSpec>* others);
+                             std::vector<int64_t>* batch_sizes, std::vector<ParamSpec>* others,
+                             std::vector<ParameterEntry>* listed = nullptr);
+
+// The parameter a name stands for, by the rules above: "lr", "batch_size" or the trainer key
+// ("weight_decay" -> "train.weight_decay"); else an error saying why (no location).
+absl::StatusOr<std::string> ParameterName(const std::string& name);
 
 // Checks the searched trainer keys against the trainer config the trials run (with the
 // sweep's trainer overrides): the config must load with each parameter at its bounds, at a

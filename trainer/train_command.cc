@@ -25,6 +25,7 @@
 #include "trainer/local_ranks.h"
 #include "trainer/memory_estimate.h"
 #include "trainer/train_config.h"
+#include "trainer/resolved_config.h"
 #include "trainer/train_loop.h"
 
 namespace tunefleet {
@@ -159,7 +160,9 @@ int RunTrain(const std::vector<std::string>& args) {
   bool dry_run = false, resume = false;
   CommandLine cli(kProgram, "[key=value ...]",
                   "Trains a model as the trainer YAML describes; key=value arguments override it\n"
-                  "(train.lr=3e-5 model.pooling=cls). Writes OUTPUT_DIR/metrics.jsonl, the model\n"
+                  "(train.lr=3e-5 model.pooling=cls), as Hydra's do: +key=value adds a key the\n"
+                  "file lacks, ++key=value adds or sets, ~key removes one (~key=value: only if it\n"
+                  "holds value). Writes OUTPUT_DIR/metrics.jsonl, the model\n"
                   "(OUTPUT_DIR/model) and a checkpoint to resume from (OUTPUT_DIR/checkpoint).");
   cli.AddString("config", &config_path, "trainer YAML (required)", "TRAIN.yaml");
   cli.AddBool("resume", &resume, "continue from OUTPUT_DIR/checkpoint");
@@ -213,6 +216,16 @@ int RunTrain(const std::vector<std::string>& args) {
   }
   if (env->rank == 0) PrintConfig(*config, device);
   if (dry_run) return kExitOk;
+  // The run's resolved config beside its output, for re-running it alone (as Hydra's
+  // .hydra/config.yaml). A job a launcher started records its world size as train.devices.
+  if (env->rank == 0) {
+    const bool launched = under_launcher && std::getenv(kLocalRanksEnv) == nullptr;
+    if (absl::Status s = WriteResolvedConfig(*config, overrides, launched ? env->world_size : 1);
+        !s.ok()) {
+      PrintError(kProgram, absl::PermissionDeniedError(absl::StrCat("output.dir: ", s.message())));
+      return kExitUsage;
+    }
+  }
 
   std::unique_ptr<comm::ProcessGroup> group;
   if (env->distributed()) {

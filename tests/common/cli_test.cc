@@ -14,12 +14,15 @@ namespace tunefleet {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 struct Flags {
   std::string head;
   int64_t slots = 0;
   double ratio = 0.5;
   bool resume = false;
+  bool dry_run = false;
+  int64_t head_grace_s = 300;
 };
 
 CommandLine Make(Flags& f) {
@@ -28,6 +31,8 @@ CommandLine Make(Flags& f) {
   cli.AddInt("slots", &f.slots, "slots");
   cli.AddDouble("ratio", &f.ratio, "ratio");
   cli.AddBool("resume", &f.resume, "resume");
+  cli.AddBool("dry_run", &f.dry_run, "dry run");
+  cli.AddInt("head_grace_s", &f.head_grace_s, "grace");
   cli.AllowOverrides();
   cli.ExpectPositional(1, 1);
   return cli;
@@ -54,6 +59,70 @@ TEST(CommandLineTest, NegatedBool) {
   CommandLine cli = Make(f);
   ASSERT_TRUE(cli.Parse({"--noresume", "x.yaml"}).ok());
   EXPECT_FALSE(f.resume);
+}
+
+TEST(CommandLineTest, DashesAreUnderscores) {
+  Flags f;
+  CommandLine cli = Make(f);
+  ASSERT_TRUE(cli.Parse({"--dry-run", "--head-grace-s", "7", "x.yaml"}).ok());
+  EXPECT_TRUE(f.dry_run);
+  EXPECT_EQ(f.head_grace_s, 7);
+  EXPECT_TRUE(cli.WasSet("dry_run"));
+  EXPECT_TRUE(cli.WasSet("head-grace-s"));
+
+  Flags g;
+  CommandLine eq = Make(g);
+  ASSERT_TRUE(eq.Parse({"--dry-run=true", "--head-grace_s=9", "x.yaml"}).ok());
+  EXPECT_TRUE(g.dry_run);
+  EXPECT_EQ(g.head_grace_s, 9);
+  Flags h;
+  ASSERT_TRUE(Make(h).Parse({"--dry-run=true", "--dry-run=false", "x.yaml"}).ok());
+  EXPECT_FALSE(h.dry_run);
+}
+
+TEST(CommandLineTest, NegatedBoolWithDashesOrUnderscores) {
+  for (const char* negated : {"--nodry_run", "--nodry-run", "--no-dry-run", "--no_dry_run"}) {
+    Flags f;
+    f.dry_run = true;
+    CommandLine cli = Make(f);
+    ASSERT_TRUE(cli.Parse({negated, "x.yaml"}).ok()) << negated;
+    EXPECT_FALSE(f.dry_run) << negated;
+    EXPECT_TRUE(cli.WasSet("dry_run")) << negated;
+  }
+  // Only bools negate; a negated non-bool is an unknown flag, named as typed.
+  Flags f;
+  EXPECT_EQ(Make(f).Parse({"--no-head-grace-s", "x"}).message(),
+            "unknown flag --no-head-grace-s (see hpo sweep --help)");
+}
+
+TEST(CommandLineTest, UnknownDashedFlagIsNamedAsTyped) {
+  Flags f;
+  EXPECT_EQ(Make(f).Parse({"--dry-runn", "x"}).message(),
+            "unknown flag --dry-runn (see hpo sweep --help)");
+  EXPECT_EQ(Make(f).Parse({"--head-grace-s"}).message(), "--head-grace-s needs a value");
+}
+
+TEST(CommandLineTest, HelpShowsUnderscoresAndSaysDashesWorkOnce) {
+  Flags f;
+  std::string help = Make(f).Help();
+  EXPECT_THAT(help, HasSubstr("--dry_run "));
+  EXPECT_THAT(help, HasSubstr("--head_grace_s=N"));
+  EXPECT_THAT(help, Not(HasSubstr("--head-grace-s=N")));
+  const std::string note = "Flags take dashes for underscores too: --dry-run = --dry_run.";
+  ASSERT_THAT(help, HasSubstr(note));
+  EXPECT_EQ(help.find(note), help.rfind(note));
+}
+
+TEST(CommandLineTest, HydraRemovalIsAnOverride) {
+  Flags f;
+  CommandLine cli = Make(f);
+  ASSERT_TRUE(cli.Parse({"x.yaml", "~early_terminate", "+a.b=1", "++c=2"}).ok());
+  EXPECT_EQ(cli.positional(), std::vector<std::string>{"x.yaml"});
+  Flags g;
+  CommandLine path = Make(g);
+  ASSERT_TRUE(path.Parse({"~/sweeps/x.yaml"}).ok());  // a path, not a removal
+  EXPECT_EQ(path.positional(), std::vector<std::string>{"~/sweeps/x.yaml"});
+  EXPECT_EQ(cli.overrides(), (std::vector<std::string>{"~early_terminate", "+a.b=1", "++c=2"}));
 }
 
 TEST(CommandLineTest, Errors) {

@@ -263,6 +263,124 @@ TEST(ConfigFileTest, ErrorsClipTheValuesTheyEcho) {
   EXPECT_THAT(bad_key, HasSubstr("is not a dotted key"));
 }
 
+// Hydra's override forms: +key=value adds, ++key=value adds or sets, ~key[=value] removes.
+TEST(ConfigHydraTest, PlusAddsOnlyAMissingKey) {
+  auto f = ConfigFile::Parse("train:\n  lr: 2.0e-5\n", "t.yaml");
+  ASSERT_TRUE(f->ApplyOverride("+train.seed=7").ok());
+  ASSERT_TRUE(f->ApplyOverride("+model.pooling=cls").ok());  // under a new mapping
+  int64_t seed = 0;
+  ASSERT_TRUE(Root(*f).GetMap("train")->Get("seed", &seed).ok());
+  EXPECT_EQ(seed, 7);
+  EXPECT_TRUE(Root(*f).GetMap("model")->Has("pooling"));
+  EXPECT_EQ(f->ApplyOverride("+train.lr=3e-5").message(),
+            "t.yaml: override '+train.lr=3e-5': train.lr is already set (line 2); use "
+            "train.lr=3e-5 to change it");
+  // A key an earlier override added is set too.
+  EXPECT_EQ(f->ApplyOverride("+train.seed=8").message(),
+            "t.yaml: override '+train.seed=8': train.seed is already set (by override "
+            "'+train.seed=7'); use train.seed=8 to change it");
+  // An error about its value names the override as typed.
+  ASSERT_TRUE(f->ApplyOverride("+train.epochs=two").ok());
+  int64_t epochs = 0;
+  EXPECT_EQ(Root(*f).GetMap("train")->Get("epochs", &epochs).message(),
+            "t.yaml: override '+train.epochs=two': train.epochs: expected an integer, got 'two'");
+}
+
+TEST(ConfigHydraTest, PlusPlusAddsOrSets) {
+  auto f = ConfigFile::Parse("train:\n  lr: 2.0e-5\n", "t.yaml");
+  ASSERT_TRUE(f->ApplyOverrides({"++train.lr=3e-5", "++train.seed=7"}).ok());
+  double lr = 0;
+  int64_t seed = 0;
+  ASSERT_TRUE(Root(*f).GetMap("train")->Get("lr", &lr).ok());
+  ASSERT_TRUE(Root(*f).GetMap("train")->Get("seed", &seed).ok());
+  EXPECT_DOUBLE_EQ(lr, 3e-5);
+  EXPECT_EQ(seed, 7);
+}
+
+TEST(ConfigHydraTest, TildeRemoves) {
+  auto f = ConfigFile::Parse(
+      "train: {lr: 2.0e-5, seed: 1}\nearly: {type: median, n: 3}\n"
+      "parameters: {train.weight_decay: {max: 0.1}, lr: {max: 1}}\n",
+      "t.yaml");
+  ASSERT_TRUE(f->ApplyOverrides({"~train.seed", "~early", "~parameters.train.weight_decay"}).ok());
+  EXPECT_EQ(Root(*f).Keys(), (std::vector<std::string>{"train", "parameters"}));
+  EXPECT_EQ(Root(*f).GetMap("train")->Keys(), std::vector<std::string>{"lr"});
+  EXPECT_EQ(Root(*f).GetMap("parameters")->Keys(), std::vector<std::string>{"lr"});
+  EXPECT_EQ(f->ApplyOverride("~train.seed").message(),
+            "t.yaml: override '~train.seed': train.seed is not set; nothing to remove");
+  EXPECT_EQ(f->ApplyOverride("~model.pooling").message(),
+            "t.yaml: override '~model.pooling': model.pooling is not set; nothing to remove");
+  EXPECT_FALSE(Root(*f).Has("model"));  // the failed removal made nothing
+  EXPECT_EQ(f->ApplyOverride("~train.lr.x").message(),
+            "t.yaml: override '~train.lr.x': train.lr.x is not set; nothing to remove");
+  EXPECT_THAT(std::string(f->ApplyOverride("~").message()), HasSubstr("expected ~key or ~key=value"));
+}
+
+TEST(ConfigHydraTest, TildeWithAValueRemovesOnlyThatValue) {
+  auto f = ConfigFile::Parse("train: {lr: 2.0e-5, values: [1, 2], pooling: mean}\n", "t.yaml");
+  EXPECT_EQ(f->ApplyOverride("~train.lr=3e-5").message(),
+            "t.yaml: override '~train.lr=3e-5': train.lr is 2.0e-5 (line 1), not 3e-5; nothing "
+            "removed");
+  EXPECT_EQ(f->ApplyOverride("~train.pooling=cls").message(),
+            "t.yaml: override '~train.pooling=cls': train.pooling is mean (line 1), not cls; "
+            "nothing removed");
+  ASSERT_TRUE(f->ApplyOverride("~train.lr=2e-5").ok());  // the same number, spelt otherwise
+  ASSERT_TRUE(f->ApplyOverride("~train.values=[1, 2]").ok());
+  ASSERT_TRUE(f->ApplyOverride("~train.pooling=mean").ok());
+  EXPECT_TRUE(Root(*f).GetMap("train")->Keys().empty());
+}
+
+TEST(ConfigHydraTest, ShownAsNamesWhatTheUserTyped) {
+  auto f = ConfigFile::Parse("p: {lr: {min: 1}}\n", "t.yaml");
+  ASSERT_TRUE(f->ApplyOverride("p.lr={values: [1e-5, abc]}", "lr=1e-5,abc").ok());
+  std::vector<double> values;
+  EXPECT_EQ(Root(*f).GetMap("p")->GetMap("lr")->Get("values", &values).message(),
+            "t.yaml: override 'lr=1e-5,abc': p.lr.values[1]: expected numbers, got 'abc'");
+}
+
+TEST(ConfigMapTest, FromOverride) {
+  auto f = ConfigFile::Parse("e: {type: median, n: 3}\ns: {a: 1}\n", "t.yaml");
+  ASSERT_TRUE(f->ApplyOverrides({"e.type=none", "s={a: 2}"}).ok());
+  auto e = Root(*f).GetMap("e");
+  EXPECT_TRUE(e->FromOverride("type"));
+  EXPECT_FALSE(e->FromOverride("n"));
+  EXPECT_TRUE(Root(*f).GetMap("s")->FromOverride("a"));  // under a mapping an override set
+  EXPECT_FALSE(Root(*f).FromOverride("e"));
+}
+
+const std::vector<std::pair<std::string, std::vector<std::string>>> kTypes = {
+    {"none", {"type"}}, {"median", {"type", "n", "warmup"}}, {"halving", {"type", "rate"}}};
+
+TEST(ConfigChoiceTest, AnOverriddenTypeDropsTheFilesKeysOfTheOldType) {
+  auto f = ConfigFile::Parse("e: {type: median, n: 3, warmup: 2}\n", "t.yaml");
+  ASSERT_TRUE(f->ApplyOverride("e.type=halving").ok());
+  auto note = Root(*f).GetMap("e")->AllowOnlyForChoice("type", "halving", kTypes);
+  ASSERT_TRUE(note.ok()) << note.status();
+  EXPECT_EQ(*note, "e.type=halving (override): dropped n, warmup from t.yaml");
+  // Nothing to drop: no note.
+  auto same = ConfigFile::Parse("e: {type: median, n: 3}\n", "t.yaml");
+  ASSERT_TRUE(same->ApplyOverride("e.type=median").ok());
+  EXPECT_EQ(*Root(*same).GetMap("e")->AllowOnlyForChoice("type", "median", kTypes), "");
+}
+
+TEST(ConfigChoiceTest, WithoutATypeOverrideItIsAllowOnly) {
+  auto f = ConfigFile::Parse("e: {type: none, n: 3}\n", "t.yaml");
+  EXPECT_EQ(Root(*f).GetMap("e")->AllowOnlyForChoice("type", "none", kTypes).status().message(),
+            "t.yaml:1: e.n: unknown key; expected one of: type");
+  auto typo = ConfigFile::Parse("e: {type: median, nn: 3}\n", "t.yaml");
+  ASSERT_TRUE(typo->ApplyOverride("e.type=none").ok());
+  EXPECT_EQ(Root(*typo).GetMap("e")->AllowOnlyForChoice("type", "none", kTypes).status().message(),
+            "t.yaml:1: e.nn: unknown key; expected one of: type");
+}
+
+TEST(ConfigChoiceTest, AnOverriddenKeyTheTypeDoesNotTakeIsAnErrorNamingTheFix) {
+  auto f = ConfigFile::Parse("e: {type: median, n: 3}\n", "t.yaml");
+  ASSERT_TRUE(f->ApplyOverrides({"e.type=none", "e.rate=2"}).ok());
+  EXPECT_EQ(Root(*f).GetMap("e")->AllowOnlyForChoice("type", "none", kTypes).status().message(),
+            "t.yaml: override 'e.rate=2': e.rate: type none does not take it (halving does); "
+            "drop it, or set e.type=halving");
+}
+
 TEST(ConfigMapTest, OptionalKeepsDefault) {
   auto f = ConfigFile::Parse("a: ~\n", "o.yaml");
   double x = 4.5;

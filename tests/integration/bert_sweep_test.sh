@@ -3,10 +3,12 @@
 # bert-tiny-random, trained for real by `trainer train` under the agent) with 3 random trials and
 # a grid of 2 at batch 64 and 128. Every trial ends COMPLETE or PRUNED; a complete trial's value
 # in the journal is the last evaluation of its metrics.jsonl; `trainer eval` on the best trial's
-# saved model (save: best) reproduces that trial's best eval/spearman; Optuna reads the journal
-# as hpo sees it; no process is left behind.
-# Args: hpo binary, trainer binary, journal_optuna_check.py.
-HPO=$1 TRAINER=$2 CHECK=$3
+# saved model (save: best) reproduces that trial's best eval/spearman; the command `hpo best`
+# prints to re-run the best trial alone (its OUTPUT_DIR/.tunefleet/config.yaml) trains it again
+# to the same losses, evaluations and weights (1e-6), from another folder; Optuna reads the
+# journal as hpo sees it; no process is left behind.
+# Args: hpo binary, trainer binary, journal_optuna_check.py, compare_runs.py.
+HPO=$1 TRAINER=$2 CHECK=$3 COMPARE=$4
 source tests/integration/lib.sh
 
 out=$("$HPO" sweep configs/lr.yaml search.random.trials=3 search.grid.top_k=1 \
@@ -50,6 +52,21 @@ got = json.loads(sys.argv[2])
 assert got["examples"] == 1500, got
 assert abs(got["eval/spearman"] - best) < 1e-4, (got, best)
 PY
+
+# The best trial re-run alone with the command `hpo best` prints, from another folder.
+"$HPO" best --journal "$J" > "$WORK/best.txt" 2>&1 || fail "hpo best: $(cat "$WORK/best.txt")"
+cat "$WORK/best.txt"
+rerun=$(sed -n 's/^re-run: //p' "$WORK/best.txt")
+read -r -a cmd <<< "$rerun"
+[ "${cmd[1]:-}" = train ] && [ "${cmd[2]:-}" = --config ] &&
+  [ "${cmd[3]:-}" = "$WORK/run/trial-$best/.tunefleet/config.yaml" ] &&
+  [ "${cmd[4]:-}" = "output.dir=$WORK/run/trial-$best-rerun" ] || fail "hpo best's re-run line: '$rerun'"
+lr_yaml=$(sed -n 's/^  lr: //p' "$WORK/run/trial-$best/.tunefleet/config.yaml")
+[ "$(pyq "$J" "[t for t in T if t['number']==$best][0]['user_attrs']['lr_effective'] == float('$lr_yaml')")" = True ] ||
+  fail "the resolved config's train.lr $lr_yaml is not the trial's lr_effective"
+(cd / && "${cmd[@]}" > "$WORK/rerun.out" 2>&1) || fail "the re-run failed: $(tail -3 "$WORK/rerun.out")"
+"$PY" "$COMPARE" "$WORK/run/trial-$best" "$WORK/run/trial-$best-rerun" 1e-6 ||
+  fail "the re-run of trial $best differs from the trial"
 
 "$PY" "$CHECK" "$J" "$WORK/view.json" || fail "Optuna's view of the journal differs from hpo's"
 finish

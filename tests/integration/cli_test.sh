@@ -13,7 +13,7 @@ expect() {
   local out rc
   out=$("$@" 2>&1); rc=$?
   [ "$rc" -eq "$want_rc" ] || fail "$* exited $rc, want $want_rc: $out"
-  echo "$out" | grep -qE -- "$pattern" || fail "$* output lacks /$pattern/: $out"
+  grep -qE -- "$pattern" <<< "$out" || fail "$* output lacks /$pattern/: $out"
 }
 # one_line_error CMD...: exit 2 and exactly one line on stderr, nothing on stdout.
 one_line_error() {
@@ -99,6 +99,29 @@ echo "$out" | sed -n '/random points/,$p' | awk 'NF==4 && $1 ~ /^[0-9]+$/ {
 # time, and grep -q leaving early would end it with SIGPIPE under pipefail.)
 out=$("$HPO" sweep --dry_run configs/lr.yaml search.random.trials=3 lr_scaling.rule=none 2>&1)
 echo "$out" | grep -q 'lr_effective = lr$' || fail "override lr_scaling.rule=none not applied"
+
+# The spellings users bring (issue 22): dashed flags; a type set on the command line drops the
+# file's keys of the old type, with a note; Hydra's +key, ~key; --multirun's grid.
+out=$("$HPO" sweep --dry-run configs/lr.yaml early_terminate.type=none 2>&1) ||
+  fail "--dry-run with early_terminate.type=none failed: $out"
+echo "$out" | grep -qx 'note     early_terminate.type=none (override): dropped n_startup_trials, n_warmup_steps, interval_steps from configs/lr.yaml' ||
+  fail "no note of the dropped keys: $out"
+echo "$out" | grep -qE '^  pruner +none' || fail "early_terminate.type=none not applied: $out"
+expect 2 'unknown flag --dry-runn ' "$HPO" sweep --dry-runn configs/lr.yaml
+one_line_error "$HPO" sweep --dry_run configs/lr.yaml early_terminate.type=none early_terminate.n_startup_trials=1
+one_line_error "$HPO" sweep --dry_run configs/lr.yaml search.random.trials=4,8
+expect 2 'got .4,8. \(to sweep over comma-separated values, add --multirun\)$' \
+  "$HPO" sweep --dry_run configs/lr.yaml search.random.trials=4,8
+expect 2 "override '\+train.lr=1e-4': train.lr is already set \(line [0-9]+\); use train.lr=1e-4" \
+  "$TRAINER" train --config configs/sbert_stsb.yaml --dry-run +train.lr=1e-4
+one_line_error "$TRAINER" train --config configs/sbert_stsb.yaml --dry-run '~train.no_such_key'
+out=$("$HPO" sweep --dry_run configs/lr.yaml --multirun lr=1e-5,3e-5,1e-4 batch_size=16,32 2>&1) ||
+  fail "--multirun dry run failed: $out"
+for want in '^    lr +categorical \{1e-05, 3e-05, 0.0001\}' '^    batch_size +categorical \{16, 32\}' \
+            '^  search +grid$' '^    grid +3 lr points x 2 batch sizes$' '^    planned +at most 6 trials$'; do
+  echo "$out" | grep -qE -- "$want" || fail "--multirun dry run lacks /$want/: $out"
+done
+one_line_error "$HPO" sweep --dry_run configs/lr.yaml --multirun lr=1e-5,3e-5  # batch_size has 4 values
 
 # hpo sweep's exit codes are in its --help.
 help=$("$HPO" sweep --help)
