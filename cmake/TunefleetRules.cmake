@@ -202,6 +202,10 @@ function(_tunefleet_add_test name size data tags)
   endforeach()
   set_tests_properties("${test}" PROPERTIES TIMEOUT ${timeout} LABELS "${labels}"
                        ENVIRONMENT "TEST_TMPDIR=${tmpdir}")
+  # Bazel tag run_serial: ctest runs the test with no other beside it (one that fills the GPU).
+  if("run_serial" IN_LIST labels)
+    set_tests_properties("${test}" PROPERTIES RUN_SERIAL TRUE)
+  endif()
   set(unmet "")
   if("netns" IN_LIST labels)
     find_program(TUNEFLEET_IP_PROGRAM ip)
