@@ -124,7 +124,9 @@ int LaunchLocalRanks(const TrainerConfig& config, const std::vector<std::string>
   std::string where = "Gloo on the CPU";
   if (!spec.cuda_visible_devices.empty()) {
     std::vector<int64_t> ids = t.gpu_ids;
-    for (int i = 0; ids.empty() && i < ranks; ++i) ids.push_back(i);
+    if (ids.empty()) {
+      for (int i = 0; i < ranks; ++i) ids.push_back(i);
+    }
     where = absl::StrCat("NCCL on GPU", ids.size() == 1 ? " " : "s ", absl::StrJoin(ids, ", "));
   }
   std::string line = absl::StrFormat(

@@ -34,6 +34,11 @@
 #   ddp         (2+ GPUs) bench/ddp_scaling_vs_anchor.sh on every GPU of the host
 #   stall       (2 GPUs) SIGSTOP of rank 1 while BERT-base trains with train.ddp_timeout_s=15: the time
 #               to rank 0's exit, its error line, the GPUs afterwards
+#   zero1       (2+ GPUs) train.strategy zero1 against ddp on every GPU of the host (train.devices=-1),
+#               BERT-base (random init): fp32, dropout 0, file order, 30 steps (the losses compared,
+#               tests/integration/compare_runs.py); bf16 batch 32, 150 steps, CUDA graphs (rank 0's
+#               memory lines, the AdamW state, samples/s, graphs); the anchor under torchrun on
+#               the same GPUs, eager and --compile
 #   packing     (2+ GPUs) trial packing through dev mode: G one-GPU trials at once, the same one
 #               after another, then trials of G/2 GPUs; nvidia-smi sampled every second
 # Parameters (environment): BATCHES ("32 128"), MODEL (bert-base), REPEATS (2: runs of each
@@ -51,7 +56,7 @@ B=$PWD/build/gpu/bin
 export LD_LIBRARY_PATH=/tmp/tfdeps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 
 for s in "$@"; do
-  case $s in tests|sweep|warm|trial|tasks|throughput|kernels|profile|load|anchor|telemetry|ddp|stall|packing) ;;
+  case $s in tests|sweep|warm|trial|tasks|throughput|kernels|profile|load|anchor|telemetry|ddp|stall|zero1|packing) ;;
     *) echo "run: unknown suite '$s' (run with no argument for the list)" >&2; exit 2 ;; esac
 done
 
@@ -275,6 +280,35 @@ YAML
   packing_sweep packed 1 "$G" "$lrs"
   packing_sweep serial 1 1 "$lrs"
   packing_sweep wide $((G / 2)) 2 "1.0e-4, 2.0e-4"
+}
+
+suite_zero1() {
+  need_gpus 2 zero1 || return 0
+  bert_base_random
+  local g st log common
+  g=$(gpu_count)
+  common="--config configs/sbert_stsb.yaml model.path=/tmp/bert-base-random train.devices=-1
+          train.eval_every_steps=0 output.checkpoint=false"
+  for st in ddp zero1; do
+    rm -rf "/tmp/z1-fp32-$st"
+    "$B/trainer" train $common train.strategy=$st train.precision=fp32 model.dropout=0 \
+      train.shuffle=false train.max_steps=30 train.batch_size=16 train.cuda_graphs=false \
+      train.log_every_steps=1 output.save=last output.dir="/tmp/z1-fp32-$st" > "$D/fp32-$st.log" 2>&1
+    echo "zero1: fp32 $st on $g GPUs: exit $?"
+  done
+  python3 tests/integration/compare_runs.py /tmp/z1-fp32-ddp /tmp/z1-fp32-zero1 1e-5 2>&1 | sed 's/^/  fp32 ddp vs zero1: /'
+  for st in ddp zero1; do
+    log=$D/bf16-$st.log; rm -rf "/tmp/z1-bf16-$st"
+    "$B/trainer" train $common train.strategy=$st train.precision=bf16 train.max_steps=150 \
+      train.batch_size=32 train.cuda_graphs=true train.log_every_steps=50 output.save=none \
+      output.dir="/tmp/z1-bf16-$st" > "$log" 2>&1
+    echo "zero1: bf16 $st on $g GPUs: exit $?"
+    grep -E '^(ranks|memory|ddp|zero1|steps|graphs|done|time)|^step 150/' "$log" | sed 's/^/  /'
+  done
+  for v in "" --compile; do
+    echo "zero1: anchor torchrun x$g $v: $(torchrun --nproc_per_node="$g" "$ANCHOR" --model bert-base \
+      --precision bf16 --batch 32 $v 2>/dev/null | grep '^{' | tail -1)"
+  done
 }
 
 # ---- build once, then the suites -------------------------------------------------------------
