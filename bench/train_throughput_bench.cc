@@ -283,14 +283,14 @@ int Main(int argc, char** argv) {
     // gradient hooks included (trainer/step_graphs.h).
     std::optional<trainer::SideStreamScope> side;
     if (o.variant == "graph") side.emplace(device);
-    ThroughputTrainer runner(o, config, device, group.get());
+    auto runner = std::make_unique<ThroughputTrainer>(o, config, device, group.get());
     Synchronize(device);
     trainer::ResetPeakMemory(device);
     Result r;
 #ifdef TUNEFLEET_CUDA
-    r = o.variant == "graph" ? RunGraph(runner, o, device) : RunEager(runner, o, device);
+    r = o.variant == "graph" ? RunGraph(*runner, o, device) : RunEager(*runner, o, device);
 #else
-    r = RunEager(runner, o, device);
+    r = RunEager(*runner, o, device);
 #endif
     if (device.is_cuda()) r.peak_mem_gib = trainer::GiB(trainer::PeakMemoryBytes(device));
     if (group != nullptr) {  // the slowest rank's time is the job's
@@ -299,6 +299,9 @@ int Main(int argc, char** argv) {
       auto gathered = group->AllGather(t);
       TORCH_CHECK(gathered.ok(), std::string(gathered.status().message()));
       r.seconds = gathered->max().item<double>();
+      runner.reset();  // its graphs hold NCCL work: gone before the communicators
+      const absl::Status shut = group->Shutdown();
+      TORCH_CHECK(shut.ok(), std::string(shut.message()));
       if (env->rank != 0) return kExitOk;
     }
     const double samples_per_s = static_cast<double>(o.batch * o.steps * world) / r.seconds;

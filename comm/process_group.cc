@@ -63,6 +63,7 @@ torch::Tensor Part(const torch::Tensor& buffer, int parts, int index) {
 struct ProcessGroup::Impl {
   c10::intrusive_ptr<c10d::Store> store;
   c10::intrusive_ptr<Collectives> pg;
+  bool shut_down = false;
 };
 
 struct ProcessGroup::Pending::Work {
@@ -135,7 +136,56 @@ bool ProcessGroup::GlooAvailable() { return TUNEFLEET_HAS_GLOO != 0; }
 ProcessGroup::ProcessGroup(std::unique_ptr<Impl> impl, int rank, int size, Backend backend)
     : impl_(std::move(impl)), rank_(rank), size_(size), backend_(backend) {}
 
-ProcessGroup::~ProcessGroup() = default;
+namespace {
+
+// ProcessGroupNCCL's shutdown() and abort() (LibTorch 2.x); a backend without them (Gloo, or
+// LibTorch 1.13's groups) needs neither.
+template <typename T>
+auto ShutdownBackend(T* pg, bool clean, int) -> decltype(pg->shutdown(), pg->abort(), void()) {
+  if (clean) {
+    pg->shutdown();
+  } else {
+    pg->abort();
+  }
+}
+template <typename T>
+void ShutdownBackend(T*, bool, long) {}
+
+}  // namespace
+
+absl::Status ProcessGroup::Shutdown() {
+  if (impl_ == nullptr || impl_->pg == nullptr || impl_->shut_down) return absl::OkStatus();
+  // Every rank here first: a rank that finished early must not tear down the store (rank 0
+  // serves it) or its communicator while a peer still waits on it.
+  torch::Tensor one = torch::ones({1}, torch::kFloat);
+  if (backend_ == Backend::kNccl) one = one.to(torch::Device(torch::kCUDA));
+  if (absl::Status s = AllReduceSum(one); !s.ok()) return s;  // then aborted by the destructor
+  if (backend_ == Backend::kNccl) one.cpu();                   // waits for it on the host
+  impl_->shut_down = true;
+#ifdef USE_C10D_NCCL
+  if (auto* nccl = dynamic_cast<c10d::ProcessGroupNCCL*>(impl_->pg.get()); nccl != nullptr) {
+    try {
+      ShutdownBackend(nccl, /*clean=*/true, 0);
+    } catch (const c10::Error& e) {
+      return FromTorch("process group shutdown", e);
+    }
+  }
+#endif
+  return absl::OkStatus();
+}
+
+ProcessGroup::~ProcessGroup() {
+  if (impl_ == nullptr || impl_->pg == nullptr || impl_->shut_down) return;
+#ifdef USE_C10D_NCCL
+  // Not shut down: abort (ProcessGroupNCCL's destructor would too, with a warning).
+  if (auto* nccl = dynamic_cast<c10d::ProcessGroupNCCL*>(impl_->pg.get()); nccl != nullptr) {
+    try {
+      ShutdownBackend(nccl, /*clean=*/false, 0);
+    } catch (...) {  // the job has failed already; the exit must not throw
+    }
+  }
+#endif
+}
 
 absl::StatusOr<std::unique_ptr<ProcessGroup>> ProcessGroup::Connect(
     const DistEnv& env, Backend backend, std::chrono::milliseconds timeout) {

@@ -102,6 +102,14 @@ class ProcessGroup {
   Pending AllGatherInPlaceAsync(torch::Tensor buffer);
   absl::Status Barrier();
 
+  // Ends the group cleanly, as torch.distributed.destroy_process_group(): waits for every rank
+  // to get here (one small all-reduce; on the current CUDA device for NCCL), then NCCL's
+  // communicators finish their work and are destroyed. Call it on every rank after the job's
+  // last collective; the group serves no collective afterwards. A group destroyed without it
+  // (a failed job, a peer gone), or whose all-reduce here fails, is aborted instead, without
+  // waiting for peers. Either way nothing is printed at exit.
+  absl::Status Shutdown();
+
  private:
   struct Impl;
   ProcessGroup(std::unique_ptr<Impl> impl, int rank, int size, Backend backend);

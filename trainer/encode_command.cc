@@ -235,6 +235,12 @@ int RunEncode(const std::vector<std::string>& args) {
     return Fail(kExitFailure, absl::InternalError(absl::StrCat("encoding failed: ",
                                                                e.what_without_backtrace())));
   }
+  if (group != nullptr) {  // every rank ends the group together: no NCCL warning at exit
+    if (absl::Status s = group->Shutdown(); !s.ok()) {
+      return Fail(kExitFailure,
+                  absl::Status(s.code(), absl::StrCat("rank ", rank, ": ", s.message())));
+    }
+  }
   if (rank != 0) return kExitOk;
   if (absl::Status s = out.Commit(); !s.ok()) return Fail(kExitFailure, s);
   const double seconds =

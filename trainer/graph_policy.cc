@@ -3,8 +3,7 @@
 namespace tunefleet {
 namespace trainer {
 
-std::string WhyNoCudaGraphs(const TrainConfig& train, bool on_gpu, bool capture_available,
-                            int world) {
+std::string WhyNoCudaGraphs(const TrainConfig& train, bool on_gpu, bool capture_available) {
   const std::string& want = train.cuda_graphs;
   if (!on_gpu) return "not on a GPU";
   if (want == "false") return "train.cuda_graphs: false";
@@ -17,7 +16,6 @@ std::string WhyNoCudaGraphs(const TrainConfig& train, bool on_gpu, bool capture_
     return "train.grad_checkpointing re-runs layers under saved random states, "
            "which a CUDA graph cannot replay";
   }
-  if (world > 1 && want == "auto") return "CUDA graphs under DDP only with train.cuda_graphs: true";
   return "";
 }
 

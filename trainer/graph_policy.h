@@ -6,7 +6,9 @@
 //   not on a GPU; train.cuda_graphs is "false"; this LibTorch cannot capture; train.precision
 //   is fp16 (its loss scaling decides on the host whether a step happens); gradient
 //   checkpointing is on (it re-runs layers under saved random states, which a graph cannot
-//   replay); more than one rank and train.cuda_graphs is "auto" (under DDP only when "true").
+//   replay). Under data parallelism the graphs hold the gradient all-reduce too, started from
+//   the gradient hooks during backward (trainer/grad_sync.h), so it overlaps backward there as
+//   in eager steps; "auto" and "true" are the same.
 // A run that decided for graphs may still fall back to eager steps after its first step, when
 // a parameter got no gradient (trainer/train_loop.cc).
 // Thread-safety: stateless.
@@ -22,8 +24,7 @@ namespace trainer {
 
 // "" when the steps are replayed as CUDA graphs; otherwise why not, one phrase that the
 // trainer prints after "steps    eager: ".
-std::string WhyNoCudaGraphs(const TrainConfig& train, bool on_gpu, bool capture_available,
-                            int world);
+std::string WhyNoCudaGraphs(const TrainConfig& train, bool on_gpu, bool capture_available);
 
 }  // namespace trainer
 }  // namespace tunefleet

@@ -76,8 +76,10 @@ std::string ResolvedConfigYaml(const TrainerConfig& c, const std::string& base_d
   out << YAML::Key << "precision" << YAML::Value << t.precision;
   out << YAML::Key << "seed" << YAML::Value << t.seed;
   out << YAML::Key << "shuffle" << YAML::Value << t.shuffle;
+  out << YAML::Key << "group_by_length" << YAML::Value << t.group_by_length;
   out << YAML::Key << "grad_checkpointing" << YAML::Value << t.grad_checkpointing;
   out << YAML::Key << "cuda_graphs" << YAML::Value << t.cuda_graphs;
+  out << YAML::Key << "length_buckets" << YAML::Value << YAML::Flow << t.length_buckets;
   out << YAML::Key << "eval_every_steps" << YAML::Value << t.eval_every_steps;
   out << YAML::Key << "eval_every_samples" << YAML::Value << t.eval_every_samples;
   out << YAML::Key << "eval_every_epochs" << YAML::Value << Number{t.eval_every_epochs};
@@ -85,6 +87,7 @@ std::string ResolvedConfigYaml(const TrainerConfig& c, const std::string& base_d
   out << YAML::Key << "log_every_steps" << YAML::Value << t.log_every_steps;
   out << YAML::Key << "ddp_bucket_mb" << YAML::Value << t.ddp_bucket_mb;
   out << YAML::Key << "ddp_timeout_s" << YAML::Value << t.ddp_timeout_s;
+  out << YAML::Key << "ddp_comm_dtype" << YAML::Value << t.ddp_comm_dtype;
   out << YAML::Key << "strategy" << YAML::Value << t.strategy;
   out << YAML::Key << "devices" << YAML::Value;
   if (t.gpu_ids.empty()) {

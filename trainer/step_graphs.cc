@@ -180,7 +180,11 @@ torch::Tensor StepGraphs::Capture(Graph& g, const std::function<torch::Tensor()>
 
 torch::Tensor StepGraphs::MicroStep(const TaskBatch& host_batch, int64_t micro, bool first,
                                     bool sync) {
-  const TaskBatch batch = PadPairToCommonLength(host_batch);
+  TaskBatch batch = PadPairToCommonLength(host_batch);
+  // Always masked: a batch whose rows happen to fill its length is no new shape (the mask of
+  // ones gives the same result).
+  batch.first.padded = true;
+  batch.second.padded = batch.second.input_ids.defined();
   const std::string key = Key(batch, micro, first, sync);
   auto it = micro_.find(key);
   const bool fresh = it == micro_.end();
@@ -210,7 +214,12 @@ torch::Tensor StepGraphs::MicroStep(const TaskBatch& host_batch, int64_t micro, 
       micro_.erase(it);
       throw;
     }
+    // The first replay uploads the new graph to the device: part of what a new shape costs.
+    const auto upload = std::chrono::steady_clock::now();
+    g.graph.replay();
+    upload_seconds_ += Since(upload);
     capture_seconds_ += Since(start);
+    return g.output;
   }
   g.graph.replay();
   return g.output;
@@ -223,7 +232,11 @@ torch::Tensor StepGraphs::Update(double lr) {
     auto g = std::make_unique<Graph>();
     g->output = Capture(*g, [this] { return update_(lr_); });
     update_graph_ = std::move(g);
+    const auto upload = std::chrono::steady_clock::now();
+    update_graph_->graph.replay();
+    upload_seconds_ += Since(upload);
     capture_seconds_ += Since(start);
+    return update_graph_->output;
   }
   update_graph_->graph.replay();
   return update_graph_->output;

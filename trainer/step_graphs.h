@@ -19,7 +19,9 @@
 // runs the first step eagerly (the optimizer's state, cuBLAS handles and NCCL communicators are
 // created outside any capture), and keeps the gradients defined at fixed addresses.
 // Pair tasks have both texts padded to their common length (the encoder pads them so anyway,
-// trainer/task_model.h): fewer keys.
+// trainer/task_model.h), and every batch is masked (even one whose rows fill its length):
+// fewer keys. The training loop pads batches to a few lengths (trainer/batch_plan.h), so a run
+// captures a graph per length it meets, and the short last batch of an epoch one more.
 // Thread-safety: not thread-safe; one per training run. CUDA builds of LibTorch only
 // (Available()).
 #ifndef TUNEFLEET_TRAINER_STEP_GRAPHS_H_
@@ -80,12 +82,14 @@ class StepGraphs {
 
   // Graphs captured so far (micro-step keys + the update graph).
   int64_t captured() const;
-  // Seconds spent capturing them; of those, recording the step's work (the host launching it
-  // into the capture) and in capture_end (CUDA's graph instantiation); and the memory segments
+  // Seconds spent capturing them (until each new graph's first replay is queued); of those,
+  // recording the step's work (the host launching it into the capture), in capture_end (CUDA's
+  // graph instantiation) and in the first replay (the graph's upload); and the memory segments
   // (cudaMalloc calls) the captures made for their pool.
   double capture_seconds() const { return capture_seconds_; }
   double record_seconds() const { return record_seconds_; }
   double instantiate_seconds() const { return instantiate_seconds_; }
+  double upload_seconds() const { return upload_seconds_; }
   int64_t capture_segments() const { return capture_segments_; }
 
   // `batch` with both texts of a pair padded to the longer one's length (mask 0, ids 0).
@@ -107,6 +111,7 @@ class StepGraphs {
   double capture_seconds_ = 0;
   double record_seconds_ = 0;
   double instantiate_seconds_ = 0;
+  double upload_seconds_ = 0;
   int64_t capture_segments_ = 0;
 };
 

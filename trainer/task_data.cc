@@ -9,8 +9,9 @@ namespace tunefleet {
 namespace trainer {
 namespace {
 
-TextBatch ToTensors(const std::vector<Encoding>& encodings, int32_t pad_id, int64_t multiple) {
-  PaddedBatch p = PadBatch(encodings, pad_id, multiple);
+TextBatch ToTensors(const std::vector<Encoding>& encodings, int32_t pad_id, int64_t multiple,
+                    int64_t min_cols) {
+  PaddedBatch p = PadBatch(encodings, pad_id, multiple, min_cols);
   auto tensor = [&](std::vector<int64_t>& v) {
     return torch::from_blob(v.data(), {p.rows, p.cols}, torch::kLong).clone();
   };
@@ -137,7 +138,15 @@ absl::StatusOr<TaskData> TaskData::Make(TaskType type, const std::vector<Example
   return d;
 }
 
-TaskBatch TaskData::Batch(const std::vector<int64_t>& indices, int64_t pad_multiple) const {
+ExampleLengths TaskData::Lengths() const {
+  ExampleLengths out;
+  for (const Encoding& e : first_) out.first.push_back(static_cast<int64_t>(e.ids.size()));
+  for (const Encoding& e : second_) out.second.push_back(static_cast<int64_t>(e.ids.size()));
+  return out;
+}
+
+TaskBatch TaskData::Batch(const std::vector<int64_t>& indices, int64_t pad_multiple,
+                          PadLengths pad) const {
   TaskBatch b;
   b.size = static_cast<int64_t>(indices.size());
   std::vector<Encoding> first, second;
@@ -149,8 +158,8 @@ TaskBatch TaskData::Batch(const std::vector<int64_t>& indices, int64_t pad_multi
     scores.push_back(scores_[i]);
     if (!labels_.empty()) labels.push_back(labels_[i]);
   }
-  b.first = ToTensors(first, pad_id_, pad_multiple);
-  if (!second.empty()) b.second = ToTensors(second, pad_id_, pad_multiple);
+  b.first = ToTensors(first, pad_id_, pad_multiple, pad.first);
+  if (!second.empty()) b.second = ToTensors(second, pad_id_, pad_multiple, pad.second);
   if (type_ == TaskType::kSts) b.scores = torch::tensor(scores, torch::kFloat);
   if (!labels.empty()) b.labels = torch::tensor(labels, torch::kLong);
   return b;

@@ -20,6 +20,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "trainer/batch_plan.h"
 #include "trainer/datasets.h"
 #include "trainer/wordpiece_tokenizer.h"
 
@@ -71,9 +72,14 @@ class TaskData {
     return static_cast<int64_t>(first_[i].ids.size() + (second_.empty() ? 0 : second_[i].ids.size()));
   }
 
+  // Each example's text lengths in tokens (trainer/batch_plan.h plans batches by them).
+  ExampleLengths Lengths() const;
+
   // The examples at `indices`, in that order, on the CPU; each text batch padded to its longest,
-  // rounded up to a multiple of `pad_multiple`.
-  TaskBatch Batch(const std::vector<int64_t>& indices, int64_t pad_multiple = 1) const;
+  // rounded up to a multiple of `pad_multiple`, and to at least `pad`'s length for it (the
+  // first texts to pad.first, the second to pad.second).
+  TaskBatch Batch(const std::vector<int64_t>& indices, int64_t pad_multiple = 1,
+                  PadLengths pad = {}) const;
 
  private:
   TaskType type_ = TaskType::kSts;

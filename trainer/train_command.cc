@@ -265,6 +265,12 @@ int RunTrain(const std::vector<std::string>& args) {
                              : summary.status());
     return ExitCodeFor(summary.status());
   }
+  if (group != nullptr) {  // no NCCL warning at exit: every rank ends the group together
+    if (absl::Status s = group->Shutdown(); !s.ok()) {
+      PrintError(kProgram, absl::Status(s.code(), absl::StrCat("rank ", env->rank, ": ", s.message())));
+      return kExitFailure;
+    }
+  }
   if (env->rank != 0) return kExitOk;
   const TrainSummary& s = *summary;
   std::printf("done     %lld/%lld steps in %.1f s%s", static_cast<long long>(s.steps),

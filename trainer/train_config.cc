@@ -102,10 +102,11 @@ absl::Status ParseEvalCadence(const ConfigMap& m, TrainConfig* t) {
 absl::Status ParseTrain(const ConfigMap& m, TrainConfig* t) {
   RETURN_IF_ERROR(m.AllowOnly({"epochs", "max_steps", "batch_size", "lr", "weight_decay",
                                "warmup_ratio", "schedule", "max_grad_norm", "grad_accum",
-                               "precision", "seed", "shuffle", "grad_checkpointing", "cuda_graphs",
+                               "precision", "seed", "shuffle", "group_by_length", "grad_checkpointing",
+                               "cuda_graphs", "length_buckets",
                                "eval_every_steps", "eval_every_samples", "eval_every_epochs",
                                "eval_batch_size", "log_every_steps", "ddp_bucket_mb",
-                               "ddp_timeout_s", "strategy", "devices"}));
+                               "ddp_timeout_s", "ddp_comm_dtype", "strategy", "devices"}));
   RETURN_IF_ERROR(GetAtLeast(m, "epochs", 0, ">= 0", &t->epochs));
   RETURN_IF_ERROR(GetAtLeast(m, "max_steps", 0, ">= 0", &t->max_steps));
   if (t->epochs == 0 && t->max_steps == 0) {
@@ -122,14 +123,22 @@ absl::Status ParseTrain(const ConfigMap& m, TrainConfig* t) {
   RETURN_IF_ERROR(m.GetEnum("precision", {"fp32", "bf16", "fp16"}, &t->precision));
   RETURN_IF_ERROR(GetAtLeast(m, "seed", 0, ">= 0", &t->seed));
   RETURN_IF_ERROR(m.GetOptional("shuffle", &t->shuffle));
+  RETURN_IF_ERROR(m.GetOptional("group_by_length", &t->group_by_length));
   RETURN_IF_ERROR(m.GetOptional("grad_checkpointing", &t->grad_checkpointing));
   RETURN_IF_ERROR(m.GetEnum("cuda_graphs", {"auto", "true", "false"}, &t->cuda_graphs));
+  RETURN_IF_ERROR(m.GetOptional("length_buckets", &t->length_buckets));
+  for (size_t i = 0; i < t->length_buckets.size(); ++i) {
+    if (t->length_buckets[i] < 1 || (i > 0 && t->length_buckets[i] <= t->length_buckets[i - 1])) {
+      return m.Error("length_buckets", "must be ascending lengths >= 1, e.g. [32, 64, 128]");
+    }
+  }
   RETURN_IF_ERROR(ParseEvalCadence(m, t));
   RETURN_IF_ERROR(GetAtLeast(m, "eval_batch_size", 0, ">= 0 (0: chosen for the device)",
                              &t->eval_batch_size));
   RETURN_IF_ERROR(GetAtLeast(m, "log_every_steps", 1, ">= 1", &t->log_every_steps));
   RETURN_IF_ERROR(GetInRange(m, "ddp_bucket_mb", 1, 4096, &t->ddp_bucket_mb));
   RETURN_IF_ERROR(GetAtLeast(m, "ddp_timeout_s", 1, ">= 1", &t->ddp_timeout_s));
+  RETURN_IF_ERROR(m.GetEnum("ddp_comm_dtype", {"fp32", "bf16"}, &t->ddp_comm_dtype));
   RETURN_IF_ERROR(m.GetEnum("strategy", {"ddp", "zero1"}, &t->strategy));
   return absl::OkStatus();
 }
@@ -243,10 +252,12 @@ const std::vector<std::string>& TrainerConfigKeys() {
       "task.mnrl_gather",
       "train.epochs", "train.max_steps", "train.batch_size", "train.lr", "train.weight_decay",
       "train.warmup_ratio", "train.schedule", "train.max_grad_norm", "train.grad_accum",
-      "train.precision", "train.seed", "train.shuffle", "train.grad_checkpointing",
-      "train.cuda_graphs", "train.eval_every_steps", "train.eval_every_samples",
+      "train.precision", "train.seed", "train.shuffle", "train.group_by_length",
+      "train.grad_checkpointing", "train.cuda_graphs", "train.length_buckets",
+      "train.eval_every_steps", "train.eval_every_samples",
       "train.eval_every_epochs", "train.eval_batch_size", "train.log_every_steps",
-      "train.ddp_bucket_mb", "train.ddp_timeout_s", "train.strategy", "train.devices",
+      "train.ddp_bucket_mb", "train.ddp_timeout_s", "train.ddp_comm_dtype", "train.strategy",
+      "train.devices",
       "output.dir", "output.save", "output.checkpoint", "output.checkpoint_every_s"};
   return *kKeys;
 }

@@ -54,10 +54,18 @@ struct TrainConfig {
   std::string precision = "bf16";  // fp32 | bf16 | fp16
   int64_t seed = 42;
   bool shuffle = true;
+  // Shuffled epochs only: batches of examples of about the same length, the same padded length
+  // on every rank of a step (trainer/batch_plan.h), as Hugging Face's group_by_length.
+  bool group_by_length = true;
   bool grad_checkpointing = false;
   // Replay each step as CUDA graphs (trainer/step_graphs.h): "auto" on one GPU when the step
-  // allows it (bf16 or fp32, no gradient checkpointing), "true" also under DDP, "false" never.
+  // allows it (bf16 or fp32, no gradient checkpointing), under DDP too; "true" the same;
+  // "false" never.
   std::string cuda_graphs = "auto";
+  // With CUDA graphs, the lengths batches are padded up to (one graph per length and batch
+  // shape; trainer/batch_plan.h's GraphBuckets): ascending, >= 1; empty: 16, 32, 48, 64, 96,
+  // 128, 192, 256, 384, 512 (up to model.max_seq_len).
+  std::vector<int64_t> length_buckets;
   // When to evaluate (trainer/train_loop.h, "Evaluation points and their keys"): every this
   // many optimizer steps, every this many samples (across all ranks), or every this fraction
   // of an epoch (2: every other epoch). At most one of the three is > 0; all 0: only at the
@@ -74,6 +82,10 @@ struct TrainConfig {
   // rendezvous) may wait for a peer before the trial fails.
   int64_t ddp_bucket_mb = 25;
   int64_t ddp_timeout_s = 300;
+  // The dtype gradient buckets are averaged in across ranks (NCCL): "fp32" (the gradients' own),
+  // or "bf16": half the bytes, the mean rounded to bf16, as DDP's bf16_compress_hook. Gloo
+  // (CPU ranks) always sends the gradients' own dtype.
+  std::string ddp_comm_dtype = "fp32";
   // With more than one rank: "ddp" (every rank holds the whole AdamW state) or "zero1" (ZeRO
   // stage 1: the AdamW state sharded across the ranks, trainer/sharded_adamw.h). One process
   // trains the same way under either.

@@ -16,10 +16,12 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "common/file_util.h"
 #include "common/status_macros.h"
+#include "trainer/batch_plan.h"
 #include "trainer/eval_schedule.h"
 #include "trainer/evaluator.h"
 #include "trainer/event_file.h"
@@ -132,7 +134,7 @@ class Run {
   }
 
   absl::StatusOr<TrainSummary> GoUnchecked() {
-    graphs_note_ = WhyNoCudaGraphs(c_.train, device_.is_cuda(), StepGraphs::Available(), world_);
+    graphs_note_ = WhyNoCudaGraphs(c_.train, device_.is_cuda(), StepGraphs::Available());
     // CUDA graphs: the whole run on a side stream, the model and the gradient hooks included
     // (trainer/step_graphs.h).
     std::optional<SideStreamScope> side;
@@ -167,6 +169,8 @@ class Run {
   // optimizer (resumed), graphs and the metrics log.
   absl::Status PrepareTraining(const TrainStateFiles* resumed);
   void PrintSetup(const MemoryEstimate& estimate) const;
+  // The `batches` line: how batches are drawn and padded (trainer/batch_plan.h).
+  std::string BatchPlanLine() const;
   absl::Status Loop();
   // train.eval_batch_size, or the default for the device (measured: docs/BENCHMARKS.md).
   int64_t EvalBatchSize() const {
@@ -196,12 +200,21 @@ class Run {
   std::string Fingerprint() const { return RunFingerprint(c_, world_, p_.total_steps); }
   // Padding to multiples of 8 on GPUs (aligned tensor-core shapes, few distinct shapes).
   int64_t pad_multiple() const { return device_.is_cuda() ? 8 : 1; }
-  // This rank's examples of the epoch (DistributedSampler: the shuffled order, padded by
-  // repetition to a multiple of the world size, every world_size-th from position rank).
-  void NewEpochOrder() {
-    order_ = RankShard(EpochOrder(p_.train->size(), static_cast<uint64_t>(c_.train.seed), epoch_,
-                                  c_.train.shuffle),
-                       rank_, world_);
+  // This rank's examples of the epoch and each batch's pad lengths (trainer/batch_plan.h).
+  void NewEpochOrder() { plan_ = PlanEpoch(lengths_, epoch_, plan_options_); }
+  // The batch plan's settings, once the graph decision is made.
+  void SetUpBatchPlan() {
+    lengths_ = p_.train->Lengths();
+    plan_options_.batch_size = c_.train.batch_size;
+    plan_options_.rank = rank_;
+    plan_options_.world = world_;
+    plan_options_.seed = static_cast<uint64_t>(c_.train.seed);
+    plan_options_.shuffle = c_.train.shuffle;
+    plan_options_.group_by_length = c_.train.group_by_length;
+    plan_options_.pad_multiple = pad_multiple();
+    if (graphs_note_.empty()) {
+      plan_options_.buckets = GraphBuckets(p_.max_len, pad_multiple(), c_.train.length_buckets);
+    }
   }
   void Pet() {
     if (watchdog_ != nullptr) watchdog_->Pet();
@@ -229,7 +242,9 @@ class Run {
   int64_t step_ = 0;
   int64_t epoch_ = 0;
   int64_t batch_in_epoch_ = 0;
-  std::vector<int64_t> order_;
+  ExampleLengths lengths_;
+  BatchPlanOptions plan_options_;
+  EpochPlan plan_;
   int64_t samples_seen_ = 0;  // after step_: SamplesSeen(epoch_, batch_in_epoch_)
 
   // Since the last line.
@@ -266,6 +281,7 @@ absl::Status Run::Setup() {
     torch::manual_seed(static_cast<uint64_t>(c_.train.seed + step_));
   }
   samples_seen_ = p_.eval_schedule->SamplesSeen(epoch_, batch_in_epoch_);
+  SetUpBatchPlan();
   return PrepareTraining(resumed ? &*resumed : nullptr);
 }
 
@@ -300,6 +316,23 @@ absl::Status Run::PrepareTraining(const TrainStateFiles* resumed) {
   return absl::OkStatus();
 }
 
+std::string Run::BatchPlanLine() const {
+  const BatchPlanOptions& o = plan_options_;
+  std::string line =
+      !o.shuffle ? "in file order"
+      : o.group_by_length
+          ? absl::StrFormat("grouped by length (megabatches of %d batches of %d, longest first)",
+                            MegabatchBatches(p_.train->size(), o.batch_size * o.world),
+                            o.batch_size * o.world)
+          : "shuffled (train.group_by_length: false)";
+  if (world_ > 1) absl::StrAppend(&line, "; every rank pads a step's batch to one length");
+  if (!o.buckets.empty()) {
+    absl::StrAppend(&line, "; lengths padded up to ", absl::StrJoin(o.buckets, ", "),
+                    " (train.length_buckets)");
+  }
+  return line;
+}
+
 void Run::PrintSetup(const MemoryEstimate& estimate) const {
   std::printf("data     %lld training examples%s; %lld steps (%lld an epoch)%s\n",
               static_cast<long long>(p_.train->size()),
@@ -310,6 +343,7 @@ void Run::PrintSetup(const MemoryEstimate& estimate) const {
   std::printf("optim    AdamW (%s), %s, warmup %lld steps\n",
               train_step_->optimizer_implementation(), c_.train.schedule.c_str(),
               static_cast<long long>(p_.schedule->warmup_steps()));
+  std::printf("batches  %s\n", BatchPlanLine().c_str());
   if (device_.is_cuda()) {
     std::printf("steps    %s\n",
                 graphs_note_.empty()
@@ -318,13 +352,17 @@ void Run::PrintSetup(const MemoryEstimate& estimate) const {
   }
   if (group_ != nullptr) {
     std::printf("%s %d ranks (%s), batch %lld per rank = %lld global, %lld gradient "
-                "buckets of <= %lld MiB%s\n",
+                "buckets of <= %lld MiB%s%s\n",
                 train_step_->sharded() ? "zero1   " : "ddp     ", world_,
                 comm::ProcessGroup::BackendName(group_->backend()),
                 static_cast<long long>(c_.train.batch_size),
                 static_cast<long long>(c_.train.batch_size * world_ * c_.train.grad_accum),
                 static_cast<long long>(train_step_->grad_sync()->num_buckets()),
                 static_cast<long long>(c_.train.ddp_bucket_mb),
+                c_.train.ddp_comm_dtype == "bf16" &&
+                        group_->backend() == comm::ProcessGroup::Backend::kNccl
+                    ? ", averaged in bf16"
+                    : "",
                 train_step_->sharded()
                     ? " (reduce-scattered; each rank updates 1/N of the parameters and keeps "
                       "1/N of the AdamW state)"
@@ -336,11 +374,12 @@ void Run::PrintSetup(const MemoryEstimate& estimate) const {
 }
 
 TaskBatch Run::MicroBatch(int64_t m) {
-  const int64_t n = static_cast<int64_t>(order_.size()), b = c_.train.batch_size;
-  const int64_t begin = (batch_in_epoch_ + m) * b;
-  std::vector<int64_t> indices(order_.begin() + begin, order_.begin() + std::min(n, begin + b));
+  const std::vector<int64_t>& order = plan_.order;
+  const int64_t n = static_cast<int64_t>(order.size()), b = c_.train.batch_size;
+  const int64_t batch = batch_in_epoch_ + m, begin = batch * b;
+  std::vector<int64_t> indices(order.begin() + begin, order.begin() + std::min(n, begin + b));
   samples_ += static_cast<int64_t>(indices.size());
-  return p_.train->Batch(indices, pad_multiple());
+  return p_.train->Batch(indices, pad_multiple(), plan_.pads[static_cast<size_t>(batch)]);
 }
 
 absl::Status Run::Loop() {
@@ -387,10 +426,10 @@ absl::Status Run::Loop() {
   }
   if (const StepGraphs* graphs = train_step_->graphs(); graphs != nullptr && !quiet_) {
     std::printf("graphs   %lld CUDA graphs captured in %.2f s (recording %.2f s, instantiating "
-                "%.2f s; %lld new memory segments)\n",
+                "%.2f s, first replays %.2f s; %lld new memory segments)\n",
                 static_cast<long long>(graphs->captured()), graphs->capture_seconds(),
                 graphs->record_seconds(), graphs->instantiate_seconds(),
-                static_cast<long long>(graphs->capture_segments()));
+                graphs->upload_seconds(), static_cast<long long>(graphs->capture_segments()));
   }
   // Stopped by the pruner: the last line was not the planned last step's.
   if (rank_ == 0 && LastModelWanted() && saver_.staged_step() != step_) {
@@ -404,11 +443,13 @@ absl::Status Run::EndOfLine(std::optional<int64_t> point, bool last) {
   const bool evaluate = p_.eval != nullptr && point.has_value();
   const auto line_end = Clock::now();
   std::map<std::string, double> values;
-  const double seconds = SecondsSince(line_start_);
   values["epoch"] = static_cast<double>(epoch_) + static_cast<double>(batch_in_epoch_) /
                                                       static_cast<double>(p_.batches_per_epoch);
-  // The loss of the global batch: the mean over ranks (equal batches on every rank).
+  // The loss of the global batch: the mean over ranks (equal batches on every rank). Reading it
+  // waits for the device to finish the line's steps (with CUDA graphs the host queues steps
+  // ahead of the GPU), so the time read after it is the line's time on the device.
   ASSIGN_OR_RETURN(const double loss_sum, consensus_.Mean(loss_sum_));
+  const double seconds = SecondsSince(line_start_);
   values["train/loss"] = loss_sum / static_cast<double>(loss_steps_);
   values["train/grad_norm"] = train_step_->last_norm().item<double>();
   values["lr"] = last_lr_;
@@ -423,6 +464,7 @@ absl::Status Run::EndOfLine(std::optional<int64_t> point, bool last) {
                 values["train/grad_norm"], last_lr_, values["train/samples_per_s"],
                 EtaText(SecondsSince(loop_start_), step_ - loop_first_step_,
                         p_.total_steps - step_).c_str());
+    std::fflush(stdout);  // seen now, not after the evaluation that may follow
   }
   Pet();
   summary_.times.steps += SecondsSince(line_end);  // the loss read waited for the steps

@@ -34,7 +34,9 @@ absl::Status TrainStep::Init() {
   const bool zero1 = group_ != nullptr && train_.strategy == "zero1";
   if (group_ != nullptr) {
     grad_sync_ = std::make_unique<GradSync>(
-        group_, params_, train_.ddp_bucket_mb << 20, c10::nullopt,
+        group_, params_, train_.ddp_bucket_mb << 20,
+        train_.ddp_comm_dtype == "bf16" ? c10::optional<torch::ScalarType>(torch::kBFloat16)
+                                        : c10::nullopt,
         zero1 ? GradReduce::kReduceScatter : GradReduce::kAllReduce);
     RETURN_IF_ERROR(grad_sync_->BroadcastParameters());
   }

@@ -469,11 +469,13 @@ Encoding WordPieceTokenizer::EncodePair(absl::string_view a, absl::string_view b
   return e;
 }
 
-PaddedBatch PadBatch(const std::vector<Encoding>& batch, int32_t pad_id, int64_t multiple) {
+PaddedBatch PadBatch(const std::vector<Encoding>& batch, int32_t pad_id, int64_t multiple,
+                     int64_t min_cols) {
   PaddedBatch out;
   out.rows = static_cast<int64_t>(batch.size());
   for (const Encoding& e : batch) out.cols = std::max<int64_t>(out.cols, e.ids.size());
   if (multiple > 1) out.cols = (out.cols + multiple - 1) / multiple * multiple;
+  out.cols = std::max(out.cols, min_cols);
   const size_t total = static_cast<size_t>(out.rows * out.cols);
   out.input_ids.assign(total, pad_id);
   out.token_type_ids.assign(total, 0);

@@ -133,8 +133,11 @@ struct PaddedBatch {
   std::vector<int64_t> attention_mask;
 };
 // `multiple` > 1 rounds the length up to a multiple of it (transformers' pad_to_multiple_of:
-// on GPUs, 8 keeps tensor-core shapes aligned and the number of distinct shapes small).
-PaddedBatch PadBatch(const std::vector<Encoding>& batch, int32_t pad_id = 0, int64_t multiple = 1);
+// on GPUs, 8 keeps tensor-core shapes aligned and the number of distinct shapes small);
+// `min_cols` pads to at least that many columns (the length other ranks pad the same step to,
+// trainer/batch_plan.h).
+PaddedBatch PadBatch(const std::vector<Encoding>& batch, int32_t pad_id = 0, int64_t multiple = 1,
+                     int64_t min_cols = 0);
 
 }  // namespace trainer
 }  // namespace tunefleet

@@ -41,6 +41,17 @@
 #               the same GPUs, eager and --compile
 #   packing     (2+ GPUs) trial packing through dev mode: G one-GPU trials at once, the same one
 #               after another, then trials of G/2 GPUs; nvidia-smi sampled every second
+#   ddp_real    (issue 31) `trainer train` on real data at 1, 2 and 4 GPUs (as many as the host
+#               has; DEVICES overrides), BERT-base (random init) bf16, the default settings: STS-B
+#               EPOCHS (8) epochs and NLI on SICK NLI_EPOCHS (4), at each batch per GPU; on the
+#               most GPUs also train.group_by_length=false, cuda_graphs=false, both, and the STS-B
+#               eval over QUALITY_SEEDS (1 2) more seeds grouped and not; hf_ddp_anchor.py
+#               (.carry/anchor/) eager and compiled on ANCHOR_GPUS (1 and the most) GPUs for
+#               ANCHOR_EPOCHS (8) epochs. Table: steps phase (captures included) and whole process,
+#               speed-up over 1 GPU, samples/s against the anchor on the same GPUs
+#   multinode   (4 GPUs) tests/integration/multinode_trial_test.sh: two network namespaces of 2
+#               GPUs each, one 4-rank NCCL trial across them (iproute2 from .carry/iproute2 when
+#               the host lacks ip)
 # Parameters (environment): BATCHES ("32 128"), MODEL (bert-base), REPEATS (2: runs of each
 # trial variant, alternated), SKIP_BUILD=1 (binaries already in build/gpu/bin).
 set -uo pipefail
@@ -56,7 +67,7 @@ B=$PWD/build/gpu/bin
 export LD_LIBRARY_PATH=/tmp/tfdeps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 
 for s in "$@"; do
-  case $s in tests|sweep|warm|trial|tasks|throughput|kernels|profile|load|anchor|telemetry|ddp|stall|zero1|packing) ;;
+  case $s in tests|sweep|warm|trial|tasks|throughput|kernels|profile|load|anchor|telemetry|ddp|stall|zero1|packing|ddp_real|multinode) ;;
     *) echo "run: unknown suite '$s' (run with no argument for the list)" >&2; exit 2 ;; esac
 done
 
@@ -309,6 +320,90 @@ suite_zero1() {
     echo "zero1: anchor torchrun x$g $v: $(torchrun --nproc_per_node="$g" "$ANCHOR" --model bert-base \
       --precision bf16 --batch 32 $v 2>/dev/null | grep '^{' | tail -1)"
   done
+}
+
+# real_run NAME TASK DEVICES BATCH [KEY=VALUE...]: one `trainer train` of ddp_real, its log in
+# $D/NAME.log and a JSON line in $D/real.jsonl (the `time`, `graphs` and last step lines, wall).
+real_run() {
+  local name=$1 task=$2 n=$3 b=$4 t0 rc; shift 4
+  local args=(--config configs/sbert_stsb.yaml train.epochs="${EPOCHS:-8}")
+  [ "$task" = nli ] && args=(--config "$D/nli.yaml" train.epochs="${NLI_EPOCHS:-4}")
+  rm -rf "/tmp/ddp_real/$name"; t0=$(date +%s.%N)
+  "$B/trainer" train "${args[@]}" model.path=/tmp/bert-base-random train.precision=bf16 \
+    train.batch_size="$b" train.devices="$n" train.eval_every_steps=0 train.log_every_steps=50 \
+    output.checkpoint=false output.save=none output.dir="/tmp/ddp_real/$name" "$@" > "$D/$name.log" 2>&1
+  rc=$?
+  python3 - "$D/$name.log" "$name" "$task" "$n" "$b" "$rc" "$(wall_since "$t0")" "$*" >> "$D/real.jsonl" <<'PY'
+import json, re, sys
+log, name, task, n, b, rc, wall, extra = sys.argv[1:]
+text = open(log, errors="replace").read()
+def num(pattern, default=None):
+    m = re.search(pattern, text)
+    return float(m.group(1)) if m else default
+steps = re.findall(r"^step \d+/\d+  samples (\d+) ", text, re.M)
+print(json.dumps({"name": name, "task": task, "gpus": int(n), "batch": int(b), "exit": int(rc),
+  "extra": extra, "wall_s": float(wall), "setup_s": num(r"^time +setup ([\d.]+) s"),
+  "first_step_s": num(r"first step ([\d.]+) s"), "steps_s": num(r", steps ([\d.]+) s"),
+  "capture_s": num(r"\(([\d.]+) s of it capturing"), "graphs": num(r"^graphs +(\d+) CUDA graphs"),
+  "record_s": num(r"recording ([\d.]+) s"), "instantiate_s": num(r"instantiating ([\d.]+) s"), "upload_s": num(r"first replays ([\d.]+) s"),
+  "samples": int(steps[-1]) if steps else None, "batch_global": int(b) * int(n),
+  "eval": num(r"^eval step .*eval/(?:spearman|accuracy) ([\d.eE+-]+)"),
+  "warnings": len(re.findall(r"destroy_process_group|has NOT been destroyed", text))}))
+PY
+  echo "ddp_real: $name: exit $rc, wall $(wall_since "$t0") s | $(grep -E '^time' "$D/$name.log" | cut -c1-150)"
+}
+
+suite_ddp_real() {
+  bert_base_random
+  local G b n max s anchor_gpus v
+  G=$(gpu_count)
+  local counts=(${DEVICES:-1 2 4})
+  local use=()
+  for n in "${counts[@]}"; do [ "$n" -le "$G" ] && use+=("$n"); done
+  max=${use[-1]}
+  cat > "$D/nli.yaml" <<YAML
+model: {path: /tmp/bert-base-random, pooling: mean, max_seq_len: 128, dropout: 0.1}
+task: {type: nli, train: $PWD/data/sick/SICK.txt, format: sick}
+train: {precision: bf16}
+YAML
+  : > "$D/real.jsonl"
+  for b in "${BATCHES[@]}"; do
+    for n in "${use[@]}"; do real_run "sts-b$b-g$n" sts "$n" "$b"; done
+    for v in "nogroup train.group_by_length=false" "eager train.cuda_graphs=false" \
+             "eager-nogroup train.cuda_graphs=false train.group_by_length=false"; do
+      set -- $v; local tag=$1; shift
+      real_run "sts-b$b-g$max-$tag" sts "$max" "$b" "$@"
+    done
+  done
+  for b in "${BATCHES[@]}"; do
+    for n in 1 "$max"; do real_run "nli-b$b-g$n" nli "$n" "$b"; done
+  done
+  for s in ${QUALITY_SEEDS:-1 2}; do
+    real_run "quality-seed$s" sts "$max" "${BATCHES[0]}" train.seed="$s"
+    real_run "quality-seed$s-nogroup" sts "$max" "${BATCHES[0]}" train.seed="$s" train.group_by_length=false
+  done
+  anchor_gpus=${ANCHOR_GPUS:-1 $max}
+  : > "$D/anchor.jsonl"
+  for b in "${BATCHES[@]}"; do for n in $anchor_gpus; do for v in "" compile; do
+    echo "ddp_real: anchor $n GPU(s) batch $b ${v:-eager}: $(torchrun --standalone --nproc_per_node="$n" \
+      .carry/anchor/hf_ddp_anchor.py /tmp/bert-base-random "$PWD/data" "$b" "${ANCHOR_EPOCHS:-8}" $v \
+      2>"$D/anchor-$n-$b-${v:-eager}.err" | grep '^{' | tee -a "$D/anchor.jsonl")"
+  done; done; done
+  python3 bench/gpu/ddp_real_table.py "$D/real.jsonl" "$D/anchor.jsonl" | tee "$D/table.md"
+}
+
+suite_multinode() {
+  need_gpus 4 multinode || return 0
+  if ! command -v ip >/dev/null; then
+    mkdir -p /tmp/iproute2
+    for f in .carry/iproute2/*.deb; do dpkg-deb -x "$f" /tmp/iproute2 2>/dev/null || dpkg -x "$f" /tmp/iproute2; done
+    export PATH=/tmp/iproute2/usr/bin:/tmp/iproute2/bin:/tmp/iproute2/sbin:/tmp/iproute2/usr/sbin:$PATH
+    export LD_LIBRARY_PATH=/tmp/iproute2/usr/lib/x86_64-linux-gnu:/tmp/iproute2/lib/x86_64-linux-gnu:$LD_LIBRARY_PATH
+  fi
+  echo "multinode: ip is $(command -v ip) ($(ip -V 2>&1 | head -1))"
+  tests/integration/multinode_trial_test.sh "$B/head" "$B/agent" "$B/hpo" "$B/trainer" \
+    > "$D/multinode.log" 2>&1
+  echo "multinode: exit $?"; grep -vE "^\s*$" "$D/multinode.log" | tail -15
 }
 
 # ---- build once, then the suites -------------------------------------------------------------

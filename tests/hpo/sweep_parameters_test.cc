@@ -126,10 +126,12 @@ INSTANTIATE_TEST_SUITE_P(
             "task.eval, task.format, task.num_labels, task.mnrl_gather, train.epochs, "
             "train.max_steps, train.batch_size, train.lr, train.weight_decay, "
             "train.warmup_ratio, train.schedule, train.max_grad_norm, train.grad_accum, "
-            "train.precision, train.seed, train.shuffle, train.grad_checkpointing, "
-            "train.cuda_graphs, train.eval_every_steps, train.eval_every_samples, "
+            "train.precision, train.seed, train.shuffle, train.group_by_length, "
+            "train.grad_checkpointing, train.cuda_graphs, train.length_buckets, "
+            "train.eval_every_steps, train.eval_every_samples, "
             "train.eval_every_epochs, train.eval_batch_size, train.log_every_steps, "
-            "train.ddp_bucket_mb, train.ddp_timeout_s, train.strategy, train.devices, "
+            "train.ddp_bucket_mb, train.ddp_timeout_s, train.ddp_comm_dtype, train.strategy, "
+            "train.devices, "
             "output.dir, output.save, output.checkpoint, output.checkpoint_every_s)"},
         Bad{"  train: {weight_decay: {distribution: normal, min: 0, max: 1}}\n",
             "7: parameters.train.weight_decay.distribution: expected one of log_uniform, "

@@ -70,3 +70,20 @@ stop_head() {
   kill -TERM "$head_pid"; wait "$head_pid"
   local rc=$?; head_pid=; return "$rc"
 }
+# make_host_pair: two host namespaces ${NS_HOSTS[0..1]} joined directly by a veth pair, each end
+# named tfnet0 inside its namespace, at $NET.1 and $NET.2 (no head namespace, no bridge).
+make_host_pair() {
+  [ "$(id -u)" -eq 0 ] || { fail "needs root to make network namespaces"; finish; }
+  NS_HOSTS=(tf1p$$ tf2p$$)
+  ip netns add "${NS_HOSTS[0]}" && ip netns add "${NS_HOSTS[1]}" &&
+    ip link add "tfp$$a" type veth peer name "tfp$$b" || { fail "cannot make the namespaces"; finish; }
+  local i end
+  for i in 0 1; do
+    end=tfp$$$([ "$i" -eq 0 ] && echo a || echo b)
+    ip link set "$end" netns "${NS_HOSTS[$i]}" &&
+      ip -n "${NS_HOSTS[$i]}" link set "$end" name tfnet0 &&
+      ip -n "${NS_HOSTS[$i]}" addr add "$NET.$((i + 1))/24" dev tfnet0 &&
+      ip -n "${NS_HOSTS[$i]}" link set tfnet0 up && ip -n "${NS_HOSTS[$i]}" link set lo up ||
+      { fail "cannot wire ${NS_HOSTS[$i]}"; finish; }
+  done
+}

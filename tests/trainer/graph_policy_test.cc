@@ -1,6 +1,6 @@
 // Whether `trainer train` replays CUDA graphs (trainer/graph_policy.h): graphs only on a GPU
-// with a capturing LibTorch, bf16 or fp32, no gradient checkpointing, one rank unless
-// train.cuda_graphs is "true"; each refusal's reason, in order of precedence.
+// with a capturing LibTorch, bf16 or fp32, no gradient checkpointing (under DDP too, with "auto");
+// each refusal's reason, in order of precedence.
 #include "trainer/graph_policy.h"
 
 #include "gtest/gtest.h"
@@ -10,9 +10,9 @@ namespace tunefleet {
 namespace trainer {
 namespace {
 
-// On a GPU, capture available, one rank.
-std::string OnGpu(const TrainConfig& train, int world = 1) {
-  return WhyNoCudaGraphs(train, /*on_gpu=*/true, /*capture_available=*/true, world);
+// On a GPU, capture available.
+std::string OnGpu(const TrainConfig& train) {
+  return WhyNoCudaGraphs(train, /*on_gpu=*/true, /*capture_available=*/true);
 }
 
 TEST(GraphPolicyTest, DefaultsReplayOnOneGpu) {
@@ -29,27 +29,27 @@ TEST(GraphPolicyTest, EachReasonInOrder) {
   train.cuda_graphs = "false";
   train.precision = "fp16";
   train.grad_checkpointing = true;
-  EXPECT_EQ(WhyNoCudaGraphs(train, false, true, 2), "not on a GPU");
-  EXPECT_EQ(WhyNoCudaGraphs(train, true, false, 2), "train.cuda_graphs: false");
+  EXPECT_EQ(WhyNoCudaGraphs(train, false, true), "not on a GPU");
+  EXPECT_EQ(WhyNoCudaGraphs(train, true, false), "train.cuda_graphs: false");
   train.cuda_graphs = "auto";
-  EXPECT_EQ(WhyNoCudaGraphs(train, true, false, 2), "this LibTorch cannot capture CUDA graphs");
-  EXPECT_EQ(OnGpu(train, 2),
+  EXPECT_EQ(WhyNoCudaGraphs(train, true, false), "this LibTorch cannot capture CUDA graphs");
+  EXPECT_EQ(OnGpu(train),
             "fp16's loss scaling decides on the host whether a step happens "
             "(bf16 replays CUDA graphs)");
   train.precision = "bf16";
-  EXPECT_EQ(OnGpu(train, 2),
+  EXPECT_EQ(OnGpu(train),
             "train.grad_checkpointing re-runs layers under saved random states, "
             "which a CUDA graph cannot replay");
   train.grad_checkpointing = false;
-  EXPECT_EQ(OnGpu(train, 2), "CUDA graphs under DDP only with train.cuda_graphs: true");
+  EXPECT_EQ(OnGpu(train), "");  // "auto": graphs, under DDP too
   train.cuda_graphs = "true";
-  EXPECT_EQ(OnGpu(train, 2), "");
+  EXPECT_EQ(OnGpu(train), "");
 }
 
 TEST(GraphPolicyTest, CpuNeverReplays) {
   TrainConfig train;
   train.cuda_graphs = "true";
-  EXPECT_EQ(WhyNoCudaGraphs(train, false, true, 1), "not on a GPU");
+  EXPECT_EQ(WhyNoCudaGraphs(train, false, true), "not on a GPU");
 }
 
 }  // namespace

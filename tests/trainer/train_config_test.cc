@@ -237,9 +237,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{9, "  lrate: 1", 9,
                 "train.lrate: unknown key; expected one of: epochs, max_steps, batch_size, lr, "
                 "weight_decay, warmup_ratio, schedule, max_grad_norm, grad_accum, precision, "
-                "seed, shuffle, grad_checkpointing, cuda_graphs, eval_every_steps, "
+                "seed, shuffle, group_by_length, grad_checkpointing, cuda_graphs, "
+                "length_buckets, eval_every_steps, "
                 "eval_every_samples, eval_every_epochs, eval_batch_size, "
-                "log_every_steps, ddp_bucket_mb, ddp_timeout_s, strategy, devices"},
+                "log_every_steps, ddp_bucket_mb, ddp_timeout_s, ddp_comm_dtype, strategy, "
+                "devices"},
         BadCase{9, "  eval_every_samples: -1", 9,
                 "train.eval_every_samples: must be >= 0 (0: not by samples), got -1"},
         BadCase{9, "  eval_every_samples: 1.5", 9,

@@ -43,7 +43,8 @@ using Json = nlohmann::json;
 using Point = TrainSummary::ReportPoint;
 using StepSamples = std::vector<std::pair<int64_t, int64_t>>;
 
-std::string TempDir(const std::string& name) { return TestTempPath("train-loop-" + name); }
+// A fresh folder each time: a test run never sees an earlier run's files.
+std::string TempDir(const std::string& name) { return FreshTestDir("train-loop-" + name); }
 
 // STS-B on bert-tiny-random: 640 training rows (a slice written to a temp file), dev 200 rows.
 TrainerConfig SmallSts(const std::string& out) {
@@ -141,10 +142,10 @@ TEST(TrainLoop, ResumedRunEqualsUninterruptedRun) {
   }
 }
 
-// lr 3e-3 overshoots: the best evaluation comes before the last.
+// lr 1e-2 overshoots: the best evaluation comes before the last.
 TrainerConfig OvershootingSts(const std::string& out) {
   TrainerConfig c = SmallSts(out);
-  c.train.lr = 3e-3;
+  c.train.lr = 1e-2;
   return c;
 }
 
@@ -186,7 +187,7 @@ TEST(TrainLoop, EvaluatesOnScheduleAndKeepsTheBestModel) {
   // the training went on): the checkpoint of a run stopped at that step holds the same.
   const TrainerConfig until_best = OvershootingSts(TempDir("until-best"));
   TrainOptions stop_at_best = quiet;
-  ASSERT_LT(best_step, 40);  // (lr 3e-3: the last evaluation is not the best)
+  ASSERT_LT(best_step, 40);  // (lr 1e-2: the last evaluation is not the best)
   stop_at_best.interrupt_after_steps = best_step;
   ASSERT_TRUE(RunTraining(until_best, stop_at_best).ok());
   auto at_best = LoadBertCheckpoint(until_best.output.dir + "/checkpoint");
