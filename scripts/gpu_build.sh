@@ -56,7 +56,7 @@ if [ ${#debs[@]} -gt 0 ]; then
       log "$DEBS/SHA256SUMS does not match"; exit 1
     fi
   fi
-  stamp=$( (ls -l "${debs[@]}" "${fallback[@]}"; "$LDCONFIG" -p 2>/dev/null | wc -l) |
+  stamp=$( (ls -l "${debs[@]}" "${fallback[@]}"; "$LDCONFIG" -p 2>/dev/null | wc -l; cat "$0") |
           sha256sum | cut -c1-16)
   if [ -f "$PREFIX/.tunefleet-stamp" ] && [ "$(cat "$PREFIX/.tunefleet-stamp")" = "$stamp" ]; then
     log "$PREFIX is up to date with $DEBS"
@@ -70,7 +70,24 @@ if [ ${#debs[@]} -gt 0 ]; then
       echo "+ dpkg -x $deb $PREFIX" >&2
       unpack "$deb" "$PREFIX"
     done
-    # Runtime libraries most hosts have: only those the host lacks.
+    # Runtime libraries most hosts have: only those the host lacks, each with the fallback
+    # packages it depends on (a newer libkrb5-3 needs its own libkrb5support0, not the host's).
+    declare -A fallback_of=() added=()
+    for deb in "${fallback[@]}"; do fallback_of[$(basename "$deb" | cut -d_ -f1)]=$deb; done
+    add_fallback() {  # add_fallback DEB WHY
+      local name; name=$(basename "$1" | cut -d_ -f1)
+      [ -n "${added[$name]:-}" ] && return 0
+      added[$name]=1
+      log "$2: adding $(basename "$1")"
+      unpack "$1" "$PREFIX"
+      if command -v dpkg-deb >/dev/null; then
+        local dep
+        for dep in $(dpkg-deb -f "$1" Depends 2>/dev/null | tr ',|' '\n\n' | awk '{print $1}'); do
+          [ -n "${fallback_of[$dep]:-}" ] && add_fallback "${fallback_of[$dep]}" "$name depends on $dep"
+        done
+      fi
+      return 0
+    }
     for deb in "${fallback[@]}"; do
       tmp=$(mktemp -d)
       unpack "$deb" "$tmp"
@@ -79,10 +96,7 @@ if [ ${#debs[@]} -gt 0 ]; then
       for so in $sonames; do
         host_has "$so" || missing="$missing $so"
       done
-      if [ -n "$missing" ]; then
-        log "host lacks$missing: adding $(basename "$deb")"
-        cp -a "$tmp/." "$PREFIX/"
-      fi
+      [ -z "$missing" ] || add_fallback "$deb" "host lacks$missing"
       rm -rf "$tmp"
     done
     # Merged /usr: a few Debian packages still ship /lib/<arch>; move them next to the rest.

@@ -43,12 +43,12 @@ void GroupByLength(const ExampleLengths& lengths, int64_t g, int64_t full,
 }  // namespace
 
 int64_t MegabatchBatches(int64_t n, int64_t global_batch) {
-  return std::clamp<int64_t>(n / (4 * std::max<int64_t>(global_batch, 1)), 1, 50);
+  return std::clamp<int64_t>(n / (4 * std::max<int64_t>(global_batch, 1)), 8, 50);
 }
 
 std::vector<int64_t> GraphBuckets(int64_t max_len, int64_t pad_multiple,
                                   const std::vector<int64_t>& explicit_buckets) {
-  static const std::vector<int64_t> kDefault = {16, 32, 48, 64, 96, 128, 192, 256, 384, 512};
+  static const std::vector<int64_t> kDefault = {16, 32, 64, 128, 256, 512};
   const std::vector<int64_t>& from = explicit_buckets.empty() ? kDefault : explicit_buckets;
   const int64_t top = RoundUp(max_len, pad_multiple);
   std::vector<int64_t> out;

@@ -63,8 +63,8 @@ struct TrainConfig {
   // "false" never.
   std::string cuda_graphs = "auto";
   // With CUDA graphs, the lengths batches are padded up to (one graph per length and batch
-  // shape; trainer/batch_plan.h's GraphBuckets): ascending, >= 1; empty: 16, 32, 48, 64, 96,
-  // 128, 192, 256, 384, 512 (up to model.max_seq_len).
+  // shape; trainer/batch_plan.h's GraphBuckets): ascending, >= 1; empty: 16, 32, 64, 128, 256,
+  // 512 (up to model.max_seq_len).
   std::vector<int64_t> length_buckets;
   // When to evaluate (trainer/train_loop.h, "Evaluation points and their keys"): every this
   // many optimizer steps, every this many samples (across all ranks), or every this fraction

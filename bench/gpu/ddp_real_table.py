@@ -62,12 +62,32 @@ def main():
     if variants:
         print("\n| run | settings | steps phase s (captures) | samples/s | graphs | eval |")
         print("|---|---|---|---|---|---|")
+        shown = set()
         for r in variants:
             base = by_name.get("-".join(r["name"].split("-")[:3]))
             for row in ([base] if base else []) + [r]:
-                print(f"| {row['name']} | {row['extra'] or 'defaults'} | {fmt(row.get('steps_s'), '.2f')} "
+                if row["name"] in shown:
+                    continue
+                shown.add(row["name"])
+                print(f"| {row['name']} | {' '.join(x for x in (row.get('env', ''), row['extra']) if x) or 'defaults'} | {fmt(row.get('steps_s'), '.2f')} "
                       f"({fmt(row.get('capture_s'), '.2f')}) | {fmt(rate(row))} | {fmt(row.get('graphs'), '.0f')} | "
                       f"{fmt(row.get('eval'), '.4f')} |")
+    # Variants run on 1 GPU and on more: their own speed-up.
+    tags = {}
+    for r in variants:
+        parts = r["name"].split("-", 3)
+        tags.setdefault((r["task"], r["batch"], parts[3]), {})[r["gpus"]] = r
+    pairs = [(k, v) for k, v in sorted(tags.items()) if 1 in v and len(v) > 1]
+    if pairs:
+        print("\n| variant | batch/GPU | GPUs | steps phase s (captures) | speed-up, steps | speed-up, wall |")
+        print("|---|---|---|---|---|---|")
+        for (task, b, tag), by_gpus in pairs:
+            one = by_gpus[1]
+            for n in sorted(by_gpus):
+                r = by_gpus[n]
+                sp = one["steps_s"] / r["steps_s"] if r.get("steps_s") and one.get("steps_s") else None
+                print(f"| {tag} | {b} | {n} | {fmt(r.get('steps_s'), '.2f')} ({fmt(r.get('capture_s'), '.2f')}) | "
+                      f"{fmt(sp, '.2f')}x | {one['wall_s'] / r['wall_s']:.2f}x |")
     quality = [r for r in runs if r["name"].startswith("quality-")]
     if quality:
         grouped = [r["eval"] for r in quality if not r["name"].endswith("nogroup") and r.get("eval") is not None]

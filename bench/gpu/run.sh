@@ -45,10 +45,11 @@
 #               has; DEVICES overrides), BERT-base (random init) bf16, the default settings: STS-B
 #               EPOCHS (8) epochs and NLI on SICK NLI_EPOCHS (4), at each batch per GPU; on the
 #               most GPUs also train.group_by_length=false, cuda_graphs=false, both, and the STS-B
-#               eval over QUALITY_SEEDS (1 2) more seeds grouped and not; hf_ddp_anchor.py
-#               (.carry/anchor/) eager and compiled on ANCHOR_GPUS (1 and the most) GPUs for
-#               ANCHOR_EPOCHS (8) epochs. Table: steps phase (captures included) and whole process,
-#               speed-up over 1 GPU, samples/s against the anchor on the same GPUs
+#               eval over QUALITY_SEEDS (1 2) more seeds grouped and not (VARIANTS: other runs on
+#               the most GPUs, VARIANTS_ALL on every count; DEFAULTS=0 skips the default runs). Table: steps phase (captures included) and whole process, speed-up
+#               over 1 GPU, samples/s against ddp_anchor's on the same GPUs
+#   ddp_anchor  hf_ddp_anchor.py (.carry/anchor/) eager and compiled on ANCHOR_GPUS (1 and every
+#               GPU) GPUs for ANCHOR_EPOCHS (8) epochs, into ddp_real's table
 #   multinode   (4 GPUs) tests/integration/multinode_trial_test.sh: two network namespaces of 2
 #               GPUs each, one 4-rank NCCL trial across them (iproute2 from .carry/iproute2 when
 #               the host lacks ip)
@@ -67,7 +68,7 @@ B=$PWD/build/gpu/bin
 export LD_LIBRARY_PATH=/tmp/tfdeps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 
 for s in "$@"; do
-  case $s in tests|sweep|warm|trial|tasks|throughput|kernels|profile|load|anchor|telemetry|ddp|stall|zero1|packing|ddp_real|multinode) ;;
+  case $s in tests|sweep|warm|trial|tasks|throughput|kernels|profile|load|anchor|telemetry|ddp|stall|zero1|packing|ddp_real|ddp_anchor|multinode) ;;
     *) echo "run: unknown suite '$s' (run with no argument for the list)" >&2; exit 2 ;; esac
 done
 
@@ -329,7 +330,7 @@ real_run() {
   local args=(--config configs/sbert_stsb.yaml train.epochs="${EPOCHS:-8}")
   [ "$task" = nli ] && args=(--config "$D/nli.yaml" train.epochs="${NLI_EPOCHS:-4}")
   rm -rf "/tmp/ddp_real/$name"; t0=$(date +%s.%N)
-  "$B/trainer" train "${args[@]}" model.path=/tmp/bert-base-random train.precision=bf16 \
+  env ${ENVS:-} "$B/trainer" train "${args[@]}" model.path=/tmp/bert-base-random train.precision=bf16 \
     train.batch_size="$b" train.devices="$n" train.eval_every_steps=0 train.log_every_steps=50 \
     output.checkpoint=false output.save=none output.dir="/tmp/ddp_real/$name" "$@" > "$D/$name.log" 2>&1
   rc=$?
@@ -338,10 +339,10 @@ import json, re, sys
 log, name, task, n, b, rc, wall, extra = sys.argv[1:]
 text = open(log, errors="replace").read()
 def num(pattern, default=None):
-    m = re.search(pattern, text)
+    m = re.search(pattern, text, re.M)
     return float(m.group(1)) if m else default
 steps = re.findall(r"^step \d+/\d+  samples (\d+) ", text, re.M)
-print(json.dumps({"name": name, "task": task, "gpus": int(n), "batch": int(b), "exit": int(rc),
+print(json.dumps({"name": name, "task": task, "env": __import__("os").environ.get("ENVS", ""), "gpus": int(n), "batch": int(b), "exit": int(rc),
   "extra": extra, "wall_s": float(wall), "setup_s": num(r"^time +setup ([\d.]+) s"),
   "first_step_s": num(r"first step ([\d.]+) s"), "steps_s": num(r", steps ([\d.]+) s"),
   "capture_s": num(r"\(([\d.]+) s of it capturing"), "graphs": num(r"^graphs +(\d+) CUDA graphs"),
@@ -353,9 +354,13 @@ PY
   echo "ddp_real: $name: exit $rc, wall $(wall_since "$t0") s | $(grep -E '^time' "$D/$name.log" | cut -c1-150)"
 }
 
+# The runs of ddp_real beside the default ones, on the most GPUs: "TAG SETTING..." separated by
+# ';'; a SETTING is a trainer override (train.x=y) or, in capitals, an environment variable.
+DDP_REAL_VARIANTS=${VARIANTS:-"nogroup train.group_by_length=false;eager train.cuda_graphs=false;eager-nogroup train.cuda_graphs=false train.group_by_length=false"}
+
 suite_ddp_real() {
   bert_base_random
-  local G b n max s anchor_gpus v
+  local G b n max s v
   G=$(gpu_count)
   local counts=(${DEVICES:-1 2 4})
   local use=()
@@ -366,30 +371,47 @@ model: {path: /tmp/bert-base-random, pooling: mean, max_seq_len: 128, dropout: 0
 task: {type: nli, train: $PWD/data/sick/SICK.txt, format: sick}
 train: {precision: bf16}
 YAML
-  : > "$D/real.jsonl"
+  touch "$D/real.jsonl"
   for b in "${BATCHES[@]}"; do
-    for n in "${use[@]}"; do real_run "sts-b$b-g$n" sts "$n" "$b"; done
-    for v in "nogroup train.group_by_length=false" "eager train.cuda_graphs=false" \
-             "eager-nogroup train.cuda_graphs=false train.group_by_length=false"; do
-      set -- $v; local tag=$1; shift
-      real_run "sts-b$b-g$max-$tag" sts "$max" "$b" "$@"
+    if [ "${DEFAULTS:-1}" = 1 ]; then
+      for n in "${use[@]}"; do real_run "sts-b$b-g$n" sts "$n" "$b"; done
+    fi
+    local IFS_=$IFS; IFS=';'; local variants=($DDP_REAL_VARIANTS) every=(${VARIANTS_ALL:-}); IFS=$IFS_
+    for v in "${every[@]}" "${variants[@]}"; do
+      set -- $v; [ $# -gt 0 ] || continue
+      local tag=$1 envs=() sets=() on=("$max"); shift
+      for s in "$@"; do if [[ $s =~ ^[A-Z_0-9]+= ]]; then envs+=("$s"); else sets+=("$s"); fi; done
+      [[ " ${every[*]} " == *" $v "* ]] && on=("${use[@]}")
+      for n in "${on[@]}"; do
+        ENVS="${envs[*]}" real_run "sts-b$b-g$n-$tag" sts "$n" "$b" "${sets[@]}"
+      done
     done
   done
-  for b in "${BATCHES[@]}"; do
-    for n in 1 "$max"; do real_run "nli-b$b-g$n" nli "$n" "$b"; done
-  done
-  for s in ${QUALITY_SEEDS:-1 2}; do
+  if [ "${NLI:-1}" = 1 ]; then
+    for b in "${BATCHES[@]}"; do
+      for n in 1 "$max"; do real_run "nli-b$b-g$n" nli "$n" "$b"; done
+    done
+  fi
+  for s in ${QUALITY_SEEDS-1 2}; do
     real_run "quality-seed$s" sts "$max" "${BATCHES[0]}" train.seed="$s"
     real_run "quality-seed$s-nogroup" sts "$max" "${BATCHES[0]}" train.seed="$s" train.group_by_length=false
   done
-  anchor_gpus=${ANCHOR_GPUS:-1 $max}
-  : > "$D/anchor.jsonl"
-  for b in "${BATCHES[@]}"; do for n in $anchor_gpus; do for v in "" compile; do
-    echo "ddp_real: anchor $n GPU(s) batch $b ${v:-eager}: $(torchrun --standalone --nproc_per_node="$n" \
+  python3 bench/gpu/ddp_real_table.py "$D/real.jsonl" "$D/anchor.jsonl" | tee "$D/table.md"
+}
+
+# hf_ddp_anchor.py, eager and compiled, on ANCHOR_GPUS (1 and every GPU) GPUs for ANCHOR_EPOCHS
+# (8) epochs, into ddp_real's folder: its table shows them beside trainer train's runs.
+suite_ddp_anchor() {
+  bert_base_random
+  local b n v G
+  G=$(gpu_count)
+  D=$O/ddp_real; mkdir -p "$D"
+  for b in "${BATCHES[@]}"; do for n in ${ANCHOR_GPUS:-1 $G}; do for v in "" compile; do
+    echo "ddp_anchor: $n GPU(s) batch $b ${v:-eager}: $(torchrun --standalone --nproc_per_node="$n" \
       .carry/anchor/hf_ddp_anchor.py /tmp/bert-base-random "$PWD/data" "$b" "${ANCHOR_EPOCHS:-8}" $v \
       2>"$D/anchor-$n-$b-${v:-eager}.err" | grep '^{' | tee -a "$D/anchor.jsonl")"
   done; done; done
-  python3 bench/gpu/ddp_real_table.py "$D/real.jsonl" "$D/anchor.jsonl" | tee "$D/table.md"
+  [ -f "$D/real.jsonl" ] && python3 bench/gpu/ddp_real_table.py "$D/real.jsonl" "$D/anchor.jsonl" | tee "$D/table.md"
 }
 
 suite_multinode() {

@@ -165,8 +165,9 @@ TEST(BatchPlanTest, FileOrderIsNeverGrouped) {
 }
 
 TEST(BatchPlanTest, BucketsForGraphs) {
-  EXPECT_EQ(GraphBuckets(128, 8), (std::vector<int64_t>{16, 32, 48, 64, 96, 128}));
-  EXPECT_EQ(GraphBuckets(100, 8), (std::vector<int64_t>{16, 32, 48, 64, 96, 104}));
+  EXPECT_EQ(GraphBuckets(128, 8), (std::vector<int64_t>{16, 32, 64, 128}));
+  EXPECT_EQ(GraphBuckets(100, 8), (std::vector<int64_t>{16, 32, 64, 104}));
+  EXPECT_EQ(GraphBuckets(512, 8), (std::vector<int64_t>{16, 32, 64, 128, 256, 512}));
   EXPECT_EQ(GraphBuckets(512, 8).back(), 512);
   EXPECT_EQ(GraphBuckets(20, 8), (std::vector<int64_t>{16, 24}));
   EXPECT_EQ(GraphBuckets(128, 8, {20, 40, 60}), (std::vector<int64_t>{24, 40, 64, 128}));
@@ -179,12 +180,13 @@ TEST(BatchPlanTest, BucketsForGraphs) {
   // Pairs pad both texts to the bucket of the longer; the short last batch of every epoch to
   // the bucket of the data's longest text: one shape for all of them.
   const ExampleLengths l = Lengths(1003, true, 90);  // lengths 3..92
+  const std::vector<int64_t> ladder = {16, 32, 48, 64, 96, 128};
   std::set<std::pair<int64_t, int64_t>> shapes;
   for (int64_t epoch = 0; epoch < 5; ++epoch) {
     for (int rank = 0; rank < 2; ++rank) {
       BatchPlanOptions o = Options(32, rank, 2, true);
       o.pad_multiple = 8;
-      o.buckets = GraphBuckets(128, 8);
+      o.buckets = GraphBuckets(128, 8, ladder);
       const EpochPlan plan = PlanEpoch(l, epoch, o);
       ASSERT_EQ(plan.pads.size(), 16u);  // shard 502 = 15 x 32 + 22
       for (size_t k = 0; k < plan.pads.size(); ++k) {
@@ -201,11 +203,13 @@ TEST(BatchPlanTest, BucketsForGraphs) {
   EXPECT_LE(shapes.size(), 6u);  // 5 lengths of full batches + the short last batch
 }
 
-TEST(BatchPlanTest, MegabatchesFollowTransformers) {
+// transformers' n / (4 x batch), at most 50, but at least 8 batches.
+TEST(BatchPlanTest, MegabatchesFollowTransformersWithAFloor) {
   EXPECT_EQ(MegabatchBatches(5749, 32), 44);
   EXPECT_EQ(MegabatchBatches(5749, 128), 11);
   EXPECT_EQ(MegabatchBatches(100000, 32), 50);
-  EXPECT_EQ(MegabatchBatches(10, 32), 1);
+  EXPECT_EQ(MegabatchBatches(5749, 512), 8);  // transformers: 2
+  EXPECT_EQ(MegabatchBatches(10, 32), 8);
 }
 
 }  // namespace

@@ -109,6 +109,7 @@ class ModelFolderTest : public ::testing::Test {
     dir_ = JoinPath(::testing::TempDir(), absl::StrCat("wp_", ::testing::UnitTest::GetInstance()
                                                                   ->current_test_info()
                                                                   ->name()));
+    ASSERT_TRUE(RemoveTree(dir_).ok());  // no file of an earlier run in a reused temp folder
     ASSERT_TRUE(MakeDirs(dir_).ok());
     auto vocab = ReadFile(JoinPath(kCasedDir, "vocab.txt"));
     ASSERT_TRUE(vocab.ok());
