@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "trainer/datasets.h"
 
 namespace tunefleet {
@@ -59,6 +62,22 @@ std::vector<int64_t> GraphBuckets(int64_t max_len, int64_t pad_multiple,
   }
   out.push_back(top);
   return out;
+}
+
+std::string DescribeBatchPlan(const BatchPlanOptions& o, int64_t n) {
+  const int64_t g = o.batch_size * std::max(o.world, 1);
+  std::string line = !o.shuffle ? "in file order"
+                     : o.group_by_length
+                         ? absl::StrFormat(
+                               "grouped by length (megabatches of %d batches of %d, longest first)",
+                               MegabatchBatches(n, g), g)
+                         : "shuffled (train.group_by_length: false)";
+  if (o.world > 1) absl::StrAppend(&line, "; every rank pads a step's batch to one length");
+  if (!o.buckets.empty()) {
+    absl::StrAppend(&line, "; lengths padded up to ", absl::StrJoin(o.buckets, ", "),
+                    " (train.length_buckets)");
+  }
+  return line;
 }
 
 int64_t BucketOf(int64_t length, const std::vector<int64_t>& buckets) {

@@ -35,6 +35,7 @@
 #define TUNEFLEET_TRAINER_BATCH_PLAN_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace tunefleet {
@@ -81,6 +82,11 @@ EpochPlan PlanEpoch(const ExampleLengths& lengths, int64_t epoch, const BatchPla
 // pads past it.
 std::vector<int64_t> GraphBuckets(int64_t max_len, int64_t pad_multiple,
                                   const std::vector<int64_t>& explicit_buckets = {});
+
+// What the plan does, in one line (the trainer's `batches` line), for n examples: "grouped by
+// length (megabatches of 11 batches of 128, longest first); every rank pads a step's batch to
+// one length; lengths padded up to 16, 32, 64, 128 (train.length_buckets)".
+std::string DescribeBatchPlan(const BatchPlanOptions& options, int64_t n);
 
 // The smallest bucket >= length (the last bucket when none is).
 int64_t BucketOf(int64_t length, const std::vector<int64_t>& buckets);

@@ -16,7 +16,6 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "common/file_util.h"
@@ -169,8 +168,6 @@ class Run {
   // optimizer (resumed), graphs and the metrics log.
   absl::Status PrepareTraining(const TrainStateFiles* resumed);
   void PrintSetup(const MemoryEstimate& estimate) const;
-  // The `batches` line: how batches are drawn and padded (trainer/batch_plan.h).
-  std::string BatchPlanLine() const;
   absl::Status Loop();
   // train.eval_batch_size, or the default for the device (measured: docs/BENCHMARKS.md).
   int64_t EvalBatchSize() const {
@@ -316,23 +313,6 @@ absl::Status Run::PrepareTraining(const TrainStateFiles* resumed) {
   return absl::OkStatus();
 }
 
-std::string Run::BatchPlanLine() const {
-  const BatchPlanOptions& o = plan_options_;
-  std::string line =
-      !o.shuffle ? "in file order"
-      : o.group_by_length
-          ? absl::StrFormat("grouped by length (megabatches of %d batches of %d, longest first)",
-                            MegabatchBatches(p_.train->size(), o.batch_size * o.world),
-                            o.batch_size * o.world)
-          : "shuffled (train.group_by_length: false)";
-  if (world_ > 1) absl::StrAppend(&line, "; every rank pads a step's batch to one length");
-  if (!o.buckets.empty()) {
-    absl::StrAppend(&line, "; lengths padded up to ", absl::StrJoin(o.buckets, ", "),
-                    " (train.length_buckets)");
-  }
-  return line;
-}
-
 void Run::PrintSetup(const MemoryEstimate& estimate) const {
   std::printf("data     %lld training examples%s; %lld steps (%lld an epoch)%s\n",
               static_cast<long long>(p_.train->size()),
@@ -343,7 +323,7 @@ void Run::PrintSetup(const MemoryEstimate& estimate) const {
   std::printf("optim    AdamW (%s), %s, warmup %lld steps\n",
               train_step_->optimizer_implementation(), c_.train.schedule.c_str(),
               static_cast<long long>(p_.schedule->warmup_steps()));
-  std::printf("batches  %s\n", BatchPlanLine().c_str());
+  std::printf("batches  %s\n", DescribeBatchPlan(plan_options_, p_.train->size()).c_str());
   if (device_.is_cuda()) {
     std::printf("steps    %s\n",
                 graphs_note_.empty()

@@ -1,8 +1,10 @@
 // The training run of `trainer train`: a task model trained as the trainer YAML says, with
 // evaluation, metrics, checkpoints, and reports to the agent when one launched it.
 //
-// Steps: an epoch visits the examples in EpochOrder(n, seed, epoch, shuffle), cut into batches of
-// train.batch_size (the last one may be smaller); an optimizer step takes train.grad_accum
+// Steps: an epoch visits this rank's examples in the order of trainer/batch_plan.h (its share of
+// EpochOrder(n, seed, epoch, shuffle), grouped by length unless train.group_by_length is false),
+// cut into batches of train.batch_size (the last one may be smaller), each padded to the length
+// every rank pads that step's batch to; an optimizer step takes train.grad_accum
 // batches (fewer at the end of an epoch), the loss of each divided by their number. There are
 // ceil(ceil(n / batch) / grad_accum) steps an epoch; train.max_steps > 0 sets the number of
 // steps instead of train.epochs (going on into further epochs if needed).

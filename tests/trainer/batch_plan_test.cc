@@ -204,6 +204,19 @@ TEST(BatchPlanTest, BucketsForGraphs) {
 }
 
 // transformers' n / (4 x batch), at most 50, but at least 8 batches.
+TEST(BatchPlanTest, DescribesItself) {
+  BatchPlanOptions o = Options(128, 0, 4, true);
+  o.buckets = {16, 32, 64, 128};
+  EXPECT_EQ(DescribeBatchPlan(o, 5749),
+            "grouped by length (megabatches of 8 batches of 512, longest first); every rank pads "
+            "a step's batch to one length; lengths padded up to 16, 32, 64, 128 "
+            "(train.length_buckets)");
+  o = Options(32, 0, 1, false);
+  EXPECT_EQ(DescribeBatchPlan(o, 5749), "shuffled (train.group_by_length: false)");
+  o.shuffle = false;
+  EXPECT_EQ(DescribeBatchPlan(o, 5749), "in file order");
+}
+
 TEST(BatchPlanTest, MegabatchesFollowTransformersWithAFloor) {
   EXPECT_EQ(MegabatchBatches(5749, 32), 44);
   EXPECT_EQ(MegabatchBatches(5749, 128), 11);
