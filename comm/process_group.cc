@@ -151,6 +151,19 @@ auto ShutdownBackend(T* pg, bool clean, int) -> decltype(pg->shutdown(), pg->abo
 template <typename T>
 void ShutdownBackend(T*, bool, long) {}
 
+// Shuts an NCCL group down (clean) or aborts it; nothing for the other backends.
+template <typename Collectives>
+void EndNccl(Collectives* pg, bool clean) {
+#ifdef USE_C10D_NCCL
+  if (auto* nccl = dynamic_cast<c10d::ProcessGroupNCCL*>(pg); nccl != nullptr) {
+    ShutdownBackend(nccl, clean, 0);
+  }
+#else
+  (void)pg;
+  (void)clean;
+#endif
+}
+
 }  // namespace
 
 absl::Status ProcessGroup::Shutdown() {
@@ -162,29 +175,21 @@ absl::Status ProcessGroup::Shutdown() {
   if (absl::Status s = AllReduceSum(one); !s.ok()) return s;  // then aborted by the destructor
   if (backend_ == Backend::kNccl) one.cpu();                   // waits for it on the host
   impl_->shut_down = true;
-#ifdef USE_C10D_NCCL
-  if (auto* nccl = dynamic_cast<c10d::ProcessGroupNCCL*>(impl_->pg.get()); nccl != nullptr) {
-    try {
-      ShutdownBackend(nccl, /*clean=*/true, 0);
-    } catch (const c10::Error& e) {
-      return FromTorch("process group shutdown", e);
-    }
+  try {
+    EndNccl(impl_->pg.get(), /*clean=*/true);
+  } catch (const c10::Error& e) {
+    return FromTorch("process group shutdown", e);
   }
-#endif
   return absl::OkStatus();
 }
 
 ProcessGroup::~ProcessGroup() {
   if (impl_ == nullptr || impl_->pg == nullptr || impl_->shut_down) return;
-#ifdef USE_C10D_NCCL
   // Not shut down: abort (ProcessGroupNCCL's destructor would too, with a warning).
-  if (auto* nccl = dynamic_cast<c10d::ProcessGroupNCCL*>(impl_->pg.get()); nccl != nullptr) {
-    try {
-      ShutdownBackend(nccl, /*clean=*/false, 0);
-    } catch (...) {  // the job has failed already; the exit must not throw
-    }
+  try {
+    EndNccl(impl_->pg.get(), /*clean=*/false);
+  } catch (...) {  // the job has failed already; the exit must not throw
   }
-#endif
 }
 
 absl::StatusOr<std::unique_ptr<ProcessGroup>> ProcessGroup::Connect(

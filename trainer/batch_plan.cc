@@ -104,8 +104,10 @@ EpochPlan PlanEpoch(const ExampleLengths& lengths, int64_t epoch, const BatchPla
   if (!o.buckets.empty()) {
     for (int64_t i = 0; i < n; ++i) longest = std::max(longest, LongerText(lengths, i));
   }
-  // Steps 4-5.
-  plan.order.reserve(static_cast<size_t>(shard));
+  // Step 4: order's length is a multiple of world, so DistributedSampler's share of it is
+  // rank r's part of every global batch.
+  plan.order = RankShard(order, o.rank, static_cast<int>(world));
+  // Step 5.
   plan.pads.reserve(static_cast<size_t>(batches));
   for (int64_t k = 0; k < batches; ++k) {
     const int64_t begin = k * g, end = std::min<int64_t>(begin + g, world * shard);
@@ -114,7 +116,6 @@ EpochPlan PlanEpoch(const ExampleLengths& lengths, int64_t epoch, const BatchPla
       const int64_t e = order[p];
       pad.first = std::max(pad.first, lengths.first[e]);
       if (!lengths.second.empty()) pad.second = std::max(pad.second, lengths.second[e]);
-      if ((p - begin) % world == o.rank) plan.order.push_back(e);
     }
     if (o.buckets.empty()) {
       pad.first = RoundUp(pad.first, o.pad_multiple);
