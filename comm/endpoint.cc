@@ -16,6 +16,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "absl/time/clock.h"
 #include "common/file_util.h"
 
 namespace tunefleet {
@@ -208,6 +209,34 @@ absl::StatusOr<int> FreeTcpPort(const std::string& ip) {
   ::close(fd);
   if (!status.ok()) return status;
   return static_cast<int>(ntohs(addr.sin_port));
+}
+
+absl::Status WaitForTcpListener(const std::string& host, int port, absl::Duration timeout) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (const int rc = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found);
+      rc != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(host, " does not resolve: ", ::gai_strerror(rc)));
+  }
+  const absl::Time deadline = absl::Now() + timeout;
+  bool listening = false;
+  while (!listening) {
+    for (const addrinfo* a = found; a != nullptr && !listening; a = a->ai_next) {
+      const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+      if (fd < 0) continue;
+      listening = ::connect(fd, a->ai_addr, a->ai_addrlen) == 0;
+      ::close(fd);
+    }
+    if (listening || absl::Now() >= deadline) break;
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  ::freeaddrinfo(found);
+  if (listening) return absl::OkStatus();
+  return absl::DeadlineExceededError(absl::StrCat("nothing listens on ", host, ":", port,
+                                                  " after ", absl::FormatDuration(timeout)));
 }
 
 }  // namespace comm

@@ -19,6 +19,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 
 namespace tunefleet {
 namespace comm {
@@ -67,6 +68,12 @@ std::string LocalAddressForEndpoint(const std::string& endpoint);
 // A TCP port free right now on `ip` (every interface when `ip` is no IPv4 address): bound with
 // port 0, read back and closed, so another process may take it before the caller binds it.
 absl::StatusOr<int> FreeTcpPort(const std::string& ip);
+
+// Waits until something listens on `host`:`port` (a TCP connect succeeds; the connection is
+// closed at once), trying every 10 ms: a client that connects only then is not put off by its
+// library's retry back-off (c10d's TCPStore waits a second after a refused connect).
+// DeadlineExceeded after `timeout`; InvalidArgument when `host` does not resolve.
+absl::Status WaitForTcpListener(const std::string& host, int port, absl::Duration timeout);
 
 }  // namespace comm
 }  // namespace tunefleet

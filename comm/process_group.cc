@@ -166,14 +166,19 @@ void EndNccl(Collectives* pg, bool clean) {
 
 }  // namespace
 
+absl::Status ProcessGroup::Sync() {
+  torch::Tensor one = torch::ones({1}, torch::kFloat);
+  if (backend_ == Backend::kNccl) one = one.to(torch::Device(torch::kCUDA));
+  if (absl::Status s = AllReduceSum(one); !s.ok()) return s;
+  if (backend_ == Backend::kNccl) one.cpu();  // waits for it on the host
+  return absl::OkStatus();
+}
+
 absl::Status ProcessGroup::Shutdown() {
   if (impl_ == nullptr || impl_->pg == nullptr || impl_->shut_down) return absl::OkStatus();
   // Every rank here first: a rank that finished early must not tear down the store (rank 0
   // serves it) or its communicator while a peer still waits on it.
-  torch::Tensor one = torch::ones({1}, torch::kFloat);
-  if (backend_ == Backend::kNccl) one = one.to(torch::Device(torch::kCUDA));
-  if (absl::Status s = AllReduceSum(one); !s.ok()) return s;  // then aborted by the destructor
-  if (backend_ == Backend::kNccl) one.cpu();                   // waits for it on the host
+  if (absl::Status s = Sync(); !s.ok()) return s;  // then aborted by the destructor
   impl_->shut_down = true;
   try {
     EndNccl(impl_->pg.get(), /*clean=*/true);
@@ -192,10 +197,24 @@ ProcessGroup::~ProcessGroup() {
   }
 }
 
-absl::StatusOr<std::unique_ptr<ProcessGroup>> ProcessGroup::Connect(
-    const DistEnv& env, Backend backend, std::chrono::milliseconds timeout) {
+struct Rendezvous::Impl {
+  c10::intrusive_ptr<c10d::Store> store;
+};
+
+Rendezvous::Rendezvous(std::unique_ptr<Impl> impl, DistEnv env)
+    : impl_(std::move(impl)), env_(std::move(env)) {}
+Rendezvous::~Rendezvous() = default;
+
+absl::StatusOr<std::unique_ptr<Rendezvous>> Rendezvous::Connect(
+    const DistEnv& env, std::chrono::milliseconds timeout) {
   auto impl = std::make_unique<Impl>();
   const std::string where = absl::StrCat(env.master_addr, ":", env.master_port);
+  if (env.rank != 0) {
+    // Connecting before rank 0 listens costs a second of TCPStore's back-off: each warm trial
+    // would pay it. Any failure here is left to the store's own, better known, error.
+    (void)WaitForTcpListener(env.master_addr, env.master_port,
+                             absl::Milliseconds(timeout.count()));
+  }
   try {
     c10d::TCPStoreOptions options;
     options.port = static_cast<uint16_t>(env.master_port);
@@ -215,6 +234,38 @@ absl::StatusOr<std::unique_ptr<ProcessGroup>> ProcessGroup::Connect(
         "rendezvous at ", where, " failed for rank ", env.rank, " of ", env.world_size,
         " within ", timeout.count() / 1000.0, " s: ", what));
   }
+  return std::unique_ptr<Rendezvous>(new Rendezvous(std::move(impl), env));
+}
+
+absl::StatusOr<std::vector<std::string>> Rendezvous::Exchange(const std::string& key,
+                                                              const std::string& mine) {
+  std::vector<std::string> all;
+  try {
+    impl_->store->set(absl::StrCat(key, "/", env_.rank),
+                      std::vector<uint8_t>(mine.begin(), mine.end()));
+    for (int r = 0; r < env_.world_size; ++r) {
+      const std::vector<uint8_t> v = impl_->store->get(absl::StrCat(key, "/", r));
+      all.emplace_back(v.begin(), v.end());
+    }
+  } catch (const std::exception& e) {
+    return CollectiveError(absl::StrCat("rendezvous exchange '", key, "'"), e.what());
+  }
+  return all;
+}
+
+absl::StatusOr<std::unique_ptr<ProcessGroup>> ProcessGroup::Connect(
+    const DistEnv& env, Backend backend, std::chrono::milliseconds timeout) {
+  absl::StatusOr<std::unique_ptr<Rendezvous>> rendezvous = Rendezvous::Connect(env, timeout);
+  if (!rendezvous.ok()) return rendezvous.status();
+  return Join(**rendezvous, backend, timeout);
+}
+
+absl::StatusOr<std::unique_ptr<ProcessGroup>> ProcessGroup::Join(
+    const Rendezvous& rendezvous, Backend backend, std::chrono::milliseconds timeout) {
+  const DistEnv& env = rendezvous.env();
+  const std::string where = absl::StrCat(env.master_addr, ":", env.master_port);
+  auto impl = std::make_unique<Impl>();
+  impl->store = rendezvous.impl_->store;
   try {
     if (backend == Backend::kNccl) {
 #ifdef USE_C10D_NCCL

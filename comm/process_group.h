@@ -45,6 +45,30 @@ struct DistEnv {
   static absl::StatusOr<DistEnv> FromEnvironment();
 };
 
+// A job's rendezvous: the c10d TCPStore that rank 0 serves on MASTER_ADDR:MASTER_PORT and every
+// rank connects to (Connect returns once all world_size ranks have). A process group is set up
+// over one (ProcessGroup::Join); its ranks may also swap short strings over it, as a warm
+// worker's ranks do to agree whether to reuse their group (trainer/trial_group.h).
+class Rendezvous {
+ public:
+  static absl::StatusOr<std::unique_ptr<Rendezvous>> Connect(const DistEnv& env,
+                                                             std::chrono::milliseconds timeout);
+  ~Rendezvous();
+
+  const DistEnv& env() const { return env_; }
+  // Every rank's `mine`, in rank order: each rank sets KEY/RANK, then waits (at most the
+  // timeout) for the others'. Every rank must call it with the same key.
+  absl::StatusOr<std::vector<std::string>> Exchange(const std::string& key,
+                                                    const std::string& mine);
+
+ private:
+  friend class ProcessGroup;
+  struct Impl;
+  Rendezvous(std::unique_ptr<Impl> impl, DistEnv env);
+  std::unique_ptr<Impl> impl_;
+  DistEnv env_;
+};
+
 class ProcessGroup {
  public:
   enum class Backend { kGloo, kNccl };
@@ -69,6 +93,11 @@ class ProcessGroup {
   // kNccl needs a LibTorch with NCCL and the current CUDA device set to the rank's GPU.
   static absl::StatusOr<std::unique_ptr<ProcessGroup>> Connect(const DistEnv& env, Backend backend,
                                                                std::chrono::milliseconds timeout);
+  // The same over a rendezvous all ranks have connected (its env's rank and world size); the
+  // group keeps the rendezvous' store alive, so the Rendezvous object may go first.
+  static absl::StatusOr<std::unique_ptr<ProcessGroup>> Join(const Rendezvous& rendezvous,
+                                                            Backend backend,
+                                                            std::chrono::milliseconds timeout);
   ~ProcessGroup();
 
   int rank() const { return rank_; }
@@ -101,9 +130,13 @@ class ProcessGroup {
   Pending ReduceScatterMeanAsync(torch::Tensor buffer);
   Pending AllGatherInPlaceAsync(torch::Tensor buffer);
   absl::Status Barrier();
+  // Waits until every rank got here and this rank's collectives finished (one small all-reduce,
+  // on the current CUDA device for NCCL; the host waits for it). The first one on a new NCCL
+  // group sets up its communicator.
+  absl::Status Sync();
 
   // Ends the group cleanly, as torch.distributed.destroy_process_group(): waits for every rank
-  // to get here (one small all-reduce; on the current CUDA device for NCCL), then NCCL's
+  // to get here (Sync), then NCCL's
   // communicators finish their work and are destroyed. Call it on every rank after the job's
   // last collective; the group serves no collective afterwards. A group destroyed without it
   // (a failed job, a peer gone), or whose all-reduce here fails, is aborted instead, without

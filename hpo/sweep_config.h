@@ -138,9 +138,10 @@ struct SweepConfig {
   // CUDA_*, OMP_*, GLOO_* and TUNEFLEET_* ones, and others only when started with
   // --allow_env NAME (dev mode's agent is); never LD_* (refused here).
   std::map<std::string, std::string> env;
-  // resources.reuse_workers: run each one-rank trial in its slot's warm trainer worker (one
+  // resources.reuse_workers: run each trial's ranks in their slots' warm trainer workers (one
   // long-lived `trainer worker` process per slot, so that a trial skips process start and
-  // LibTorch init; TrialSpec.reuse_worker); false starts a fresh trainer per trial.
+  // LibTorch init, and a repeated multi-rank trial its process group's set-up;
+  // TrialSpec.reuse_worker); false starts a fresh trainer per rank and trial.
   bool reuse_workers = true;
   // resources.worker_max_trials: a warm worker is recycled after this many trials
   // (TrialSpec.worker_max_trials), bounding what one process can leak or fragment.

@@ -182,7 +182,7 @@ void SweepDriver::Submit(int64_t number) {
   // The trainer writes them into its TensorBoard event file (the HParams view).
   (*spec->mutable_env())["TUNEFLEET_HPARAMS"] = TrialHParamsJson(config_, t);
   for (const auto& [name, value] : config_.env) (*spec->mutable_env())[name] = value;
-  // The agent runs it in a warm worker only when it can (one rank, `trainer train`).
+  // The agent runs its ranks in warm workers only when it can (`trainer train`).
   spec->set_reuse_worker(config_.reuse_workers);
   spec->set_worker_max_trials(static_cast<int32_t>(config_.worker_max_trials));
   if (config_.fetch_back && !config_.trainer.synthetic) {

@@ -169,13 +169,17 @@ std::string DescribeSweepPlan(const SweepConfig& c) {
                   " rank(s) per trial (a GPU each, or a CPU slot); ");
   if (!c.reuse_workers) {
     absl::StrAppend(&out, "a fresh trainer process per rank (reuse_workers: false)\n");
-  } else if (c.gpus_per_trial > 1 || c.trainer.synthetic) {
-    // Agents run only one-rank `trainer train` trials in warm workers: say why not these.
-    absl::StrAppend(&out, "a fresh trainer process per rank (warm workers take one-rank "
-                          "`trainer train` trials only)\n");
+  } else if (c.trainer.synthetic) {
+    // Agents run only `trainer train` trials in warm workers: say why not these.
+    absl::StrAppend(&out, "a fresh trainer process per rank (warm workers take `trainer train` "
+                          "trials only)\n");
   } else {
     absl::StrAppend(&out, "warm trainer workers, each recycled after ", c.worker_max_trials,
-                    " trial(s)\n");
+                    " trial(s)",
+                    c.gpus_per_trial > 1
+                        ? "; a trial on the same slots as the last reuses its process group"
+                        : "",
+                    "\n");
   }
   const SearchSpace space = BuildSearchSpace(c);
   absl::StrAppend(&out, "  search space\n");

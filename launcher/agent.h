@@ -4,7 +4,7 @@
 // rank 0 (launcher/trainer_channel.h), and reports each run's exit (outcome, exit code or
 // signal, stderr tail; launcher/local_run.h) once all its local ranks have ended. A trial's
 // log_dir and fetch_back must lie in the folders the agent serves (trial_guard.h), or the run
-// fails to start. A one-rank `train` trial with reuse_worker runs in the slot's warm trainer
+// fails to start. Each rank of a `train` trial with reuse_worker runs in its slot's warm trainer
 // worker instead of a fresh process (launcher/warm_workers.h); the run does not tell the
 // difference (launcher/local_run.h).
 //

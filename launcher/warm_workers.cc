@@ -17,8 +17,7 @@ WarmWorkers::~WarmWorkers() = default;
 
 bool WarmWorkers::Eligible(const comm::Assign& assign) {
   const comm::TrialSpec& spec = assign.trial();
-  return spec.reuse_worker() && spec.world_size() == 1 && assign.ranks_size() == 1 &&
-         spec.argv_size() > 0 && spec.argv(0) == "train";
+  return spec.reuse_worker() && spec.argv_size() > 0 && spec.argv(0) == "train";
 }
 
 std::string WarmWorkers::Key(const comm::TrialSpec& spec,

@@ -1,6 +1,7 @@
 // The agent's warm trainer workers: at most one long-lived `trainer worker` process per slot,
-// which runs the slot's trials in-process, one at a time (TrialSpec.reuse_worker), so that a
-// trial does not pay for process start, LibTorch/CUDA init and warm-up.
+// which runs the slot's trials (or its rank of a multi-rank trial) in-process, one at a time
+// (TrialSpec.reuse_worker), so that a trial does not pay for process start, LibTorch/CUDA init
+// and warm-up, nor, when the same slots run the same ranks again, for NCCL's set-up.
 //
 // Message sequence (over the agent's trainer channel, launcher/trainer_channel.h):
 //   agent starts `TRAINER worker` (slot env, TUNEFLEET_WORKER_SLOT, _MAX_TRIALS; its own log)
@@ -61,7 +62,9 @@ class WarmWorkers {
   WarmWorkers(Config config, SendFn send);
   ~WarmWorkers();  // kills what is left (ChildProcess's destructor)
 
-  // A trial the slot's warm worker may run: reuse_worker, world size 1, one local rank, `train`.
+  // A trial whose ranks the slots' warm workers may run: reuse_worker and `train`, any number of
+  // ranks (each runs in its slot's worker; a repeated multi-rank trial reuses the workers'
+  // process group, trainer/trial_group.h).
   static bool Eligible(const comm::Assign& assign);
   // Workers serve only trials of one key: the sweep, argv's --config value, the trial's env
   // (but TUNEFLEET_HPARAMS, which the trainer reads per trial).

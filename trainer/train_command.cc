@@ -27,6 +27,7 @@
 #include "trainer/train_config.h"
 #include "trainer/resolved_config.h"
 #include "trainer/train_loop.h"
+#include "trainer/trial_group.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -229,20 +230,21 @@ int RunTrain(const std::vector<std::string>& args) {
     }
   }
 
-  std::unique_ptr<comm::ProcessGroup> group;
+  std::unique_ptr<TrialGroup> group;  // a warm worker's may be its previous trial's
   if (env->distributed()) {
     MakeCurrent(device.device);
     const auto backend = device.device.is_cuda() ? comm::ProcessGroup::Backend::kNccl
                                                  : comm::ProcessGroup::Backend::kGloo;
-    auto connected = comm::ProcessGroup::Connect(
-        *env, backend, std::chrono::seconds(config->train.ddp_timeout_s));
-    if (!connected.ok()) {
-      PrintError(kProgram, absl::Status(connected.status().code(),
+    auto opened =
+        TrialGroup::Open(*env, backend, std::chrono::seconds(config->train.ddp_timeout_s));
+    if (!opened.ok()) {
+      PrintError(kProgram, absl::Status(opened.status().code(),
                                         absl::StrCat("rank ", env->rank, ": ",
-                                                     connected.status().message())));
+                                                     opened.status().message())));
       return kExitFailure;
     }
-    group = std::move(*connected);
+    group = std::move(*opened);
+    if (env->rank == 0) std::cout << "group    " << group->description() << std::endl;
   }
 
   auto client = AgentClient::FromEnvironment();
@@ -255,7 +257,7 @@ int RunTrain(const std::vector<std::string>& args) {
   options.device = device.device;
   options.resume = resume;
   options.client = client->get();
-  options.group = group.get();
+  options.group = group != nullptr ? group->get() : nullptr;
   auto summary = RunTraining(*config, options);
   if (!summary.ok()) {
     PrintError(kProgram, env->distributed()
@@ -265,8 +267,8 @@ int RunTrain(const std::vector<std::string>& args) {
                              : summary.status());
     return ExitCodeFor(summary.status());
   }
-  if (group != nullptr) {  // no NCCL warning at exit: every rank ends the group together
-    if (absl::Status s = group->Shutdown(); !s.ok()) {
+  if (group != nullptr) {  // no NCCL warning at exit: every rank ends (or keeps) it together
+    if (absl::Status s = group->Close(); !s.ok()) {
       PrintError(kProgram, absl::Status(s.code(), absl::StrCat("rank ", env->rank, ": ", s.message())));
       return kExitFailure;
     }

@@ -27,6 +27,7 @@
 #include "common/logging.h"
 #include "trainer/checkpoint_cache.h"
 #include "trainer/train_command.h"
+#include "trainer/trial_group.h"
 #include "trainer/utf8_check.h"
 #include "trainer/worker_channel.h"
 
@@ -230,6 +231,16 @@ int RunWorker(const std::vector<std::string>& args) {
   InstallSignalHandlers();
   // A sweep's trials start from the same model folder: keep its weights in host memory.
   EnableCheckpointCache(true);
+  // A multi-rank trial's process group is kept for the next trial of the same ranks
+  // (trainer/trial_group.h), and aborted when the worker leaves.
+  KeepTrialGroups(true);
+  struct DropGroupAtExit {
+    ~DropGroupAtExit() { KeepTrialGroups(false); }
+  } drop_group_at_exit;
+  // PyTorch's NCCL heartbeat monitor polls its group's store, which rank 0's worker serves:
+  // once that worker retires, each peer still keeping the group would warn every second. A
+  // trial's collectives keep their timeout (train.ddp_timeout_s) without it.
+  ::setenv("TORCH_NCCL_ENABLE_MONITORING", "0", /*overwrite=*/0);
   const pid_t parent = ::getppid();
   auto channel = WorkerChannel::Connect(endpoint, slot);
   if (!channel.ok()) {

@@ -48,8 +48,16 @@
 #               eval over QUALITY_SEEDS (1 2) more seeds grouped and not (VARIANTS: other runs on
 #               the most GPUs, VARIANTS_ALL on every count; DEFAULTS=0 skips the default runs). Table: steps phase (captures included) and whole process, speed-up
 #               over 1 GPU, samples/s against ddp_anchor's on the same GPUs
-#   ddp_anchor  hf_ddp_anchor.py (.carry/anchor/) eager and compiled on ANCHOR_GPUS (1 and every
-#               GPU) GPUs for ANCHOR_EPOCHS (8) epochs, into ddp_real's table
+#   ddp_anchor  hf_ddp_anchor.py (.carry/anchor/) ANCHOR_VARIANTS (eager compile) on ANCHOR_GPUS (1
+#               and every GPU) GPUs for ANCHOR_EPOCHS (8) epochs, into ddp_real's table
+#   ddp_sweep   (2+ GPUs; issue 31) multi-GPU trials in a sweep against `trainer train` on as many
+#               GPUs: for each trial width (SWEEP_GPUS: 2 and every GPU) a dev-mode sweep of
+#               SWEEP_TRIALS (4) trials, BERT-base (random init) bf16, STS-B SWEEP_EPOCHS (2)
+#               epochs, batch 32 per GPU, an evaluation per epoch, as many at once as the host
+#               holds, with resources.reuse_workers SWEEP_REUSE (true false), workers recycled
+#               after SWEEP_WORKER_MAX_TRIALS (16) trials; and `trainer train
+#               train.devices=N` of the same config. Per trial: submit-to-end seconds, its `group`
+#               and `time` lines; warnings in the workers' logs
 #   multinode   (4 GPUs) tests/integration/multinode_trial_test.sh: two network namespaces of 2
 #               GPUs each, one 4-rank NCCL trial across them (iproute2 from .carry/iproute2 when
 #               the host lacks ip)
@@ -68,7 +76,7 @@ B=$PWD/build/gpu/bin
 export LD_LIBRARY_PATH=/tmp/tfdeps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 
 for s in "$@"; do
-  case $s in tests|sweep|warm|trial|tasks|throughput|kernels|profile|load|anchor|telemetry|ddp|stall|zero1|packing|ddp_real|ddp_anchor|multinode) ;;
+  case $s in tests|sweep|warm|trial|tasks|throughput|kernels|profile|load|anchor|telemetry|ddp|stall|zero1|packing|ddp_real|ddp_anchor|ddp_sweep|multinode) ;;
     *) echo "run: unknown suite '$s' (run with no argument for the list)" >&2; exit 2 ;; esac
 done
 
@@ -406,12 +414,61 @@ suite_ddp_anchor() {
   local b n v G
   G=$(gpu_count)
   D=$O/ddp_real; mkdir -p "$D"
-  for b in "${BATCHES[@]}"; do for n in ${ANCHOR_GPUS:-1 $G}; do for v in "" compile; do
+  for b in "${BATCHES[@]}"; do for n in ${ANCHOR_GPUS:-1 $G}; do for v in ${ANCHOR_VARIANTS:-eager compile}; do
+    [ "$v" = eager ] && v=""
     echo "ddp_anchor: $n GPU(s) batch $b ${v:-eager}: $(torchrun --standalone --nproc_per_node="$n" \
       .carry/anchor/hf_ddp_anchor.py /tmp/bert-base-random "$PWD/data" "$b" "${ANCHOR_EPOCHS:-8}" $v \
       2>"$D/anchor-$n-$b-${v:-eager}.err" | grep '^{' | tee -a "$D/anchor.jsonl")"
   done; done; done
   [ -f "$D/real.jsonl" ] && python3 bench/gpu/ddp_real_table.py "$D/real.jsonl" "$D/anchor.jsonl" | tee "$D/table.md"
+}
+
+suite_ddp_sweep() {
+  need_gpus 2 ddp_sweep || return 0
+  bert_base_random
+  local G n r t0 rc name lrs
+  G=$(gpu_count)
+  cat > "$D/train.yaml" <<YAML
+model: {path: /tmp/bert-base-random, pooling: mean, max_seq_len: 128, dropout: 0.1}
+task: {type: sts, train: $PWD/data/stsbenchmark/sts-train.csv, eval: $PWD/data/stsbenchmark/sts-dev.csv, format: stsb}
+train: {epochs: ${SWEEP_EPOCHS:-2}, batch_size: 32, precision: bf16, eval_every_epochs: 1, log_every_steps: 50}
+output: {save: none, checkpoint: false}
+YAML
+  lrs=$(python3 -c "print(', '.join(f'{(k + 1) * 1e-5:.1e}' for k in range(${SWEEP_TRIALS:-4})))")
+  for n in ${SWEEP_GPUS:-2 $G}; do
+    [ "$n" -le "$G" ] || continue
+    rm -rf /tmp/ddp_sweep_out; t0=$(date +%s.%N)
+    "$B/trainer" train --config "$D/train.yaml" train.devices="$n" output.dir=/tmp/ddp_sweep_out \
+      > "$D/train-g$n.log" 2>&1; rc=$?
+    echo "ddp_sweep: trainer train devices=$n: exit $rc, wall $(wall_since "$t0") s |"\
+         "$(grep -E '^time' "$D/train-g$n.log" | cut -c1-150)"
+    for r in ${SWEEP_REUSE:-true false}; do
+      name=g$n-reuse-$r
+      cat > "$D/$name.yaml" <<YAML
+name: $name
+metric: {name: eval/spearman, goal: maximize}
+trainer: {config: $D/train.yaml}
+resources: {gpus_per_trial: $n, reuse_workers: $r, worker_max_trials: ${SWEEP_WORKER_MAX_TRIALS:-16}}
+parameters: {lr: {values: [$lrs]}, batch_size: {values: [32]}}
+lr_scaling: {rule: linear, base_batch: 32}
+search: {method: grid}
+early_terminate: {type: none}
+max_concurrent_trials: $((G / n))
+max_failures_per_trial: 0
+journal: $D/$name/journal.log
+YAML
+      t0=$(date +%s.%N)
+      "$B/hpo" sweep "$D/$name.yaml" > "$D/$name.log" 2>&1; rc=$?
+      echo "ddp_sweep: $name: exit $rc, wall $(wall_since "$t0") s; $(grep -c COMPLETE "$D/$name.log") complete"
+      python3 bench/gpu/trial_seconds.py "$D/$name/journal.log" | sed 's/^/  /'
+      for f in "$D/$name"/logs/trial-*/rank-0.log; do
+        echo "  $(basename "$(dirname "$f")"): $(grep -E '^group' "$f" | cut -c10-120) |"\
+             "$(grep -E '^time' "$f" | cut -c1-120)"
+      done
+      echo "  warnings in workers' logs: $(cat "$D/$name"/logs/workers/*.log 2>/dev/null |
+        grep -ciE 'warn|error|destroy_process_group')"
+    done
+  done
 }
 
 suite_multinode() {

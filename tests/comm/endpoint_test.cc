@@ -170,6 +170,28 @@ TEST(EndpointTest, FreeTcpPortCanBeBound) {
   EXPECT_TRUE(FreeTcpPort("not an address").ok());  // any interface
 }
 
+TEST(EndpointTest, WaitForTcpListenerReturnsOnceSomethingListens) {
+  absl::StatusOr<int> port = FreeTcpPort("127.0.0.1");
+  ASSERT_TRUE(port.ok()) << port.status();
+  // Nothing there yet: the deadline, after about the timeout.
+  const auto start = std::chrono::steady_clock::now();
+  absl::Status none = WaitForTcpListener("127.0.0.1", *port, absl::Milliseconds(150));
+  const double waited =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(none.code(), absl::StatusCode::kDeadlineExceeded) << none;
+  EXPECT_GE(waited, 0.14);
+  EXPECT_LT(waited, 2.0);
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(static_cast<uint16_t>(*port));
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ASSERT_EQ(::listen(fd, 4), 0);
+  EXPECT_TRUE(WaitForTcpListener("localhost", *port, absl::Seconds(5)).ok());
+  ::close(fd);
+}
+
 }  // namespace
 }  // namespace comm
 }  // namespace tunefleet

@@ -87,10 +87,10 @@ TEST(SweepPlanTest, SmallGridsAreCountedExactly) {
 
 TEST(SweepPlanTest, TheResourcesLineSaysWhetherTrialsRunInWarmWorkers) {
   SweepConfig c = Config("search: {method: random, random: {trials: 2}}\n");
-  // Agents run only one-rank `trainer train` trials in warm workers, never the synthetic one.
+  // Agents run only `trainer train` trials in warm workers, never the synthetic one.
   EXPECT_THAT(DescribeSweepPlan(c),
               HasSubstr("  resources     1 rank(s) per trial (a GPU each, or a CPU slot); a fresh "
-                        "trainer process per rank (warm workers take one-rank `trainer train` "
+                        "trainer process per rank (warm workers take `trainer train` "
                         "trials only)\n"));
   c.trainer.synthetic = false;
   c.trainer.config = "trainer.yaml";
@@ -98,6 +98,11 @@ TEST(SweepPlanTest, TheResourcesLineSaysWhetherTrialsRunInWarmWorkers) {
   EXPECT_THAT(DescribeSweepPlan(c),
               HasSubstr("  resources     1 rank(s) per trial (a GPU each, or a CPU slot); warm "
                         "trainer workers, each recycled after 5 trial(s)\n"));
+  c.gpus_per_trial = 2;
+  EXPECT_THAT(DescribeSweepPlan(c),
+              HasSubstr("  resources     2 rank(s) per trial (a GPU each, or a CPU slot); warm "
+                        "trainer workers, each recycled after 5 trial(s); a trial on the same "
+                        "slots as the last reuses its process group\n"));
   c.reuse_workers = false;
   EXPECT_THAT(DescribeSweepPlan(c),
               HasSubstr("; a fresh trainer process per rank (reuse_workers: false)\n"));

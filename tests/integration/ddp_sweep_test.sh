@@ -3,7 +3,10 @@
 # (the agent starts 2 trainer processes, Gloo between them), median pruning after the first
 # trial. Every trial ends COMPLETE or PRUNED, none FAIL; lr_effective counts both ranks
 # (lr * batch * 2 / 32); a pruned trial's two ranks both stop at the same step (the decision
-# reaches rank 1 through the process group) and exit cleanly; nothing is left behind.
+# reaches rank 1 through the process group) and exit cleanly; nothing is left behind. Both ranks
+# run in the slots' warm workers, the same two processes for every trial, and from the second
+# trial on they reuse the first trial's process group (trainer/trial_group.h) instead of
+# connecting a new one.
 # Args: hpo binary.
 HPO=$1
 source tests/integration/lib.sh
@@ -24,6 +27,17 @@ n=$(pyq "$J" 'len(T)')
   fail "not every trial finished: $(pyq "$J" "[t['state'] for t in T]")"
 pyq "$J" "all(abs(t['user_attrs']['lr_effective'] - t['params']['lr']*128*2/32) <= 1e-12*t['user_attrs']['lr_effective'] for t in T)" |
   grep -q True || fail "lr_effective does not count 2 ranks"
+workers=$(pyq "$J" "sorted(set(t['user_attrs'].get('worker', 'none').split('#')[0] for t in T))")
+echo "rank 0's warm workers: $workers"
+[ "$(pyq "$J" "len(set(t['user_attrs'].get('worker', 'none').split('#')[0] for t in T))")" -eq 1 ] &&
+  ! echo "$workers" | grep -q none || fail "rank 0 did not run in one warm worker: $workers"
+grep -q "^group    gloo, 2 ranks: a new group, connected in" "$WORK/run/logs/trial-0/rank-0.log" ||
+  fail "trial 0 did not connect a new group: $(grep '^group' "$WORK/run/logs/trial-0/rank-0.log")"
+for t in 1 2 3 4; do
+  grep -q "^group    gloo, 2 ranks: the workers' group from their previous trial, reused" \
+    "$WORK/run/logs/trial-$t/rank-0.log" ||
+    fail "trial $t did not reuse the group: $(grep '^group' "$WORK/run/logs/trial-$t/rank-0.log")"
+done
 pruned=$(pyq "$J" "' '.join(str(t['number']) for t in T if t['state']=='PRUNED')")
 [ -n "$pruned" ] || fail "the median pruner pruned nothing"
 for t in $pruned; do

@@ -44,7 +44,7 @@ TEST(WarmWorkersKeyTest, SweepConfigAndEnvMakeTheKey) {
             key);
 }
 
-TEST(WarmWorkersKeyTest, OnlyOneRankTrainTrialsWithReuseAreEligible) {
+TEST(WarmWorkersKeyTest, TrainTrialsWithReuseAreEligibleWhateverTheirRanks) {
   comm::Assign assign;
   *assign.mutable_trial() = Spec({"train", "--config", "a.yaml"});
   assign.add_ranks(0);
@@ -52,9 +52,11 @@ TEST(WarmWorkersKeyTest, OnlyOneRankTrainTrialsWithReuseAreEligible) {
   comm::Assign other = assign;
   other.mutable_trial()->set_reuse_worker(false);
   EXPECT_FALSE(WarmWorkers::Eligible(other));
+  // A multi-rank trial: each of its ranks runs in its slot's worker (trainer/trial_group.h).
   other = assign;
-  other.mutable_trial()->set_world_size(2);
-  EXPECT_FALSE(WarmWorkers::Eligible(other));
+  other.mutable_trial()->set_world_size(4);
+  other.add_ranks(1);
+  EXPECT_TRUE(WarmWorkers::Eligible(other));
   other = assign;
   other.mutable_trial()->set_argv(0, "eval");
   EXPECT_FALSE(WarmWorkers::Eligible(other));
