@@ -14,6 +14,7 @@
 #include "common/file_util.h"
 #include "common/name_chars.h"
 #include "common/status_macros.h"
+#include "common/trial_env.h"
 #include "hpo/multirun.h"
 #include "trainer/datasets.h"
 #include "trainer/train_config.h"
@@ -315,8 +316,8 @@ absl::StatusOr<SweepConfig> ParseSweepConfig(const ConfigFile& file) {
       if (!ValidEnvName(name)) {
         return env.Error(name, "is not an environment variable name");
       }
-      if (name.rfind("LD_", 0) == 0) {
-        return env.Error(name, "LD_* variables load code into the trainer; agents never pass them");
+      if (const std::string why = TrialEnvForbidden(name); !why.empty()) {
+        return env.Error(name, absl::StrCat(why, "; agents never pass it (README: resources.env)"));
       }
       RETURN_IF_ERROR(env.Get(name, &c.env[name]));
     }

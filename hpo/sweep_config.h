@@ -134,9 +134,9 @@ struct SweepConfig {
   std::vector<std::string> stage;
   // Copy each trial's output folder back from rank 0's node when it ends (TrialSpec.fetch_back).
   bool fetch_back = false;
-  // resources.env: variables every trainer rank gets (TrialSpec.env). Agents pass NCCL_*,
-  // CUDA_*, OMP_*, GLOO_* and TUNEFLEET_* ones, and others only when started with
-  // --allow_env NAME (dev mode's agent is); never LD_* (refused here).
+  // resources.env: variables every trainer rank gets (TrialSpec.env). Agents pass the
+  // names of common/trial_env.h, and others only when started with --allow_env NAME (dev
+  // mode's agent is); never one that loads code or steers the agent (refused here).
   std::map<std::string, std::string> env;
   // resources.reuse_workers: run each trial's ranks in their slots' warm trainer workers (one
   // long-lived `trainer worker` process per slot, so that a trial skips process start and

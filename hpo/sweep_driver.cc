@@ -282,7 +282,7 @@ absl::Status SweepDriver::HandleExit(const comm::Exit& exit) {
     // Piped to a file or another program, each event still shows up as it happens.
     std::cout << std::flush;
   }
-  UpdateHtmlReport();
+  html_report_->Changed();
   return absl::OkStatus();
 }
 
@@ -420,19 +420,11 @@ absl::Status SweepDriver::WriteReport() const {
       StudyToJson(engine_->study(), engine_->space(), engine_->recorded_attrs()));
 }
 
-void SweepDriver::UpdateHtmlReport() {
-  const std::string path = ReportPathFor(config_.journal);
-  absl::Status written = WriteHtmlReport(config_.journal, path);
-  if (!written.ok() && !html_report_warned_) {
-    html_report_warned_ = true;
-    TF_LOG(WARNING) << "cannot write the sweep's HTML report " << path << ": " << written.message()
-                    << " (the sweep goes on; `hpo report` writes it later)";
-  }
-}
-
 absl::Status SweepDriver::Run() {
   start_ = absl::Now();
   RETURN_IF_ERROR(OpenJournal());
+  html_report_ = std::make_unique<ReportWriter>(config_.journal, ReportPathFor(config_.journal),
+                                                options_.report_interval);
   RETURN_IF_ERROR(Connect());
   absl::Status failure;
   while (true) {
@@ -456,7 +448,12 @@ absl::Status SweepDriver::Run() {
       if (interrupting_) break;  // a second Ctrl-C: stop waiting
       Interrupt();
     }
-    while (auto received = head_->Receive(absl::Now())) {
+    // At most so many messages a turn: a burst of trial ends must not keep this loop from
+    // answering the head's heartbeats (Poll, below) for longer than the head's patience.
+    constexpr int kMessagesPerTurn = 256;
+    for (int m = 0; m < kMessagesPerTurn; ++m) {
+      auto received = head_->Receive(absl::Now());
+      if (!received) break;
       if (!received->envelope.ok()) {
         TF_LOG(WARNING) << "dropped a frame from the head: " << received->envelope.status().message();
         continue;
@@ -482,6 +479,7 @@ absl::Status SweepDriver::Run() {
       if (!failure.ok()) break;
     }
     if (interrupting_ && now > interrupt_deadline_) break;
+    html_report_->Tick(now, [this] { return engine_->Snapshot(); });
     Show(false);
   }
   running_.clear();
@@ -497,7 +495,7 @@ absl::Status SweepDriver::Run() {
   }
   Show(true);
   absl::Status report = WriteReport();
-  UpdateHtmlReport();
+  (void)html_report_->Flush(engine_->Snapshot());  // a failure was logged; the sweep stands
   if (!failure.ok()) return failure;
   if (!cleanup.ok()) return cleanup;
   if (!report.ok()) return report;

@@ -27,6 +27,7 @@
 #include "hpo/journal_writer.h"
 #include "hpo/progress_table.h"
 #include "hpo/sweep_config.h"
+#include "hpo/report_writer.h"
 #include "hpo/sweep_engine.h"
 
 namespace tunefleet {
@@ -46,6 +47,9 @@ class SweepDriver {
     // After losing the head, wait this long for it to come back (the trials go on on the
     // agents), then submit the unfinished trials again; zero: fail at once.
     absl::Duration head_grace = absl::Minutes(5);
+    // The HTML report beside the journal is rewritten at most this often during the sweep (from
+    // memory, on a thread of its own: hpo/report_writer.h), and once at the end.
+    absl::Duration report_interval = absl::Seconds(5);
   };
 
   // `signals` watches SIGINT/SIGTERM (created before any thread).
@@ -94,9 +98,6 @@ class SweepDriver {
   // Records the trial's GPU telemetry, all its agents together, before its end.
   absl::Status RecordGpuUsage(int64_t trial, const Running& run);
   absl::Status WriteReport() const;
-  // Rewrites the HTML report beside the journal (hpo/report.h) from the journal on disk; a
-  // failure is logged once as a warning and never fails the sweep.
-  void UpdateHtmlReport();
 
   SweepConfig config_;
   Options options_;
@@ -109,7 +110,7 @@ class SweepDriver {
   // How long the trials that ran to their end or were pruned took, from Started to Exit (ETA).
   std::vector<absl::Duration> trial_durations_;
   int most_running_ = 0;  // the most trials seen running at once (ETA)
-  bool html_report_warned_ = false;  // UpdateHtmlReport warns once
+  std::unique_ptr<ReportWriter> html_report_;  // the page beside the journal
   std::vector<std::string> bound_lines_;  // the best point's bounds, once the sweep ended
   zmq::context_t context_;
   std::unique_ptr<comm::HeadSession> head_;  // after context_, whose socket it holds

@@ -109,6 +109,8 @@ absl::StatusOr<SweepEngine::Resumed> SweepEngine::Resume(JournalContents content
   }
   r.changed_params.assign(changed.begin(), changed.end());
   recorded_attrs_ = std::move(contents.study_user_attrs);
+  distributions_ = std::move(contents.distributions);
+  distributions_.resize(contents.study.trials.size());
   study_ = std::move(contents.study);
   study_.name = config_.name;
   study_.maximize = config_.maximize;
@@ -155,6 +157,10 @@ absl::StatusOr<std::optional<int64_t>> SweepEngine::StartTrial() {
   }
   study_.trials.push_back(t);
   if (journal_ != nullptr) RETURN_IF_ERROR(journal_->CreateTrial(t, space_));
+  SearchSpace& recorded = distributions_.emplace_back();  // as the journal records them
+  for (const auto& [name, value] : t.params) {
+    if (auto d = space_.find(name); d != space_.end()) recorded.emplace(name, d->second);
+  }
   running_[t.number] = RunState{};
   return std::optional<int64_t>(t.number);
 }
@@ -288,6 +294,16 @@ absl::Status SweepEngine::InterruptRunning(const std::string& reason) {
   }
   running_.clear();
   return absl::OkStatus();
+}
+
+JournalContents SweepEngine::Snapshot() const {
+  JournalContents c;
+  c.study_name = config_.name;
+  c.maximize = config_.maximize;
+  c.study = study_;
+  c.study_user_attrs = recorded_attrs_;
+  c.distributions = distributions_;
+  return c;
 }
 
 int64_t SweepEngine::Attempt(int64_t number) const {

@@ -135,6 +135,9 @@ class SweepEngine {
   const std::map<std::string, std::string>& recorded_attrs() const { return recorded_attrs_; }
 
   const Study& study() const { return study_; }
+  // What ReadJournal would return for the journal now, from memory (no read): the study, its
+  // user attrs and each trial's param distributions, for the report during a sweep.
+  JournalContents Snapshot() const;
   const SweepConfig& config() const { return config_; }
   const SearchSpace& space() const { return space_; }
   const RandomThenGridSampler& sampler() const { return sampler_; }
@@ -162,6 +165,7 @@ class SweepEngine {
   std::map<int64_t, RunState> running_;
   std::deque<int64_t> retries_;  // failed trials whose point gets another attempt
   std::map<std::string, std::string> recorded_attrs_;
+  std::vector<SearchSpace> distributions_;  // per trial, as CreateTrial recorded them
 };
 
 // Why a sweep that ran to its end failed, as the last line of its summary says it, or nullopt

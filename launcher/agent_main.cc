@@ -17,6 +17,7 @@
 #include "common/binary_path.h"
 #include "common/cli.h"
 #include "common/file_util.h"
+#include "common/trial_env.h"
 #include "common/runtime_dir.h"
 #include "common/status_macros.h"
 #include "common/signals.h"
@@ -70,7 +71,8 @@ int Main(int argc, char** argv) {
                 "the runtime folder, --log_dir, the working directory and $HOME", "DIR,...");
   cli.AddString("allow_env", &allow_env,
                 "environment variables (comma-separated) a trial may set for its trainers beside "
-                "NCCL_*, CUDA_*, OMP_*, GLOO_* and TUNEFLEET_* (LD_* never passes)", "NAME,...");
+                "the named NCCL_, CUDA_, OMP_, GLOO_, TORCH_ and TUNEFLEET_ ones (never LD_*, "
+                "*PLUGIN*, *INJECTION* or the agent's TUNEFLEET_ ones)", "NAME,...");
   cli.AddInt("kill_grace_ms", &kill_grace_ms, "time a stopped rank gets between SIGTERM and SIGKILL");
   cli.AddInt("head_grace_s", &head_grace_s,
              "after losing the head, keep the runs going this long while registering again");
@@ -105,9 +107,9 @@ int Main(int argc, char** argv) {
         ": 1-64 letters, digits, '.', '-' or '_'"));
   }
   for (const std::string& var : std::vector<std::string>(absl::StrSplit(allow_env, ',', absl::SkipEmpty()))) {
-    if (status.ok() && var.rfind("LD_", 0) == 0) {
-      status = absl::InvalidArgumentError(absl::StrCat("--allow_env: ", var, " can load code into "
-                                                       "the trainer; LD_* never passes"));
+    if (const std::string why = TrialEnvForbidden(var); status.ok() && !why.empty()) {
+      status = absl::InvalidArgumentError(
+          absl::StrCat("--allow_env: ", var, " ", why, ": it never passes (README, resources.env)"));
     }
   }
   if (status.ok() && slots < 0) status = absl::InvalidArgumentError("--slots must be >= 0");

@@ -9,12 +9,12 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/trial_env.h"
 
 namespace tunefleet {
 namespace launcher {
 namespace {
 
-constexpr const char* kFamilies[] = {"NCCL_", "CUDA_", "OMP_", "GLOO_", "TUNEFLEET_"};
 
 std::string Clip(const std::string& s) {
   return s.size() <= 200 ? s : absl::StrCat(s.substr(0, 200), "... (", s.size(), " characters)");
@@ -57,10 +57,8 @@ std::map<std::string, std::string> FilterTrialEnv(const std::map<std::string, st
                                                   std::vector<std::string>* dropped) {
   std::map<std::string, std::string> kept;
   for (const auto& [name, value] : env) {
-    bool ok = allowed_names.count(name) > 0;
-    for (const char* family : kFamilies) ok = ok || absl::StartsWith(name, family);
-    if (name == "CUDA_VISIBLE_DEVICES" && allowed_names.count(name) == 0) ok = false;
-    if (absl::StartsWith(name, "LD_")) ok = false;
+    const bool ok = TrialEnvForbidden(name).empty() &&
+                     (TrialEnvByDefault(name) || allowed_names.count(name) > 0);
     if (ok) {
       kept[name] = value;
     } else {

@@ -1,11 +1,11 @@
 // What a trial may ask of an agent: the agent runs whatever a submitted TrialSpec says as its
 // own user, so the spec's environment and paths pass through here first.
 //
-// Environment: a trial's own variables reach its ranks only when they belong to the families
-// a training job tunes (NCCL_*, CUDA_* but CUDA_VISIBLE_DEVICES, OMP_*, GLOO_*, TUNEFLEET_*) or
-// are named by the agent's --allow_env; the variables the agent sets itself (the torchrun set,
-// CUDA_VISIBLE_DEVICES, TUNEFLEET_AGENT_ENDPOINT, ...) always win; LD_* never passes, even
-// when allowed by name (LD_PRELOAD, LD_LIBRARY_PATH and LD_AUDIT load code into the trainer).
+// Environment: a trial's own variables reach its ranks as common/trial_env.h says: the names a
+// training job tunes (NCCL_DEBUG, NCCL_SOCKET_IFNAME, OMP_NUM_THREADS, ...) and those the
+// agent's --allow_env names, never one that loads code (LD_*, *PLUGIN*, *INJECTION*, ...) or an
+// agent-level TUNEFLEET_ variable, named or not; the variables the agent sets itself (the
+// torchrun set, CUDA_VISIBLE_DEVICES, TUNEFLEET_AGENT_ENDPOINT, ...) always win.
 //
 // Paths (TrialSpec.log_dir, TrialSpec.fetch_back): they must lie inside one of the folders
 // the agent serves (its runtime folder, its --log_dir, its working directory, $HOME and

@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 #include "hpo/journal_replay.h"
 #include "hpo/journal_writer.h"
+#include "hpo/report.h"
 #include "tests/hpo/hpo_test_util.h"
 
 namespace tunefleet {
@@ -158,6 +159,56 @@ TEST(SweepEngineTest, TheJournalHoldsTheAxisThePrunerAndTheBounds) {
   EXPECT_EQ(at.contains("batch_size"), batch == 16 || batch == 64);
   EXPECT_FALSE(at.contains("lr"));  // a list of two values has no bounds
   EXPECT_EQ(lines->size(), at.size());
+}
+
+// During a sweep the report is drawn from memory (SweepEngine::Snapshot), never from the journal:
+// the page must be the one `hpo report` draws from the journal, byte for byte, at any moment, and
+// after a resume too. The trials here complete, get pruned, fail and are retried, carry
+// placements, workers and GPU telemetry, and one is running.
+TEST(SweepEngineTest, TheSnapshotDrawsTheReportTheJournalDraws) {
+  SweepConfig c = Config(
+      "early_terminate: {type: median, n_startup_trials: 1, n_warmup_steps: 0, interval_steps: "
+      "1}\nmax_failures_per_trial: 1\n");
+  std::string path;
+  auto same_page = [&](const SweepEngine& engine, const std::string& when) {
+    auto journal = ReadJournal(path);
+    ASSERT_TRUE(journal.ok()) << journal.status();
+    auto from_journal = RenderHtmlReport(*journal, path);
+    auto from_memory = RenderHtmlReport(engine.Snapshot(), path);
+    ASSERT_TRUE(from_journal.ok() && from_memory.ok());
+    EXPECT_EQ(*from_memory, *from_journal) << when;
+    EXPECT_EQ(engine.Snapshot().study.trials.size(), journal->study.trials.size()) << when;
+  };
+  {
+    const std::unique_ptr<JournalWriter> journal = FreshJournal("engine_snapshot", &path);
+    SweepEngine engine(c, journal.get());
+    ASSERT_TRUE(engine.CreateStudy().ok());
+    ASSERT_EQ(*engine.StartTrial(), std::optional<int64_t>(0));
+    ASSERT_TRUE(engine.SetPlacement(0, "a (rank 0)").ok());
+    ASSERT_TRUE(engine.SetWorker(0, "a/slot-0/w-7#1").ok());
+    ASSERT_TRUE(engine.SetGpuUsage(0, 55.5, 1234.0, 99.0).ok());
+    ASSERT_FALSE(*engine.Report(0, 100, 0.6, false));
+    Complete(engine, 0, 0.7);
+    ASSERT_EQ(*engine.StartTrial(), std::optional<int64_t>(1));
+    ASSERT_TRUE(*engine.Report(1, 100, 0.1, false));  // below the median: stop
+    ASSERT_TRUE(engine.EndTrial(1, RunEnd::kStopped, "", "", false).ok());
+    ASSERT_EQ(*engine.StartTrial(), std::optional<int64_t>(2));
+    ASSERT_TRUE(engine.EndTrial(2, RunEnd::kFailed, "exit code 1", "boom <b>\n", false)->retried);
+    ASSERT_EQ(*engine.StartTrial(), std::optional<int64_t>(3));  // the retry
+    same_page(engine, "with trial 3 running");
+    Complete(engine, 3, 0.65);
+    ASSERT_TRUE(engine.RecordBounds().ok());
+    same_page(engine, "after the bounds");
+  }
+  auto contents = ReadJournal(path);
+  ASSERT_TRUE(contents.ok()) << contents.status();
+  auto journal = JournalWriter::Open(path);
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  SweepEngine resumed(c, journal->get());
+  ASSERT_TRUE(resumed.Resume(std::move(*contents)).ok());
+  ASSERT_EQ(*resumed.StartTrial(), std::optional<int64_t>(4));
+  Complete(resumed, 4, 0.5);
+  same_page(resumed, "resumed");
 }
 
 // Interrupted attempts (Ctrl-C, --resume, Ctrl-C, ...) are no failures of the point: the retry

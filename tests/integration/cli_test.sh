@@ -43,6 +43,8 @@ one_line_error "$HEAD" --bind tcp://127.0.0.1:0           # an unkeyed TCP bind 
 one_line_error "$AGENT" --head tcp://127.0.0.1:99999
 expect 2 "--name '../../x y': 1-64 letters" "$AGENT" --head tcp://127.0.0.1:5555 --name '../../x y'
 one_line_error "$AGENT" --head tcp://127.0.0.1:5555 --allow_env LD_PRELOAD
+expect 2 "--allow_env: TUNEFLEET_BIN_DIR says which program" "$AGENT" --head tcp://127.0.0.1:5555 --allow_env MY_FLAG,TUNEFLEET_BIN_DIR
+expect 2 "--allow_env: NCCL_NET_PLUGIN loads code" "$AGENT" --head tcp://127.0.0.1:5555 --allow_env NCCL_NET_PLUGIN
 expect 2 "[.]{3} [(]5000001 bytes[)]' is not a host name" "$HEAD" --nodes <(head -c 5000001 /dev/zero | tr '\0' h)
 # tcp://localhost:P binds the loopback address (ZeroMQ's bind takes no host names).
 "$HEAD" --bind tcp://localhost:0 --insecure --start_agents none --endpoint_file "$XDG_RUNTIME_DIR/ep" \

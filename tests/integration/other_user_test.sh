@@ -5,8 +5,9 @@
 # 2. that user's `hpo sweep` against root's unkeyed head is refused at once, and root's head
 #    refuses an unkeyed TCP bind (which every local user could reach);
 # 3. as that user, a whole cluster (head, agent, and a bare client that submits a trial with
-#    LD_PRELOAD in its env): LD_PRELOAD does not reach the trainer, NCCL_* and --allow_env
-#    names do, and a log folder outside what the agent serves is refused.
+#    LD_PRELOAD, TUNEFLEET_BIN_DIR, CUDA_INJECTION64_PATH and NCCL_NET_PLUGIN in its env): none
+#    reaches the trainer, NCCL_DEBUG and --allow_env names do, and a log folder outside what
+#    the agent serves is refused.
 # Args: head, agent, hpo, trainer binaries, submit_tool.
 HEAD=$1 AGENT=$2 HPO=$3 TRAINER=$4 SUBMIT=$5
 source tests/integration/lib.sh
@@ -96,7 +97,7 @@ setpriv --reuid="$U" --regid="$U" --init-groups -- env -i HOME="$UHOME" PATH=/us
 uagent=$!
 wait_for 10 grep -q "agent u1 registered" "$WORK/uhead.log" || fail "the user's agent did not register"
 ucmd "$BIN/submit_tool" --head "$UEP" --log_dir "$UHOME/logs" \
-  --env "LD_PRELOAD=/tmp/evil.so,LD_LIBRARY_PATH=/tmp,NCCL_DEBUG=WARN,MY_FLAG=1,OTHER=2" \
+  --env "LD_PRELOAD=/tmp/evil.so,LD_LIBRARY_PATH=/tmp,NCCL_DEBUG=WARN,MY_FLAG=1,OTHER=2,TUNEFLEET_BIN_DIR=/tmp/evil,CUDA_INJECTION64_PATH=/tmp/evil.so,NCCL_NET_PLUGIN=evil" \
   synthetic --steps 1 --seconds_per_step 0 > "$WORK/submit.out" 2>&1
 grep -q "exit COMPLETED" "$WORK/submit.out" || fail "the trial did not complete: $(cat "$WORK/submit.out")"
 ENVF=$UHOME/trainer.env
@@ -104,6 +105,9 @@ ENVF=$UHOME/trainer.env
 grep -q "^LD_PRELOAD=" "$ENVF" && fail "LD_PRELOAD reached the trainer"
 grep -q "^LD_LIBRARY_PATH=/tmp" "$ENVF" && fail "LD_LIBRARY_PATH reached the trainer"
 grep -q "^OTHER=" "$ENVF" && fail "a variable nobody allowed reached the trainer"
+for v in TUNEFLEET_BIN_DIR CUDA_INJECTION64_PATH NCCL_NET_PLUGIN; do
+  grep -q "^$v=" "$ENVF" && fail "$v reached the trainer"
+done
 grep -q "^NCCL_DEBUG=WARN$" "$ENVF" || fail "NCCL_DEBUG did not reach the trainer"
 grep -q "^MY_FLAG=1$" "$ENVF" || fail "an --allow_env variable did not reach the trainer"
 grep -q "not passed to the trainer.*LD_PRELOAD" "$WORK/uagent.log" || fail "the agent did not say what it dropped"
