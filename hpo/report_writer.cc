@@ -1,9 +1,11 @@
 #include "hpo/report_writer.h"
 
+#include <algorithm>
 #include <memory>
 #include <utility>
 
 #include "absl/status/statusor.h"
+#include "absl/time/clock.h"
 #include "common/file_util.h"
 #include "common/logging.h"
 #include "hpo/report.h"
@@ -24,8 +26,10 @@ void ReportWriter::Join() {
 }
 
 absl::Status ReportWriter::Write(const JournalContents& contents) {
+  const absl::Time start = absl::Now();
   absl::StatusOr<std::string> html = RenderHtmlReport(contents, journal_path_);
   absl::Status s = html.ok() ? WriteFileAtomically(html_path_, *html) : html.status();
+  last_write_us_.store(absl::ToInt64Microseconds(absl::Now() - start));
   if (s.ok()) {
     writes_.fetch_add(1);
   } else if (!warned_.exchange(true)) {
@@ -36,7 +40,9 @@ absl::Status ReportWriter::Write(const JournalContents& contents) {
 }
 
 void ReportWriter::Tick(absl::Time now, const std::function<JournalContents()>& snapshot) {
-  if (!dirty_ || now < last_start_ + interval_) return;
+  const absl::Duration spacing =
+      std::max(interval_, 10 * absl::Microseconds(last_write_us_.load()));
+  if (!dirty_ || now < last_start_ + spacing) return;
   Join();  // the last write started an interval ago: done, or nearly
   dirty_ = false;
   last_start_ = now;

@@ -1,8 +1,10 @@
 // The sweep's HTML report (hpo/report.h) kept current during a sweep at a cost that does not grow
 // with each trial: hpo hands it a snapshot of the study from memory (SweepEngine::Snapshot; the
 // journal is never read during a sweep) when something changed, and it renders and writes the
-// page on a thread of its own, at most once per `interval`; changes meanwhile wait for the next
-// write. Flush writes the last state and waits, for the end of a sweep.
+// page on a thread of its own, at most once per `interval`, and never more often than every ten
+// times the last write took (a page of 10,000 trials takes about a second to draw: the report
+// then costs at most a tenth of a core, however long the sweep); changes meanwhile wait for the
+// next write. Flush writes the last state and waits, for the end of a sweep.
 //
 //   ReportWriter writer(journal, ReportPathFor(journal), absl::Seconds(5));
 //   writer.Changed();                                          // after each trial's end
@@ -16,6 +18,7 @@
 #define TUNEFLEET_HPO_REPORT_WRITER_H_
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <thread>
@@ -36,8 +39,8 @@ class ReportWriter {
 
   // The study changed: the next Tick past the interval writes it.
   void Changed() { dirty_ = true; }
-  // Starts a write of snapshot() when the study changed, no write is in progress and `interval`
-  // passed since the last one started.
+  // Starts a write of snapshot() when the study changed and both `interval` and ten times the
+  // last write's duration passed since the last one started (it is then done, or nearly).
   void Tick(absl::Time now, const std::function<JournalContents()>& snapshot);
   // Waits for a write in progress, then writes `contents` on this thread.
   absl::Status Flush(const JournalContents& contents);
@@ -56,6 +59,7 @@ class ReportWriter {
   std::thread thread_;
   std::atomic<bool> warned_{false};
   std::atomic<int> writes_{0};
+  std::atomic<int64_t> last_write_us_{0};  // how long the last write took
 };
 
 }  // namespace hpo

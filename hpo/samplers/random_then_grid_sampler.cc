@@ -39,11 +39,18 @@ bool RandomThenGridSampler::Settled(const Study& study, int64_t point) const {
 }
 
 int64_t RandomThenGridSampler::NextUntakenPoint(const Study& study) const {
-  std::set<int64_t> taken;
-  for (const Trial& t : study.trials) taken.insert(t.point);
-  int64_t p = 0;
-  while (taken.count(p) > 0) ++p;
-  return p;
+  Taken& k = taken_;
+  const bool same = k.study == &study && k.seen <= study.trials.size() &&
+                    (k.seen == 0 || (study.trials[k.seen - 1].number == k.last_number &&
+                                     study.trials[k.seen - 1].point == k.last_point));
+  if (!same) k = Taken{&study};
+  for (; k.seen < study.trials.size(); ++k.seen) {
+    k.points.insert(study.trials[k.seen].point);
+    k.last_number = study.trials[k.seen].number;
+    k.last_point = study.trials[k.seen].point;
+  }
+  while (k.points.count(k.next) > 0) ++k.next;
+  return k.next;
 }
 
 Availability RandomThenGridSampler::NextAvailability(const Study& study) {

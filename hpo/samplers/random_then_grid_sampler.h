@@ -15,6 +15,7 @@
 #define TUNEFLEET_HPO_SAMPLERS_RANDOM_THEN_GRID_SAMPLER_H_
 
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "hpo/sampler.h"
@@ -62,6 +63,19 @@ class RandomThenGridSampler : public Sampler {
   RandomSampler random_;
   int64_t random_points_;
   std::optional<std::vector<Params>> grid_;
+  // NextUntakenPoint's memory of the study it last saw, so that a sweep's trials cost O(1) each,
+  // not a pass over every trial: the points of its first `seen` trials (a trial's point never
+  // changes; a study only grows), and the lowest point none of them took. Another study (its
+  // address, or the last seen trial's number and point, differ) starts over.
+  struct Taken {
+    const Study* study = nullptr;
+    size_t seen = 0;
+    int64_t last_number = -1;
+    int64_t last_point = -1;
+    std::set<int64_t> points;
+    int64_t next = 0;
+  };
+  mutable Taken taken_;
 };
 
 }  // namespace hpo
