@@ -1,5 +1,6 @@
 #include "hpo/py_json.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -279,7 +280,41 @@ std::string JsonString(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// How deep the text's arrays and objects nest (brackets outside strings); stops counting past
+// `limit`.
+int NestingDepth(std::string_view text, int limit) {
+  int depth = 0, deepest = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size() && deepest <= limit; ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;  // the escaped character
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+}  // namespace
+
 absl::StatusOr<PyJson> ParsePyJson(std::string_view text) {
+  // Deeper JSON would overflow the stack of the recursive walks over it (a journal line nested
+  // 100,000 deep crashed hpo); Python's json.loads stops near this depth too (RecursionError).
+  if (NestingDepth(text, kMaxJsonDepth) > kMaxJsonDepth) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("not valid JSON (nested more than ", kMaxJsonDepth, " deep)"));
+  }
   PyJson out;
   try {
     out = PyJson::parse(ReplaceNonFiniteTokens(text));

@@ -30,8 +30,11 @@ std::string JsonString(std::string_view text);
 // keeping key order; InvalidArgument when it is not valid JSON.
 absl::StatusOr<std::string> NormalizeJson(std::string_view text);
 
+// Arrays and objects nested deeper than this are refused ("nested more than 1000 deep").
+inline constexpr int kMaxJsonDepth = 1000;
+
 // json.loads. InvalidArgument "not valid JSON (WHY)" when it is not, including NaN or Infinity
-// used as an object key.
+// used as an object key and nesting deeper than kMaxJsonDepth.
 absl::StatusOr<PyJson> ParsePyJson(std::string_view text);
 // json.dumps with its default separators.
 std::string DumpPyJson(const PyJson& j);

@@ -37,6 +37,28 @@ TEST(JournalTest, CorruptedMiddleLineIsAnError) {
   EXPECT_NE(writer.status().message().find(path + ":2:"), std::string::npos);
 }
 
+// A line nested 100,000 deep (issue 32) crashed `hpo status`, `best`, `report` and `sweep
+// --resume`; it is now an undecodable line like any other, named by its line.
+TEST(JournalTest, ADeeplyNestedLineIsAnErrorNotACrash) {
+  const std::string path = TestDir("deep") + "/journal.log";
+  {
+    auto writer = JournalWriter::Open(path);
+    ASSERT_TRUE(writer.ok()) << writer.status();
+    ASSERT_TRUE((*writer)->CreateStudy("s", true).ok());
+  }
+  AppendRaw(path, "{\"op_code\": 4, \"worker_id\": \"w\", \"study_id\": 0, \"x\": " +
+                      std::string(100000, '[') + std::string(100000, ']') + "}\n");  // line 2
+  AppendRaw(path,
+            "{\"op_code\": 4, \"worker_id\": \"w\", \"study_id\": 0, "
+            "\"datetime_start\": null}\n");
+  auto contents = ReadJournal(path);
+  ASSERT_FALSE(contents.ok());
+  EXPECT_NE(contents.status().message().find(
+                path + ":2: not valid JSON (nested more than 1000 deep)"),
+            std::string::npos)
+      << contents.status();
+}
+
 TEST(JournalTest, MalformedOperationNamesTheLine) {
   const std::string path = NewJournalPath("malformed");
   AppendRaw(path,
