@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "hpo/search_space.h"
 
@@ -72,15 +73,38 @@ std::vector<double> GridValues(const ParamSpec& p, int64_t points) {
   return LogSpaced(p.min, p.max, points, p.distribution == "log_uniform");
 }
 
-void AddUnique(const Params& p, const Study& study, std::vector<Params>* out) {
-  for (const Params& q : *out) {
-    if (SamePoint(p, q)) return;
+// Points seen so far, indexed by their lr: whether a point is new (no SamePoint one seen) looks
+// only at the points whose lr lies within SamePoint's tolerance of its own, not at every point.
+// A pass over every point made a grid of 10^5 lrs take minutes (issue 32), so long that the
+// head dropped hpo for missed heartbeats.
+class PointSet {
+ public:
+  // Adds `p` unless a SamePoint one is there; whether it was added.
+  bool Insert(const Params& p) {
+    auto lr = p.find(kLrParam);
+    if (lr == p.end() || !std::isfinite(lr->second)) {
+      for (size_t i : no_lr_) {
+        if (SamePoint(p, points_[i])) return false;
+      }
+      no_lr_.push_back(points_.size());
+    } else {
+      // SamePoint's tolerance is 1e-9 of the larger value: 3e-9 of this one covers it.
+      const double v = lr->second, slack = 3e-9 * std::abs(v);
+      for (auto it = by_lr_.lower_bound(v - slack); it != by_lr_.end() && it->first <= v + slack;
+           ++it) {
+        if (SamePoint(p, points_[it->second])) return false;
+      }
+      by_lr_.emplace(v, points_.size());
+    }
+    points_.push_back(p);
+    return true;
   }
-  for (const Trial& t : study.trials) {
-    if (SamePoint(p, t.params)) return;
-  }
-  out->push_back(p);
-}
+
+ private:
+  std::vector<Params> points_;
+  std::multimap<double, size_t> by_lr_;  // lr -> index in points_
+  std::vector<size_t> no_lr_;            // points without a finite lr
+};
 
 }  // namespace
 
@@ -158,6 +182,8 @@ std::vector<Params> LocalGrid(const SweepConfig& config, const Study& study,
     return a->number < b->number;
   });
   if (static_cast<int64_t>(ranked.size()) > config.grid.top_k) ranked.resize(config.grid.top_k);
+  PointSet seen;  // the study's points (never run twice), then the grid's
+  for (const Trial& t : study.trials) seen.Insert(t.params);
   std::vector<Params> out;
   for (const Trial* best : ranked) {
     std::vector<double> lrs = LocalLrs(config, best->params.at(kLrParam));
@@ -167,7 +193,7 @@ std::vector<Params> LocalGrid(const SweepConfig& config, const Study& study,
         Params p = best->params;  // the other parameters keep the centre's values
         p[kLrParam] = lr;
         p[kBatchParam] = batch;
-        AddUnique(p, study, &out);
+        if (seen.Insert(p)) out.push_back(std::move(p));
       }
     }
   }
@@ -180,7 +206,6 @@ std::vector<Params> FullGrid(const SweepConfig& config) {
                                 : LogSpaced(config.lr.min, config.lr.max, config.grid.lr_points,
                                             config.lr.distribution == "log_uniform");
   std::vector<Params> out;
-  Study empty;
   for (double lr : lrs) {
     for (int64_t batch : config.batch_sizes) {
       out.push_back({{kLrParam, lr}, {kBatchParam, static_cast<double>(batch)}});
@@ -200,7 +225,10 @@ std::vector<Params> FullGrid(const SweepConfig& config) {
     out = std::move(next);
   }
   std::vector<Params> unique;
-  for (const Params& p : out) AddUnique(p, empty, &unique);
+  PointSet seen;
+  for (Params& p : out) {
+    if (seen.Insert(p)) unique.push_back(std::move(p));
+  }
   return unique;
 }
 
