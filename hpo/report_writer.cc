@@ -30,9 +30,7 @@ absl::Status ReportWriter::Write(const JournalContents& contents) {
   absl::StatusOr<std::string> html = RenderHtmlReport(contents, journal_path_);
   absl::Status s = html.ok() ? WriteFileAtomically(html_path_, *html) : html.status();
   last_write_us_.store(absl::ToInt64Microseconds(absl::Now() - start));
-  if (s.ok()) {
-    writes_.fetch_add(1);
-  } else if (!warned_.exchange(true)) {
+  if (!s.ok() && !warned_.exchange(true)) {
     TF_LOG(WARNING) << "cannot write the sweep's HTML report " << html_path_ << ": "
                     << s.message() << " (the sweep goes on; `hpo report` writes it later)";
   }

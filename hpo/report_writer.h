@@ -44,8 +44,6 @@ class ReportWriter {
   void Tick(absl::Time now, const std::function<JournalContents()>& snapshot);
   // Waits for a write in progress, then writes `contents` on this thread.
   absl::Status Flush(const JournalContents& contents);
-  // Pages written so far (Flush included).
-  int writes() const { return writes_.load(); }
 
  private:
   void Join();
@@ -58,7 +56,6 @@ class ReportWriter {
   absl::Time last_start_ = absl::InfinitePast();
   std::thread thread_;
   std::atomic<bool> warned_{false};
-  std::atomic<int> writes_{0};
   std::atomic<int64_t> last_write_us_{0};  // how long the last write took
 };
 

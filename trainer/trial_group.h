@@ -59,7 +59,7 @@ class TrialGroup {
   TrialGroup() = default;
   std::unique_ptr<comm::Rendezvous> rendezvous_;  // the trial's own
   std::unique_ptr<comm::ProcessGroup> group_;
-  std::string id_;     // shared by the group's ranks (rank 0 drew it); "" when not keeping
+  std::string id_;     // shared by the group's ranks (rank 0 drew it when it was connected)
   std::string offer_;  // what this rank offers for the group next time, but its rank
   bool reused_ = false;
   bool closed_ = false;
