@@ -30,6 +30,13 @@ namespace tunefleet {
 namespace hpo {
 namespace {
 
+// "0.1 s", "12.3 s": a span with its unit, to a tenth of a second.
+std::string FormatSeconds(absl::Duration d) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.1f s", absl::ToDoubleSeconds(d));
+  return text;
+}
+
 int TerminalRows() {
   winsize ws{};
   if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 8) return ws.ws_row;
@@ -295,7 +302,7 @@ absl::Status SweepDriver::HandleMessage(const comm::Envelope& envelope) {
       const absl::Time now = absl::Now();
       const comm::HeadSession::Welcomed w = head_->OnWelcome(envelope.welcome(), now);
       std::cout << "the head is back" << (w.restarted ? " (restarted)" : "") << " after "
-                << absl::FormatDuration(absl::Trunc(now - w.lost_at, absl::Milliseconds(100)))
+                << FormatSeconds(now - w.lost_at)
                 << "; submitting the " << running_.size() << " unfinished trial(s) again: it "
                 << "finds those the agents still run\n" << std::flush;
       Resubmit();
@@ -337,6 +344,15 @@ absl::Status SweepDriver::HandleMessage(const comm::Envelope& envelope) {
           LoseHead(absl::StrCat("the head at ", options_.head, " restarted"));
           head_->Register(absl::Now());
         }
+        return absl::OkStatus();
+      }
+      if (head_->Classify(envelope.refused()) == comm::HeadSession::Refusal::kUnknownToHead &&
+          head_->welcomed() && options_.head_grace > absl::ZeroDuration()) {
+        // The head dropped this sweep (its heartbeats came late, e.g. on a starved host) and
+        // keeps its running trials for a while: register again and claim them.
+        LoseHead(absl::StrCat("the head at ", options_.head,
+                              " dropped this sweep (no heartbeat reached it in time)"));
+        head_->Register(absl::Now());
         return absl::OkStatus();
       }
       return absl::PermissionDeniedError(absl::StrCat("the head refused this sweep: ", envelope.refused().reason()));

@@ -69,7 +69,7 @@ Head::Head(Options options, SignalFd* signals)
       peers_(options_.hosts, options_.hosts_file, options_.heartbeat_interval),
       runs_(std::max<uint64_t>(1, options_.first_run_id)),
       recovery_(peers_, runs_, *this, session_, absl::Now() + options_.recovery_window,
-                options_.orphan_grace) {}
+                options_.orphan_grace, options_.client_grace) {}
 
 Head::~Head() = default;
 
@@ -413,18 +413,28 @@ void Head::LosePeer(const std::string& identity, const std::string& reason) {
       ReportAndMaybeErase(run);
     }
   } else {
+    // Its placed runs wait for it to register again (HeadRecovery); queued ones it submits
+    // again then.
     const std::vector<uint64_t> ids = runs_.RunsOfClient(identity);
-    TF_LOG(WARNING) << WithRuns(reason, "cancelling", ids);
+    const absl::Time until = absl::Now() + options_.client_grace;
+    std::vector<uint64_t> kept;
     for (uint64_t id : ids) {
       RunRecord& run = *runs_.Find(id);
       if (run.queued) {
         runs_.Erase(id);
-        continue;
+      } else if (run.reported || run.cancel_sent) {
+        runs_.DetachClient(run);
+        run.reported = true;
+      } else {
+        runs_.Orphan(run, until);
+        kept.push_back(id);
       }
-      runs_.DetachClient(run);
-      run.reported = true;
-      if (!run.cancel_sent) CancelRun(run, reason);
     }
+    TF_LOG(WARNING) << WithRuns(
+        kept.empty() ? reason
+                     : absl::StrCat(reason, "; it may register again within ",
+                                    FormatSpan(options_.client_grace), " and claim its runs"),
+        "keeping", kept);
   }
   Dispatch();
 }

@@ -90,6 +90,9 @@ class Head : private HeadActions {
     absl::Duration recovery_window = absl::ZeroDuration();
     // Runs adopted from agents that no client claims within this long are cancelled.
     absl::Duration orphan_grace = absl::Seconds(60);
+    // A client lost for silence (a starved or stopped process) keeps its placed runs this
+    // long: registering again and submitting them again (Submit.resubmit), it gets them back.
+    absl::Duration client_grace = absl::Seconds(30);
   };
 
   // `signals` (may be null) must watch SIGINT and SIGTERM and be created before this Head, so

@@ -1,5 +1,6 @@
 #include "launcher/head_recovery.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -26,7 +27,7 @@ void HeadRecovery::AdoptHeldRuns(const std::string& identity, const comm::Regist
       head_.Send(identity, envelope);
       continue;
     }
-    RunRecord* run = runs_.Adopt(held, identity, name, now);
+    RunRecord* run = runs_.Adopt(held, identity, name, std::max(now, deadline_) + orphan_grace_);
     if (run == nullptr) continue;  // this part is known already
     TF_LOG(INFO) << "adopted run " << run_id << " (trial " << held.trial().trial()
                  << (held.trial().sweep().empty() ? "" : " of ") << held.trial().sweep()
@@ -114,11 +115,14 @@ void HeadRecovery::EndRecovery() {
 }
 
 void HeadRecovery::ExpireOrphans(absl::Time now) {
-  if (now < deadline_ + orphan_grace_) return;
-  for (uint64_t id : runs_.OrphansBefore(now - orphan_grace_)) {
+  for (uint64_t id : runs_.OrphansExpired(now)) {
     RunRecord& run = *runs_.Find(id);
-    const std::string reason = absl::StrCat("no client claimed it within ",
-                                            FormatSpan(orphan_grace_), " of the head's restart");
+    const std::string reason =
+        run.client_lost
+            ? absl::StrCat("client ", run.spec.client(), " did not register again within ",
+                           FormatSpan(client_grace_), " of its loss")
+            : absl::StrCat("no client claimed it within ", FormatSpan(orphan_grace_),
+                           " of the head's restart");
     TF_LOG(WARNING) << "run " << id << " (trial " << run.spec.trial() << " of client "
                     << run.spec.client() << "): " << reason;
     runs_.ForgetOrphan(run);

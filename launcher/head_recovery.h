@@ -5,7 +5,9 @@
 // them. For the recovery window (Head::Options::recovery_window), or until every hosts-file
 // host registered, a resubmitted trial no agent holds yet waits for the agents that may hold
 // it; once the window closes it runs again. Adopted runs that no client claims within
-// Options::orphan_grace of the window's end are cancelled. An agent registering again with
+// Options::orphan_grace of the window's end are cancelled. A client the head lost (silent)
+// leaves its placed runs as orphans too (Head::LosePeer): registering again within
+// Options::client_grace and submitting them again, it gets them back; else they are cancelled. An agent registering again with
 // this head's own session (it was declared lost) gets a Cancel for each run the head no
 // longer has on it.
 // Thread-safety: not thread-safe; owned by the head's poll loop.
@@ -31,13 +33,14 @@ class HeadRecovery {
   // `session` is this head's; the window closes at `deadline`. The tables and `head` must
   // outlive this.
   HeadRecovery(const PeerTable& peers, RunTable& runs, HeadActions& head, std::string session,
-               absl::Time deadline, absl::Duration orphan_grace)
+               absl::Time deadline, absl::Duration orphan_grace, absl::Duration client_grace)
       : peers_(peers),
         runs_(runs),
         head_(head),
         session_(std::move(session)),
         deadline_(deadline),
-        orphan_grace_(orphan_grace) {}
+        orphan_grace_(orphan_grace),
+        client_grace_(client_grace) {}
 
   // An agent's Register.runs (the agent is `identity`, registered as reg.name()): adopted
   // after a restart, cancelled when this head lost them.
@@ -69,6 +72,7 @@ class HeadRecovery {
   const std::string session_;
   const absl::Time deadline_;
   const absl::Duration orphan_grace_;
+  const absl::Duration client_grace_;
   bool recovering_ = true;
   std::vector<Resubmission> held_resubmits_;
 };

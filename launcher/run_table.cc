@@ -124,7 +124,7 @@ void RunTable::DetachClient(RunRecord& run) {
 }
 
 RunRecord* RunTable::Adopt(const comm::HeldRun& held, const std::string& agent,
-                           const std::string& agent_name, absl::Time now) {
+                           const std::string& agent_name, absl::Time until) {
   const uint64_t run_id = held.trial().run_id();
   if (run_id >= next_run_id_) next_run_id_ = run_id + 1;
   auto [it, inserted] = runs_.try_emplace(run_id);
@@ -134,7 +134,7 @@ RunRecord* RunTable::Adopt(const comm::HeldRun& held, const std::string& agent,
     run.spec = held.trial();
     run.queued = false;
     run.adopted = true;
-    run.adopted_at = now;
+    run.orphan_until = until;
     run.master_addr = held.master_addr();
     run.master_port = held.master_port();
     orphans_[run.spec.client()][run.spec.trial()] = run_id;
@@ -178,12 +178,20 @@ void RunTable::AttachClient(RunRecord& run, const std::string& client) {
   by_trial_[client][run.spec.trial()] = run.run_id;
 }
 
-std::vector<uint64_t> RunTable::OrphansBefore(absl::Time cutoff) const {
+void RunTable::Orphan(RunRecord& run, absl::Time until) {
+  DetachClient(run);
+  run.adopted = true;
+  run.client_lost = true;
+  run.orphan_until = until;
+  orphans_[run.spec.client()][run.spec.trial()] = run.run_id;
+}
+
+std::vector<uint64_t> RunTable::OrphansExpired(absl::Time now) const {
   std::vector<uint64_t> out;
   for (const auto& [name, trials] : orphans_) {
     for (const auto& [trial, id] : trials) {
       auto it = runs_.find(id);
-      if (it != runs_.end() && it->second.adopted_at < cutoff) out.push_back(id);
+      if (it != runs_.end() && it->second.orphan_until <= now) out.push_back(id);
     }
   }
   std::sort(out.begin(), out.end());

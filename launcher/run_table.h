@@ -19,6 +19,8 @@
 //     submitting client's name and trial until that client submits the trial again
 //     (FindOrphan + AttachClient). An orphan keeps what it should tell its client (held) and
 //     stays in the table, even when all its parts ended, until it is reported or dropped.
+//   - A client the head lost (silent) leaves its placed runs as orphans the same way
+//     (Orphan()), so that it can register again and claim them.
 // Thread-safety: not thread-safe; owned by the head's poll loop.
 #ifndef TUNEFLEET_LAUNCHER_RUN_TABLE_H_
 #define TUNEFLEET_LAUNCHER_RUN_TABLE_H_
@@ -59,10 +61,12 @@ struct RunRecord {
   std::optional<comm::Exit> first_failure;
   bool any_cancelled = false;
   bool any_stopped = false;
-  // Adopted from agents by a restarted head; until a client claims it, messages for the
-  // client wait in `held` (in arrival order).
+  // An orphan: adopted from agents by a restarted head, or left by a client the head lost
+  // (client_lost); until a client claims it, messages for the client wait in `held` (in
+  // arrival order). Unclaimed at orphan_until, it is cancelled.
   bool adopted = false;
-  absl::Time adopted_at;
+  bool client_lost = false;
+  absl::Time orphan_until = absl::InfiniteFuture();
   std::vector<comm::Envelope> held;
 
   bool AllEnded() const;
@@ -102,16 +106,19 @@ class RunTable {
   // Adds `agent`'s part of a run it held across a head restart; creates the run (placed, no
   // client) when this is its first part. Returns null when that agent's part is known already
   // (a repeated Register). Parts stay ordered by their first rank (rank 0's part first).
+  // An orphan made here is cancelled if unclaimed at `until`.
   RunRecord* Adopt(const comm::HeldRun& held, const std::string& agent,
-                   const std::string& agent_name, absl::Time now);
+                   const std::string& agent_name, absl::Time until);
+  // A placed run whose client is gone becomes an orphan of that client's name, until `until`.
+  void Orphan(RunRecord& run, absl::Time until);
   // The orphan run of the client named `client_name` for `trial`, or null.
   RunRecord* FindOrphan(const std::string& client_name, int64_t trial);
   // Gives an orphan its client (identity): Decisions and Cancels find it from now on.
   void AttachClient(RunRecord& run, const std::string& client);
   // The run is no orphan any more (dropped unclaimed); its client stays empty.
   void ForgetOrphan(RunRecord& run);
-  // Orphans adopted before `cutoff`, ascending.
-  std::vector<uint64_t> OrphansBefore(absl::Time cutoff) const;
+  // Orphans unclaimed at `now` whose time is up, ascending.
+  std::vector<uint64_t> OrphansExpired(absl::Time now) const;
 
   int BusySlots(const std::string& agent) const;
   // Runs with a running part on `agent`, ascending.

@@ -6,6 +6,9 @@
 #      again and gets them back: nothing runs twice.
 #   2. kill -9 of the local agent mid-sweep: its trainers die with it; hpo restarts it and says
 #      so; the head declares the old one lost and fails its runs; hpo retries those trials.
+#   3. hpo stopped (SIGSTOP) for 5 s mid-sweep, as a starved hpo: the head declares it lost but
+#      keeps its running trials; hpo, continued, registers again and gets them back: nothing
+#      runs twice.
 # Each sweep must complete all 12 planned points (hpo exits 0 and says so), and Optuna, reading
 # the journal, must find exactly one COMPLETE or PRUNED trial per point, every failed attempt
 # retried on its own point. Nothing may be left behind: no process, no runtime folder.
@@ -127,4 +130,20 @@ grep -E "agent local (registered|lost)|refused" "$L" | sed 's/^/  /' | cut -c1-1
 finish_sweep agent
 grep -q "refused agent local" "$L" && fail "agent: the head refused the restarted agent"
 [ "$(grep -c "agent local registered" "$L")" -eq 2 ] || fail "agent: want 2 registrations of agent local"
+
+# --- 3. hpo stopped past the head's patience --------------------------------------------------
+run_sweep stopped
+wait_for 60 finished stopped 2 || fail "stopped: no trial finished: $(tail -3 "$WORK/stopped.out")"
+wait_for 20 running stopped || fail "stopped: no trial runs"
+echo "stopped: SIGSTOP of hpo (pid $hpo_pid) for 5 s while trainers $(trainers stopped) run"
+kill -STOP "$hpo_pid"; sleep 5; kill -CONT "$hpo_pid"
+L="$WORK/stopped/logs/head.log"
+grep -qE "client .* lost \(no heartbeat.*it may register again within 30 s and claim its runs; keeping run" "$L" ||
+  fail "stopped: the head did not keep the lost client's runs: $(grep -E "lost|cancel" "$L" | tail -3)"
+wait_for 15 grep -q "found again: run" "$L" || fail "stopped: the head handed no run back to hpo"
+grep -E "client .* (lost|registered again)|found again|running it again" "$L" | sed 's/^/  /' | cut -c1-160
+finish_sweep stopped
+grep -q "did not register again" "$L" && fail "stopped: the head cancelled a run of the client"
+[ "$(pyq "$WORK/stopped/journal.log" 'len(T)')" -eq "$POINTS" ] ||
+  fail "stopped: $(pyq "$WORK/stopped/journal.log" 'len(T)') trials for $POINTS points (a trial ran twice?)"
 finish
