@@ -1,7 +1,9 @@
 #include "comm/curve_auth.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <vector>
 
 #include <zmq.h>
@@ -9,6 +11,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "common/file_util.h"
@@ -61,6 +64,51 @@ absl::StatusOr<CurveKeyPair> ReadPair(const std::string& path, bool need_secret)
   return pair;
 }
 
+// What a checked path must not allow: for a folder or a trust file, writing by group or others;
+// for a secret key, any access by group or others.
+enum class Guard { kFolder, kTrustFile, kSecretFile };
+
+// OpenSSH's StrictModes for one path (followed through links): owned by this user or root, and
+// no group or other permission that `guard` forbids. One line naming path, mode and the fix.
+absl::Status CheckStrictMode(const std::string& path, Guard guard) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return ErrnoStatus(errno, absl::StrCat(path, ": cannot stat"));
+  const bool folder = guard == Guard::kFolder;
+  if (folder != S_ISDIR(st.st_mode)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, folder ? ": not a folder" : ": not a file"));
+  }
+  if (st.st_uid != ::geteuid() && st.st_uid != 0) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        path, " belongs to uid ", st.st_uid, ", not to this user (uid ", ::geteuid(),
+        ") or root: keys are refused unless their owner is the one using them"));
+  }
+  const mode_t mode = st.st_mode & 07777;
+  const mode_t forbidden = guard == Guard::kSecretFile ? 077 : 022;
+  if ((mode & forbidden) == 0) return absl::OkStatus();
+  const std::string octal = absl::StrFormat("%04o", mode);
+  if (guard == Guard::kSecretFile) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "secret key ", path, " is accessible by group or others (mode ", octal,
+        "): it must be private; run chmod 600 ", path));
+  }
+  if (folder) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "key folder ", path, " is writable by group or others (mode ", octal,
+        "): anyone could replace the keys; run chmod 700 ", path));
+  }
+  return absl::PermissionDeniedError(absl::StrCat(
+      path, " is writable by group or others (mode ", octal,
+      "): anyone could change whom it trusts; run chmod go-w ", path));
+}
+
+// The folder, then its secret key file and the file that says whom to trust.
+absl::Status CheckKeyFolder(const std::string& dir, const char* secret, const char* trust) {
+  if (absl::Status s = CheckStrictMode(dir, Guard::kFolder); !s.ok()) return s;
+  if (absl::Status s = CheckStrictMode(JoinPath(dir, secret), Guard::kSecretFile); !s.ok()) return s;
+  return CheckStrictMode(JoinPath(dir, trust), Guard::kTrustFile);
+}
+
 std::string PairText(const CurveKeyPair& p, const char* what) {
   return absl::StrCat("# tunefleet ", what, " CURVE key pair (ZeroMQ Z85). Keep it secret.\npublic ",
                       p.public_key, "\nsecret ", p.secret_key, "\n");
@@ -75,8 +123,14 @@ absl::Status GenerateKeyFolder(const std::string& dir) {
           absl::StrCat(JoinPath(dir, name), " exists: not overwriting keys"));
     }
   }
+  if (PathExists(dir) && !IsDir(dir)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(dir, " is not a folder: give the key folder to create (or an empty one)"));
+  }
   if (absl::Status s = MakeDirs(dir); !s.ok()) return s;
-  ::chmod(dir.c_str(), 0700);
+  if (::chmod(dir.c_str(), 0700) != 0) {
+    return ErrnoStatus(errno, absl::StrCat(dir, ": cannot make it private (chmod 700)"));
+  }
   auto server = NewPair();
   if (!server.ok()) return server.status();
   auto client = NewPair();
@@ -97,6 +151,7 @@ absl::Status GenerateKeyFolder(const std::string& dir) {
 }
 
 absl::StatusOr<ServerKeys> LoadServerKeys(const std::string& dir) {
+  if (absl::Status s = CheckKeyFolder(dir, kServerKey, kAuthorized); !s.ok()) return s;
   ServerKeys keys;
   auto pair = ReadPair(JoinPath(dir, kServerKey), /*need_secret=*/true);
   if (!pair.ok()) return pair.status();
@@ -122,6 +177,7 @@ absl::StatusOr<ServerKeys> LoadServerKeys(const std::string& dir) {
 }
 
 absl::StatusOr<ClientKeys> LoadClientKeys(const std::string& dir) {
+  if (absl::Status s = CheckKeyFolder(dir, kClientKey, kServerPub); !s.ok()) return s;
   ClientKeys keys;
   auto client = ReadPair(JoinPath(dir, kClientKey), /*need_secret=*/true);
   if (!client.ok()) return client.status();

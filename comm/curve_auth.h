@@ -10,6 +10,13 @@
 // (ZAP) requests itself: a client whose public key is not listed is refused during the handshake
 // and never reaches the protocol. Agents and hpo (`--keys DIR`) load server.pub and client.key.
 // Errors name the file and line.
+//
+// Permissions, as OpenSSH's StrictModes: loading refuses a key folder writable by group or
+// others, a secret key file (server.key, client.key) with any group or other permission, and a
+// file that decides whom to trust (authorized_keys, server.pub) writable by group or others;
+// also any of them owned by another user than this one or root. The error is one line naming
+// the file, its mode and the command that fixes it ("run chmod 600 DIR/client.key"), code
+// PermissionDenied.
 // Thread-safety: ZapHandler belongs to the head's poll loop; the rest is stateless.
 #ifndef TUNEFLEET_COMM_CURVE_AUTH_H_
 #define TUNEFLEET_COMM_CURVE_AUTH_H_
@@ -40,8 +47,11 @@ struct ClientKeys {
   std::string server_public_key;
 };
 
-// Fails if DIR already holds keys (never overwrites).
+// Writes a new key folder: DIR (created 0700, or an existing folder made 0700), secret files
+// 0600. AlreadyExists if DIR already holds keys (never overwrites); InvalidArgument if DIR
+// exists and is not a folder.
 absl::Status GenerateKeyFolder(const std::string& dir);
+// Both check the permissions first (above), then parse; parse errors are InvalidArgument.
 absl::StatusOr<ServerKeys> LoadServerKeys(const std::string& dir);
 absl::StatusOr<ClientKeys> LoadClientKeys(const std::string& dir);
 

@@ -4,6 +4,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "comm/curve_auth.h"
 #include "comm/endpoint.h"
 #include "common/clip.h"
 #include "common/status_macros.h"
@@ -81,6 +82,11 @@ absl::Status CheckSweepFlags(const SweepFlags& f) {
   if (!f.keys.empty() && f.head.empty()) {
     return absl::InvalidArgumentError(
         "--keys needs --head (dev mode's local head runs without keys)");
+  }
+  if (!f.keys.empty()) {
+    // Unreadable, malformed or too open (comm/curve_auth.h): refused before anything starts.
+    absl::StatusOr<comm::ClientKeys> keys = comm::LoadClientKeys(f.keys);
+    if (!keys.ok()) return keys.status();
   }
   if (f.slots < 0) return absl::InvalidArgumentError("--slots must be >= 0");
   if (f.head_grace_s < 0) return absl::InvalidArgumentError("--head_grace_s must be >= 0");

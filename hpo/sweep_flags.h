@@ -4,7 +4,8 @@
 //   --head     tcp://HOST:PORT (PORT 1-65535; HOST a name of at most 253 characters, an IPv4
 //              address or [IPv6]) or
 //              ipc://PATH (another user's private socket is refused at once)
-//   --keys     only with --head (dev mode's local head runs without keys)
+//   --keys     only with --head (dev mode's local head runs without keys); the folder must
+//              load (comm::LoadClientKeys: readable, and private as ssh's StrictModes wants)
 //   --slots, --head_grace_s  >= 0
 //   --max_failed_share       in [0, 1]
 //

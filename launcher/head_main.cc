@@ -136,7 +136,9 @@ int Main(int argc, char** argv) {
     status = comm::GenerateKeyFolder(gen_keys);
     if (!status.ok()) {
       PrintError("head", status);
-      return kExitFailure;
+      // Naming a file or a folder that already holds keys is a usage error.
+      return absl::IsInvalidArgument(status) || absl::IsAlreadyExists(status) ? kExitUsage
+                                                                              : kExitFailure;
     }
     std::cout << "wrote " << gen_keys << "/{server.key,server.pub,client.key,authorized_keys}: "
               << "start the head with --keys " << gen_keys << ", agents and hpo with --keys DIR "

@@ -4,6 +4,9 @@
 # is refused unless --insecure; with `--keys` the head accepts an agent and an hpo holding the
 # listed client key — a sweep runs — and refuses a client key not in authorized_keys (the agent
 # never registers, hpo never gets an answer and says why) and a client without keys.
+# Issue 32: key folders as ssh's StrictModes wants them: a secret key open to others, a key
+# folder or an authorized_keys writable by others, and `--gen_keys FILE` are each one line and
+# exit 2 from head, agent and hpo.
 # Args: head, agent, hpo binaries.
 HEAD=$1 AGENT=$2 HPO=$3
 source tests/integration/lib.sh
@@ -16,6 +19,36 @@ for f in server.key server.pub client.key authorized_keys; do [ -s "$K/$f" ] || 
 grep -q "not overwriting" "$WORK/again.err" || fail "gen_keys twice: $(cat "$WORK/again.err")"
 "$HEAD" --gen_keys "$WORK/other" > /dev/null 2>&1 || fail "second key folder"
 mkdir -p "$R" && cp "$K/server.pub" "$R/" && cp "$WORK/other/client.key" "$R/"
+
+# usage_line WHAT PATTERN CMD...: exit 2 and one line on stderr that matches PATTERN.
+usage_line() {
+  local what=$1 pattern=$2; shift 2
+  local err rc
+  err=$("$@" 2>&1 >/dev/null); rc=$?
+  [ "$rc" -eq 2 ] && [ "$(printf '%s\n' "$err" | grep -c .)" -eq 1 ] && printf '%s' "$err" | grep -q -- "$pattern" ||
+    fail "$what: exit $rc, expected 2 and one line with '$pattern': $err"
+  echo "$what: exit $rc: ${err//$WORK\//}"
+}
+touch "$WORK/a-file"
+usage_line "gen_keys FILE" "a-file is not a folder" "$HEAD" --gen_keys "$WORK/a-file"
+P=$WORK/perm
+"$HEAD" --gen_keys "$P" > /dev/null 2>&1 || fail "gen_keys $P"
+[ "$(stat -c %a "$P")" = 700 ] || fail "the key folder is not 0700: $(stat -c %a "$P")"
+HEAD_ARGS=(--keys "$P" --bind tcp://127.0.0.1:0 --start_agents none)
+chmod 644 "$P/server.key"
+usage_line "head, server.key 0644" "mode 0644.*run chmod 600 $P/server.key" "$HEAD" "${HEAD_ARGS[@]}"
+chmod 600 "$P/server.key"; chmod 640 "$P/client.key"
+usage_line "agent, client.key 0640" "mode 0640.*run chmod 600 $P/client.key" \
+  "$AGENT" --head tcp://127.0.0.1:9 --keys "$P" --name perm
+usage_line "hpo, client.key 0640" "mode 0640.*run chmod 600 $P/client.key" \
+  "$HPO" sweep "$WORK/unread.yaml" --head tcp://127.0.0.1:9 --keys "$P"
+chmod 600 "$P/client.key"; chmod 777 "$P"
+usage_line "head, key folder 0777" "mode 0777.*run chmod 700 $P" "$HEAD" "${HEAD_ARGS[@]}"
+usage_line "agent, key folder 0777" "mode 0777.*run chmod 700 $P" \
+  "$AGENT" --head tcp://127.0.0.1:9 --keys "$P" --name perm
+chmod 700 "$P"; chmod 666 "$P/authorized_keys"
+usage_line "head, authorized_keys 0666" "mode 0666.*run chmod go-w $P/authorized_keys" \
+  "$HEAD" "${HEAD_ARGS[@]}"
 
 "$HEAD" --bind tcp://0.0.0.0:0 > /dev/null 2> "$WORK/open.err"; rc=$?
 [ "$rc" -eq 2 ] && grep -q -- "--keys" "$WORK/open.err" || fail "open bind without keys: exit $rc $(cat "$WORK/open.err")"
