@@ -6,12 +6,16 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "common/safe_path.h"
 
 namespace tunefleet {
 namespace {
@@ -84,22 +88,60 @@ AtomicFile::AtomicFile(std::string path, mode_t mode) : path_(std::move(path)), 
 
 AtomicFile::~AtomicFile() {
   if (fd_ >= 0) ::close(fd_);
-  if (!tmp_.empty()) ::unlink(tmp_.c_str());
+  if (!tmp_.empty()) ::unlinkat(dir_fd_, tmp_.c_str(), 0);
+  if (dir_fd_ >= 0) ::close(dir_fd_);
 }
 
 absl::Status AtomicFile::Open() {
-  std::string pattern = path_ + ".tmp.XXXXXX";
-  fd_ = ::mkstemp(pattern.data());
-  if (fd_ < 0) return ErrnoError(path_, "cannot create a temporary file", errno);
-  tmp_ = pattern;
-  return absl::OkStatus();
+  name_ = BaseName(path_);
+  if (path_.empty() || path_.back() == '/' || name_ == "." || name_ == "..") {
+    return absl::InvalidArgumentError(absl::StrCat(path_, ": names a folder, not a file"));
+  }
+  absl::StatusOr<int> dir = OpenSafeDir(FolderOf(path_), /*create=*/false);
+  if (absl::IsNotFound(dir.status())) {
+    return absl::NotFoundError(absl::StrCat(path_, ": cannot create: ", dir.status().message()));
+  }
+  if (!dir.ok()) return dir.status();
+  dir_fd_ = *dir;
+  // What the rename will replace must pass the rule too (another user's entry in a sticky
+  // folder is theirs); a link there is replaced, not followed, so it may stay ours.
+  struct stat folder, entry;
+  if (::fstat(dir_fd_, &folder) != 0) return ErrnoError(path_, "cannot stat its folder", errno);
+  if (::fstatat(dir_fd_, name_.c_str(), &entry, AT_SYMLINK_NOFOLLOW) == 0) {
+    if (S_ISDIR(entry.st_mode)) return absl::InvalidArgumentError(absl::StrCat(path_, ": is a folder"));
+    if (absl::Status s = CheckEntry(path_, FolderOf(path_), folder, &entry, ::geteuid(),
+                                    ::getegid());
+        !s.ok()) {
+      return s;
+    }
+  } else if (errno != ENOENT) {
+    return ErrnoError(path_, "cannot stat", errno);
+  } else if (absl::Status s = CheckEntry(path_, FolderOf(path_), folder, nullptr, ::geteuid(),
+                                         ::getegid());
+             !s.ok()) {
+    return s;  // a folder others can write that is not sticky
+  }
+  static std::atomic<uint64_t> counter{0};
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const uint64_t salt = static_cast<uint64_t>(::getpid()) * 1000003u + counter++ +
+                          static_cast<uint64_t>(absl::ToUnixNanos(absl::Now()));
+    const std::string tmp = absl::StrCat(name_, ".tmp.", absl::Hex(salt % 0xffffff, absl::kZeroPad6));
+    fd_ = ::openat(dir_fd_, tmp.c_str(),
+                   O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, mode_);
+    if (fd_ >= 0) {
+      tmp_ = tmp;
+      return absl::OkStatus();
+    }
+    if (errno != EEXIST) break;
+  }
+  return ErrnoError(path_, "cannot create a temporary file", errno);
 }
 
 absl::Status AtomicFile::Append(const char* data, size_t size) {
   while (size > 0) {
     const ssize_t n = ::write(fd_, data, size);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return ErrnoError(tmp_, "write failed", errno);
+    if (n < 0) return ErrnoError(JoinPath(FolderOf(path_), tmp_), "write failed", errno);
     data += n;
     size -= static_cast<size_t>(n);
   }
@@ -107,19 +149,21 @@ absl::Status AtomicFile::Append(const char* data, size_t size) {
 }
 
 absl::Status AtomicFile::Commit() {
-  if (::fchmod(fd_, mode_) != 0) return ErrnoError(tmp_, "chmod failed", errno);
-  if (::fsync(fd_) != 0) return ErrnoError(tmp_, "fsync failed", errno);
+  const std::string tmp_path = JoinPath(FolderOf(path_), tmp_);
+  if (::fsync(fd_) != 0) return ErrnoError(tmp_path, "fsync failed", errno);
   const int fd = fd_;
   fd_ = -1;
-  if (::close(fd) != 0) return ErrnoError(tmp_, "close failed", errno);
-  if (::rename(tmp_.c_str(), path_.c_str()) != 0) return ErrnoError(path_, "rename failed", errno);
+  if (::close(fd) != 0) return ErrnoError(tmp_path, "close failed", errno);
+  if (::renameat(dir_fd_, tmp_.c_str(), dir_fd_, name_.c_str()) != 0) {
+    return ErrnoError(path_, "rename failed", errno);
+  }
   tmp_.clear();
-  const size_t slash = path_.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : path_.substr(0, slash + 1);
-  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd >= 0) {  // best effort: the rename is durable once the folder is synced
-    ::fsync(dir_fd);
-    ::close(dir_fd);
+  // Best effort: the rename is durable once the folder is synced (an O_PATH descriptor cannot
+  // be synced; its "." can).
+  const int sync_fd = ::openat(dir_fd_, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (sync_fd >= 0) {
+    ::fsync(sync_fd);
+    ::close(sync_fd);
   }
   return absl::OkStatus();
 }
@@ -164,17 +208,7 @@ absl::StatusOr<uint64_t> FileSize(const std::string& path) {
   return static_cast<uint64_t>(st.st_size);
 }
 
-absl::Status MakeDirs(const std::string& dir) {
-  for (size_t i = 1; i <= dir.size(); ++i) {
-    if (i != dir.size() && dir[i] != '/') continue;
-    const std::string prefix = dir.substr(0, i);
-    if (::mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST) {
-      return ErrnoError(prefix, "cannot create folder", errno);
-    }
-  }
-  if (!IsDir(dir)) return absl::InvalidArgumentError(absl::StrCat(dir, ": not a folder"));
-  return absl::OkStatus();
-}
+absl::Status MakeDirs(const std::string& dir) { return MakeSafeDirs(dir); }
 
 absl::Status RemoveTree(const std::string& path) {
   if (!PathExists(path)) return absl::OkStatus();

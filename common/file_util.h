@@ -33,13 +33,16 @@ absl::StatusOr<std::string> ReadFile(const std::string& path);
 std::string FileTail(const std::string& path, size_t bytes);
 
 // Writes `contents` to `path` so that a reader sees the old file or the whole new one, never a
-// part: a temporary file in the same folder (PATH.tmp.XXXXXX), write, fsync, rename(2) over
-// `path`, then fsync of the folder (best effort) so the rename survives a power cut. The file
-// gets `mode` (0600 for secrets: the temporary file is created 0600, so no reader ever sees the
-// contents with wider permissions). On an error `path` is untouched and the temporary file is
-// removed.
+// part: a temporary file in the same folder (NAME.tmp.XXXXXX), write, fsync, rename(2) over
+// `path`, then fsync of the folder (best effort) so the rename survives a power cut.
+// The folder is opened by common/safe_path.h's rule (a folder on the way or an existing `path`
+// that another user planted is refused, PermissionDenied naming it), the temporary file is
+// created there with O_CREAT | O_EXCL | O_NOFOLLOW, and the rename happens under that same
+// folder's descriptor (a link at `path` is replaced, never followed). The file gets `mode` less
+// the umask, from its creation on (0600 for secrets: no reader ever sees the contents with wider
+// permissions). On an error `path` is untouched and the temporary file is removed.
 absl::Status WriteFileAtomically(const std::string& path, absl::string_view contents,
-                                 mode_t mode = 0644);
+                                 mode_t mode = 0666);
 
 // The streaming form of WriteFileAtomically, for contents too large to hold at once:
 //   AtomicFile file(path);
@@ -49,7 +52,7 @@ absl::Status WriteFileAtomically(const std::string& path, absl::string_view cont
 // The temporary file is removed if Commit() is not reached or fails. Not thread-safe.
 class AtomicFile {
  public:
-  explicit AtomicFile(std::string path, mode_t mode = 0644);
+  explicit AtomicFile(std::string path, mode_t mode = 0666);
   ~AtomicFile();
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
@@ -61,7 +64,9 @@ class AtomicFile {
  private:
   std::string path_;
   mode_t mode_;
-  std::string tmp_;
+  std::string name_;  // the last component of path_
+  std::string tmp_;   // the temporary file's name in the folder, while it exists
+  int dir_fd_ = -1;   // the folder, opened by the safe_path rule
   int fd_ = -1;
 };
 
@@ -75,7 +80,9 @@ bool IsDir(const std::string& path);
 bool PathExists(const std::string& path);
 absl::StatusOr<uint64_t> FileSize(const std::string& path);
 
-// mkdir -p.
+// mkdir -p by common/safe_path.h's rule (MakeSafeDirs): new folders get 0777 less the umask; a
+// folder on the way that another user planted is refused (PermissionDenied naming it); a
+// component that is not a folder is InvalidArgument "PATH: not a folder".
 absl::Status MakeDirs(const std::string& dir);
 // rm -rf: removes `path` and everything below it (symbolic links themselves, never their
 // targets); a missing path is fine.

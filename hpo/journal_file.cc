@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/clip.h"
 #include "common/file_util.h"
+#include "common/safe_path.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -66,11 +67,18 @@ absl::Status PrepareJournalFolder(const std::string& path, bool create) {
         " (hpo creates only the journal's own folder of an absolute path)"));
   }
   if (!create) return absl::OkStatus();
-  for (size_t i = first_missing; i < prefixes.size(); ++i) {
-    if (::mkdir(prefixes[i].c_str(), 0755) != 0 && errno != EEXIST) {
-      return absl::InternalError(absl::StrCat("journal ", ClipPath(path), ": cannot create folder ",
-                                              ClipPath(prefixes[i]), ": ", std::strerror(errno)));
-    }
+  // The rule allows the missing folders; MakeSafeDirs creates them (and checks the others).
+  if (absl::Status made = MakeSafeDirs(parent); !made.ok()) {
+    return absl::Status(made.code(), absl::StrCat("journal: ", made.message()));
+  }
+  return absl::OkStatus();
+}
+
+// Where the journal's folders exist: none another user planted (common/safe_path.h), and no
+// link in the journal's place.
+absl::Status CheckJournalSafety(const std::string& path) {
+  if (absl::Status safe = CheckSafePath(path); !safe.ok()) {
+    return absl::Status(safe.code(), absl::StrCat("journal: ", safe.message()));
   }
   return absl::OkStatus();
 }
@@ -78,10 +86,13 @@ absl::Status PrepareJournalFolder(const std::string& path, bool create) {
 }  // namespace
 
 absl::Status CheckJournalPath(const std::string& path) {
-  return PrepareJournalFolder(path, /*create=*/false);
+  if (absl::Status s = PrepareJournalFolder(path, /*create=*/false); !s.ok()) return s;
+  return CheckJournalSafety(path);
 }
 
 absl::Status MakeJournalFolders(const std::string& path) {
+  if (absl::Status s = PrepareJournalFolder(path, /*create=*/false); !s.ok()) return s;
+  if (absl::Status s = CheckJournalSafety(path); !s.ok()) return s;
   return PrepareJournalFolder(path, /*create=*/true);
 }
 

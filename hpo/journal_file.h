@@ -24,8 +24,14 @@ namespace hpo {
 //   folder may be created, and only when its parent exists; otherwise NotFound, one line naming
 //   the first missing folder: "journal /nonexistent/dir/j.log: no such folder: /nonexistent".
 //   Nothing is created outside what the user named.
+// - Where another user could have planted something (common/safe_path.h's rule): a folder on
+//   the way, or the journal itself, in a folder other users can write and not sticky, or
+//   another user's in a sticky one, and a symbolic link in the journal's place, are
+//   PermissionDenied, one line naming the path ("journal: /tmp/s/j.log: is a symbolic link;
+//   refusing to write through it").
 absl::Status CheckJournalPath(const std::string& path);
-// CheckJournalPath, then creates the missing folders that its rule allows (mode 0755).
+// CheckJournalPath, then creates the missing folders that its rule allows (mode 0777 less the
+// umask, by common/safe_path.h's rule).
 absl::Status MakeJournalFolders(const std::string& path);
 
 // The folder holding the journal: "a/b/j.log" -> "a/b", "j.log" -> ".", "/j.log" -> "/".

@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/safe_path.h"
 #include "common/status_macros.h"
 #include "hpo/journal_decode.h"
 #include "hpo/journal_file.h"
@@ -32,12 +33,15 @@ absl::StatusOr<std::unique_ptr<JournalWriter>> JournalWriter::Open(const std::st
   RETURN_IF_ERROR(MakeJournalFolders(path));
   const std::string parent = JournalFolder(path);
   struct stat st;
-  const bool existed = ::stat(path.c_str(), &st) == 0;
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    return absl::InternalError(
-        absl::StrCat(path, ": cannot open journal: ", std::strerror(errno)));
+  const bool existed = ::lstat(path.c_str(), &st) == 0;
+  // Under the checked folder's descriptor, never through a link (common/safe_path.h); a new
+  // journal gets 0666 less the umask.
+  absl::StatusOr<int> opened = OpenSafeFile(path, O_RDWR | O_CREAT | O_APPEND);
+  if (!opened.ok()) {
+    return absl::Status(opened.status().code(),
+                        absl::StrCat("journal: ", opened.status().message()));
   }
+  const int fd = *opened;
   std::unique_ptr<JournalWriter> writer(new JournalWriter(path, fd));
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     return absl::FailedPreconditionError(absl::StrCat(

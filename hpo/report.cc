@@ -347,9 +347,15 @@ absl::Status WriteHtmlReport(const std::string& journal_path, const std::string&
   }
   ASSIGN_OR_RETURN(JournalContents contents, ReadJournal(journal_path));
   ASSIGN_OR_RETURN(std::string html, RenderHtmlReport(contents, journal_path));
-  RETURN_IF_ERROR(WriteFileAtomically(html_path, html));
+  RETURN_IF_ERROR(WriteFileAtomically(html_path, html, ReportModeFor(journal_path)));
   if (trials != nullptr) *trials = static_cast<int64_t>(contents.study.trials.size());
   return absl::OkStatus();
+}
+
+mode_t ReportModeFor(const std::string& journal_path) {
+  struct stat st;
+  if (::stat(journal_path.c_str(), &st) != 0) return 0666;
+  return st.st_mode & 0666;
 }
 
 std::string ReportPathFor(const std::string& journal_path) {

@@ -18,6 +18,8 @@
 #ifndef TUNEFLEET_HPO_REPORT_H_
 #define TUNEFLEET_HPO_REPORT_H_
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <string>
 
@@ -34,11 +36,19 @@ absl::StatusOr<std::string> RenderHtmlReport(const JournalContents& contents,
                                              const std::string& journal_path);
 
 // Reads the journal at `journal_path` (ReadJournal: NotFound when it is missing) and writes its
-// page to `html_path` atomically (a reader sees the old page or the new one, never a part).
+// page to `html_path` atomically (a reader sees the old page or the new one, never a part),
+// with ReportModeFor(journal_path), never through a link another user planted
+// (common/file_util.h's AtomicFile: PermissionDenied naming the path, nothing written).
 // InvalidArgument when `html_path` is the journal itself. `trials`, when given, gets the number
 // of trials on the page.
 absl::Status WriteHtmlReport(const std::string& journal_path, const std::string& html_path,
                              int64_t* trials = nullptr);
+
+// The mode a page (or any other view) of the journal at `journal_path` is created with: the
+// journal's read and write bits, so it shows no one what the journal would not (a 0600
+// journal's report is 0600); the umask applies on top. 0666 (less the umask) when the journal
+// cannot be stat'ed.
+mode_t ReportModeFor(const std::string& journal_path);
 
 // Where the page of a journal goes by default: the journal's path with its extension replaced
 // by ".html" (runs/x/journal.log -> runs/x/journal.html); without an extension (or for a

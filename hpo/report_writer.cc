@@ -28,7 +28,7 @@ void ReportWriter::Join() {
 absl::Status ReportWriter::Write(const JournalContents& contents) {
   const absl::Time start = absl::Now();
   absl::StatusOr<std::string> html = RenderHtmlReport(contents, journal_path_);
-  absl::Status s = html.ok() ? WriteFileAtomically(html_path_, *html) : html.status();
+  absl::Status s = html.ok() ? WriteFileAtomically(html_path_, *html, ReportModeFor(journal_path_)) : html.status();
   last_write_us_.store(absl::ToInt64Microseconds(absl::Now() - start));
   if (!s.ok() && !warned_.exchange(true)) {
     TF_LOG(WARNING) << "cannot write the sweep's HTML report " << html_path_ << ": "

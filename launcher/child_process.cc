@@ -12,36 +12,21 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/exec_args.h"
+#include "common/safe_path.h"
 #include "common/signals.h"
 
 namespace tunefleet {
 namespace launcher {
-namespace {
-
-absl::Status MakeParentDirs(const std::string& path) {
-  for (size_t i = 1; i < path.size(); ++i) {
-    if (path[i] != '/') continue;
-    const std::string dir = path.substr(0, i);
-    if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-      return absl::InternalError(absl::StrCat("cannot create ", dir, ": ", std::strerror(errno)));
-    }
-  }
-  return absl::OkStatus();
-}
-
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(const ProcessSpec& spec) {
   std::unique_ptr<ChildProcess> child(new ChildProcess());
   if (!spec.log_path.empty()) {
-    absl::Status s = MakeParentDirs(spec.log_path);
-    if (!s.ok()) return s;
-    // Never through a link planted in the log folder.
-    child->log_fd_ = ::open(spec.log_path.c_str(),
-                            O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (child->log_fd_ < 0) {
-      return absl::InternalError(absl::StrCat("cannot open ", spec.log_path, ": ", std::strerror(errno)));
-    }
+    // Its folders made, and the log opened, never through a link planted on the way
+    // (common/safe_path.h).
+    absl::StatusOr<int> log = OpenSafeFile(spec.log_path, O_WRONLY | O_CREAT | O_APPEND, 0666,
+                                           /*make_folders=*/true);
+    if (!log.ok()) return log.status();
+    child->log_fd_ = *log;
   }
   int err_pipe[2], status_pipe[2];
   if (::pipe2(err_pipe, O_CLOEXEC) != 0 || ::pipe2(status_pipe, O_CLOEXEC) != 0) {

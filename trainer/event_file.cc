@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/file_util.h"
+#include "common/safe_path.h"
 #include "nlohmann/json.hpp"
 #include "trainer/proto/tensorboard.pb.h"
 
@@ -85,9 +86,10 @@ absl::StatusOr<std::unique_ptr<EventFileWriter>> EventFileWriter::Open(const std
   const std::string path =
       JoinPath(dir, absl::StrFormat("events.out.tfevents.%lld.%s.%d",
                                     static_cast<long long>(wall_time), Hostname(), ::getpid()));
-  std::FILE* file = std::fopen(path.c_str(), "ab");
-  if (file == nullptr) return ErrnoStatus(errno, path);
-  std::unique_ptr<EventFileWriter> w(new EventFileWriter(path, file));
+  // Never through a link planted in the folder (common/safe_path.h).
+  absl::StatusOr<std::FILE*> file = OpenSafeStream(path, /*append=*/true);
+  if (!file.ok()) return file.status();
+  std::unique_ptr<EventFileWriter> w(new EventFileWriter(path, *file));
   tb::Event first;
   first.set_wall_time(wall_time);
   first.set_file_version(kFileVersion);

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/file_util.h"
+#include "common/safe_path.h"
 #include "nlohmann/json.hpp"
 
 namespace tunefleet {
@@ -48,10 +49,10 @@ absl::Status MetricsLog::Open(const std::string& path, int64_t resume_step) {
     }
     if (absl::Status s = WriteFileAtomically(path, kept); !s.ok()) return s;
   }
-  file_ = std::fopen(path.c_str(), resume_step >= 0 ? "a" : "w");
-  if (file_ == nullptr) {
-    return absl::PermissionDeniedError(absl::StrCat(path, ": cannot write: ", std::strerror(errno)));
-  }
+  // Never through a link planted in the trial's folder (common/safe_path.h).
+  absl::StatusOr<std::FILE*> file = OpenSafeStream(path, /*append=*/resume_step >= 0);
+  if (!file.ok()) return file.status();
+  file_ = *file;
   return absl::OkStatus();
 }
 

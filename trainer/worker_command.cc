@@ -24,6 +24,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/cli.h"
 #include "common/file_util.h"
+#include "common/safe_path.h"
 #include "common/logging.h"
 #include "trainer/checkpoint_cache.h"
 #include "trainer/train_command.h"
@@ -108,8 +109,10 @@ class RedirectedOutput {
     if (slash != std::string::npos && slash > 0) {
       if (absl::Status s = MakeDirs(path.substr(0, slash)); !s.ok()) return s;
     }
-    const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) return ErrnoStatus(errno, absl::StrCat(path, ": cannot open"));
+    // Never through a link planted in the log folder (common/safe_path.h).
+    absl::StatusOr<int> opened = OpenSafeFile(path, O_WRONLY | O_APPEND | O_CREAT);
+    if (!opened.ok()) return opened.status();
+    const int fd = *opened;
     FlushOutput();
     saved_out_ = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
     saved_err_ = ::fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0);

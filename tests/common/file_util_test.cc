@@ -111,7 +111,9 @@ TEST(FileUtil, WriteFileAtomically) {
   ASSERT_TRUE(RemoveTree(dir).ok());
   ASSERT_TRUE(MakeDirs(dir).ok());
   const std::string path = JoinPath(dir, "f.json");
+  const mode_t umask_before = ::umask(022);  // the default mode is 0666 less the umask
   ASSERT_TRUE(WriteFileAtomically(path, "first").ok());
+  ::umask(umask_before);
   ASSERT_TRUE(WriteFileAtomically(path, "second, longer").ok());
   EXPECT_EQ(*ReadFile(path), "second, longer");
   struct stat st;
