@@ -26,6 +26,11 @@ std::string ClipValue(std::string_view value, size_t max_bytes = kClipBytes);
 inline constexpr size_t kClipPathBytes = 4096;
 inline std::string ClipPath(std::string_view path) { return ClipValue(path, kClipPathBytes); }
 
+// Text from a file (a journal's fields) made safe to print on a terminal: control characters
+// (C0 but newline and tab, DEL, and C1 as UTF-8 encodes them, U+0080-U+009F, e.g. CSI) become
+// visible escapes ("\x1b", "\u009b"), so that no escape sequence in the file reaches the terminal.
+std::string Printable(std::string_view text);
+
 }  // namespace tunefleet
 
 #endif  // TUNEFLEET_COMMON_CLIP_H_

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <cstdint>
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
@@ -15,6 +16,7 @@ using CuDeviceGetCount = int (*)(int*);
 using CuDeviceGet = int (*)(int*, int);
 using CuDeviceGetName = int (*)(char*, int, int);
 using CuDeviceGetPciBusId = int (*)(char*, int, int);
+using CuDeviceTotalMem = int (*)(size_t*, int);
 
 }  // namespace
 
@@ -30,6 +32,7 @@ std::vector<GpuInfo> DetectGpus(std::string* why) {
   auto get = reinterpret_cast<CuDeviceGet>(::dlsym(lib, "cuDeviceGet"));
   auto name_fn = reinterpret_cast<CuDeviceGetName>(::dlsym(lib, "cuDeviceGetName"));
   auto bus_fn = reinterpret_cast<CuDeviceGetPciBusId>(::dlsym(lib, "cuDeviceGetPCIBusId"));
+  auto mem_fn = reinterpret_cast<CuDeviceTotalMem>(::dlsym(lib, "cuDeviceTotalMem_v2"));
   int count = 0;
   if (init == nullptr || count_fn == nullptr || get == nullptr || name_fn == nullptr) {
     if (why != nullptr) *why = "libcuda.so.1 lacks the device API";
@@ -51,6 +54,8 @@ std::vector<GpuInfo> DetectGpus(std::string* why) {
     if (get(&device, i) == 0 && name_fn(name, sizeof(name), device) == 0) gpu.name = name;
     char bus[32] = {0};
     if (bus_fn != nullptr && bus_fn(bus, sizeof(bus), device) == 0) gpu.pci_bus_id = bus;
+    size_t bytes = 0;
+    if (mem_fn != nullptr && mem_fn(&bytes, device) == 0) gpu.total_bytes = static_cast<int64_t>(bytes);
     gpus.push_back(gpu);
   }
   // The driver stays loaded: unloading it under a live CUDA context is unsafe and it is tiny.

@@ -6,6 +6,7 @@
 #ifndef TUNEFLEET_COMMON_GPU_DETECT_H_
 #define TUNEFLEET_COMMON_GPU_DETECT_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@ struct GpuInfo {
   // "0000:65:00.0" (cuDeviceGetPCIBusId): how NVML finds the same GPU (common/nvml.h), whatever
   // order CUDA and NVML number them in. Empty when the driver would not say.
   std::string pci_bus_id;
+  int64_t total_bytes = 0;  // its memory (cuDeviceTotalMem); 0 when the driver would not say
 };
 
 // Empty when there is no driver or no GPU. `why` (optional) says which.

@@ -1,10 +1,15 @@
 #include "hpo/dev_cluster.h"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <fstream>
 #include <thread>
@@ -15,6 +20,7 @@
 #include "comm/liveness.h"
 #include "common/binary_path.h"
 #include "common/file_util.h"
+#include "common/logging.h"
 #include "common/runtime_dir.h"
 
 namespace tunefleet {
@@ -69,6 +75,38 @@ absl::StatusOr<std::string> FreshPrivateDir(const std::string& parent, const std
                                                "[-N]: every name is taken"));
 }
 
+// Removes PARENT/dev-PID[-N] folders that killed sweeps left (kill -9 runs no clean-up): ours,
+// real folders, their pid gone from this pid namespace, and their agent's lock free (so no
+// live agent, of this namespace or another sharing the folder, still uses it). Returns how
+// many it removed.
+int RemoveStaleDevDirs(const std::string& parent) {
+  DIR* dir = ::opendir(parent.c_str());
+  if (dir == nullptr) return 0;
+  std::vector<std::string> stale;
+  while (const dirent* e = ::readdir(dir)) {
+    const std::string name = e->d_name;
+    if (name.rfind("dev-", 0) != 0) continue;
+    const std::string digits = name.substr(4, name.find('-', 4) - 4);
+    if (digits.empty() || digits.size() > 9 ||
+        digits.find_first_not_of("0123456789") != std::string::npos) {
+      continue;
+    }
+    const pid_t pid = static_cast<pid_t>(std::stol(digits));
+    if (pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
+    const std::string path = JoinPath(parent, name);
+    struct stat st;
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid()) continue;
+    const int lock = ::open(JoinPath(path, "agent/agent.lock").c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    const bool free_lock = lock < 0 || ::flock(lock, LOCK_EX | LOCK_NB) == 0;
+    if (lock >= 0) ::close(lock);
+    if (free_lock) stale.push_back(path);
+  }
+  ::closedir(dir);
+  int removed = 0;
+  for (const std::string& path : stale) removed += RemoveTree(path).ok();
+  return removed;
+}
+
 // "was killed by signal 9 (Killed)", "exited with exit code 1".
 std::string HowItEnded(const launcher::ChildProcess& child) {
   return absl::StrCat(child.term_signal() != 0 ? "was " : "exited with ", child.DescribeExit());
@@ -86,6 +124,11 @@ absl::StatusOr<std::unique_ptr<DevCluster>> DevCluster::Start(const Options& opt
   absl::StatusOr<std::string> runtime = RuntimeDir();
   if (!runtime.ok()) return runtime.status();
   const std::string base = absl::StrCat("dev-", ::getpid());
+  int stale = RemoveStaleDevDirs(*runtime);
+  stale += RemoveStaleDevDirs(absl::StrCat("/tmp/tunefleet-", ::geteuid()));
+  if (stale > 0) {
+    TF_LOG(INFO) << "dev mode: removed " << stale << " runtime folder(s) that killed sweeps left";
+  }
   absl::StatusOr<std::string> dir = FreshPrivateDir(*runtime, base);
   if (!dir.ok()) return dir.status();
   cluster->dir_ = *dir;

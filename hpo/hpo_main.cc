@@ -18,6 +18,7 @@
 #include "absl/strings/str_format.h"
 #include "common/binary_path.h"
 #include "common/cli.h"
+#include "common/clip.h"
 #include "common/logging.h"
 #include "common/signals.h"
 #include "hpo/dev_cluster.h"
@@ -31,6 +32,7 @@
 #include "hpo/sweep_driver.h"
 #include "hpo/sweep_flags.h"
 #include "hpo/sweep_plan.h"
+#include "hpo/sweep_preflight.h"
 #include "hpo/trainer_files.h"
 
 namespace tunefleet {
@@ -48,6 +50,31 @@ void UnblockStopSignals() {
   sigemptyset(&mask);
   for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&mask, s);
   pthread_sigmask(SIG_UNBLOCK, &mask, nullptr);
+}
+
+// `word` as the shell reads it back: bare when it holds only safe characters, else in single
+// quotes.
+std::string ShellWord(const std::string& word) {
+  const bool safe = !word.empty() && word.find_first_not_of(
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:=,@+%") == std::string::npos;
+  if (safe) return word;
+  std::string quoted = "'";
+  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+// The command that continues an interrupted sweep: the same file, overrides, journal, head and
+// keys, with --resume.
+std::string ResumeCommand(const CommandLine& cli, bool multirun, const std::string& journal,
+                          const std::string& head, const std::string& keys) {
+  std::string command = "hpo sweep " + ShellWord(cli.positional()[0]);
+  if (multirun) absl::StrAppend(&command, " --multirun");
+  for (const std::string& o : cli.overrides()) absl::StrAppend(&command, " ", ShellWord(o));
+  absl::StrAppend(&command, " --resume");
+  if (!journal.empty()) absl::StrAppend(&command, " --journal ", ShellWord(journal));
+  if (!head.empty()) absl::StrAppend(&command, " --head ", ShellWord(head));
+  if (!keys.empty()) absl::StrAppend(&command, " --keys ", ShellWord(keys));
+  return command;
 }
 
 int Sweep(const std::vector<std::string>& args) {
@@ -96,8 +123,10 @@ int Sweep(const std::vector<std::string>& args) {
       "  0    the sweep ran to its end (with --dry_run: the plan was printed)\n"
       "  1    hpo failed: the head was lost or refused the sweep, the journal could not be\n"
       "       written, dev mode's head or agent died\n"
-      "  2    bad input, before anything started: flags, sweep file, trainer config, a missing\n"
-      "       trainer file (model folder, task.train, task.eval, model.head), the journal path\n"
+      "  2    bad input: flags, sweep file, trainer config, a missing trainer file (model\n"
+      "       folder, task.train, task.eval, model.head), the journal path, a journal --resume\n"
+      "       cannot continue, a plan over 10^6 trials, more ranks than the host (dev mode) or\n"
+      "       the cluster has: all before anything started, but the last\n"
       "  3    the sweep ran but failed: no trial completed, or more than --max_failed_share of\n"
       "       its points failed after their retries; the summary's last line says which\n"
       "  130  interrupted (Ctrl-C, SIGTERM); continue with --resume");
@@ -122,7 +151,17 @@ int Sweep(const std::vector<std::string>& args) {
   }
   for (const std::string& note : config->notes) std::cerr << "note     " << note << "\n";
   if (!journal.empty()) config->journal = journal;
-  for (absl::Status bad : {CheckJournalPath(config->journal), CheckSweepTrainerFiles(*config)}) {
+  for (absl::Status bad : {CheckJournalPath(config->journal), CheckSweepTrainerFiles(*config),
+                           CheckPlanSize(*config)}) {
+    if (!bad.ok()) {
+      PrintError("hpo sweep", bad);
+      return kExitUsage;
+    }
+  }
+  if (!dry_run) {
+    absl::Status bad = CheckJournalWritable(config->journal);
+    if (bad.ok()) bad = ReadJournalToResume(*config, resume).status();
+    if (bad.ok() && head.empty()) bad = CheckDevModeRanks(*config, LocalGpuCount(), LocalCpuCount(), slots);
     if (!bad.ok()) {
       PrintError("hpo sweep", bad);
       return kExitUsage;
@@ -173,13 +212,12 @@ int Sweep(const std::vector<std::string>& args) {
     std::cout << "report: " << html << "\n";
   }
   if (absl::IsCancelled(result)) {
-    std::cout << "interrupted; continue with: hpo sweep " << cli.positional()[0] << " --resume"
-              << (journal.empty() ? "" : " --journal " + journal) << "\n";
+    std::cout << "interrupted; continue with: " << ResumeCommand(cli, multirun, journal, head, keys) << "\n";
     return 130;
   }
   if (!result.ok()) {
     PrintError("hpo sweep", result);
-    return kExitFailure;
+    return absl::IsInvalidArgument(result) ? kExitUsage : kExitFailure;  // e.g. a cluster too small
   }
   if (std::optional<std::string> failed = SweepFailure(driver.Outcome(), max_failed_share)) {
     std::cout << "the sweep failed: " << *failed << " (exit code " << kExitSweepFailed << ")\n";
@@ -223,6 +261,12 @@ int Status(const std::vector<std::string>& args) {
     std::cout << JournalToJson(*contents);
     return kExitOk;
   }
+  if (contents->study_name.empty()) {
+    PrintError("hpo status", absl::InvalidArgumentError(absl::StrCat(
+                                 journal.empty() ? std::string("the journal") : ClipPath(journal),
+                                 ": the journal holds no study yet")));
+    return kExitUsage;
+  }
   SweepConfig shape;
   shape.name = contents->study_name;
   shape.maximize = contents->maximize;
@@ -237,9 +281,11 @@ int Status(const std::vector<std::string>& args) {
   for (const Trial& t : contents->study.trials) points = std::max(points, t.point + 1);
   progress.planned = points;
   progress.planned_exact = true;
-  std::cout << table.Render(contents->study, progress, 1 << 20);
+  // Journal fields (parameter names, placements, reasons) may hold terminal escapes.
+  std::cout << Printable(table.Render(contents->study, progress, 1 << 20));
   if (const Trial* best = ProgressTable::Best(contents->study)) {
-    std::cout << absl::StrFormat("best trial #%d: %s=%.6g\n", best->number, shape.metric_name, *best->value);
+    std::cout << Printable(absl::StrFormat("best trial #%d: %s=%.6g\n", best->number,
+                                           shape.metric_name, *best->value));
   }
   return kExitOk;
 }
@@ -260,7 +306,13 @@ int Best(const std::vector<std::string>& args) {
   }
   const Trial* best = ProgressTable::Best(contents->study);
   if (best == nullptr) {
-    PrintError("hpo best", absl::NotFoundError(journal + ": no trial has completed"));
+    int64_t completed = 0;
+    for (const Trial& t : contents->study.trials) completed += t.state == TrialState::kComplete;
+    PrintError("hpo best", absl::NotFoundError(
+                               completed == 0
+                                   ? absl::StrCat(ClipPath(journal), ": no trial has completed")
+                                   : absl::StrCat(ClipPath(journal), ": ", completed,
+                                                  " trial(s) completed, all with a NaN value")));
     return kExitFailure;
   }
   std::string others;
@@ -274,10 +326,10 @@ int Best(const std::vector<std::string>& args) {
                     space != nullptr && d != space->end() ? d->second.ValueText(value)
                                                           : absl::StrFormat("%.9g", value));
   }
-  std::cout << absl::StrFormat("trial %d  value %.9g  lr %.9g  batch_size %d  lr_effective %.9g%s\n",
-                               best->number, *best->value, best->params.at(kLrParam),
-                               static_cast<int>(best->params.at(kBatchParam)), best->lr_effective,
-                               others);
+  std::cout << Printable(absl::StrFormat(
+      "trial %d  value %.9g  lr %.9g  batch_size %d  lr_effective %.9g%s\n", best->number,
+      *best->value, best->params.at(kLrParam), static_cast<int>(best->params.at(kBatchParam)),
+      best->lr_effective, others));
   // Re-running it alone: the resolved config its trainer wrote (trainer/resolved_config.h).
   const std::string trial_dir = absl::StrCat(RunDir(journal), "/trial-", best->number);
   const std::string resolved = trial_dir + "/.tunefleet/config.yaml";

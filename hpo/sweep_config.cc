@@ -398,6 +398,13 @@ absl::StatusOr<SweepConfig> LoadSweepConfig(const std::string& path,
   absl::StatusOr<SweepConfig> parsed = ParseSweepConfig(file);
   if (!parsed.ok() && !multirun) return AddMultirunHint(parsed.status(), overrides);
   ASSIGN_OR_RETURN(SweepConfig config, std::move(parsed));
+  for (const std::string& o : config.trainer.overrides) {
+    if (o.rfind("output.dir=", 0) == 0) {
+      config.notes.push_back(absl::StrCat(
+          "trainer.overrides output.dir (", ClipValue(o.substr(11)), "): not used: each trial "
+          "writes to its own folder, trial-N beside the journal"));
+    }
+  }
   if (!config.trainer.synthetic) {
     std::string trainer_path = config.trainer.config;
     if (!FileExists(trainer_path) && trainer_path[0] != '/') {

@@ -24,6 +24,7 @@
 #include "hpo/report.h"
 #include "hpo/study_json.h"
 #include "hpo/sweep_plan.h"
+#include "hpo/sweep_preflight.h"
 #include "hpo/trial_command.h"
 
 namespace tunefleet {
@@ -68,25 +69,10 @@ SweepDriver::~SweepDriver() = default;
 
 absl::Status SweepDriver::OpenJournal() {
   RETURN_IF_ERROR(CheckJournalPath(config_.journal));  // a folder, or folders not to create
-  struct stat st;
-  const bool exists = ::stat(config_.journal.c_str(), &st) == 0 && st.st_size > 0;
-  if (exists && !options_.resume) {
-    return absl::AlreadyExistsError(absl::StrCat(
-        "journal ", ClipPath(config_.journal), " already holds a sweep; pass --resume to "
-        "continue it, or --journal PATH to start another"));
-  }
-  if (exists) {
-    ASSIGN_OR_RETURN(JournalContents contents, ReadJournal(config_.journal));
-    if (contents.study_name != config_.name) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("journal ", ClipPath(config_.journal), " holds sweep '",
-                       ClipValue(contents.study_name), "', not '", config_.name, "'"));
-    }
-    if (contents.maximize != config_.maximize) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("journal ", ClipPath(config_.journal),
-                       " was made for the other metric goal"));
-    }
+  ASSIGN_OR_RETURN(std::optional<JournalContents> to_resume,
+                   ReadJournalToResume(config_, options_.resume));
+  if (to_resume.has_value()) {
+    JournalContents contents = *std::move(to_resume);
     ASSIGN_OR_RETURN(journal_, JournalWriter::Open(config_.journal));
     engine_ = std::make_unique<SweepEngine>(config_, journal_.get());
     const size_t recorded = contents.study.trials.size();
@@ -267,7 +253,9 @@ absl::Status SweepDriver::HandleExit(const comm::Exit& exit) {
     case comm::Exit::COMPLETED: end = RunEnd::kCompleted; break;
     case comm::Exit::STOPPED: end = RunEnd::kStopped; break;
     case comm::Exit::CANCELLED: end = RunEnd::kCancelled; break;
-    default: end = RunEnd::kFailed; break;
+    default:
+      end = exit.cause() == comm::Exit::TRANSIENT ? RunEnd::kFailed : RunEnd::kRefused;
+      break;
   }
   ASSIGN_OR_RETURN(SweepEngine::Ended ended,
                    engine_->EndTrial(exit.trial(), end, exit.reason(), exit.stderr_tail(),
@@ -276,7 +264,8 @@ absl::Status SweepDriver::HandleExit(const comm::Exit& exit) {
   const Trial& t = *ended.trial;
   if (!options_.live) {
     std::cout << table_.EventLine(t);
-    if (t.state == TrialState::kFail && (ended.retried || ended.gave_up) && !t.stderr_tail.empty()) {
+    if (t.state == TrialState::kFail && (ended.retried || ended.gave_up || ended.refused) &&
+        !t.stderr_tail.empty()) {
       std::string tail = t.stderr_tail;
       const size_t keep = tail.rfind('\n', tail.size() > 1 ? tail.size() - 2 : 0);
       std::cout << "  last stderr: " << (keep == std::string::npos ? tail : tail.substr(keep + 1));
@@ -286,10 +275,19 @@ absl::Status SweepDriver::HandleExit(const comm::Exit& exit) {
       std::cout << "  giving up on this point after " << config_.max_failures_per_trial + 1
                 << " failed attempt(s)\n";
     }
+    if (ended.refused) {
+      std::cout << "  not retried: the same trial would fail the same way (fix it, then --resume "
+                   "runs the point again)\n";
+    }
     // Piped to a file or another program, each event still shows up as it happens.
     std::cout << std::flush;
   }
   html_report_->Changed();
+  if (exit.outcome() == comm::Exit::FAILED && exit.cause() == comm::Exit::CLUSTER_TOO_SMALL) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the cluster cannot run this sweep's trials: ", exit.reason(),
+        " (resources.gpus_per_trial: ", config_.gpus_per_trial, ")"));
+  }
   return absl::OkStatus();
 }
 
@@ -366,6 +364,14 @@ absl::Status SweepDriver::HandleMessage(const comm::Envelope& envelope) {
 
 void SweepDriver::Interrupt() {
   interrupting_ = true;
+  if (head_->lost()) {
+    // Nobody to stop the trials through: a head that comes back cancels them when no client
+    // claims them (Head::Options::orphan_grace).
+    interrupt_deadline_ = absl::Now();
+    std::cout << "\ninterrupted while the head is lost: leaving its " << running_.size()
+              << " trial(s) to the agents\n" << std::flush;
+    return;
+  }
   interrupt_deadline_ = absl::Now() + absl::Seconds(15);
   std::cout << "\ninterrupted: stopping " << running_.size() << " running trial(s)...\n" << std::flush;
   for (const auto& [number, run] : running_) {
@@ -463,6 +469,7 @@ absl::Status SweepDriver::Run() {
     if (!signals.empty()) {
       if (interrupting_) break;  // a second Ctrl-C: stop waiting
       Interrupt();
+      if (head_->lost()) break;
     }
     // At most so many messages a turn: a burst of trial ends must not keep this loop from
     // answering the head's heartbeats (Poll, below) for longer than the head's patience.

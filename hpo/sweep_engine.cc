@@ -264,6 +264,7 @@ absl::StatusOr<SweepEngine::Ended> SweepEngine::EndTrial(int64_t number, RunEnd 
       }
       break;
     case RunEnd::kFailed:
+    case RunEnd::kRefused:
       if (run.stop_decided) {
         state = TrialState::kPruned;  // told to stop, then crashed: the decision stands
       } else {
@@ -276,7 +277,9 @@ absl::StatusOr<SweepEngine::Ended> SweepEngine::EndTrial(int64_t number, RunEnd 
   Ended ended;
   ended.trial = &t;
   if (state == TrialState::kFail && !interrupting && !absl::StartsWith(t.fail_reason, "interrupted")) {
-    if (!sampler_.Settled(study_, t.point)) {
+    if (end == RunEnd::kRefused) {
+      ended.refused = true;
+    } else if (!sampler_.Settled(study_, t.point)) {
       retries_.push_back(t.number);
       ended.retried = true;
     } else {

@@ -48,6 +48,8 @@ enum class RunEnd {
   kCompleted,  // every rank exited 0
   kStopped,    // stopped by a pruning decision
   kFailed,     // a rank failed (exit code, signal, could not start)
+  kRefused,    // failed where a retry cannot help: a usage error of the trainer (exit code 2),
+               // a path the agent refuses (comm::Exit::TRIAL_INPUT)
   kCancelled,  // killed on request (the sweep's interruption, a shutdown)
 };
 
@@ -87,11 +89,13 @@ class SweepEngine {
 
   // How a trial ended. Returns the trial as recorded (COMPLETE, PRUNED or FAIL), or nullptr for
   // a trial that is not running. A failed attempt (not an interruption) queues a retry while
-  // the point has attempts left; `gave_up` tells when it had none.
+  // the point has attempts left; `gave_up` tells when it had none. A refused one (kRefused) is
+  // never retried in this run of the sweep (`refused`); --resume tries its point again.
   struct Ended {
     const Trial* trial = nullptr;
     bool retried = false;
     bool gave_up = false;
+    bool refused = false;
   };
   absl::StatusOr<Ended> EndTrial(int64_t number, RunEnd end, const std::string& reason,
                                  const std::string& stderr_tail, bool interrupting);

@@ -88,7 +88,10 @@ absl::Status CheckSweepFlags(const SweepFlags& f) {
     absl::StatusOr<comm::ClientKeys> keys = comm::LoadClientKeys(f.keys);
     if (!keys.ok()) return keys.status();
   }
-  if (f.slots < 0) return absl::InvalidArgumentError("--slots must be >= 0");
+  if (f.slots < 0 || f.slots > 4096) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--slots must be between 0 and 4096 (the agent's limit), got ", f.slots));
+  }
   if (f.head_grace_s < 0) return absl::InvalidArgumentError("--head_grace_s must be >= 0");
   if (!(f.max_failed_share >= 0.0 && f.max_failed_share <= 1.0)) {
     return absl::InvalidArgumentError(

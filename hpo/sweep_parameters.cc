@@ -162,6 +162,10 @@ absl::Status ParseBatch(const ConfigMap& m, std::vector<int64_t>* batch_sizes) {
   std::set<int64_t> seen;
   for (int64_t b : *batch_sizes) {
     if (b < 1) return m.Error("values", absl::StrCat("batch sizes must be positive, got ", b));
+    if (b > trainer::kMaxBatchSize) {
+      return m.Error("values", absl::StrCat("batch sizes must be at most ", trainer::kMaxBatchSize,
+                                            " (2^20), got ", b));
+    }
     if (!seen.insert(b).second) {
       return m.Error("values", absl::StrCat("batch size ", b, " is listed twice"));
     }

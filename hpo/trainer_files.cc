@@ -10,6 +10,7 @@
 #include "common/clip.h"
 #include "common/status_macros.h"
 #include "hpo/sweep_parameters.h"
+#include "trainer/bert_config.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -52,6 +53,10 @@ absl::Status CheckModelFolder(const std::string& key, const std::string& dir) {
       return Bad(key, dir, absl::StrCat(name, " is not readable (", std::strerror(errno), ")"));
     }
   }
+  // What every trial would fail on: a config.json the trainer cannot read.
+  absl::StatusOr<trainer::BertConfig> config =
+      trainer::ReadBertConfig(absl::StrCat(dir, dir.back() == '/' ? "" : "/", "config.json"));
+  if (!config.ok()) return absl::InvalidArgumentError(absl::StrCat(key, ": ", config.status().message()));
   return absl::OkStatus();
 }
 

@@ -1,8 +1,11 @@
 // agent: owns one node. Registers its GPUs (or CPU slots) with the head, starts a trainer
 // process per assigned rank, relays their reports, delivers stop decisions, reports exits.
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <climits>
+#include <cstring>
 #include <cstdlib>
 
 #include <csignal>
@@ -10,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "absl/strings/str_split.h"
 #include "comm/curve_auth.h"
@@ -28,6 +32,23 @@
 namespace tunefleet {
 namespace launcher {
 namespace {
+
+// Flag ranges: beyond them a value is a mistake (--slots 100000000), not a choice.
+constexpr int64_t kMaxSlots = 4096;
+constexpr int64_t kMaxKillGraceMs = 600000;
+constexpr int64_t kMaxHeadGraceS = 86400;
+
+// `path` (given as `flag`) is a program this agent may run: a regular file it can execute.
+absl::Status CheckProgram(const std::string& flag, const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(flag, " ", path, ": ", std::strerror(errno)));
+  }
+  if (!S_ISREG(st.st_mode) || ::access(path.c_str(), X_OK) != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(flag, " ", path, ": not an executable file"));
+  }
+  return absl::OkStatus();
+}
 
 std::string HostName() {
   char name[256] = {0};
@@ -112,7 +133,15 @@ int Main(int argc, char** argv) {
           absl::StrCat("--allow_env: ", var, " ", why, ": it never passes (README, resources.env)"));
     }
   }
-  if (status.ok() && slots < 0) status = absl::InvalidArgumentError("--slots must be >= 0");
+  if (status.ok() && (slots < 0 || slots > kMaxSlots)) {
+    status = absl::InvalidArgumentError(
+        absl::StrCat("--slots must be between 0 and ", kMaxSlots, ", got ", slots));
+  }
+  if (status.ok() && (kill_grace_ms < 0 || kill_grace_ms > kMaxKillGraceMs)) {
+    status = absl::InvalidArgumentError(absl::StrCat(
+        "--kill_grace_ms must be between 0 and ", kMaxKillGraceMs, " (10 minutes), got ", kill_grace_ms));
+  }
+  if (status.ok() && !trainer.empty()) status = CheckProgram("--trainer", trainer);
   std::vector<int> gpu_id_list, exclude_gpu_id_list;
   if (status.ok() && !gpu_ids.empty() && !exclude_gpu_ids.empty()) {
     status = absl::InvalidArgumentError("--gpu_ids and --exclude_gpu_ids: give one or the other");
@@ -123,7 +152,10 @@ int Main(int argc, char** argv) {
   if (status.ok() && !exclude_gpu_ids.empty()) {
     status = AssignOrStatus(ParseGpuIds(exclude_gpu_ids, "--exclude_gpu_ids"), &exclude_gpu_id_list);
   }
-  if (status.ok() && head_grace_s < 0) status = absl::InvalidArgumentError("--head_grace_s must be >= 0");
+  if (status.ok() && (head_grace_s < 0 || head_grace_s > kMaxHeadGraceS)) {
+    status = absl::InvalidArgumentError(absl::StrCat(
+        "--head_grace_s must be between 0 and ", kMaxHeadGraceS, " (a day), got ", head_grace_s));
+  }
   if (status.ok() && !keys.empty()) {
     auto loaded = comm::LoadClientKeys(keys);
     status = loaded.status();
@@ -139,6 +171,11 @@ int Main(int argc, char** argv) {
   if (!SafeName(name)) name = "local";  // a host name no file may carry
   // The agent's own folder: never one another user made or could plant links in.
   absl::Status private_dir = runtime_dir.empty() ? absl::OkStatus() : PrivateDir(runtime_dir);
+  if (!private_dir.ok()) {  // the folder the flag names: a usage error
+    PrintError("agent", absl::InvalidArgumentError(
+                            absl::StrCat("--runtime_dir: ", private_dir.message())));
+    return kExitUsage;
+  }
   if (runtime_dir.empty()) {
     private_dir = AssignOrStatus(RuntimeSubdir("agent-" + name), &runtime_dir);
   }

@@ -86,8 +86,10 @@ void Dispatcher::FailRunsTooBig() {
   std::reverse(too_big.begin(), too_big.end());  // fail them in queue order
   for (uint64_t id : too_big) {
     RunRecord& run = *runs_.Find(id);
-    head_.FailQueued(run, absl::StrCat("needs ", run.spec.world_size(),
-                                       " ranks but the cluster has ", total, " slots"));
+    head_.FailQueued(run,
+                     absl::StrCat("needs ", run.spec.world_size(), " ranks but the cluster has ",
+                                  total, " slots"),
+                     comm::Exit::CLUSTER_TOO_SMALL);
   }
 }
 

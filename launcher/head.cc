@@ -268,7 +268,8 @@ void Head::HandleSubmit(const std::string& identity, comm::Envelope& envelope) {
   RunRecord& run = runs_.Submit(std::move(*trial), identity);
   const comm::TrialSpec& spec = run.spec;
   if (spec.world_size() < 1) {
-    FailQueued(run, absl::StrCat("world_size must be at least 1, got ", spec.world_size()));
+    FailQueued(run, absl::StrCat("world_size must be at least 1, got ", spec.world_size()),
+               comm::Exit::TRIAL_INPUT);
     return;
   }
   if (!PrepareStaging(run)) return;
@@ -346,9 +347,13 @@ void Head::ForwardToClient(const std::string& identity, uint64_t run_id,
   Send(run->client, envelope);
 }
 
-void Head::FailQueued(RunRecord& run, const std::string& reason) {
+void Head::FailQueued(RunRecord& run, const std::string& reason, comm::Exit::Cause cause) {
   TF_LOG(WARNING) << "run " << run.run_id << " (trial " << run.spec.trial() << ") FAILED: " << reason;
-  if (!run.client.empty()) Send(run.client, QueuedExit(run, comm::Exit::FAILED, reason));
+  if (!run.client.empty()) {
+    comm::Envelope exit = QueuedExit(run, comm::Exit::FAILED, reason);
+    exit.mutable_exit()->set_cause(cause);
+    Send(run.client, exit);
+  }
   runs_.Erase(run.run_id);
 }
 
@@ -356,7 +361,7 @@ bool Head::PrepareStaging(RunRecord& run) {
   if (run.spec.stage_size() == 0) return true;
   absl::Status staged = stager_->Prepare(&run.spec);
   if (!staged.ok()) {
-    FailQueued(run, std::string(staged.message()));
+    FailQueued(run, std::string(staged.message()), comm::Exit::TRANSIENT);
     return false;
   }
   return true;

@@ -129,7 +129,8 @@ class Head : private HeadActions {
   // HeadActions (head_actions.h), for the dispatcher and the restart recovery too.
   void Send(const std::string& identity, const comm::Envelope& envelope) override;
   void Dispatch() override { dispatcher_.Dispatch(); }
-  void FailQueued(RunRecord& run, const std::string& reason) override;
+  void FailQueued(RunRecord& run, const std::string& reason,
+                  comm::Exit::Cause cause) override;
   bool PrepareStaging(RunRecord& run) override;
   void CancelRun(RunRecord& run, const std::string& reason,
                  const std::string& except = "") override;

@@ -21,8 +21,9 @@ class HeadActions {
   virtual void Send(const std::string& identity, const comm::Envelope& envelope) = 0;
   // Places queued runs in FIFO order while the first fits; fails those that never can.
   virtual void Dispatch() = 0;
-  // Exit FAILED with `reason` to the queued run's client, and the run erased.
-  virtual void FailQueued(RunRecord& run, const std::string& reason) = 0;
+  // Exit FAILED with `reason` (and `cause`) to the queued run's client, and the run erased.
+  virtual void FailQueued(RunRecord& run, const std::string& reason,
+                          comm::Exit::Cause cause) = 0;
   // Hashes and serves the run's staged paths (head_staging.h); fails the run (false) when it cannot.
   virtual bool PrepareStaging(RunRecord& run) = 0;
   // Sends Cancel to every agent of the run whose part has not ended, except `except`.

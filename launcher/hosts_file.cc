@@ -1,5 +1,7 @@
 #include "launcher/hosts_file.h"
 
+#include <sys/stat.h>
+
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -89,6 +91,10 @@ absl::StatusOr<std::vector<HostEntry>> ParseHostsFile(const std::string& text,
 }
 
 absl::StatusOr<std::vector<HostEntry>> LoadHostsFile(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": is a folder, not a hosts file"));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open file"));
   std::stringstream buffer;

@@ -133,6 +133,7 @@ comm::Exit LocalRun::MakeExit(uint64_t run_id, const std::string& agent) const {
     e.set_outcome(comm::Exit::FAILED);
     e.set_reason(start_error);
     e.set_exit_code(127);
+    if (start_refused) e.set_cause(comm::Exit::TRIAL_INPUT);
     if (!ranks.empty()) e.set_rank(ranks.back().rank);
   } else if (failed_index >= 0) {
     const LocalRank& r = ranks[static_cast<size_t>(failed_index)];
@@ -142,6 +143,7 @@ comm::Exit LocalRun::MakeExit(uint64_t run_id, const std::string& agent) const {
     e.set_exit_code(end.exit_code);
     e.set_signal(end.signal);
     e.set_stderr_tail(end.stderr_tail);
+    if (end.signal == 0 && end.exit_code == kExitUsage) e.set_cause(comm::Exit::TRIAL_INPUT);
     e.set_reason(end.signal == 0 && end.exit_code == kExitOutOfMemory
                      ? absl::StrCat("out of memory (rank ", r.rank, ")")
                      : absl::StrCat("rank ", r.rank, ": ", end.description));

@@ -74,6 +74,7 @@ struct LocalRun {
   std::string cancel_reason;
   int failed_index = -1;           // first local rank that failed
   std::string start_error;         // a rank that could not start
+  bool start_refused = false;      // ... because the agent refused the trial's paths
   absl::Time kill_deadline = absl::InfiniteFuture();
   std::vector<int> rank_ids;       // as assigned
   std::string master_addr;

@@ -39,6 +39,7 @@ std::optional<comm::Envelope> RankLauncher::Spawn(uint64_t run_id, LocalRun& run
     TF_LOG(WARNING) << "run " << run_id << " (trial " << spec.trial() << ") refused: "
                     << allowed.message();
     run.start_error = std::string(allowed.message());
+    run.start_refused = true;
     run.Stop(run.start_error, /*cancelled=*/false, config_.kill_grace);
     return std::nullopt;
   }

@@ -1,5 +1,7 @@
 #include "trainer/datasets.h"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -28,6 +30,10 @@ struct Line {
 // The non-blank lines of `path`, without a BOM or a final '\r', invalid UTF-8 replaced (one
 // warning on `warnings` for the file).
 absl::StatusOr<std::vector<Line>> ReadLines(const std::string& path, std::ostream* warnings) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": is a folder, not a dataset file"));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     return absl::NotFoundError(absl::StrCat(path, ": cannot open dataset: ", std::strerror(errno)));

@@ -22,6 +22,8 @@
 
 #include <torch/types.h>
 
+#include "absl/status/status.h"
+
 #include "trainer/autocast.h"
 #include "trainer/bert_config.h"
 
@@ -47,6 +49,14 @@ MemoryEstimate EstimateTrainingMemory(const BertConfig& config, int64_t paramete
                                       int64_t batch, int64_t seq, int passes,
                                       Precision precision, bool grad_checkpointing,
                                       int optimizer_shards = 1);
+
+// Whether `batch` examples a step can fit `device` at all: the estimate at 2 tokens a sequence
+// (a lower bound, whatever the padding) against the device's memory (the GPU's, or this host's
+// RAM on the CPU). InvalidArgument naming train.batch_size when it cannot; OK when the memory
+// is unknown.
+absl::Status CheckBatchCanFit(const BertConfig& config, int64_t parameters, int64_t batch,
+                              int passes, Precision precision, bool grad_checkpointing,
+                              int optimizer_shards, const torch::Device& device);
 
 // Resets the peak statistic (CUDA only; the CPU's peak RSS cannot be reset).
 void ResetPeakMemory(const torch::Device& device);

@@ -113,6 +113,10 @@ absl::Status ParseTrain(const ConfigMap& m, TrainConfig* t) {
     return m.Error("epochs", "epochs and max_steps are both 0: nothing to train");
   }
   RETURN_IF_ERROR(GetAtLeast(m, "batch_size", 1, "a positive integer", &t->batch_size));
+  if (t->batch_size > kMaxBatchSize) {
+    return m.Error("batch_size", absl::StrCat("must be at most ", kMaxBatchSize, " (2^20), got ",
+                                              t->batch_size));
+  }
   RETURN_IF_ERROR(m.GetOptional("lr", &t->lr));
   if (t->lr <= 0) return m.Error("lr", absl::StrCat("must be > 0, got ", t->lr));
   RETURN_IF_ERROR(GetAtLeast(m, "weight_decay", 0, ">= 0", &t->weight_decay));

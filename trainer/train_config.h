@@ -41,6 +41,9 @@ struct TaskConfig {
   bool mnrl_gather = true;
 };
 
+// The largest train.batch_size (and searched batch size) accepted: 2^20 examples a rank.
+inline constexpr int64_t kMaxBatchSize = int64_t{1} << 20;
+
 struct TrainConfig {
   int64_t epochs = 1;
   int64_t max_steps = 0;  // > 0: stop after this many optimizer steps

@@ -303,6 +303,10 @@ absl::Status Run::PrepareTraining(const TrainStateFiles* resumed) {
     RETURN_IF_ERROR(log_.Open(JoinPath(c_.output.dir, "metrics.jsonl"), o_.resume ? step_ : -1));
     RETURN_IF_ERROR(OpenEvents());
   }
+  RETURN_IF_ERROR(CheckBatchCanFit(
+      p_.model->bert()->config(), train_step_->num_parameters(), c_.train.batch_size,
+      p_.type == TaskType::kClassification ? 1 : 2, p_.precision, c_.train.grad_checkpointing,
+      train_step_->sharded() ? world_ : 1, device_));
   const MemoryEstimate estimate = EstimateTrainingMemory(
       p_.model->bert()->config(), train_step_->num_parameters(), c_.train.batch_size, p_.max_len,
       p_.type == TaskType::kClassification ? 1 : 2, p_.precision, c_.train.grad_checkpointing,

@@ -55,6 +55,9 @@ TEST(CheckSweepFlagsTest, KeysNeedHead) {
   EXPECT_EQ(CheckSweepFlags(f).message(),
             "--keys needs --head (dev mode's local head runs without keys)");
   f.head = "tcp://h:5555";
+  // With --head, the key folder is loaded (and checked as ssh checks its files) at once.
+  EXPECT_THAT(std::string(CheckSweepFlags(f).message()), HasSubstr("/etc/keys"));
+  f.keys.clear();
   EXPECT_TRUE(CheckSweepFlags(f).ok());
   f.head = "garbage";
   EXPECT_THAT(std::string(CheckSweepFlags(f).message()), HasSubstr("--head 'garbage'"));
@@ -63,7 +66,10 @@ TEST(CheckSweepFlagsTest, KeysNeedHead) {
 TEST(CheckSweepFlagsTest, Ranges) {
   SweepFlags f;
   f.slots = -1;
-  EXPECT_EQ(CheckSweepFlags(f).message(), "--slots must be >= 0");
+  EXPECT_EQ(CheckSweepFlags(f).message(), "--slots must be between 0 and 4096 (the agent's limit), got -1");
+  f.slots = 100000000;
+  EXPECT_EQ(CheckSweepFlags(f).message(),
+            "--slots must be between 0 and 4096 (the agent's limit), got 100000000");
   f = SweepFlags();
   f.head_grace_s = -1;
   EXPECT_EQ(CheckSweepFlags(f).message(), "--head_grace_s must be >= 0");

@@ -22,6 +22,12 @@ namespace {
 
 using ::testing::HasSubstr;
 
+// A config.json the trainer reads (bert-tiny's shape).
+constexpr char kConfig[] = R"({"model_type": "bert", "vocab_size": 30522, "hidden_size": 128,
+  "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 512, "hidden_act": "gelu",
+  "max_position_embeddings": 512, "type_vocab_size": 2, "layer_norm_eps": 1e-12,
+  "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1, "pad_token_id": 0})";
+
 class TrainerFilesTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -29,7 +35,7 @@ class TrainerFilesTest : public ::testing::Test {
            ::testing::UnitTest::GetInstance()->current_test_info()->name();
     ::mkdir(dir_.c_str(), 0755);
     ::mkdir((dir_ + "/model").c_str(), 0755);
-    Write(dir_ + "/model/config.json", "{}");
+    Write(dir_ + "/model/config.json", kConfig);
     Write(dir_ + "/model/vocab.txt", "[PAD]\n");
     Write(dir_ + "/train.csv", "x\n");
     Write(dir_ + "/dev.csv", "x\n");
@@ -66,6 +72,14 @@ TEST_F(TrainerFilesTest, AModelFolderWithoutItsFiles) {
   EXPECT_EQ(Check(), "model.path: " + dir_ + "/model: the model folder holds no vocab.txt");
   ::unlink((dir_ + "/model/config.json").c_str());
   EXPECT_EQ(Check(), "model.path: " + dir_ + "/model: the model folder holds no config.json");
+}
+
+// What every trial would fail on is refused before the sweep.
+TEST_F(TrainerFilesTest, AConfigJsonTheTrainerCannotRead) {
+  Write(dir_ + "/model/config.json", "{\"hidden_size\": ");
+  EXPECT_THAT(Check(), ::testing::StartsWith("model.path: " + dir_ + "/model/config.json: invalid JSON"));
+  Write(dir_ + "/model/config.json", "{}");
+  EXPECT_EQ(Check(), "model.path: " + dir_ + "/model/config.json: key \"vocab_size\" is missing");
 }
 
 TEST_F(TrainerFilesTest, MissingDataAndHead) {
