@@ -12,6 +12,7 @@ HEAD=$1 AGENT=$2 HPO=$3 TRAINER=$4
 source tests/integration/lib.sh
 source tests/integration/expect_lib.sh
 T=$WORK
+S=$XDG_RUNTIME_DIR  # short: a Unix socket's path holds at most 107 bytes
 # t SECONDS CMD...: CMD under a timeout (a hang fails the test rather than stalls it).
 t() { timeout "$@"; }
 
@@ -48,25 +49,25 @@ fi
 for flags in "--slots 100000000" "--kill_grace_ms=-1" "--head_grace_s 99999999" \
     "--trainer /nonexistent" "--trainer /etc/passwd" "--runtime_dir /etc/passwd"; do
   # shellcheck disable=SC2086
-  one_line_error t 10 "$AGENT" --head "ipc://$T/none.sock" $flags
+  one_line_error t 10 "$AGENT" --head "ipc://$S/none.sock" $flags
 done
-expect 2 "--slots must be between 0 and 4096" t 10 "$AGENT" --head "ipc://$T/none.sock" --slots 100000000
-expect 2 "--trainer /nonexistent: No such file or directory" t 10 "$AGENT" --head "ipc://$T/none.sock" --trainer /nonexistent
+expect 2 "--slots must be between 0 and 4096" t 10 "$AGENT" --head "ipc://$S/none.sock" --slots 100000000
+expect 2 "--trainer /nonexistent: No such file or directory" t 10 "$AGENT" --head "ipc://$S/none.sock" --trainer /nonexistent
 expect 2 "--slots must be between 0 and 4096" t 10 "$HPO" sweep configs/synthetic.yaml --slots 100000000
 
 # A cluster too small for the sweep's trials: the head fails the run, hpo stops the sweep (exit 2).
-"$HEAD" --bind "ipc://$T/head.sock" --start_agents none --log_dir "$T/headlogs" > "$T/head.out" 2>&1 &
+"$HEAD" --bind "ipc://$S/head.sock" --start_agents none --log_dir "$T/headlogs" > "$T/head.out" 2>&1 &
 head_pid=$!
-"$AGENT" --head "ipc://$T/head.sock" --slots 1 --name one --runtime_dir "$T/agent" > "$T/agent.out" 2>&1 &
+"$AGENT" --head "ipc://$S/head.sock" --slots 1 --name one --runtime_dir "$T/agent" > "$T/agent.out" 2>&1 &
 agent_pid=$!
 wait_for 20 grep -q "agent one registered" "$T/head.out" || fail "the agent did not register: $(tail -3 "$T/head.out")"
 expect 2 "the cluster cannot run this sweep's trials: needs 2 ranks but the cluster has 1 slots \\(resources.gpus_per_trial: 2\\)" \
-  t 60 "$HPO" sweep configs/synthetic.yaml --head "ipc://$T/head.sock" resources.gpus_per_trial=2 \
+  t 60 "$HPO" sweep configs/synthetic.yaml --head "ipc://$S/head.sock" resources.gpus_per_trial=2 \
   search.method=random search.random.trials=2 --journal "$T/small/j.log"
 
 # SIGTERM while the head is lost: hpo exits at once (not after 15 s), and its hint to continue
 # names the head.
-"$HPO" sweep configs/synthetic.yaml --head "ipc://$T/head.sock" search.method=random \
+"$HPO" sweep configs/synthetic.yaml --head "ipc://$S/head.sock" search.method=random \
   search.random.trials=2 trainer.synthetic.seconds_per_step=5 --journal "$T/lost/j.log" \
   --head_grace_s 300 > "$T/lost.out" 2>&1 &
 hpo_pid=$!
@@ -79,7 +80,7 @@ took=$(( ($(date +%s%N) - start) / 1000000 ))
 [ "$rc" -eq 130 ] || fail "SIGTERM with the head lost: exit $rc, want 130"
 [ "$took" -le 3000 ] || fail "SIGTERM with the head lost took $took ms"
 grep -q "interrupted while the head is lost" "$T/lost.out" || fail "no line about the lost head: $(tail -5 "$T/lost.out")"
-grep -qE "^interrupted; continue with: hpo sweep configs/synthetic.yaml .*--resume --journal $T/lost/j.log --head ipc://$T/head.sock$" "$T/lost.out" ||
+grep -qE "^interrupted; continue with: hpo sweep configs/synthetic.yaml .*--resume --journal $T/lost/j.log --head ipc://$S/head.sock$" "$T/lost.out" ||
   fail "the resume hint: $(grep 'continue with' "$T/lost.out")"
 echo "SIGTERM with the head lost: exit $rc after $took ms"
 kill "$agent_pid" 2>/dev/null; wait "$agent_pid" 2>/dev/null
@@ -111,7 +112,7 @@ done
 expect 2 "$T: is a folder" t 20 "$HPO" report --journal "$T/ok/j.log" --output "$T"
 expect 2 "is a folder, not a dataset file" t 60 "$TRAINER" train --config configs/sbert_stsb.yaml task.train="$T" \
   output.dir="$T/tt" output.save=none
-expect 2 "--runtime_dir: /etc/passwd: is not a folder" t 10 "$AGENT" --head "ipc://$T/none.sock" --runtime_dir /etc/passwd
+expect 2 "--runtime_dir: /etc/passwd: is not a folder" t 10 "$AGENT" --head "ipc://$S/none.sock" --runtime_dir /etc/passwd
 expect 2 "$T: is a folder, not a hosts file" t 10 "$HEAD" --nodes "$T" --start_agents none
 : > "$T/empty.log"
 expect 2 "$T/empty.log: the journal holds no study yet" t 20 "$HPO" status --journal "$T/empty.log"
