@@ -43,7 +43,7 @@ head -c 1 /dev/urandom > "$work/tiny.bin"
 sync  # the new file's writeback would otherwise slow the first runs
 bytes=$(stat -c %s "$work/data.bin")
 
-ip netns exec "$S" "$BULK" serve --bind "$NET.1" "$work/data.bin" "$work/tiny.bin" \
+ip netns exec "$S" "$BULK" serve --bind "$NET.1" --token_file "$work/token" "$work/data.bin" "$work/tiny.bin" \
   > "$work/serve.out" 2> "$work/serve.err" &
 server_pid=$!
 for _ in $(seq 100); do grep -q "^listening " "$work/serve.out" && break; sleep 0.1; done
@@ -87,14 +87,14 @@ sleep 0.5
 
 bulk_rates=() tcp_rates=() fixed=()
 for i in $(seq "$RUNS"); do
-  line=$(ip netns exec "$C" "$BULK" fetch --from "$addr" --hash "$hash" --cache "$work/cache$i")
+  line=$(ip netns exec "$C" "$BULK" fetch --from "$addr" --token_file "$work/token" --hash "$hash" --cache "$work/cache$i")
   [[ "$line" =~ ^fetched\ $bytes\ bytes\ in\ [0-9.]+\ s,\ ([0-9.]+)\ MB/s ]] ||
     { echo "ucx_staging_bench: bulk fetch printed: $line" >&2; exit 1; }
   bulk_rates+=("${BASH_REMATCH[1]}")
   rm -rf "$work/cache$i"
   tcp_rates+=("$(ip netns exec "$C" "$PY" "$work/tcp_client.py" "$NET.1" "$work/tcp.bin")")
   rm -f "$work/tcp.bin"
-  line=$(ip netns exec "$C" "$BULK" fetch --from "$addr" --hash "$tiny" --cache "$work/tiny$i")
+  line=$(ip netns exec "$C" "$BULK" fetch --from "$addr" --token_file "$work/token" --hash "$tiny" --cache "$work/tiny$i")
   [[ "$line" =~ ^fetched\ 1\ bytes\ in\ ([0-9.]+)\ s ]] ||
     { echo "ucx_staging_bench: bulk fetch printed: $line" >&2; exit 1; }
   fixed+=("${BASH_REMATCH[1]}")
@@ -111,4 +111,4 @@ summary "  bulk fetch MB/s" "${bulk_rates[@]}"
 summary "  plain TCP MB/s " "${tcp_rates[@]}"
 summary "  1-byte bulk fetch, s" "${fixed[@]}"
 grep -o "am([^)]*)" <(ip netns exec "$C" env UCX_LOG_LEVEL=info "$BULK" fetch --from "$addr" \
-  --hash "$tiny" --cache "$work/lanes" 2>&1) | sort -u | sed 's/^/  UCX lanes of the client: /'
+  --token_file "$work/token" --hash "$tiny" --cache "$work/lanes" 2>&1) | sort -u | sed 's/^/  UCX lanes of the client: /'

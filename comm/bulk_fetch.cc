@@ -47,8 +47,8 @@ absl::StatusOr<FetchResult> FetchToCache(const std::string& server_address, cons
   const std::string temp = NewTempPath(cache_dir, hash);
   start = BulkClock::now();
   BulkReceipt receipt;
-  s = FetchIntoTemp(server_address, *addr, hash, temp, options.idle_timeout, options.progress,
-                    &receipt);
+  s = FetchIntoTemp(server_address, *addr, hash, options.token, temp, options.idle_timeout,
+                    options.progress, &receipt);
   result.bytes = receipt.bytes;
   result.directory = receipt.directory;
   result.transfer_seconds = SecondsSince(start);

@@ -11,6 +11,7 @@
 //
 // Errors are one line, e.g. "cannot reach bulk server 10.0.0.1:7000: Destination is
 // unreachable", "bulk server 10.0.0.1:7000 has no content 3b1f...: unknown hash".
+// Nothing is asked of the server when a verified copy is already in the cache, token or not.
 // Thread-safety: FetchToCache is reentrant: each call has its own UCX worker, so threads may
 // fetch concurrently.
 #ifndef TUNEFLEET_COMM_BULK_FETCH_H_
@@ -27,6 +28,10 @@ namespace tunefleet {
 namespace comm {
 
 struct FetchOptions {
+  // The server's token (comm/bulk_token.h), as its owner told it over the control plane; a
+  // server refuses a fetch without the right one: PermissionDenied, "bulk server ADDR refused
+  // the fetch: missing or wrong token ...".
+  std::string token;
   // Fail when the server sends nothing for this long (also bounds connecting).
   absl::Duration idle_timeout = absl::Seconds(30);
   // Called on the fetching thread as bytes arrive (done, total), at most a few times a second.

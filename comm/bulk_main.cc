@@ -19,6 +19,7 @@
 #include "absl/time/time.h"
 #include "comm/bulk_fetch.h"
 #include "comm/bulk_server.h"
+#include "comm/bulk_token.h"
 #include "comm/content_hash.h"
 #include "comm/ucp_worker.h"
 #include "common/cli.h"
@@ -56,20 +57,40 @@ absl::Status SplitBind(const std::string& text, std::string* ip, int* port) {
   return absl::OkStatus();
 }
 
+// serve's token: the one in `path`, or a new one written there (0600) when it does not exist.
+absl::StatusOr<std::string> ServeToken(const std::string& path) {
+  if (::access(path.c_str(), F_OK) == 0) return ReadBulkTokenFile(path);
+  absl::StatusOr<std::string> token = NewBulkToken();
+  if (!token.ok()) return token.status();
+  if (absl::Status s = WriteBulkTokenFile(path, *token); !s.ok()) return s;
+  return token;
+}
+
 int Serve(const std::vector<std::string>& args) {
   // Before any thread (UCX starts some): SIGINT / SIGTERM arrive through this descriptor.
   SignalFd signals({SIGINT, SIGTERM});
-  std::string bind;
+  std::string bind, token_file;
   CommandLine cli("bulk serve", "PATH...",
                   "Publishes each PATH (a file or a folder) under its SHA-256 content hash and\n"
-                  "serves them over UCX until SIGINT or SIGTERM. Prints `serving HASH PATH` for\n"
-                  "each, then `listening IP:PORT`.");
-  cli.AddString("bind", &bind, "address to listen on; port 0 or none: any free port", "IP[:PORT]");
+                  "serves them over UCX until SIGINT or SIGTERM, only to fetches that present the\n"
+                  "token in --token_file (UCX authenticates nobody). Prints `serving HASH PATH`\n"
+                  "for each, then `listening IP:PORT`.");
+  cli.AddString("bind", &bind,
+                "address to listen on, and nowhere else; port 0 or none: any free port",
+                "IP[:PORT]");
+  cli.AddString("token_file", &token_file,
+                "the token fetches must present: read from FILE (private, as written here), or "
+                "a new random one written to FILE (0600) when it does not exist; give it to "
+                "`bulk fetch --token_file` through a private channel (scp)",
+                "FILE");
   cli.ExpectPositional(1, -1);
   if (int rc = ParseOrExit(cli, args, "bulk serve"); rc >= 0) return rc;
-  if (bind.empty()) {
-    PrintError("bulk serve", absl::InvalidArgumentError("--bind is required"));
-    return kExitUsage;
+  for (const auto& [name, value] :
+       {std::pair<const char*, std::string*>{"bind", &bind}, {"token_file", &token_file}}) {
+    if (value->empty()) {
+      PrintError("bulk serve", absl::InvalidArgumentError(absl::StrCat("--", name, " is required")));
+      return kExitUsage;
+    }
   }
   std::string ip;
   int port = 0;
@@ -77,7 +98,12 @@ int Serve(const std::vector<std::string>& args) {
     PrintError("bulk serve", s);
     return kExitUsage;
   }
-  auto server = BulkServer::Start(ip, port);
+  absl::StatusOr<std::string> token = ServeToken(token_file);
+  if (!token.ok()) {
+    PrintError("bulk serve", token.status());
+    return kExitUsage;
+  }
+  auto server = BulkServer::Start(ip, port, *token);
   if (!server.ok()) {
     PrintError("bulk serve", server.status());
     return kExitFailure;
@@ -103,7 +129,7 @@ int Serve(const std::vector<std::string>& args) {
 }
 
 int Fetch(const std::vector<std::string>& args) {
-  std::string from, hash, cache;
+  std::string from, hash, cache, token_file;
   double timeout_s = 30;
   CommandLine cli("bulk fetch", "",
                   "Puts the content HASH into CACHE/HASH: reuses an entry already there that\n"
@@ -112,12 +138,17 @@ int Fetch(const std::vector<std::string>& args) {
   cli.AddString("from", &from, "the bulk server", "IP:PORT");
   cli.AddString("hash", &hash, "SHA-256 content hash (as `bulk serve` printed it)", "HASH");
   cli.AddString("cache", &cache, "cache folder (created if missing)", "DIR");
+  cli.AddString("token_file", &token_file,
+                "the server's token file (`bulk serve --token_file`; not group- or "
+                "world-readable): the server serves nothing without its token",
+                "FILE");
   cli.AddDouble("timeout_s", &timeout_s, "give up when the server sends nothing for this long",
                 "SECONDS");
   cli.ExpectPositional(0, 0);
   if (int rc = ParseOrExit(cli, args, "bulk fetch"); rc >= 0) return rc;
   for (const auto& [name, value] :
-       {std::pair<const char*, std::string*>{"from", &from}, {"hash", &hash}, {"cache", &cache}}) {
+       {std::pair<const char*, std::string*>{"from", &from}, {"hash", &hash}, {"cache", &cache},
+        {"token_file", &token_file}}) {
     if (value->empty()) {
       PrintError("bulk fetch",
                  absl::InvalidArgumentError(absl::StrCat("--", name, " is required")));
@@ -129,7 +160,13 @@ int Fetch(const std::vector<std::string>& args) {
                                  "--hash: '", hash, "' is not a SHA-256 hash (64 hex digits)")));
     return kExitUsage;
   }
+  absl::StatusOr<std::string> token = ReadBulkTokenFile(token_file);
+  if (!token.ok()) {
+    PrintError("bulk fetch", token.status());
+    return kExitUsage;
+  }
   FetchOptions options;
+  options.token = *token;
   options.idle_timeout = absl::Seconds(timeout_s);
   const auto start = std::chrono::steady_clock::now();
   bool progress_shown = false;

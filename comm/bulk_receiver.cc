@@ -26,10 +26,11 @@ constexpr size_t kMaxManifestBytes = 1 << 30;
 // UCX callbacks only queue; incoming messages are handled in arrival order.
 class Fetcher {
  public:
-  Fetcher(std::string server, std::string hash, absl::Duration idle_timeout,
+  Fetcher(std::string server, std::string hash, std::string token, absl::Duration idle_timeout,
           std::function<void(uint64_t, uint64_t)> progress)
       : server_(std::move(server)),
         hash_(std::move(hash)),
+        token_(std::move(token)),
         idle_timeout_(idle_timeout),
         progress_(std::move(progress)) {}
 
@@ -71,6 +72,7 @@ class Fetcher {
     request.set_version(kBulkProtocolVersion);
     request.set_request_id(std::random_device()());
     request.set_hash(hash_);
+    request.set_token(token_);
     request_wire_ = request.SerializeAsString();
     ucp_request_param_t param = SendParam(&Fetcher::OnRequestSent, this, UCP_AM_SEND_FLAG_REPLY);
     ucs_status_ptr_t sent = ucp_am_send_nbx(ep_, kBulkAmRequest, request_wire_.data(),
@@ -233,6 +235,10 @@ class Fetcher {
         status_ = absl::NotFoundError(absl::StrCat("bulk server ", server_, " has no content ",
                                                    hash_, ": ", response.message()));
         return;
+      case BULK_UNAUTHORIZED:
+        status_ = absl::PermissionDeniedError(
+            absl::StrCat("bulk server ", server_, " refused the fetch: ", response.message()));
+        return;
       case BULK_UNSUPPORTED_VERSION:
         status_ = absl::FailedPreconditionError(
             absl::StrCat("bulk server ", server_, ": ", response.message()));
@@ -376,6 +382,7 @@ class Fetcher {
 
   const std::string server_;
   const std::string hash_;
+  const std::string token_;
   const absl::Duration idle_timeout_;
   const std::function<void(uint64_t, uint64_t)> progress_;
   SockAddr addr_;
@@ -404,10 +411,11 @@ class Fetcher {
 }  // namespace
 
 absl::Status FetchIntoTemp(const std::string& server, const SockAddr& addr, const std::string& hash,
-                           const std::string& temp, absl::Duration idle_timeout,
+                           const std::string& token, const std::string& temp,
+                           absl::Duration idle_timeout,
                            const std::function<void(uint64_t, uint64_t)>& progress,
                            BulkReceipt* receipt) {
-  Fetcher fetcher(server, hash, idle_timeout, progress);
+  Fetcher fetcher(server, hash, token, idle_timeout, progress);
   absl::Status s = fetcher.Run(addr, temp);
   receipt->bytes = fetcher.bytes();
   receipt->directory = fetcher.directory();

@@ -11,10 +11,12 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
 #include "comm/bulk_source.h"
+#include "comm/bulk_token.h"
 #include "comm/bulk_wire.h"
 #include "comm/proto/bulk.pb.h"
 #include "comm/ucp_worker.h"
@@ -35,10 +37,20 @@ class BulkServer::Impl {
     worker_.reset();  // no callback runs after this
   }
 
-  absl::Status Start(const std::string& bind_ip, int port) {
+  absl::Status Start(const std::string& bind_ip, int port, const std::string& token) {
+    if (token.size() < 16) {
+      return absl::InvalidArgumentError("a bulk server needs a token of at least 16 bytes");
+    }
+    token_ = token;
     absl::StatusOr<SockAddr> addr = ResolveAddress(bind_ip, port);
     if (!addr.ok()) return addr.status();
-    absl::StatusOr<std::unique_ptr<UcpWorker>> worker = UcpWorker::Create();
+    // Only where asked: UCX's TCP transport would otherwise listen on every interface.
+    absl::StatusOr<std::string> devices = NetDevicesFor(*addr);
+    if (!devices.ok()) {
+      return absl::Status(devices.status().code(), absl::StrCat("cannot listen on ", bind_ip, ": ",
+                                                                devices.status().message()));
+    }
+    absl::StatusOr<std::unique_ptr<UcpWorker>> worker = UcpWorker::Create(*devices);
     if (!worker.ok()) return worker.status();
     worker_ = std::move(*worker);
     absl::Status s = SetAmHandler(worker_->worker(), kBulkAmRequest, &Impl::OnRequest, this,
@@ -85,6 +97,7 @@ class BulkServer::Impl {
     s.transfers_completed = completed_.load();
     s.transfers_failed = failed_.load();
     s.bytes_sent = bytes_sent_.load();
+    s.requests_refused = refused_.load();
     return s;
   }
 
@@ -245,6 +258,11 @@ class BulkServer::Impl {
     if (!in.parsed) {
       response.set_error(BULK_SERVER_ERROR);
       response.set_message("malformed request");
+    } else if (!SameBulkToken(in.request.token(), token_)) {
+      // Before anything else: a client without the token learns nothing, not even which
+      // hashes exist.
+      response.set_error(BULK_UNAUTHORIZED);
+      response.set_message("missing or wrong token: only clients the server's owner told may fetch");
     } else if (in.request.version() != kBulkProtocolVersion) {
       response.set_error(BULK_UNSUPPORTED_VERSION);
       response.set_message(absl::StrCat("bulk protocol version ", in.request.version(),
@@ -259,9 +277,18 @@ class BulkServer::Impl {
       response.set_error(BULK_UNKNOWN_HASH);
       response.set_message("unknown hash");
     }
-    if (response.error() != BULK_OK) {
+    if (response.error() == BULK_UNAUTHORIZED) {
+      refused_++;
+      const std::string ip = peer.substr(0, peer.rfind(':'));
+      if (refused_ips_.size() < 1000 && refused_ips_.insert(ip).second) {
+        TF_LOG(WARNING) << "refusing bulk requests from " << ip
+                        << " without the right token (logged once per address)";
+      }
+    } else if (response.error() != BULK_OK) {
       TF_LOG(WARNING) << "refusing bulk request from " << peer << " for " << in.request.hash()
                       << ": " << response.message();
+    }
+    if (response.error() != BULK_OK) {
       failed_++;
       auto op = std::make_unique<SendOp>();
       op->header = response.SerializeAsString();
@@ -406,6 +433,7 @@ class BulkServer::Impl {
     Send(t.ep, kBulkAmResponse, std::move(op), 0);
   }
 
+  std::string token_;  // set before the thread starts, then read-only
   std::unique_ptr<UcpWorker> worker_;
   ucp_listener_h listener_ = nullptr;
   std::string address_;
@@ -420,6 +448,7 @@ class BulkServer::Impl {
   std::map<ucp_ep_h, std::string> connections_;  // endpoint -> peer address
   std::map<uint64_t, std::unique_ptr<Transfer>> transfers_;
   uint64_t next_transfer_id_ = 1;
+  absl::flat_hash_set<std::string> refused_ips_;  // logged refusals (bounded)
 
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::shared_ptr<const PublishedContent>> published_
@@ -428,12 +457,13 @@ class BulkServer::Impl {
   std::atomic<uint64_t> completed_{0};
   std::atomic<uint64_t> failed_{0};
   std::atomic<uint64_t> bytes_sent_{0};
+  std::atomic<uint64_t> refused_{0};
 };
 
 absl::StatusOr<std::unique_ptr<BulkServer>> BulkServer::Start(const std::string& bind_ip,
-                                                              int port) {
+                                                              int port, const std::string& token) {
   auto impl = std::make_unique<Impl>();
-  absl::Status s = impl->Start(bind_ip, port);
+  absl::Status s = impl->Start(bind_ip, port, token);
   if (!s.ok()) return s;
   return std::unique_ptr<BulkServer>(new BulkServer(std::move(impl)));
 }

@@ -4,9 +4,15 @@
 // its control messages; the receiving side calls FetchToCache (comm/bulk_fetch.h) with the
 // server's address and the hash.
 //
-//   auto server = BulkServer::Start("10.0.0.1", 0);          // its own progress thread
+//   auto server = BulkServer::Start("10.0.0.1", 0, token);   // its own progress thread
 //   absl::StatusOr<std::string> hash = (*server)->Publish("/data/sts");  // file or folder
-//   ... send (*server)->address() and *hash to the node over the control plane ...
+//   ... send (*server)->address(), *hash and the token to the node over the control plane ...
+//
+// Authentication: UCX has none of its own, so the server serves only requests that carry its
+// token (comm/bulk_token.h; compared in constant time): any other request is answered
+// BULK_UNAUTHORIZED before the hash is looked up, and logged once per client IP. Where it
+// listens: on bind_ip only, UCX's own per-device TCP listeners included (comm/ucp_worker.h
+// NetDevicesFor), unless bind_ip is a wildcard or UCX_NET_DEVICES says otherwise.
 //
 // Wire: UCP client-server connection (listener + endpoint by socket address) and UCP active
 // messages with small protobuf headers (comm/proto/bulk.proto); content moves in chunks of up
@@ -33,8 +39,10 @@ namespace comm {
 // receives changed bytes rejects them (hash mismatch).
 class BulkServer {
  public:
-  // Listens on bind_ip:port (port 0: a free port; bind_ip "0.0.0.0": every interface).
-  static absl::StatusOr<std::unique_ptr<BulkServer>> Start(const std::string& bind_ip, int port);
+  // Listens on bind_ip:port (port 0: a free port; bind_ip "0.0.0.0": every interface) and
+  // serves requests that present `token` (at least 16 bytes; InvalidArgument otherwise).
+  static absl::StatusOr<std::unique_ptr<BulkServer>> Start(const std::string& bind_ip, int port,
+                                                           const std::string& token);
   // Stops serving; transfers in progress end and their clients get an error.
   ~BulkServer();
   BulkServer(const BulkServer&) = delete;
@@ -49,7 +57,8 @@ class BulkServer {
 
   struct Stats {
     uint64_t transfers_completed = 0;
-    uint64_t transfers_failed = 0;  // client gone, read error, unknown hash
+    uint64_t transfers_failed = 0;  // client gone, read error, unknown hash, refused token
+    uint64_t requests_refused = 0;  // of those: no or a wrong token
     uint64_t bytes_sent = 0;
   };
   Stats stats() const;

@@ -109,6 +109,14 @@ absl::Status CheckKeyFolder(const std::string& dir, const char* secret, const ch
   return CheckStrictMode(JoinPath(dir, trust), Guard::kTrustFile);
 }
 
+// Exactly `mode`, whatever the umask (which could otherwise leave a public file writable by
+// others, and the folder refused by the loaders).
+absl::Status WriteKeyFile(const std::string& path, absl::string_view text, mode_t mode) {
+  if (absl::Status s = WriteFileAtomically(path, text, mode); !s.ok()) return s;
+  if (::chmod(path.c_str(), mode) != 0) return ErrnoStatus(errno, absl::StrCat(path, ": chmod"));
+  return absl::OkStatus();
+}
+
 std::string PairText(const CurveKeyPair& p, const char* what) {
   return absl::StrCat("# tunefleet ", what, " CURVE key pair (ZeroMQ Z85). Keep it secret.\npublic ",
                       p.public_key, "\nsecret ", p.secret_key, "\n");
@@ -135,17 +143,18 @@ absl::Status GenerateKeyFolder(const std::string& dir) {
   if (!server.ok()) return server.status();
   auto client = NewPair();
   if (!client.ok()) return client.status();
-  absl::Status s = WriteFileAtomically(JoinPath(dir, kServerKey), PairText(*server, "head"), 0600);
+  absl::Status s = WriteKeyFile(JoinPath(dir, kServerKey), PairText(*server, "head"), 0600);
   if (s.ok()) {
-    s = WriteFileAtomically(
+    s = WriteKeyFile(
         JoinPath(dir, kServerPub),
-        absl::StrCat("# the tunefleet head's public key\npublic ", server->public_key, "\n"));
+        absl::StrCat("# the tunefleet head's public key\npublic ", server->public_key, "\n"), 0644);
   }
-  if (s.ok()) s = WriteFileAtomically(JoinPath(dir, kClientKey), PairText(*client, "client"), 0600);
+  if (s.ok()) s = WriteKeyFile(JoinPath(dir, kClientKey), PairText(*client, "client"), 0600);
   if (s.ok()) {
-    s = WriteFileAtomically(JoinPath(dir, kAuthorized),
-                            absl::StrCat("# client public keys the head accepts, one a line\n",
-                                         client->public_key, "\n"));
+    s = WriteKeyFile(JoinPath(dir, kAuthorized),
+                     absl::StrCat("# client public keys the head accepts, one a line\n",
+                                  client->public_key, "\n"),
+                     0644);
   }
   return s;
 }

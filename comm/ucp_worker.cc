@@ -1,7 +1,10 @@
 #include "comm/ucp_worker.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -15,12 +18,14 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include <ucs/config/global_opts.h>
 #include <ucs/debug/log_def.h>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace tunefleet {
 namespace comm {
@@ -47,7 +52,78 @@ void RouteUcxLogToStderr() {
   });
 }
 
+// Entries of a /sys folder, "." and ".." left out; none when it is missing.
+std::vector<std::string> ListDir(const std::string& dir) {
+  std::vector<std::string> names;
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return names;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+  }
+  ::closedir(d);
+  return names;
+}
+
+bool IsWildcard(const sockaddr* a) {
+  if (a->sa_family == AF_INET) {
+    return reinterpret_cast<const sockaddr_in*>(a)->sin_addr.s_addr == htonl(INADDR_ANY);
+  }
+  return a->sa_family == AF_INET6 &&
+         IN6_IS_ADDR_UNSPECIFIED(&reinterpret_cast<const sockaddr_in6*>(a)->sin6_addr);
+}
+
+bool IsLoopback(const sockaddr* a) {
+  if (a->sa_family == AF_INET) {
+    return (ntohl(reinterpret_cast<const sockaddr_in*>(a)->sin_addr.s_addr) >> 24) == 127;
+  }
+  return a->sa_family == AF_INET6 &&
+         IN6_IS_ADDR_LOOPBACK(&reinterpret_cast<const sockaddr_in6*>(a)->sin6_addr);
+}
+
+bool SameIp(const sockaddr* a, const sockaddr* b) {
+  if (a->sa_family != b->sa_family) return false;
+  if (a->sa_family == AF_INET) {
+    return reinterpret_cast<const sockaddr_in*>(a)->sin_addr.s_addr ==
+           reinterpret_cast<const sockaddr_in*>(b)->sin_addr.s_addr;
+  }
+  return a->sa_family == AF_INET6 &&
+         std::memcmp(&reinterpret_cast<const sockaddr_in6*>(a)->sin6_addr,
+                     &reinterpret_cast<const sockaddr_in6*>(b)->sin6_addr, sizeof(in6_addr)) == 0;
+}
+
+// The name of the interface that holds `addr` (any loopback interface for a loopback address).
+std::string InterfaceOf(const sockaddr* addr) {
+  ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) != 0) return "";
+  std::string name;
+  for (const ifaddrs* i = list; i != nullptr && name.empty(); i = i->ifa_next) {
+    if (i->ifa_addr == nullptr) continue;
+    const bool loopback_if = (i->ifa_flags & IFF_LOOPBACK) != 0;
+    if (IsLoopback(addr) ? loopback_if : SameIp(i->ifa_addr, addr)) name = i->ifa_name;
+  }
+  ::freeifaddrs(list);
+  return name;
+}
+
 }  // namespace
+
+absl::StatusOr<std::string> NetDevicesFor(const SockAddr& addr) {
+  if (IsWildcard(addr.get()) || std::getenv("UCX_NET_DEVICES") != nullptr) return std::string();
+  const std::string name = InterfaceOf(addr.get());
+  if (name.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "no network interface of this host has the address ", FormatSockAddr(addr.get())));
+  }
+  std::vector<std::string> devices = {name};
+  const std::string ib = "/sys/class/infiniband";
+  for (const std::string& dev : ListDir(ib)) {
+    for (const std::string& port : ListDir(absl::StrCat(ib, "/", dev, "/ports"))) {
+      devices.push_back(absl::StrCat(dev, ":", port));
+    }
+  }
+  return absl::StrJoin(devices, ",");
+}
 
 void QuietUcxWarnings() {
   // UCX reads UCX_LOG_LEVEL when the library loads, so setenv() here would come too late (and
@@ -81,12 +157,19 @@ absl::Status UcsError(ucs_status_t status, const std::string& what) {
   }
 }
 
-absl::StatusOr<std::unique_ptr<UcpWorker>> UcpWorker::Create() {
+absl::StatusOr<std::unique_ptr<UcpWorker>> UcpWorker::Create(const std::string& net_devices) {
   RouteUcxLogToStderr();
   std::unique_ptr<UcpWorker> w(new UcpWorker());
   ucp_config_t* config = nullptr;
   ucs_status_t status = ucp_config_read(nullptr, nullptr, &config);
   if (status != UCS_OK) return UcsError(status, "cannot read the UCX configuration");
+  if (!net_devices.empty()) {
+    status = ucp_config_modify(config, "NET_DEVICES", net_devices.c_str());
+    if (status != UCS_OK) {
+      ucp_config_release(config);
+      return UcsError(status, absl::StrCat("cannot set UCX's NET_DEVICES to ", net_devices));
+    }
+  }
   ucp_params_t params;
   std::memset(&params, 0, sizeof(params));
   params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME;

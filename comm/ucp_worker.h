@@ -4,7 +4,9 @@
 //
 // Configuration comes from the UCX_* environment (UCX_TLS, UCX_NET_DEVICES, ...), as for any
 // UCX program; nothing is forced here, except that UCX's log lines go to stderr (UCX writes
-// them to stdout, into a program's output) unless UCX_LOG_FILE is set. Without RDMA devices UCX
+// them to stdout, into a program's output) unless UCX_LOG_FILE is set, and that a server's
+// worker may be given its network devices (NetDevicesFor): UCX's TCP transport opens a
+// listening socket on every network device it uses, whatever address the listener binds. Without RDMA devices UCX
 // connects through its TCP connection manager and moves data over tcp (or shared memory within one
 // host); with RDMA devices it prefers them. UCX_TLS=tcp pins TCP.
 //
@@ -35,8 +37,9 @@ absl::Status UcsError(ucs_status_t status, const std::string& what);
 
 class UcpWorker {
  public:
-  // A context (active messages + wake-up) and a single-threaded worker on it.
-  static absl::StatusOr<std::unique_ptr<UcpWorker>> Create();
+  // A context (active messages + wake-up) and a single-threaded worker on it. `net_devices`
+  // non-empty: UCX's NET_DEVICES for this context (as UCX_NET_DEVICES would set it).
+  static absl::StatusOr<std::unique_ptr<UcpWorker>> Create(const std::string& net_devices = "");
   ~UcpWorker();
   UcpWorker(const UcpWorker&) = delete;
   UcpWorker& operator=(const UcpWorker&) = delete;
@@ -76,6 +79,14 @@ absl::Status ProbeTcp(const SockAddr& addr, int timeout_ms);
 // Binds (and closes) a TCP socket on `addr`, as a listener would: OK, or why not ("Address
 // already in use", "Cannot assign requested address").
 absl::Status TryBind(const SockAddr& addr);
+
+// The NET_DEVICES a server listening on `addr` gives its worker, so that UCX's own TCP
+// listeners open only on the interface that holds `addr`: "" (UCX's own choice, every device)
+// for a wildcard address (0.0.0.0, ::) or when the user set UCX_NET_DEVICES; else that
+// interface ("lo" for a loopback address), followed by the RDMA ports present
+// (/sys/class/infiniband/DEV/ports/N as "DEV:N", which UCX counts as network devices too: RDMA
+// stays available). FailedPrecondition when no interface holds `addr`.
+absl::StatusOr<std::string> NetDevicesFor(const SockAddr& addr);
 
 // "10.0.0.1:7000" / "[::1]:7000".
 std::string FormatSockAddr(const sockaddr* addr);

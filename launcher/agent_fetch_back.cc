@@ -6,6 +6,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "comm/bulk_token.h"
 #include "common/logging.h"
 #include "launcher/trial_guard.h"
 
@@ -22,7 +23,9 @@ bool AgentFetchBack::Offer(LocalRun& run, comm::Exit* exit) {
     return false;
   }
   if (bulk_ == nullptr) {
-    absl::StatusOr<std::unique_ptr<comm::BulkServer>> started = comm::BulkServer::Start(address_, 0);
+    absl::StatusOr<std::string> token = comm::NewBulkToken();
+    absl::StatusOr<std::unique_ptr<comm::BulkServer>> started =
+        token.ok() ? comm::BulkServer::Start(address_, 0, *token) : token.status();
     const std::string address = started.ok() ? (*started)->address() : "";
     if (!started.ok() || !absl::SimpleAtoi(address.substr(address.rfind(':') + 1), &port_)) {
       exit->set_fetch_error(absl::StrCat("cannot start this agent's bulk server: ",
@@ -30,6 +33,7 @@ bool AgentFetchBack::Offer(LocalRun& run, comm::Exit* exit) {
       return false;
     }
     bulk_ = std::move(*started);
+    token_ = *token;
   }
   // Hashing a model folder takes a while: off the loop, which goes on heartbeating.
   comm::BulkServer* server = bulk_.get();
@@ -43,6 +47,7 @@ bool AgentFetchBack::Finish(uint64_t run_id, LocalRun& run) {
   if (hash.ok()) {
     run.exit->set_fetch_hash(*hash);
     run.exit->set_fetch_port(port_);
+    run.exit->set_fetch_token(token_);
     TF_LOG(INFO) << "run " << run_id << ": serving " << run.spec.fetch_back() << " ("
                  << hash->substr(0, 12) << ") for the head on port " << port_;
   } else {

@@ -14,8 +14,11 @@ absl::StatusOr<std::map<std::string, std::string>> StageFiles(const std::string&
                                                               const std::string& cache_dir) {
   std::map<std::string, std::string> local;
   const std::string server = absl::StrCat(host, ":", spec.stage_port());
+  comm::FetchOptions options;
+  options.token = spec.stage_token();  // the head's staging server serves nobody else
   for (const comm::StagedPath& staged : spec.stage()) {
-    absl::StatusOr<comm::FetchResult> got = comm::FetchToCache(server, staged.hash(), cache_dir);
+    absl::StatusOr<comm::FetchResult> got =
+        comm::FetchToCache(server, staged.hash(), cache_dir, options);
     if (!got.ok()) {
       return absl::Status(got.status().code(),
                           absl::StrCat(staged.path(), ": ", got.status().message()));

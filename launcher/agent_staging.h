@@ -16,7 +16,8 @@ namespace tunefleet {
 namespace launcher {
 
 // Fetches every staged path of the trial from HOST:spec.stage_port (HOST: where the head's
-// staging server listens, comm::EndpointHost of the head's endpoint) into `cache_dir` (reusing
+// staging server listens, comm::EndpointHost of the head's endpoint), presenting
+// spec.stage_token (the server refuses fetches without it), into `cache_dir` (reusing
 // verified copies), logging each; returns path -> local copy, or the first error, naming the path.
 absl::StatusOr<std::map<std::string, std::string>> StageFiles(const std::string& host,
                                                               const comm::TrialSpec& spec,

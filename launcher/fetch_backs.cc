@@ -19,7 +19,7 @@ void FetchBacks::Start(const RunRecord& run, const Peer* agent, const comm::Exit
   }
   const std::string server = absl::StrCat(agent->address, ":", exit.fetch_port());
   pending_[run.run_id] = std::async(std::launch::async, FetchBack, server, exit.fetch_hash(),
-                                    run.spec.fetch_back());
+                                    exit.fetch_token(), run.spec.fetch_back());
 }
 
 std::vector<FetchBacks::Finished> FetchBacks::TakeFinished() {

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "comm/bulk_fetch.h"
+#include "comm/bulk_token.h"
 #include "comm/content_hash.h"
 #include "comm/endpoint.h"
 #include "common/file_util.h"
@@ -30,7 +31,7 @@ uint64_t TreeBytes(const std::string& path) {
 }  // namespace
 
 absl::StatusOr<std::string> FetchBack(const std::string& server, const std::string& hash,
-                                      const std::string& dest) {
+                                      const std::string& token, const std::string& dest) {
   if (PathExists(dest)) {
     absl::StatusOr<std::string> here = comm::HashPath(dest);
     if (here.ok() && *here == hash) return std::string("already here (same content)");
@@ -39,7 +40,9 @@ absl::StatusOr<std::string> FetchBack(const std::string& server, const std::stri
   const std::string parent = slash == std::string::npos || slash == 0 ? "." : dest.substr(0, slash);
   if (absl::Status made = MakeDirs(parent); !made.ok()) return made;
   const std::string cache = JoinPath(parent, ".tunefleet-fetch");
-  absl::StatusOr<comm::FetchResult> got = comm::FetchToCache(server, hash, cache);
+  comm::FetchOptions options;
+  options.token = token;
+  absl::StatusOr<comm::FetchResult> got = comm::FetchToCache(server, hash, cache, options);
   if (!got.ok()) return got.status();
   if (PathExists(dest)) {
     if (absl::Status removed = RemoveTree(dest); !removed.ok()) return removed;
@@ -59,7 +62,10 @@ std::string StageBindIp(const std::string& endpoint) {
 absl::Status Stager::Prepare(comm::TrialSpec* spec) {
   if (spec->stage_size() == 0) return absl::OkStatus();
   if (server_ == nullptr) {
-    absl::StatusOr<std::unique_ptr<comm::BulkServer>> started = comm::BulkServer::Start(bind_ip_, 0);
+    absl::StatusOr<std::string> token = comm::NewBulkToken();
+    if (!token.ok()) return token.status();
+    absl::StatusOr<std::unique_ptr<comm::BulkServer>> started =
+        comm::BulkServer::Start(bind_ip_, 0, *token);
     if (!started.ok()) {
       return absl::Status(started.status().code(),
                           absl::StrCat("cannot start the staging server: ", started.status().message()));
@@ -71,7 +77,9 @@ absl::Status Stager::Prepare(comm::TrialSpec* spec) {
       return absl::InternalError(absl::StrCat("staging server address ", address));
     }
     port_ = port;
-    TF_LOG(INFO) << "staging server (UCX) listening on " << address;
+    token_ = *token;
+    TF_LOG(INFO) << "staging server (UCX) listening on " << address
+                 << " (only for this head's agents: token-authenticated)";
   }
   for (comm::StagedPath& staged : *spec->mutable_stage()) {
     const std::string& path = staged.path();
@@ -98,6 +106,7 @@ absl::Status Stager::Prepare(comm::TrialSpec* spec) {
     staged.set_bytes(p.bytes);
   }
   spec->set_stage_port(port_);
+  spec->set_stage_token(token_);
   return absl::OkStatus();
 }
 

@@ -29,6 +29,7 @@ comm::Exit RunRecord::Aggregate() const {
   }
   exit.set_run_id(run_id);
   exit.set_trial(spec.trial());
+  exit.clear_fetch_token();  // an agent's bulk secret is the head's alone, never the client's
   return exit;
 }
 

@@ -4,7 +4,9 @@
 // refused connection, a bad hash, a server that never answers and content that changed after
 // publishing are clear errors that leave nothing behind; a corrupted cache entry is fetched
 // again; leftovers of dead fetches are removed (not those another live fetch holds); several
-// clients fetch at once.
+// clients fetch at once. Issue 32: a fetch without the server's token, or with a wrong one, is
+// refused (PermissionDenied, nothing written, not even whether the hash exists is told), and the
+// server listens only on its address: no socket of UCX's own on another interface.
 #include "comm/bulk_fetch.h"
 
 #include <dirent.h>
@@ -15,6 +17,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <sstream>
 #include <random>
 #include <string>
 #include <thread>
@@ -24,6 +27,7 @@
 #include "absl/strings/str_cat.h"
 #include "comm/bulk_cache.h"
 #include "comm/bulk_server.h"
+#include "comm/bulk_token.h"
 #include "comm/bulk_wire.h"
 #include "comm/content_hash.h"
 #include "comm/endpoint.h"
@@ -70,7 +74,10 @@ class UcxTransferTest : public ::testing::Test {
  protected:
   void SetUp() override {
     QuietUcxWarnings();
-    auto server = BulkServer::Start("127.0.0.1", 0);
+    absl::StatusOr<std::string> token = NewBulkToken();
+    ASSERT_TRUE(token.ok()) << token.status();
+    token_ = *token;
+    auto server = BulkServer::Start("127.0.0.1", 0, token_);
     ASSERT_TRUE(server.ok()) << server.status();
     server_ = std::move(*server);
     ASSERT_TRUE(absl::StartsWith(server_->address(), "127.0.0.1:")) << server_->address();
@@ -94,6 +101,14 @@ class UcxTransferTest : public ::testing::Test {
     return sample;
   }
 
+  // What a client the server's owner told may fetch with.
+  FetchOptions Authorized() const {
+    FetchOptions options;
+    options.token = token_;
+    return options;
+  }
+
+  std::string token_;
   std::unique_ptr<BulkServer> server_;
 };
 
@@ -124,7 +139,7 @@ TEST_P(UcxProtocolTest, FileRoundTripThenReuse) {
   const std::string* hash = &sample.hash;
   EXPECT_EQ(*hash, *HashFile(sample.source));
   uint64_t last_progress = 0;
-  FetchOptions options;
+  FetchOptions options = Authorized();
   options.progress = [&](uint64_t done, uint64_t total) {
     EXPECT_EQ(total, bytes.size());
     EXPECT_GE(done, last_progress);
@@ -141,7 +156,7 @@ TEST_P(UcxProtocolTest, FileRoundTripThenReuse) {
   EXPECT_TRUE(ReadFile(first->path).value_or("") == bytes);
   EXPECT_EQ(List(cache), std::vector<std::string>{*hash});  // no temporaries left
 
-  absl::StatusOr<FetchResult> second = FetchToCache(server_->address(), *hash, cache);
+  absl::StatusOr<FetchResult> second = FetchToCache(server_->address(), *hash, cache, Authorized());
   ASSERT_TRUE(second.ok()) << second.status();
   EXPECT_TRUE(second->reused);
   EXPECT_EQ(second->bytes, 0u);
@@ -177,7 +192,7 @@ TEST_P(UcxProtocolTest, FolderRoundTrip) {
   ASSERT_TRUE(hash.ok()) << hash.status();
 
   const std::string cache = JoinPath(dir, "cache");
-  absl::StatusOr<FetchResult> r = FetchToCache(server_->address(), *hash, cache);
+  absl::StatusOr<FetchResult> r = FetchToCache(server_->address(), *hash, cache, Authorized());
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_TRUE(r->directory);
   EXPECT_EQ(r->bytes, kBulkChunkBytes + 5 + 1000 + 16 + many_bytes);
@@ -186,7 +201,7 @@ TEST_P(UcxProtocolTest, FolderRoundTrip) {
   EXPECT_TRUE(IsFile(JoinPath(r->path, "train/empty.txt")));
   EXPECT_EQ(ReadFile(JoinPath(r->path, "README")).value_or(""), "a small dataset\n");
 
-  absl::StatusOr<FetchResult> again = FetchToCache(server_->address(), *hash, cache);
+  absl::StatusOr<FetchResult> again = FetchToCache(server_->address(), *hash, cache, Authorized());
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_TRUE(again->reused);
   EXPECT_TRUE(again->directory);
@@ -195,7 +210,7 @@ TEST_P(UcxProtocolTest, FolderRoundTrip) {
 TEST_F(UcxTransferTest, UnknownHashIsAnErrorAndLeavesNothing) {
   const std::string cache = FreshTestDir("unknown_hash");
   const std::string hash = Sha256Hex("never published");
-  absl::StatusOr<FetchResult> r = FetchToCache(server_->address(), hash, cache);
+  absl::StatusOr<FetchResult> r = FetchToCache(server_->address(), hash, cache, Authorized());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(r.status().message(), absl::StrCat("bulk server ", server_->address(),
@@ -206,12 +221,12 @@ TEST_F(UcxTransferTest, UnknownHashIsAnErrorAndLeavesNothing) {
 TEST_F(UcxTransferTest, CorruptedCacheEntryIsFetchedAgain) {
   const Sample sample = PublishRandomFile("corrupt_entry", 3 << 20, 4);
   const std::string &bytes = sample.bytes, &hash = sample.hash, &cache = sample.cache;
-  ASSERT_TRUE(FetchToCache(server_->address(), hash, cache).ok());
+  ASSERT_TRUE(FetchToCache(server_->address(), hash, cache, Authorized()).ok());
 
   std::string damaged = bytes;
   damaged[12345] ^= 1;
   WriteFile(JoinPath(cache, hash), damaged);
-  absl::StatusOr<FetchResult> r = FetchToCache(server_->address(), hash, cache);
+  absl::StatusOr<FetchResult> r = FetchToCache(server_->address(), hash, cache, Authorized());
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_FALSE(r->reused);
   EXPECT_TRUE(r->replaced_corrupt);
@@ -223,7 +238,7 @@ TEST_F(UcxTransferTest, ContentChangedAfterPublishingIsRejected) {
   const Sample sample = PublishRandomFile("changed_content", 1 << 20, 5);
   const std::string &hash = sample.hash, &cache = sample.cache;
   WriteFile(sample.source, RandomBytes(1 << 20, 6));  // same size, other bytes
-  absl::StatusOr<FetchResult> r = FetchToCache(server_->address(), hash, cache);
+  absl::StatusOr<FetchResult> r = FetchToCache(server_->address(), hash, cache, Authorized());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kDataLoss);
   EXPECT_TRUE(absl::StrContains(r.status().message(), "does not match hash " + hash)) << r.status();
@@ -254,7 +269,7 @@ TEST(UcxFetchTest, RefusedConnectionAndBadInput) {
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(absl::StrContains(r.status().message(), "no-port-here")) << r.status();
 
-  auto busy = BulkServer::Start("127.0.0.1", 0);
+  auto busy = BulkServer::Start("127.0.0.1", 0, std::string(kBulkTokenBytes, 't'));
   ASSERT_TRUE(busy.ok());
   EXPECT_FALSE((*busy)->Publish(JoinPath(cache, "missing")).ok());
 }
@@ -304,7 +319,7 @@ TEST_F(UcxTransferTest, RemovesTemporariesOfDeadFetches) {
   WriteFile(JoinPath(cache, locked), "a fetch elsewhere");
   absl::StatusOr<int> lock = LockTemp(JoinPath(cache, locked));
   ASSERT_TRUE(lock.ok()) << lock.status();
-  ASSERT_TRUE(FetchToCache(server_->address(), hash, cache).ok());
+  ASSERT_TRUE(FetchToCache(server_->address(), hash, cache, Authorized()).ok());
   ::close(*lock);
   std::vector<std::string> expected = {live, locked, hash};
   std::sort(expected.begin(), expected.end());
@@ -320,7 +335,9 @@ TEST_F(UcxTransferTest, ServesSeveralClientsAtOnce) {
   for (int i = 0; i < kClients; ++i) {
     threads.emplace_back([&, i] {
       results[i] =
-          FetchToCache(server_->address(), hash, JoinPath(dir, absl::StrCat("cache", i))).status();
+          FetchToCache(server_->address(), hash, JoinPath(dir, absl::StrCat("cache", i)),
+                       Authorized())
+              .status();
     });
   }
   for (std::thread& t : threads) t.join();
@@ -330,6 +347,94 @@ TEST_F(UcxTransferTest, ServesSeveralClientsAtOnce) {
     EXPECT_TRUE(ReadFile(copy).value_or("") == bytes);
   }
   EXPECT_EQ(server_->stats().transfers_completed, static_cast<uint64_t>(kClients));
+}
+
+TEST_F(UcxTransferTest, FetchWithoutTheTokenIsRefused) {
+  const Sample sample = PublishRandomFile("token_refused", 100000, 9);
+  const std::string &hash = sample.hash, &cache = sample.cache;
+  const std::string refusal = absl::StrCat("bulk server ", server_->address(),
+                                           " refused the fetch: missing or wrong token");
+  std::string wrong = token_;
+  wrong.back() ^= 1;
+  for (const std::string& presented : {std::string(), wrong, token_.substr(0, 16), token_ + "x"}) {
+    FetchOptions options;
+    options.token = presented;
+    absl::StatusOr<FetchResult> r = FetchToCache(server_->address(), hash, cache, options);
+    ASSERT_FALSE(r.ok()) << "served with a token of " << presented.size() << " bytes";
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kPermissionDenied) << r.status();
+    EXPECT_TRUE(absl::StartsWith(r.status().message(), refusal)) << r.status();
+  }
+  EXPECT_TRUE(List(cache).empty());
+  // Not even whether a hash exists is told without the token.
+  absl::StatusOr<FetchResult> unknown = FetchToCache(server_->address(), Sha256Hex("none"), cache);
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kPermissionDenied) << unknown.status();
+  BulkServer::Stats stats = server_->stats();
+  EXPECT_EQ(stats.requests_refused, 5u);
+  EXPECT_EQ(stats.transfers_completed, 0u);
+  EXPECT_EQ(stats.bytes_sent, 0u);
+
+  absl::StatusOr<FetchResult> r = FetchToCache(server_->address(), hash, cache, Authorized());
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(ReadFile(r->path).value_or("") == sample.bytes);
+  EXPECT_EQ(server_->stats().transfers_completed, 1u);
+}
+
+TEST(UcxServerTest, NeedsAToken) {
+  QuietUcxWarnings();
+  for (const std::string& token : {std::string(), std::string(15, 't')}) {
+    auto server = BulkServer::Start("127.0.0.1", 0, token);
+    ASSERT_FALSE(server.ok());
+    EXPECT_EQ(server.status().code(), absl::StatusCode::kInvalidArgument) << server.status();
+  }
+}
+
+// The local addresses of this process's listening TCP sockets (/proc/net/tcp{,6} entries in
+// state LISTEN whose inode is one of /proc/self/fd's sockets), as "IP" text.
+std::vector<std::string> OwnListeningAddresses() {
+  std::vector<std::string> inodes;
+  for (const std::string& fd : List("/proc/self/fd")) {
+    char target[256] = {0};
+    const ssize_t n = ::readlink(JoinPath("/proc/self/fd", fd).c_str(), target, sizeof(target) - 1);
+    if (n > 0 && absl::StartsWith(target, "socket:[")) {
+      inodes.push_back(std::string(target + 8, static_cast<size_t>(n) - 9));
+    }
+  }
+  std::vector<std::string> addresses;
+  for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+    std::ifstream in(table);
+    std::string line;
+    std::getline(in, line);  // header
+    while (std::getline(in, line)) {
+      // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
+      std::istringstream fields(line);
+      std::string sl, local, remote, state, queues, timer, retransmits, uid, timeout, inode;
+      fields >> sl >> local >> remote >> state >> queues >> timer >> retransmits >> uid >> timeout >>
+          inode;
+      if (state != "0A" || std::find(inodes.begin(), inodes.end(), inode) == inodes.end()) continue;
+      const std::string hex = local.substr(0, local.find(':'));
+      if (hex.size() == 8) {  // IPv4, in host byte order on little-endian
+        const uint32_t v = static_cast<uint32_t>(std::stoul(hex, nullptr, 16));
+        addresses.push_back(absl::StrCat(v & 0xff, ".", (v >> 8) & 0xff, ".", (v >> 16) & 0xff,
+                                         ".", v >> 24));
+      } else {
+        addresses.push_back(hex == "00000000000000000000000001000000" ? "::1" : "[" + hex + "]");
+      }
+    }
+  }
+  return addresses;
+}
+
+// The reported hole: a server bound to 127.0.0.1 had UCX's TCP transport listening on every
+// other interface as well. (On a host with only a loopback interface this cannot fail.)
+TEST_F(UcxTransferTest, ListensOnlyOnItsAddress) {
+  // UCX opens its transports' listeners with the worker; a fetch makes sure all are up.
+  const Sample sample = PublishRandomFile("listen_address", 1000, 10);
+  ASSERT_TRUE(FetchToCache(server_->address(), sample.hash, sample.cache, Authorized()).ok());
+  const std::vector<std::string> addresses = OwnListeningAddresses();
+  EXPECT_FALSE(addresses.empty());
+  for (const std::string& a : addresses) {
+    EXPECT_TRUE(absl::StartsWith(a, "127.") || a == "::1") << "a listening socket on " << a;
+  }
 }
 
 }  // namespace

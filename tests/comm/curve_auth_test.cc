@@ -49,9 +49,11 @@ void ExpectRefused(const absl::Status& status, const std::string& path, const st
 }
 
 TEST(CurveAuthTest, GeneratedFolderIsPrivateAndLoads) {
+  const std::string dir = JoinPath(FreshTestDir("curve_generated"), "keys");
   const mode_t old_umask = ::umask(0);  // a lax umask must not widen anything
-  const std::string dir = NewKeys("curve_generated");
+  const absl::Status made = GenerateKeyFolder(dir);
   ::umask(old_umask);
+  ASSERT_TRUE(made.ok()) << made;
   EXPECT_EQ(ModeOf(dir), 0700);
   EXPECT_EQ(ModeOf(JoinPath(dir, "server.key")), 0600);
   EXPECT_EQ(ModeOf(JoinPath(dir, "client.key")), 0600);

@@ -7,8 +7,12 @@
 # Issue 32: key folders as ssh's StrictModes wants them: a secret key open to others, a key
 # folder or an authorized_keys writable by others, and `--gen_keys FILE` are each one line and
 # exit 2 from head, agent and hpo.
-# Args: head, agent, hpo binaries.
-HEAD=$1 AGENT=$2 HPO=$3
+# Issue 32, staging: the sweep stages a file (resources.stage); the head's UCX staging server
+# listens on 127.0.0.1 only, as the head does (no socket of the head's on another address), the
+# agent fetches with the head's token (learnt in its Assign, over CURVE), and another local user,
+# made here, who knows the port and the hash is refused by `bulk fetch` (no token), in one line.
+# Args: head, agent, hpo, bulk binaries.
+HEAD=$1 AGENT=$2 HPO=$3 BULK=$4
 source tests/integration/lib.sh
 K=$WORK/keys R=$WORK/rogue
 "$HEAD" --gen_keys "$K" > "$WORK/gen.out" 2>&1 || { fail "gen_keys: $(cat "$WORK/gen.out")"; finish; }
@@ -59,9 +63,11 @@ head_pid=$!
 wait_for 10 test -s "$WORK/ep" || { fail "the head did not start: $(cat "$WORK/head.log")"; finish; }
 EP=$(cat "$WORK/ep")
 grep -q "CURVE on: 1 authorized client key" "$WORK/head.log" || fail "head: $(head -3 "$WORK/head.log")"
+head -c 3000000 /dev/urandom > "$WORK/staged.bin"
+STAGED_SUM=$(sha256sum "$WORK/staged.bin" | cut -d' ' -f1)
 write_sweep_yaml "$WORK/sweep.yaml" name=curve \
   trainer='{synthetic: {steps: 3, seconds_per_step: 0.0, noise: 0.0, seed: 0}}' \
-  resources='{gpus_per_trial: 1}' parameters.lr='{distribution: log_uniform, min: 1.0e-5, max: 1.0e-3}' \
+  resources="{gpus_per_trial: 1, stage: [$WORK/staged.bin]}" parameters.lr='{distribution: log_uniform, min: 1.0e-5, max: 1.0e-3}' \
   parameters.batch_size='{values: [32]}' search='{method: random, random: {trials: 3, seed: 0}}' \
   max_concurrent_trials=2
 # A client with an unlisted key, started first: it must give up (30 s) and say why.
@@ -85,6 +91,39 @@ rc=0; wait "$rogue_hpo" || rc=$?
 echo "rogue hpo: exit $rc: $(tail -1 "$WORK/rogue_hpo.err")"
 [ "$rc" -ne 0 ] && grep -q "authorized_keys" "$WORK/rogue_hpo.err" || fail "the rogue hpo: $(cat "$WORK/rogue_hpo.err")"
 [ "$(pyq "$WORK/run/journal.log" 'len(T)')" -eq 3 ] || fail "the rogue client added trials"
+
+# Staging: where the server listens, who may fetch.
+STAGE=$(grep -o "staging server (UCX) listening on [0-9.:]*" "$WORK/head.log" | awk '{print $NF}')
+echo "staging server: $STAGE"
+case "$STAGE" in 127.0.0.1:*) ;; *) fail "the staging server listens on '$STAGE', not 127.0.0.1" ;; esac
+grep -q "staged $WORK/staged.bin (${STAGED_SUM:0:12}) fetched from $STAGE: 3000000 bytes" "$WORK/good.log" ||
+  fail "the agent did not fetch the staged file: $(grep staged "$WORK/good.log" | head -3)"
+listening=$(ss -ltnpH | grep "pid=$head_pid," | awk '{print $4}' | sort -u | tr '\n' ' ')
+echo "the head listens on: $listening"
+[ -n "$listening" ] || fail "no listening socket of the head found"
+for a in $listening; do
+  case "$a" in 127.0.0.1:*) ;; *) fail "the head (--bind tcp://127.0.0.1) listens on $a" ;; esac
+done
+if ! command -v useradd > /dev/null || [ "$(id -u)" -ne 0 ]; then
+  echo "SKIPPED the second-user fetch: needs root and useradd"
+else
+  U=tf-probe-$$
+  PROBE=$(mktemp -d /tmp/tf-probe-XXXXXX)
+  trap 'cleanup; userdel "$U" 2>/dev/null; rm -rf "$PROBE"' EXIT
+  useradd -M -r -s /usr/sbin/nologin "$U" || fail "cannot create user $U"
+  cp "$BULK" "$PROBE/bulk" && chmod 755 "$PROBE" "$PROBE/bulk" && chown "$U" "$PROBE"
+  # The other user knows port and hash (ss, the logs); its token can only be a guess.
+  runuser -u "$U" -- sh -c "head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > $PROBE/token; chmod 600 $PROBE/token"
+  err=$(runuser -u "$U" -- "$PROBE/bulk" fetch --from "$STAGE" --hash "$STAGED_SUM" \
+          --token_file "$PROBE/token" --cache "$PROBE/cache" 2>&1 > /dev/null); rc=$?
+  echo "another user's bulk fetch: exit $rc: $err"
+  [ "$rc" -ne 0 ] || fail "another user fetched the staged file"
+  [ "$(printf '%s\n' "$err" | grep -c .)" -eq 1 ] && printf '%s' "$err" | grep -q "refused the fetch: missing or wrong token" ||
+    fail "another user's fetch was not refused for its token: $err"
+  [ ! -e "$PROBE/cache/$STAGED_SUM" ] || fail "the staged file reached the other user's cache"
+  grep -q "refusing bulk requests from 127.0.0.1 without the right token" "$WORK/head.log" ||
+    fail "the head did not log the refusal"
+fi
 kill "$rogue_agent" "$nokeys_agent" 2>/dev/null
 kill -TERM "$head_pid"; wait "$head_pid"
 wait_for 10 no_leftovers || fail "processes left behind: $(pgrep -af "$WORK")"
