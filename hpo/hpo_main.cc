@@ -161,7 +161,11 @@ int Sweep(const std::vector<std::string>& args) {
   if (!dry_run) {
     absl::Status bad = CheckJournalWritable(config->journal);
     if (bad.ok()) bad = ReadJournalToResume(*config, resume).status();
-    if (bad.ok() && head.empty()) bad = CheckDevModeRanks(*config, LocalGpuCount(), LocalCpuCount(), slots);
+    if (bad.ok() && head.empty()) {
+      const LocalHost host = ThisHost();
+      bad = CheckDevModeRanks(*config, host.gpus, host.cpus, slots);
+      if (bad.ok()) bad = CheckDevModeBatchSizes(*config, host);
+    }
     if (!bad.ok()) {
       PrintError("hpo sweep", bad);
       return kExitUsage;

@@ -8,13 +8,19 @@
 #include <cerrno>
 #include <cstring>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "common/clip.h"
+#include "common/file_util.h"
 #include "common/gpu_detect.h"
 #include "common/status_macros.h"
 #include "hpo/journal_file.h"
 #include "hpo/sweep_plan.h"
+#include "trainer/bert_config.h"
+#include "trainer/memory_formula.h"
+#include "trainer/train_config.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -40,13 +46,55 @@ absl::Status CheckDevModeRanks(const SweepConfig& config, int gpus, int cpus, in
                    " (a cluster's trials may span nodes: --head)"));
 }
 
-int LocalGpuCount() { return static_cast<int>(DetectGpus().size()); }
-
-int LocalCpuCount() {
+LocalHost ThisHost() {
+  LocalHost host;
+  const std::vector<GpuInfo> gpus = DetectGpus();
+  host.gpus = static_cast<int>(gpus.size());
   cpu_set_t set;
-  if (::sched_getaffinity(0, sizeof(set), &set) == 0) return CPU_COUNT(&set);
-  const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
-  return online > 0 ? static_cast<int>(online) : 1;
+  if (::sched_getaffinity(0, sizeof(set), &set) == 0) {
+    host.cpus = CPU_COUNT(&set);
+  } else if (const long online = ::sysconf(_SC_NPROCESSORS_ONLN); online > 0) {
+    host.cpus = static_cast<int>(online);
+  }
+  if (!gpus.empty()) {
+    const GpuInfo* least = &gpus.front();
+    for (const GpuInfo& g : gpus) {
+      if (g.total_bytes < least->total_bytes) least = &g;
+    }
+    host.memory_bytes = static_cast<double>(least->total_bytes);
+    host.memory_text = absl::StrFormat("the GPU's %.1f GiB (%s)", trainer::GiB(host.memory_bytes),
+                                       least->name);
+  } else {
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0) host.memory_bytes = static_cast<double>(pages) * page;
+    host.memory_text =
+        absl::StrFormat("this host's %.1f GiB of RAM", trainer::GiB(host.memory_bytes));
+  }
+  return host;
+}
+
+absl::Status CheckDevModeBatchSizes(const SweepConfig& config, const LocalHost& host) {
+  if (config.trainer.synthetic || host.memory_bytes <= 0) return absl::OkStatus();
+  absl::StatusOr<trainer::TrainerConfig> t =
+      trainer::LoadTrainerConfig(config.trainer.config, config.trainer.overrides);
+  if (!t.ok()) return absl::OkStatus();  // CheckSweepTrainerFiles says why
+  absl::StatusOr<trainer::BertConfig> model =
+      trainer::ReadBertConfig(JoinPath(t->model.path, "config.json"));
+  if (!model.ok()) return absl::OkStatus();  // likewise
+  const int64_t parameters = trainer::EncoderParameters(*model);
+  const int passes = t->task.type == "classification" ? 1 : 2;
+  const int shards = t->train.strategy == "zero1" ? static_cast<int>(config.gpus_per_trial) : 1;
+  for (int64_t batch : config.batch_sizes) {
+    const trainer::MemoryEstimate least = trainer::EstimateTrainingMemoryBytes(
+        *model, parameters, batch, /*seq=*/2, passes, t->train.precision == "fp32",
+        t->train.grad_checkpointing, shards);
+    if (least.total_bytes() <= host.memory_bytes) continue;
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: parameters.batch_size: %d examples a step need at least %.1f GiB even at 2 tokens "
+        "a sequence (the trainer's memory estimate), more than %s",
+        config.source, batch, trainer::GiB(least.total_bytes()), host.memory_text));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status CheckJournalWritable(const std::string& journal) {

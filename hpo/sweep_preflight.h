@@ -3,6 +3,7 @@
 //   - the plan: at most kMaxPlannedTrials trials (search.random.trials, search.grid.lr_points);
 //   - the ranks of a trial (resources.gpus_per_trial) in dev mode: at most the GPUs here, or
 //     without GPUs the CPU cores here (or dev mode's --slots when given);
+//   - the batch sizes in dev mode: none the memory estimate says cannot fit this host;
 //   - the journal: its folder takes a new file (a probe made and removed with O_EXCL), so that a
 //     journal on /proc or a read-only mount is refused before a head or an agent starts;
 //   - --resume: the journal is one this sweep may continue (ReadJournalToResume).
@@ -32,9 +33,19 @@ absl::Status CheckPlanSize(const SweepConfig& config);
 // mode's --slots, 0 when not given) replaces the CPU count where there is no GPU.
 absl::Status CheckDevModeRanks(const SweepConfig& config, int gpus, int cpus, int64_t slots);
 
-// This host's GPUs (common/gpu_detect.h) and the CPU cores this process may run on.
-int LocalGpuCount();
-int LocalCpuCount();
+// What dev mode runs trials on: this host's GPUs (common/gpu_detect.h), else its CPU cores.
+struct LocalHost {
+  int gpus = 0;
+  int cpus = 1;
+  double memory_bytes = 0;  // the smallest GPU's memory, or the RAM without GPUs; 0: unknown
+  std::string memory_text;  // "the GPU's 79.1 GiB (NVIDIA H100 80GB HBM3)", "this host's 23.5 GiB of RAM"
+};
+LocalHost ThisHost();
+
+// Dev mode's batch sizes against this host: each must fit by the trainer's memory estimate at
+// 2 tokens a sequence (a lower bound, trainer/memory_formula.h), as the trainer itself checks
+// at its start (trainer/memory_estimate.h CheckBatchCanFit). A synthetic sweep passes.
+absl::Status CheckDevModeBatchSizes(const SweepConfig& config, const LocalHost& host);
 
 // The journal's folder, if it exists, takes a new file.
 absl::Status CheckJournalWritable(const std::string& journal);

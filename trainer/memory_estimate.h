@@ -1,4 +1,5 @@
-// Training memory of a BERT trial, estimated before it starts and measured after it ends.
+// Training memory of a BERT trial, estimated before it starts (the formula:
+// trainer/memory_formula.h) and measured after it ends.
 //
 // Estimate (seed document 004; Korthikanti et al. 2022 for the activations):
 //   model state: mixed precision + AdamW = 18 bytes per parameter (fp32 weights 4, gradients 4,
@@ -26,23 +27,10 @@
 
 #include "trainer/autocast.h"
 #include "trainer/bert_config.h"
+#include "trainer/memory_formula.h"
 
 namespace tunefleet {
 namespace trainer {
-
-struct MemoryEstimate {
-  int64_t parameters = 0;
-  double model_state_bytes = 0;      // of which:
-  double optimizer_state_bytes = 0;  //   the AdamW moments (this rank's share)
-  double activation_bytes = 0;
-  double total_bytes() const { return model_state_bytes + activation_bytes; }
-  // "4.39M parameters x 18 B = 0.07 GiB + activations <= 0.31 GiB (batch 32 x 128 tokens,
-  // 2 passes) = 0.38 GiB"; sharded: "... x 12 B (AdamW state 1/2: 0.02 GiB) = ..."
-  std::string Describe() const;
-
-  int64_t batch = 0, seq = 0, passes = 0, optimizer_shards = 1;
-  double bytes_per_parameter = 0;
-};
 
 // `optimizer_shards`: the ranks the AdamW state is sharded over (1: not sharded).
 MemoryEstimate EstimateTrainingMemory(const BertConfig& config, int64_t parameters,
@@ -62,8 +50,6 @@ absl::Status CheckBatchCanFit(const BertConfig& config, int64_t parameters, int6
 void ResetPeakMemory(const torch::Device& device);
 // Bytes; 0 when unknown.
 double PeakMemoryBytes(const torch::Device& device);
-
-inline double GiB(double bytes) { return bytes / (1024.0 * 1024.0 * 1024.0); }
 
 }  // namespace trainer
 }  // namespace tunefleet

@@ -42,6 +42,10 @@ if [ "$mem_gib" -lt 64 ]; then
   expect 2 "train.batch_size: 1048576 examples a step need at least [0-9.]+ GiB even at 2 tokens a sequence \\(the memory estimate\\), more than this host's" \
     t 60 "$TRAINER" train --config configs/sbert_stsb.yaml train.batch_size=1048576 train.max_steps=1 \
     output.dir="$T/big" output.save=none output.checkpoint=false
+  # A dev-mode sweep with that batch size is refused before it starts.
+  expect 2 "configs/lr.yaml: parameters.batch_size: 1048576 examples a step need at least [0-9.]+ GiB even at 2 tokens a sequence \(the trainer's memory estimate\), more than this host's" \
+    t 60 "$HPO" sweep configs/lr.yaml 'parameters.batch_size.values=[32, 1048576]' --journal "$T/bigb/j.log"
+  [ ! -e "$T/bigb" ] || fail "a sweep refused for its batch size made its journal's folder"
 else
   echo "skipped: the 2^20 batch fits this host's $mem_gib GiB by the estimate"
 fi

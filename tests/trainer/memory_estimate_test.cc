@@ -35,6 +35,11 @@ TEST(MemoryEstimateTest, BertBaseConfigDefaults) {
   EXPECT_DOUBLE_EQ(12 * 2 * kBth + kLayer16, kCheckpointedPass16);
 }
 
+// transformers' BertModel(BertConfig()) has 109,482,240 parameters, 590,592 of them the pooler's.
+TEST(MemoryEstimateTest, EncoderParametersAreBertBasesLessThePooler) {
+  EXPECT_EQ(EncoderParameters(BertConfig()), 109482240 - 590592);
+}
+
 TEST(MemoryEstimateTest, ModelStateBytesPerParameter) {
   const BertConfig config;
   const MemoryEstimate bf16 =
