@@ -345,12 +345,16 @@ absl::Status SweepDriver::HandleMessage(const comm::Envelope& envelope) {
         return absl::OkStatus();
       }
       if (head_->Classify(envelope.refused()) == comm::HeadSession::Refusal::kUnknownToHead &&
-          head_->welcomed() && options_.head_grace > absl::ZeroDuration()) {
+          options_.head_grace > absl::ZeroDuration() && !head_->session().empty()) {
         // The head dropped this sweep (its heartbeats came late, e.g. on a starved host) and
-        // keeps its running trials for a while: register again and claim them.
-        LoseHead(absl::StrCat("the head at ", options_.head,
-                              " dropped this sweep (no heartbeat reached it in time)"));
-        head_->Register(absl::Now());
+        // keeps its running trials for a while: register again and claim them. The messages
+        // sent before that Register are each refused too: while registering again, ignore
+        // them (the head answers a Register with a Welcome or another reason, never this one).
+        if (head_->welcomed()) {
+          LoseHead(absl::StrCat("the head at ", options_.head,
+                                " dropped this sweep (no heartbeat reached it in time)"));
+          head_->Register(absl::Now());
+        }
         return absl::OkStatus();
       }
       return absl::PermissionDeniedError(absl::StrCat("the head refused this sweep: ", envelope.refused().reason()));

@@ -229,6 +229,45 @@ TEST_F(SweepDriverTest, ReuseWorkersFalseSubmitsFreshTrials) {
   }
 }
 
+// A head that dropped this sweep (its heartbeats came late) answers each message sent before
+// hpo notices with "register first": hpo registers again once, however many refusals come,
+// submits its running trial again (resubmit), and the sweep ends as usual.
+TEST_F(SweepDriverTest, RegistersAgainWhenTheHeadDroppedIt) {
+  const SweepConfig config = Config("");
+  SweepDriver::Options options;
+  options.head = endpoint_;
+  options.connect_timeout = absl::Seconds(10);
+  options.head_grace = absl::Seconds(30);
+  absl::Status result = absl::UnknownError("did not run");
+  std::thread run([&] {
+    SweepDriver driver(config, options, &signals_);
+    result = driver.Run();
+  });
+  Welcome();
+  std::optional<comm::Envelope> first = Expect(comm::Envelope::kSubmit);
+  comm::Envelope refused;
+  refused.mutable_refused()->set_reason(comm::kRefusedRegisterFirst);
+  refused.mutable_refused()->set_session("s1");
+  for (int i = 0; i < 3; ++i) HeadSends(refused);
+  std::optional<comm::Envelope> again = Expect(comm::Envelope::kRegister);
+  if (again.has_value()) EXPECT_EQ(again->register_().previous_session(), "s1");
+  comm::Envelope welcome;
+  welcome.mutable_welcome()->set_session("s1");
+  welcome.mutable_welcome()->set_heartbeat_interval_ms(60000);
+  HeadSends(welcome);
+  comm::TrialSpec specs[2];
+  RunTrial(kWarm, 0.5, &specs[0]);  // its Submit: the resubmission
+  RunTrial("", 0.6, &specs[1]);
+  run.join();
+  EXPECT_TRUE(result.ok()) << result;
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(specs[0].trial(), first->submit().trial().trial());
+  EXPECT_EQ(specs[1].trial(), specs[0].trial() + 1);
+  absl::StatusOr<JournalContents> contents = ReadJournal(config.journal);
+  ASSERT_TRUE(contents.ok()) << contents.status();
+  EXPECT_EQ(contents->study.trials.size(), 2u);  // nothing ran twice
+}
+
 }  // namespace
 }  // namespace hpo
 }  // namespace tunefleet

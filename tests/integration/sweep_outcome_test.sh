@@ -2,6 +2,7 @@
 # How `hpo sweep` ends, and what a pipe sees while it runs:
 # - a sweep whose every trial fails (here the trainer refuses its model folder's vocab.txt, a
 #   failure the up-front file check cannot see) exits 3, and the summary's last line says why;
+#   the trainer's usage error (exit code 2) is not retried: one attempt a point;
 # - a sweep with more than --max_failed_share of its points failed after their retries exits 3;
 #   at the share or below it exits 0;
 # - --resume with a changed search space warns, naming the parameters;
@@ -12,7 +13,7 @@ source tests/integration/lib.sh
 
 # A model folder whose vocab.txt the trainer refuses: each attempt fails at once (exit code 2).
 mkdir -p "$WORK/bad-model"
-echo '{}' > "$WORK/bad-model/config.json"
+cp data/bert-tiny-random/config.json "$WORK/bad-model/"
 echo '[PAD]' > "$WORK/bad-model/vocab.txt"
 head -24 data/stsbenchmark/sts-train.csv > "$WORK/train.csv"
 head -8 data/stsbenchmark/sts-dev.csv > "$WORK/dev.csv"
@@ -38,8 +39,8 @@ sweep_yaml failing parameters.lr='{distribution: log_uniform, min: 1.0e-5, max: 
   parameters.batch_size='{values: [8, 16]}' search='{method: random, random: {trials: 3, seed: 0}}' \
   max_concurrent_trials=3
 sweep_fails "a sweep whose every trial failed" "no trial completed" "$WORK/failing.yaml"
-[ "$(count_state "$WORK/failing/journal.log" FAIL)" -eq 6 ] ||
-  fail "want 6 failed attempts (3 points, 2 attempts each)"
+[ "$(count_state "$WORK/failing/journal.log" FAIL)" -eq 3 ] ||
+  fail "want 3 failed attempts (3 points, a usage error is not retried)"
 # --resume with another search space: one warning line naming the parameters that changed.
 out=$("$HPO" sweep "$WORK/failing.yaml" --resume 'parameters.batch_size.values=[8, 32]' 2>&1)
 echo "$out" | grep -E '^warning: the search space changed since the journal.s trials ran: batch_size ' ||
@@ -48,7 +49,7 @@ out=$("$HPO" sweep "$WORK/failing.yaml" --resume 2>&1)
 echo "$out" | grep -q 'search space changed' && fail "a warning without a change: $out"
 wait_for 5 no_leftovers || fail "processes left behind: $(pgrep -af "$WORK")"
 
-# Two points, one model folder each: the good one completes, the bad one fails twice.
+# Two points, one model folder each: the good one completes, the bad one fails (once).
 sweep_yaml half parameters.lr='{values: [1.0e-4]}' parameters.batch_size='{values: [8]}' \
   parameters.model.path="{values: [data/bert-tiny-random, $WORK/bad-model]}" search='{method: grid}' \
   max_concurrent_trials=2
