@@ -32,6 +32,11 @@ def make_pruner(spec):
         return optuna.pruners.MedianPruner(
             n_startup_trials=spec["n_startup_trials"], n_warmup_steps=spec["n_warmup_steps"],
             interval_steps=spec["interval_steps"], n_min_trials=spec["n_min_trials"])
+    if kind == "percentile":
+        return optuna.pruners.PercentilePruner(
+            spec["percentile"], n_startup_trials=spec["n_startup_trials"],
+            n_warmup_steps=spec["n_warmup_steps"], interval_steps=spec["interval_steps"],
+            n_min_trials=spec["n_min_trials"])
     if kind == "successive_halving":
         return optuna.pruners.SuccessiveHalvingPruner(
             min_resource=spec["min_resource"], reduction_factor=spec["reduction_factor"],

@@ -46,6 +46,7 @@
 #include "common/cli.h"
 #include "common/status_macros.h"
 #include "hpo/pruners/median_pruner.h"
+#include "hpo/pruners/pruner_registry.h"
 #include "hpo/search_space.h"
 #include "hpo/sweep_config.h"
 #include "hpo/sweep_engine.h"
@@ -79,18 +80,14 @@ std::vector<Method> AllMethods() {
   return out;
 }
 
-// The sweep with `method`'s search and pruner, for seed `seed`.
-hpo::SweepConfig Variant(const hpo::SweepConfig& base, const Method& m, int64_t seed,
-                         int64_t hyperband_auto) {
+// The sweep with `method`'s search and pruner, for seed `seed`; a pruner the sweep does not
+// configure gets its defaults, resolved with `interval` samples an evaluation.
+absl::StatusOr<hpo::SweepConfig> Variant(const hpo::SweepConfig& base, const Method& m,
+                                         int64_t seed, int64_t interval) {
   hpo::SweepConfig c = base;
-  c.pruner = m.pruner;
-  if (m.pruner != base.pruner) {  // defaults for a pruner the sweep does not configure
-    c.median = hpo::MedianSpec();
-    c.successive_halving = hpo::SuccessiveHalvingSpec();
-    c.hyperband = hpo::HyperbandSpec();
-  }
-  if (c.pruner == "hyperband" && c.hyperband.min_resource == 0) {
-    c.hyperband.min_resource = hyperband_auto;
+  if (m.pruner != base.pruner->type()) {
+    ASSIGN_OR_RETURN(c.pruner, hpo::DefaultPrunerSettings(m.pruner));
+    ASSIGN_OR_RETURN(c.pruner, c.pruner->Resolve({interval}, base.source));
   }
   c.random.seed = seed;
   if (!m.optuna) {
@@ -228,7 +225,7 @@ int Main(int argc, char** argv) {
   }
   const int64_t evals = sweep->trainer.synthetic ? sweep->trainer.synthetic_spec.steps
                                                  : sweep->trainer.evals_per_epoch;
-  const int64_t hyperband_auto =
+  const int64_t eval_interval =
       std::max<int64_t>(1, std::llround(static_cast<double>(table->max_total()) /
                                         static_cast<double>(evals)));
   std::cerr << kProgram << ": table " << table_path << ": " << table->points().size()
@@ -240,8 +237,9 @@ int Main(int argc, char** argv) {
     std::vector<double> fractions, best_at, spent;
     int64_t never = 0, trials = 0, pruned = 0, missing = 0;
     for (int64_t seed = 0; seed < seeds; ++seed) {
-      const hpo::SweepConfig config = Variant(*sweep, m, seed, hyperband_auto);
-      auto outcome = RunOnce(*table, config, m, seed, within, python, script);
+      absl::StatusOr<hpo::SweepConfig> config = Variant(*sweep, m, seed, eval_interval);
+      absl::StatusOr<Outcome> outcome =
+          config.ok() ? RunOnce(*table, *config, m, seed, within, python, script) : config.status();
       if (!outcome.ok()) {
         PrintError(kProgram, absl::Status(outcome.status().code(),
                                           absl::StrCat(m.label, " seed ", seed, ": ",
@@ -258,7 +256,8 @@ int Main(int argc, char** argv) {
       trials += outcome->trials;
       pruned += outcome->pruned;
     }
-    const bool configured = !m.optuna && m.search == sweep->method && m.pruner == sweep->pruner;
+    const bool configured =
+        !m.optuna && m.search == sweep->method && m.pruner == sweep->pruner->type();
     // A median over seeds, most of which found nothing by then, is not a value.
     std::optional<double> best_median;
     if (2 * missing < seeds) best_median = hpo::NanPercentile(best_at, 50);

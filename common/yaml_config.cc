@@ -380,7 +380,8 @@ absl::StatusOr<std::string> ConfigMap::AllowOnlyForChoice(
       continue;  // the file's own mistake: AllowOnly says so below
     }
     return Error(key, absl::StrCat(selector, " ", choice, " does not take it (",
-                                   absl::StrJoin(others, ", "), " does); drop it, or set ",
+                                   absl::StrJoin(others, ", "), others.size() == 1 ? " does" : " do",
+                                   "); drop it, or set ",
                                    KeyPath(selector), "=", others[0]));
   }
   std::vector<std::string> kept = allowed;

@@ -188,7 +188,7 @@ int Sweep(const std::vector<std::string>& args) {
   if (options.live) SetMinLogLevel(LogLevel::kWARNING);  // keep the live table readable
   std::cout << "sweep " << config->name << ": " << config->method << ", up to "
             << MaxPlannedTrials(*config) << " trials, " << config->max_concurrent_trials
-            << " at a time, pruner " << config->pruner << "; journal " << config->journal << std::endl;
+            << " at a time, pruner " << config->pruner->type() << "; journal " << config->journal << std::endl;
   if (head.empty()) {
     DevCluster::Options dev;
     dev.slots = slots > 0 ? slots : config->max_concurrent_trials * config->gpus_per_trial;

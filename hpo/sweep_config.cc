@@ -15,7 +15,9 @@
 #include "common/name_chars.h"
 #include "common/status_macros.h"
 #include "common/trial_env.h"
+#include "hpo/config_checks.h"
 #include "hpo/multirun.h"
+#include "hpo/pruners/pruner_registry.h"
 #include "trainer/datasets.h"
 #include "trainer/train_config.h"
 
@@ -31,27 +33,6 @@ bool ValidName(const std::string& name) {
 bool ValidEnvName(const std::string& name) {
   return !name.empty() && name.size() <= 128 &&
          !absl::ascii_isdigit(static_cast<unsigned char>(name[0])) && AllAlnumOr(name, "_");
-}
-
-absl::Status AtLeast(const ConfigMap& m, const std::string& key, int64_t value, int64_t low) {
-  if (value < low) return m.Error(key, absl::StrCat("must be >= ", low, ", got ", value));
-  return absl::OkStatus();
-}
-
-// The optional integer `key` (else *value keeps its default), which must be >= low.
-absl::Status GetAtLeast(const ConfigMap& m, const std::string& key, int64_t* value, int64_t low) {
-  RETURN_IF_ERROR(m.GetOptional(key, value));
-  return AtLeast(m, key, *value, low);
-}
-
-// A pruner's optional resource: "auto" (*value keeps 0) or a number of samples >= 1.
-absl::Status GetResourceOrAuto(const ConfigMap& m, const std::string& key, int64_t* value) {
-  if (!m.Has(key)) return absl::OkStatus();
-  std::string text;
-  RETURN_IF_ERROR(m.GetYamlText(key, &text));
-  if (text == "auto") return absl::OkStatus();
-  RETURN_IF_ERROR(m.Get(key, value));
-  return AtLeast(m, key, *value, 1);
 }
 
 absl::Status ParseMetric(const ConfigMap& m, SweepConfig* c) {
@@ -133,102 +114,6 @@ absl::Status ParseSearch(const ConfigMap& m, SweepConfig* c, bool read_method) {
   return absl::OkStatus();
 }
 
-// W&B's hyperband keys and tunefleet's (Optuna's) for the same setting.
-constexpr const char* kSameSetting[][2] = {
-    {"min_iter", "min_resource"}, {"max_iter", "max_resource"}, {"eta", "reduction_factor"}};
-
-absl::Status ParseHyperband(const ConfigMap& m, HyperbandSpec* h) {
-  if (m.Has("strict")) {
-    return m.Error("strict", "W&B's strict hyperband is not supported (tunefleet's hyperband is "
-                             "Optuna's HyperbandPruner); remove it");
-  }
-  for (const auto& [wandb, ours] : kSameSetting) {
-    if (m.Has(wandb) && m.Has(ours)) {
-      return m.Error(wandb, absl::StrCat("give ", wandb, " (W&B's spelling) or ", ours,
-                                         ", not both"));
-    }
-  }
-  RETURN_IF_ERROR(GetResourceOrAuto(m, "min_resource", &h->min_resource));
-  RETURN_IF_ERROR(GetResourceOrAuto(m, "max_resource", &h->max_resource));
-  RETURN_IF_ERROR(GetAtLeast(m, "reduction_factor", &h->reduction_factor, 2));
-  RETURN_IF_ERROR(GetAtLeast(m, "eta", &h->reduction_factor, 2));
-  RETURN_IF_ERROR(GetAtLeast(m, "bootstrap_count", &h->bootstrap_count, 0));
-  if (m.Has("min_iter")) RETURN_IF_ERROR(GetAtLeast(m, "min_iter", &h->min_iter, 1));
-  if (m.Has("max_iter")) RETURN_IF_ERROR(GetAtLeast(m, "max_iter", &h->max_iter, 1));
-  if (m.Has("s")) {
-    for (const char* smallest : {"min_iter", "min_resource"}) {
-      if (m.Has(smallest)) {
-        return m.Error("s", absl::StrCat("s sets the smallest rung from max_iter (max_iter / "
-                                         "eta^s): give s or ", smallest, ", not both"));
-      }
-    }
-    if (!m.Has("max_iter")) return m.Error("s", "needs max_iter (min_iter = max_iter / eta^s)");
-    int64_t s = 0;
-    RETURN_IF_ERROR(GetAtLeast(m, "s", &s, 0));
-    // W&B's bracket rule: divide max_iter by eta s times, rounding down.
-    h->min_iter = h->max_iter;
-    for (int64_t i = 0; i < s && h->min_iter > 0; ++i) h->min_iter /= h->reduction_factor;
-    if (h->min_iter < 1) {
-      return m.Error("s", absl::StrCat("max_iter / eta^s = ", h->max_iter, " / ",
-                                       h->reduction_factor, "^", s,
-                                       " is below one evaluation: use a smaller s"));
-    }
-  }
-  if (h->min_iter > 0 && h->max_iter > 0 && h->min_iter > h->max_iter) {
-    return m.Error("max_iter", absl::StrCat("must be >= min_iter (", h->min_iter, "), got ",
-                                            h->max_iter));
-  }
-  if (h->bootstrap_count > 0 && h->max_resource == 0 && h->max_iter == 0) {
-    // Optuna refuses this combination (HyperbandPruner raises ValueError).
-    return m.Error("bootstrap_count", "needs an explicit max_resource (not auto)");
-  }
-  return absl::OkStatus();
-}
-
-// The keys of each early_terminate type (ConfigMap::AllowOnlyForChoice).
-using KeysByType = std::vector<std::pair<std::string, std::vector<std::string>>>;
-
-const KeysByType& EarlyTerminateKeys() {
-  static const KeysByType* const kKeys = new KeysByType{
-      {"none", {"type"}},
-      {"median", {"type", "n_startup_trials", "n_warmup_steps", "interval_steps", "n_min_trials"}},
-      {"successive_halving",
-       {"type", "min_resource", "reduction_factor", "min_early_stopping_rate", "bootstrap_count"}},
-      {"hyperband",
-       {"type", "min_resource", "max_resource", "reduction_factor", "bootstrap_count",
-        // W&B's spellings (ParseHyperband refuses strict with its own message)
-        "min_iter", "max_iter", "eta", "s", "strict"}},
-  };
-  return *kKeys;
-}
-
-absl::Status ParseEarlyTerminate(const ConfigMap& m, SweepConfig* c) {
-  RETURN_IF_ERROR(m.GetEnum("type", {"none", "median", "successive_halving", "hyperband"},
-                            &c->pruner, /*required=*/true));
-  ASSIGN_OR_RETURN(std::string note, m.AllowOnlyForChoice("type", c->pruner, EarlyTerminateKeys()));
-  if (!note.empty()) c->notes.push_back(note);
-  if (c->pruner == "none") return absl::OkStatus();
-  if (c->pruner == "hyperband") return ParseHyperband(m, &c->hyperband);
-  if (c->pruner == "median") {
-    MedianSpec& s = c->median;
-    RETURN_IF_ERROR(GetAtLeast(m, "n_startup_trials", &s.n_startup_trials, 0));
-    RETURN_IF_ERROR(GetAtLeast(m, "n_warmup_steps", &s.n_warmup_steps, 0));
-    RETURN_IF_ERROR(GetAtLeast(m, "interval_steps", &s.interval_steps, 1));
-    RETURN_IF_ERROR(GetAtLeast(m, "n_min_trials", &s.n_min_trials, 1));
-    return absl::OkStatus();
-  }
-  SuccessiveHalvingSpec& s = c->successive_halving;
-  RETURN_IF_ERROR(GetResourceOrAuto(m, "min_resource", &s.min_resource));
-  RETURN_IF_ERROR(GetAtLeast(m, "reduction_factor", &s.reduction_factor, 2));
-  RETURN_IF_ERROR(GetAtLeast(m, "min_early_stopping_rate", &s.min_early_stopping_rate, 0));
-  RETURN_IF_ERROR(GetAtLeast(m, "bootstrap_count", &s.bootstrap_count, 0));
-  if (s.bootstrap_count > 0 && s.min_resource == 0) {
-    // Optuna refuses this combination too (SuccessiveHalvingPruner raises ValueError).
-    return m.Error("bootstrap_count", "needs an explicit min_resource (not auto)");
-  }
-  return absl::OkStatus();
-}
-
 // The samples of one epoch across `ranks`: the training examples, padded to a multiple of the
 // ranks (DistributedSampler); 0 when the data cannot be read here.
 int64_t SamplesPerEpoch(const trainer::TrainerConfig& t, int64_t ranks) {
@@ -239,39 +124,13 @@ int64_t SamplesPerEpoch(const trainer::TrainerConfig& t, int64_t ranks) {
   return (n + ranks - 1) / ranks * ranks;
 }
 
-// Hyperband's resources in samples: min_resource "auto" is one evaluation interval, and W&B's
-// min_iter / max_iter count evaluation intervals (the synthetic trainer's interval is one step).
-absl::Status ResolveHyperband(const std::string& path, SweepConfig* c) {
-  HyperbandSpec& h = c->hyperband;
-  if (c->pruner != "hyperband") return absl::OkStatus();
-  if (h.min_resource > 0 && h.min_iter == 0 && h.max_iter == 0) return absl::OkStatus();
-  const TrainerSpec& t = c->trainer;
-  int64_t interval = 0;
-  if (t.synthetic) {
-    interval = t.synthetic_spec.samples_per_step;
-  } else if (t.samples_per_epoch > 0) {
-    interval = std::max<int64_t>(1, std::llround(static_cast<double>(t.samples_per_epoch) /
-                                                 static_cast<double>(t.evals_per_epoch)));
-  } else {
-    const char* key = h.min_iter > 0 ? "min_iter" : h.max_iter > 0 ? "max_iter" : "min_resource";
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, ": early_terminate.", key,
-        h.min_iter > 0 || h.max_iter > 0 ? ": counts evaluation intervals"
-                                         : ": auto is one evaluation interval",
-        ", but the training data cannot be read here to size it: give ",
-        h.max_iter > 0 && h.min_iter == 0 ? "max_resource" : "min_resource", " in samples"));
-  }
-  for (int64_t* iters : {&h.min_iter, &h.max_iter}) {
-    if (*iters > INT64_MAX / interval) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          path, ": early_terminate: ", *iters, " evaluations of ", interval,
-          " samples overflow the samples axis"));
-    }
-  }
-  if (h.max_iter > 0) h.max_resource = h.max_iter * interval;
-  if (h.min_iter > 0) h.min_resource = h.min_iter * interval;
-  if (h.min_resource == 0) h.min_resource = interval;
-  return absl::OkStatus();
+// The samples of one evaluation interval on the resource axis (the synthetic trainer's is one
+// step); 0 when the training data could not be read here.
+int64_t EvaluationInterval(const TrainerSpec& t) {
+  if (t.synthetic) return t.synthetic_spec.samples_per_step;
+  if (t.samples_per_epoch <= 0) return 0;
+  return std::max<int64_t>(1, std::llround(static_cast<double>(t.samples_per_epoch) /
+                                           static_cast<double>(t.evals_per_epoch)));
 }
 
 bool FileExists(const std::string& path) {
@@ -368,7 +227,7 @@ absl::StatusOr<SweepConfig> ParseSweepConfig(const ConfigFile& file) {
   RETURN_IF_ERROR(ParseSearch(search, &c, /*read_method=*/!top_level_method));
   if (root.Has("early_terminate")) {
     ASSIGN_OR_RETURN(ConfigMap early, root.GetMap("early_terminate"));
-    RETURN_IF_ERROR(ParseEarlyTerminate(early, &c));
+    ASSIGN_OR_RETURN(c.pruner, ParseEarlyTerminate(early, &c.notes));
   }
   RETURN_IF_ERROR(GetAtLeast(root, "max_concurrent_trials", &c.max_concurrent_trials, 1));
   RETURN_IF_ERROR(GetAtLeast(root, "max_failures_per_trial", &c.max_failures_per_trial, 0));
@@ -424,7 +283,8 @@ absl::StatusOr<SweepConfig> LoadSweepConfig(const std::string& path,
                                                trainer_path, path));
     config.trainer.samples_per_epoch = SamplesPerEpoch(*trainer, config.gpus_per_trial);
   }
-  RETURN_IF_ERROR(ResolveHyperband(path, &config));
+  ASSIGN_OR_RETURN(config.pruner,
+                   config.pruner->Resolve({EvaluationInterval(config.trainer)}, path));
   // Staged paths: absolute, relative to the working directory, or beside the sweep file.
   for (std::string& stage : config.stage) {
     std::string found = stage;

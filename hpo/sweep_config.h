@@ -17,7 +17,8 @@
 //
 // W&B sweep spellings are accepted too: `method` at the top level (for search.method), the
 // distributions `log_uniform_values` (our log_uniform), `int_uniform` (int) and `categorical`,
-// and hyperband's `min_iter`, `max_iter`, `eta` and `s`. W&B counts iterations as the times the
+// and hyperband's `min_iter`, `max_iter`, `eta` and `s` (hpo/pruners/hyperband_pruner.h). W&B
+// counts iterations as the times the
 // metric was logged; here that is an evaluation interval (samples_per_epoch / evals_per_epoch
 // samples; the synthetic trainer's samples_per_step), so min_iter: N is min_resource: N
 // intervals in samples, max_iter likewise max_resource, eta is reduction_factor, and s with
@@ -39,6 +40,8 @@
 
 #include "absl/status/statusor.h"
 #include "common/yaml_config.h"
+#include "hpo/pruners/nop_pruner.h"
+#include "hpo/pruners/pruner_kind.h"
 #include "hpo/sweep_parameters.h"
 
 namespace tunefleet {
@@ -90,38 +93,6 @@ struct GridPhaseSpec {
   int64_t batch_neighbors = 1;
 };
 
-// Optuna MedianPruner(n_startup_trials, n_warmup_steps, interval_steps, n_min_trials).
-struct MedianSpec {
-  int64_t n_startup_trials = 5;
-  int64_t n_warmup_steps = 0;
-  int64_t interval_steps = 1;
-  int64_t n_min_trials = 1;
-};
-
-// Optuna SuccessiveHalvingPruner(min_resource, reduction_factor, min_early_stopping_rate,
-// bootstrap_count); min_resource 0 means "auto".
-struct SuccessiveHalvingSpec {
-  int64_t min_resource = 0;
-  int64_t reduction_factor = 4;
-  int64_t min_early_stopping_rate = 0;
-  int64_t bootstrap_count = 0;
-};
-
-// Optuna HyperbandPruner(min_resource, max_resource, reduction_factor, bootstrap_count), on the
-// samples axis. min_resource 0 in the YAML is "auto" (one evaluation interval), which
-// LoadSweepConfig resolves to a number of samples before any pruner is made; max_resource 0 is
-// Optuna's "auto" (the largest last step of the COMPLETE trials, plus one).
-struct HyperbandSpec {
-  int64_t min_resource = 0;
-  int64_t max_resource = 0;
-  int64_t reduction_factor = 3;
-  int64_t bootstrap_count = 0;
-  // W&B's min_iter and max_iter (0: not given), in evaluation intervals; LoadSweepConfig sets
-  // min_resource and max_resource from them.
-  int64_t min_iter = 0;
-  int64_t max_iter = 0;
-};
-
 struct SweepConfig {
   std::string source;  // the file it came from
   std::string name;
@@ -154,10 +125,10 @@ struct SweepConfig {
   std::string method = "random_then_grid";  // random | grid | random_then_grid
   RandomPhaseSpec random;
   GridPhaseSpec grid;
-  std::string pruner = "none";  // none | median | successive_halving | hyperband
-  MedianSpec median;
-  SuccessiveHalvingSpec successive_halving;
-  HyperbandSpec hyperband;
+  // early_terminate: the pruner's settings as its module parsed them (never null; type()
+  // names it). LoadSweepConfig resolves them against the resource axis (PrunerSettings::
+  // Resolve); ParseSweepConfig does not. The types and their keys: hpo/pruners/all_pruners.h.
+  PrunerSettingsPtr pruner = NoPruning();
   int64_t max_concurrent_trials = 1;
   int64_t max_failures_per_trial = 2;
   std::string journal;  // default runs/NAME/journal.log

@@ -14,7 +14,6 @@
 #include "hpo/lr_scaling.h"
 #include "hpo/progress_table.h"
 #include "hpo/py_json.h"
-#include "hpo/pruners/pruner_factory.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -24,33 +23,6 @@ bool SameValue(double a, double b) { return a == b || (std::isnan(a) && std::isn
 
 std::string Int(int64_t v) { return std::to_string(v); }
 
-// The pruner's settings as the sweep resolved them, as a JSON object.
-std::string PrunerJson(const SweepConfig& c) {
-  std::vector<std::string> f = {absl::StrCat("\"type\": ", JsonString(c.pruner))};
-  if (c.pruner == "median") {
-    const MedianSpec& m = c.median;
-    f.push_back("\"n_startup_trials\": " + Int(m.n_startup_trials));
-    f.push_back("\"n_warmup_steps\": " + Int(m.n_warmup_steps));
-    f.push_back("\"interval_steps\": " + Int(m.interval_steps));
-    f.push_back("\"n_min_trials\": " + Int(m.n_min_trials));
-  } else if (c.pruner == "successive_halving") {
-    const SuccessiveHalvingSpec& s = c.successive_halving;
-    f.push_back("\"min_resource\": " +
-                (s.min_resource > 0 ? Int(s.min_resource) : std::string("\"auto\"")));
-    f.push_back("\"reduction_factor\": " + Int(s.reduction_factor));
-    f.push_back("\"min_early_stopping_rate\": " + Int(s.min_early_stopping_rate));
-    f.push_back("\"bootstrap_count\": " + Int(s.bootstrap_count));
-  } else if (c.pruner == "hyperband") {
-    const HyperbandSpec& h = c.hyperband;
-    f.push_back("\"min_resource\": " + Int(h.min_resource));
-    f.push_back("\"max_resource\": " +
-                (h.max_resource > 0 ? Int(h.max_resource) : std::string("\"auto\"")));
-    f.push_back("\"reduction_factor\": " + Int(h.reduction_factor));
-    f.push_back("\"bootstrap_count\": " + Int(h.bootstrap_count));
-  }
-  return absl::StrCat("{", absl::StrJoin(f, ", "), "}");
-}
-
 }  // namespace
 
 SweepEngine::SweepEngine(const SweepConfig& config, JournalWriter* journal)
@@ -58,7 +30,7 @@ SweepEngine::SweepEngine(const SweepConfig& config, JournalWriter* journal)
       journal_(journal),
       space_(BuildSearchSpace(config_)),
       sampler_(config_),
-      pruner_(MakePruner(config_)) {
+      pruner_(config_.pruner->MakePruner()) {
   study_.name = config_.name;
   study_.maximize = config_.maximize;
 }
@@ -70,7 +42,7 @@ std::map<std::string, std::string> SweepEngine::StudyUserAttrs() const {
       {"metric", JsonString(config_.metric_name)},
       {"search_method", JsonString(config_.method)},
       {"resource", JsonString("samples")},
-      {"pruner", PrunerJson(config_)},
+      {"pruner", config_.pruner->Json()},
       {"max_concurrent_trials", Int(config_.max_concurrent_trials)}};
   if (config_.trainer.samples_per_epoch > 0) {
     attrs["samples_per_epoch"] = Int(config_.trainer.samples_per_epoch);

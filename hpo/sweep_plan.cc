@@ -52,11 +52,6 @@ int64_t GridValueCount(const ParamSpec& p, int64_t points) {
   return points;
 }
 
-// A pruner's resource for the plan: `auto_text` for 0 (the pruner's "auto"), else the samples.
-std::string ResourceText(int64_t samples, const char* auto_text = "auto") {
-  return samples == 0 ? auto_text : std::to_string(samples);
-}
-
 }  // namespace
 
 int64_t FullGridBound(const SweepConfig& c) {
@@ -107,41 +102,7 @@ int64_t MaxPlannedTrials(const SweepConfig& c) {
                                      GridBatchCount(c)));
 }
 
-std::string DescribePruner(const SweepConfig& c) {
-  const std::string better = c.maximize ? "below" : "above";
-  if (c.pruner == "median") {
-    const MedianSpec& m = c.median;
-    return absl::StrFormat(
-        "median (Optuna MedianPruner: n_startup_trials=%d, n_warmup_steps=%d, interval_steps=%d, "
-        "n_min_trials=%d; steps are samples): once %d trial(s) have completed, from %d samples "
-        "on and then every %d samples, stop a trial whose best value so far is %s the median "
-        "of the completed trials' values at the same samples",
-        m.n_startup_trials, m.n_warmup_steps, m.interval_steps, m.n_min_trials,
-        m.n_startup_trials, m.n_warmup_steps, m.interval_steps, better);
-  }
-  if (c.pruner == "successive_halving") {
-    const SuccessiveHalvingSpec& s = c.successive_halving;
-    return absl::StrFormat(
-        "successive_halving (Optuna SuccessiveHalvingPruner: min_resource=%s, "
-        "reduction_factor=%d, min_early_stopping_rate=%d, bootstrap_count=%d; steps are "
-        "samples): at each rung (min_resource * %d^(rung + %d) samples) keep a trial only if "
-        "its value is in the top 1/%d of all trials that reached the rung",
-        ResourceText(s.min_resource), s.reduction_factor, s.min_early_stopping_rate,
-        s.bootstrap_count, s.reduction_factor, s.min_early_stopping_rate, s.reduction_factor);
-  }
-  if (c.pruner == "hyperband") {
-    const HyperbandSpec& h = c.hyperband;
-    return absl::StrFormat(
-        "hyperband (Optuna HyperbandPruner: min_resource=%s, max_resource=%s, "
-        "reduction_factor=%d, bootstrap_count=%d; steps are samples): each trial joins one of "
-        "floor(log_%d(max_resource / min_resource)) + 1 brackets, each a successive halving "
-        "whose first rung lies %d times further than the bracket before",
-        ResourceText(h.min_resource, "auto (one evaluation interval)"),
-        ResourceText(h.max_resource), h.reduction_factor, h.bootstrap_count, h.reduction_factor,
-        h.reduction_factor);
-  }
-  return "none: every trial runs to the end";
-}
+std::string DescribePruner(const SweepConfig& c) { return c.pruner->Describe(c.maximize); }
 
 std::string DescribeSweepPlan(const SweepConfig& c) {
   std::string out;

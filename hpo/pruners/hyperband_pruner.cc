@@ -4,8 +4,15 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <climits>
+#include <memory>
 #include <numeric>
 #include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/status_macros.h"
+#include "hpo/config_checks.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -128,6 +135,141 @@ bool HyperbandPruner::Prune(Study* study, size_t index) {
   return brackets_[bracket].PruneAmong(study, index, [&](const Trial& t) {
     return HyperbandBracket(name, t.number, budgets_) == bracket;
   });
+}
+
+namespace {
+
+// W&B's hyperband keys and tunefleet's (Optuna's) for the same setting.
+constexpr const char* kSameSetting[][2] = {
+    {"min_iter", "min_resource"}, {"max_iter", "max_resource"}, {"eta", "reduction_factor"}};
+
+absl::Status ParseHyperband(const ConfigMap& m, HyperbandSpec* h) {
+  if (m.Has("strict")) {
+    return m.Error("strict", "W&B's strict hyperband is not supported (tunefleet's hyperband is "
+                             "Optuna's HyperbandPruner); remove it");
+  }
+  for (const auto& [wandb, ours] : kSameSetting) {
+    if (m.Has(wandb) && m.Has(ours)) {
+      return m.Error(wandb, absl::StrCat("give ", wandb, " (W&B's spelling) or ", ours,
+                                         ", not both"));
+    }
+  }
+  RETURN_IF_ERROR(GetResourceOrAuto(m, "min_resource", &h->min_resource));
+  RETURN_IF_ERROR(GetResourceOrAuto(m, "max_resource", &h->max_resource));
+  RETURN_IF_ERROR(GetAtLeast(m, "reduction_factor", &h->reduction_factor, 2));
+  RETURN_IF_ERROR(GetAtLeast(m, "eta", &h->reduction_factor, 2));
+  RETURN_IF_ERROR(GetAtLeast(m, "bootstrap_count", &h->bootstrap_count, 0));
+  if (m.Has("min_iter")) RETURN_IF_ERROR(GetAtLeast(m, "min_iter", &h->min_iter, 1));
+  if (m.Has("max_iter")) RETURN_IF_ERROR(GetAtLeast(m, "max_iter", &h->max_iter, 1));
+  if (m.Has("s")) {
+    for (const char* smallest : {"min_iter", "min_resource"}) {
+      if (m.Has(smallest)) {
+        return m.Error("s", absl::StrCat("s sets the smallest rung from max_iter (max_iter / "
+                                         "eta^s): give s or ", smallest, ", not both"));
+      }
+    }
+    if (!m.Has("max_iter")) return m.Error("s", "needs max_iter (min_iter = max_iter / eta^s)");
+    int64_t s = 0;
+    RETURN_IF_ERROR(GetAtLeast(m, "s", &s, 0));
+    // W&B's bracket rule: divide max_iter by eta s times, rounding down.
+    h->min_iter = h->max_iter;
+    for (int64_t i = 0; i < s && h->min_iter > 0; ++i) h->min_iter /= h->reduction_factor;
+    if (h->min_iter < 1) {
+      return m.Error("s", absl::StrCat("max_iter / eta^s = ", h->max_iter, " / ",
+                                       h->reduction_factor, "^", s,
+                                       " is below one evaluation: use a smaller s"));
+    }
+  }
+  if (h->min_iter > 0 && h->max_iter > 0 && h->min_iter > h->max_iter) {
+    return m.Error("max_iter", absl::StrCat("must be >= min_iter (", h->min_iter, "), got ",
+                                            h->max_iter));
+  }
+  if (h->bootstrap_count > 0 && h->max_resource == 0 && h->max_iter == 0) {
+    // Optuna refuses this combination (HyperbandPruner raises ValueError).
+    return m.Error("bootstrap_count", "needs an explicit max_resource (not auto)");
+  }
+  return absl::OkStatus();
+}
+
+class HyperbandSettings : public PrunerSettings {
+ public:
+  explicit HyperbandSettings(const HyperbandSpec& spec) : spec_(spec) {}
+  std::string type() const override { return "hyperband"; }
+  absl::StatusOr<PrunerSettingsPtr> Resolve(const ResourceAxis& axis,
+                                            const std::string& path) const override;
+  std::string Describe(bool) const override {
+    const HyperbandSpec& h = spec_;
+    return absl::StrFormat(
+        "hyperband (Optuna HyperbandPruner: min_resource=%s, max_resource=%s, "
+        "reduction_factor=%d, bootstrap_count=%d; steps are samples): each trial joins one of "
+        "floor(log_%d(max_resource / min_resource)) + 1 brackets, each a successive halving "
+        "whose first rung lies %d times further than the bracket before",
+        ResourceText(h.min_resource, "auto (one evaluation interval)"),
+        ResourceText(h.max_resource), h.reduction_factor, h.bootstrap_count, h.reduction_factor,
+        h.reduction_factor);
+  }
+  std::string Json() const override {
+    const HyperbandSpec& h = spec_;
+    return PrunerJson(
+        "hyperband",
+        {{"min_resource", std::to_string(h.min_resource)},
+         {"max_resource", h.max_resource > 0 ? std::to_string(h.max_resource) : "\"auto\""},
+         {"reduction_factor", std::to_string(h.reduction_factor)},
+         {"bootstrap_count", std::to_string(h.bootstrap_count)}});
+  }
+  std::unique_ptr<Pruner> MakePruner() const override {
+    return std::make_unique<HyperbandPruner>(spec_);
+  }
+
+ private:
+  HyperbandSpec spec_;
+};
+
+// The resources in samples: min_resource "auto" is one evaluation interval, and W&B's
+// min_iter / max_iter count evaluation intervals (the synthetic trainer's interval is one step).
+absl::StatusOr<PrunerSettingsPtr> HyperbandSettings::Resolve(const ResourceAxis& axis,
+                                                             const std::string& path) const {
+  HyperbandSpec h = spec_;
+  if (h.min_resource > 0 && h.min_iter == 0 && h.max_iter == 0) return shared_from_this();
+  const int64_t interval = axis.interval;
+  if (interval <= 0) {
+    const char* key = h.min_iter > 0 ? "min_iter" : h.max_iter > 0 ? "max_iter" : "min_resource";
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": early_terminate.", key,
+        h.min_iter > 0 || h.max_iter > 0 ? ": counts evaluation intervals"
+                                         : ": auto is one evaluation interval",
+        ", but the training data cannot be read here to size it: give ",
+        h.max_iter > 0 && h.min_iter == 0 ? "max_resource" : "min_resource", " in samples"));
+  }
+  for (int64_t* iters : {&h.min_iter, &h.max_iter}) {
+    if (*iters > INT64_MAX / interval) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": early_terminate: ", *iters, " evaluations of ", interval,
+          " samples overflow the samples axis"));
+    }
+  }
+  if (h.max_iter > 0) h.max_resource = h.max_iter * interval;
+  if (h.min_iter > 0) h.min_resource = h.min_iter * interval;
+  if (h.min_resource == 0) h.min_resource = interval;
+  return std::make_shared<HyperbandSettings>(h);
+}
+
+absl::StatusOr<PrunerSettingsPtr> Parse(const ConfigMap& m) {
+  HyperbandSpec h;
+  RETURN_IF_ERROR(ParseHyperband(m, &h));
+  return std::make_shared<HyperbandSettings>(h);
+}
+
+}  // namespace
+
+const PrunerKind& HyperbandPrunerKind() {
+  static const PrunerKind* const kKind = new PrunerKind{
+      "hyperband",
+      {"type", "min_resource", "max_resource", "reduction_factor", "bootstrap_count",
+       // W&B's spellings (ParseHyperband refuses strict with its own message)
+       "min_iter", "max_iter", "eta", "s", "strict"},
+      &Parse};
+  return *kKind;
 }
 
 }  // namespace hpo

@@ -24,7 +24,14 @@
 // walked from bracket 0 (which has the largest budget, reduction_factor^(n_brackets - 1)). The
 // same trials under another study name fall into other brackets.
 //
-// Thread-safety: used from the sweep driver's thread only.
+// HyperbandPrunerKind is its registry entry (hpo/pruners/pruner_kind.h): `early_terminate:
+// {type: hyperband}` with the optional min_resource (auto: one evaluation interval, resolved
+// against the sweep's resource axis; or >= 1 samples), max_resource (auto: Optuna's; or >= 1),
+// reduction_factor (default 3, >= 2), bootstrap_count (0, >= 0; > 0 needs an explicit
+// max_resource), and W&B's spellings min_iter, max_iter (in evaluation intervals), eta (for
+// reduction_factor) and s (min_iter = floor(max_iter / eta^s)); `strict` is refused.
+//
+// Thread-safety: a pruner is used from the sweep driver's thread only; the kind is immutable.
 #ifndef TUNEFLEET_HPO_PRUNERS_HYPERBAND_PRUNER_H_
 #define TUNEFLEET_HPO_PRUNERS_HYPERBAND_PRUNER_H_
 
@@ -36,15 +43,31 @@
 
 #include "hpo/pruner.h"
 #include "hpo/pruners/successive_halving_pruner.h"
-#include "hpo/sweep_config.h"
+#include "hpo/pruners/pruner_kind.h"
 #include "hpo/trial.h"
 
 namespace tunefleet {
 namespace hpo {
 
+// Optuna HyperbandPruner(min_resource, max_resource, reduction_factor, bootstrap_count), on the
+// samples axis. min_resource 0 in the YAML is "auto" (one evaluation interval), which the
+// settings' Resolve sets to a number of samples before any pruner is made; max_resource 0 is
+// Optuna's "auto" (the largest last step of the COMPLETE trials, plus one).
+struct HyperbandSpec {
+  int64_t min_resource = 0;
+  int64_t max_resource = 0;
+  int64_t reduction_factor = 3;
+  int64_t bootstrap_count = 0;
+  // W&B's min_iter and max_iter (0: not given), in evaluation intervals; Resolve sets
+  // min_resource and max_resource from them.
+  int64_t min_iter = 0;
+  int64_t max_iter = 0;
+};
+
 class HyperbandPruner : public Pruner {
  public:
-  // `spec` with min_resource >= 1 (resolved by LoadSweepConfig), max_resource >= 1 or 0 (auto),
+  // `spec` with min_resource >= 1 (resolved by its settings' Resolve), max_resource >= 1 or
+  // 0 (auto),
   // reduction_factor >= 2, bootstrap_count >= 0. (Optuna rejects "auto" with
   // bootstrap_count > 0; this class accepts it and applies both.) Resources up to 2^53 give
   // exactly Optuna's n_brackets (Python divides its unbounded ints exactly).
@@ -85,6 +108,8 @@ std::vector<int64_t> HyperbandBudgets(int64_t n_brackets, int64_t reduction_fact
 // `budgets` from HyperbandBudgets, not empty.
 int64_t HyperbandBracket(std::string_view study_name, int64_t trial_number,
                          const std::vector<int64_t>& budgets);
+
+const PrunerKind& HyperbandPrunerKind();
 
 }  // namespace hpo
 }  // namespace tunefleet

@@ -1,45 +1,40 @@
-// MedianPruner: Optuna 3.1's MedianPruner (a PercentilePruner at the 50th percentile), decision
-// for decision. When the RUNNING trial reports step s (its last, i.e. largest, step), it is
-// pruned when all of these hold:
-//   - at least max(1, n_startup_trials) trials are COMPLETE (no other state counts);
-//   - s >= n_warmup_steps, and s is the trial's first report in its pruning interval (the
-//     intervals are [w + k * interval_steps, w + (k + 1) * interval_steps));
-//   - the trial's best intermediate value over all its steps (NaNs skipped) is NaN, i.e. every
-//     value it reported is NaN: pruned at once; otherwise
-//   - at least n_min_trials COMPLETE trials reported step s (NaN reports count here), and the
-//     trial's best value is strictly worse than np.nanpercentile of their values at s (linear
-//     interpolation, NaNs skipped; all NaN: never pruned).
-// The study's direction (Study::maximize) says what "best" and "worse" mean.
+// MedianPruner: Optuna 3.1's MedianPruner, which is its PercentilePruner at the 50th
+// percentile: the algorithm (and np.nanpercentile, bit for bit) is
+// hpo/pruners/percentile_pruner.h's; this module is that pruner's configuration at 50, with its
+// own type name, dry-run words and journal attr.
 //
-// Thread-safety: used from the sweep driver's thread only.
+// MedianPrunerKind is its registry entry (hpo/pruners/pruner_kind.h): `early_terminate:
+// {type: median}` with the optional n_startup_trials (default 5, >= 0), n_warmup_steps (0,
+// >= 0), interval_steps (1, >= 1) and n_min_trials (1, >= 1).
+//
+// Thread-safety: a pruner is used from the sweep driver's thread only; the kind is immutable.
 #ifndef TUNEFLEET_HPO_PRUNERS_MEDIAN_PRUNER_H_
 #define TUNEFLEET_HPO_PRUNERS_MEDIAN_PRUNER_H_
 
-#include <cstddef>
-#include <vector>
+#include <cstdint>
 
-#include "hpo/pruner.h"
-#include "hpo/sweep_config.h"
-#include "hpo/trial.h"
+#include "hpo/pruners/percentile_pruner.h"
+#include "hpo/pruners/pruner_kind.h"
 
 namespace tunefleet {
 namespace hpo {
 
-class MedianPruner : public Pruner {
- public:
-  // `spec` as ParseSweepConfig validates it: n_startup_trials >= 0, n_warmup_steps >= 0,
-  // interval_steps >= 1, n_min_trials >= 1.
-  explicit MedianPruner(const MedianSpec& spec) : spec_(spec) {}
-
-  bool Prune(Study* study, size_t index) override;
-
- private:
-  MedianSpec spec_;
+// Optuna MedianPruner(n_startup_trials, n_warmup_steps, interval_steps, n_min_trials).
+struct MedianSpec {
+  int64_t n_startup_trials = 5;
+  int64_t n_warmup_steps = 0;
+  int64_t interval_steps = 1;
+  int64_t n_min_trials = 1;
 };
 
-// np.nanpercentile(values, percentile) with numpy 1.24's default "linear" method, bit for bit
-// (NaNs dropped; none left: NaN). Exposed for tests.
-double NanPercentile(std::vector<double> values, double percentile);
+class MedianPruner : public PercentilePruner {
+ public:
+  // `spec` as its kind validates it: n_startup_trials >= 0, n_warmup_steps >= 0,
+  // interval_steps >= 1, n_min_trials >= 1.
+  explicit MedianPruner(const MedianSpec& spec);
+};
+
+const PrunerKind& MedianPrunerKind();
 
 }  // namespace hpo
 }  // namespace tunefleet

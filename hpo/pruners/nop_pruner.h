@@ -1,13 +1,16 @@
-// NopPruner: Optuna's NopPruner, for `early_terminate: {type: none}`. It never prunes and
-// records nothing.
+// NopPruner: Optuna's NopPruner, for `early_terminate: {type: none}` (and a sweep without
+// early_terminate). It never prunes and records nothing. NopPrunerKind is its registry entry
+// (hpo/pruners/pruner_kind.h); NoPruning its settings, the sweep config's default.
 //
-// Thread-safety: used from the sweep driver's thread only.
+// Thread-safety: a NopPruner is used from the sweep driver's thread only; the kind and the
+// settings are immutable.
 #ifndef TUNEFLEET_HPO_PRUNERS_NOP_PRUNER_H_
 #define TUNEFLEET_HPO_PRUNERS_NOP_PRUNER_H_
 
 #include <cstddef>
 
 #include "hpo/pruner.h"
+#include "hpo/pruners/pruner_kind.h"
 #include "hpo/trial.h"
 
 namespace tunefleet {
@@ -17,6 +20,10 @@ class NopPruner : public Pruner {
  public:
   bool Prune(Study* study, size_t index) override;
 };
+
+// type none: no keys besides type; described as "none: every trial runs to the end".
+const PrunerKind& NopPrunerKind();
+PrunerSettingsPtr NoPruning();
 
 }  // namespace hpo
 }  // namespace tunefleet

@@ -2,8 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <utility>
 #include <vector>
+
+#include "absl/strings/str_format.h"
+#include "common/status_macros.h"
+#include "hpo/config_checks.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -111,6 +116,66 @@ bool SuccessiveHalvingPruner::PruneAmong(Study* study, size_t index,
     }
     ++rung;
   }
+}
+
+std::string ResourceText(int64_t samples, const char* auto_text) {
+  return samples == 0 ? auto_text : std::to_string(samples);
+}
+
+namespace {
+
+class SuccessiveHalvingSettings : public PrunerSettings {
+ public:
+  explicit SuccessiveHalvingSettings(const SuccessiveHalvingSpec& spec) : spec_(spec) {}
+  std::string type() const override { return "successive_halving"; }
+  std::string Describe(bool) const override {
+    const SuccessiveHalvingSpec& s = spec_;
+    return absl::StrFormat(
+        "successive_halving (Optuna SuccessiveHalvingPruner: min_resource=%s, "
+        "reduction_factor=%d, min_early_stopping_rate=%d, bootstrap_count=%d; steps are "
+        "samples): at each rung (min_resource * %d^(rung + %d) samples) keep a trial only if "
+        "its value is in the top 1/%d of all trials that reached the rung",
+        ResourceText(s.min_resource), s.reduction_factor, s.min_early_stopping_rate,
+        s.bootstrap_count, s.reduction_factor, s.min_early_stopping_rate, s.reduction_factor);
+  }
+  std::string Json() const override {
+    const SuccessiveHalvingSpec& s = spec_;
+    return PrunerJson(
+        "successive_halving",
+        {{"min_resource", s.min_resource > 0 ? std::to_string(s.min_resource) : "\"auto\""},
+         {"reduction_factor", std::to_string(s.reduction_factor)},
+         {"min_early_stopping_rate", std::to_string(s.min_early_stopping_rate)},
+         {"bootstrap_count", std::to_string(s.bootstrap_count)}});
+  }
+  std::unique_ptr<Pruner> MakePruner() const override {
+    return std::make_unique<SuccessiveHalvingPruner>(spec_);
+  }
+
+ private:
+  SuccessiveHalvingSpec spec_;
+};
+
+absl::StatusOr<PrunerSettingsPtr> Parse(const ConfigMap& m) {
+  SuccessiveHalvingSpec s;
+  RETURN_IF_ERROR(GetResourceOrAuto(m, "min_resource", &s.min_resource));
+  RETURN_IF_ERROR(GetAtLeast(m, "reduction_factor", &s.reduction_factor, 2));
+  RETURN_IF_ERROR(GetAtLeast(m, "min_early_stopping_rate", &s.min_early_stopping_rate, 0));
+  RETURN_IF_ERROR(GetAtLeast(m, "bootstrap_count", &s.bootstrap_count, 0));
+  if (s.bootstrap_count > 0 && s.min_resource == 0) {
+    // Optuna refuses this combination too (SuccessiveHalvingPruner raises ValueError).
+    return m.Error("bootstrap_count", "needs an explicit min_resource (not auto)");
+  }
+  return std::make_shared<SuccessiveHalvingSettings>(s);
+}
+
+}  // namespace
+
+const PrunerKind& SuccessiveHalvingPrunerKind() {
+  static const PrunerKind* const kKind = new PrunerKind{
+      "successive_halving",
+      {"type", "min_resource", "reduction_factor", "min_early_stopping_rate", "bootstrap_count"},
+      &Parse};
+  return *kKind;
 }
 
 }  // namespace hpo

@@ -19,7 +19,12 @@
 // HyperbandPruner does: only the members' "completed_rung_r" attrs compete and only members
 // count for the "auto" estimate.
 //
-// Thread-safety: used from the sweep driver's thread only.
+// SuccessiveHalvingPrunerKind is its registry entry (hpo/pruners/pruner_kind.h):
+// `early_terminate: {type: successive_halving}` with the optional min_resource (auto or >= 1
+// samples), reduction_factor (default 4, >= 2), min_early_stopping_rate (0, >= 0) and
+// bootstrap_count (0, >= 0; > 0 needs an explicit min_resource, as Optuna requires).
+//
+// Thread-safety: a pruner is used from the sweep driver's thread only; the kind is immutable.
 #ifndef TUNEFLEET_HPO_PRUNERS_SUCCESSIVE_HALVING_PRUNER_H_
 #define TUNEFLEET_HPO_PRUNERS_SUCCESSIVE_HALVING_PRUNER_H_
 
@@ -30,15 +35,24 @@
 
 #include "absl/functional/function_ref.h"
 #include "hpo/pruner.h"
-#include "hpo/sweep_config.h"
+#include "hpo/pruners/pruner_kind.h"
 #include "hpo/trial.h"
 
 namespace tunefleet {
 namespace hpo {
 
+// Optuna SuccessiveHalvingPruner(min_resource, reduction_factor, min_early_stopping_rate,
+// bootstrap_count); min_resource 0 means "auto".
+struct SuccessiveHalvingSpec {
+  int64_t min_resource = 0;
+  int64_t reduction_factor = 4;
+  int64_t min_early_stopping_rate = 0;
+  int64_t bootstrap_count = 0;
+};
+
 class SuccessiveHalvingPruner : public Pruner {
  public:
-  // `spec` as ParseSweepConfig validates it: min_resource >= 1 or 0 (auto),
+  // `spec` as its kind validates it: min_resource >= 1 or 0 (auto),
   // reduction_factor >= 2, min_early_stopping_rate >= 0, bootstrap_count >= 0.
   explicit SuccessiveHalvingPruner(const SuccessiveHalvingSpec& spec);
 
@@ -65,6 +79,11 @@ std::string CompletedRungKey(int64_t rung);
 // max_resource).
 std::optional<int64_t> LargestCompleteStep(const Study& study,
                                            absl::FunctionRef<bool(const Trial&)> member);
+
+const PrunerKind& SuccessiveHalvingPrunerKind();
+
+// A resource for the dry run: `auto_text` for 0 (the pruner's "auto"), else the samples.
+std::string ResourceText(int64_t samples, const char* auto_text = "auto");
 
 }  // namespace hpo
 }  // namespace tunefleet

@@ -68,7 +68,7 @@ TEST(MultirunTest, SweepsExactlyTheListedCombinations) {
   EXPECT_EQ(c->batch_sizes, (std::vector<int64_t>{16, 32}));
   EXPECT_TRUE(c->params.empty());
   EXPECT_EQ(MaxPlannedTrials(*c), 6);
-  EXPECT_EQ(c->pruner, "median");  // the rest of the file applies
+  EXPECT_EQ(c->pruner->type(), "median");  // the rest of the file applies
   const std::string plan = DescribeSweepPlan(*c);
   EXPECT_THAT(plan, HasSubstr("  search        grid\n"));
   EXPECT_THAT(plan, HasSubstr("    grid        3 lr points x 2 batch sizes\n"));

@@ -14,6 +14,17 @@ namespace tunefleet {
 namespace hpo {
 namespace {
 
+// The field `key` of the pruner's settings as the journal records them (PrunerSettings::Json),
+// as JSON text ("3", "\"auto\""); "" when absent.
+std::string PrunerField(const SweepConfig& c, const std::string& key) {
+  const std::string json = c.pruner->Json();
+  const std::string at = "\"" + key + "\": ";
+  const size_t start = json.find(at);
+  if (start == std::string::npos) return "";
+  const size_t from = start + at.size();
+  return json.substr(from, json.find_first_of(",}", from) - from);
+}
+
 const char* const kBase[] = {
     "name: t",                                                                          // 1
     "metric: {name: eval/spearman, goal: maximize}",                                    // 2
@@ -64,9 +75,9 @@ TEST(SweepConfigTest, BaseParses) {
   EXPECT_EQ(c->method, "random_then_grid");
   EXPECT_EQ(c->random.trials, 8);
   EXPECT_EQ(c->grid.lr_points, 5);
-  EXPECT_EQ(c->pruner, "median");
-  EXPECT_EQ(c->median.n_startup_trials, 3);
-  EXPECT_EQ(c->median.n_min_trials, 1);  // Optuna's default
+  EXPECT_EQ(c->pruner->type(), "median");
+  EXPECT_EQ(PrunerField(*c, "n_startup_trials"), std::to_string(3));
+  EXPECT_EQ(PrunerField(*c, "n_min_trials"), std::to_string(1));  // Optuna's default
   EXPECT_EQ(c->max_concurrent_trials, 4);
   EXPECT_EQ(c->journal, "runs/t/journal.log");
 }
@@ -78,9 +89,9 @@ TEST(SweepConfigTest, OverridesApply) {
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->random.trials, 4);
   EXPECT_EQ(c->batch_sizes, (std::vector<int64_t>{8, 64}));  // sorted
-  EXPECT_EQ(c->pruner, "successive_halving");
-  EXPECT_EQ(c->successive_halving.reduction_factor, 3);
-  EXPECT_EQ(c->successive_halving.min_resource, 0);  // auto
+  EXPECT_EQ(c->pruner->type(), "successive_halving");
+  EXPECT_EQ(PrunerField(*c, "reduction_factor"), std::to_string(3));
+  EXPECT_EQ(PrunerField(*c, "min_resource"), "\"auto\"");
 }
 
 TEST(SweepConfigTest, ShippedConfigsParse) {
@@ -141,7 +152,8 @@ const BadCase kBadCases[] = {
     {12, "  grid: {top_k: 9, lr_points: 5, lr_span: 4.0, batch_neighbors: 1}",
      "search.grid.top_k: is 9 but the random phase runs only 8 trials"},
     {13, "early_terminate: {type: asha}",
-     "early_terminate.type: expected one of none, median, successive_halving, hyperband; "
+     "early_terminate.type: expected one of none, median, successive_halving, hyperband, "
+     "percentile; "
      "got 'asha'"},
     {13, "early_terminate: {type: hyperband, bootstrap_count: 2}",
      "early_terminate.bootstrap_count: needs an explicit max_resource (not auto)"},
@@ -320,18 +332,18 @@ TEST(SweepConfigWandbTest, HyperbandIterationsAreEvaluationIntervals) {
       "hb_iter.yaml",
       BaseWith(13, "early_terminate: {type: hyperband, min_iter: 2, max_iter: 18, eta: 3}")));
   ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_EQ(c->pruner, "hyperband");
-  EXPECT_EQ(c->hyperband.min_resource, 2 * 64);
-  EXPECT_EQ(c->hyperband.max_resource, 18 * 64);
-  EXPECT_EQ(c->hyperband.reduction_factor, 3);
+  EXPECT_EQ(c->pruner->type(), "hyperband");
+  EXPECT_EQ(PrunerField(*c, "min_resource"), std::to_string(2 * 64));
+  EXPECT_EQ(PrunerField(*c, "max_resource"), std::to_string(18 * 64));
+  EXPECT_EQ(PrunerField(*c, "reduction_factor"), std::to_string(3));
   EXPECT_TRUE(c->notes.empty());
   // max_iter alone: min_resource stays one interval (auto).
   auto m = LoadSweepConfig(WriteFile(
       "hb_max.yaml", BaseWith(13, "early_terminate: {type: hyperband, max_iter: 10, eta: 2}")));
   ASSERT_TRUE(m.ok()) << m.status();
-  EXPECT_EQ(m->hyperband.min_resource, 64);
-  EXPECT_EQ(m->hyperband.max_resource, 640);
-  EXPECT_EQ(m->hyperband.reduction_factor, 2);
+  EXPECT_EQ(PrunerField(*m, "min_resource"), std::to_string(64));
+  EXPECT_EQ(PrunerField(*m, "max_resource"), std::to_string(640));
+  EXPECT_EQ(PrunerField(*m, "reduction_factor"), std::to_string(2));
 }
 
 // s brackets with max_iter: min_iter = floor(max_iter / eta^s).
@@ -347,8 +359,8 @@ TEST(SweepConfigWandbTest, HyperbandBracketsFromMaxIter) {
     auto c = LoadSweepConfig(
         WriteFile("hb_s.yaml", BaseWith(13, std::string("early_terminate: ") + k.yaml)));
     ASSERT_TRUE(c.ok()) << k.yaml << ": " << c.status();
-    EXPECT_EQ(c->hyperband.min_resource, k.min_iter * 64) << k.yaml;
-    EXPECT_EQ(c->hyperband.max_resource, c->hyperband.max_resource / 64 * 64) << k.yaml;
+    EXPECT_EQ(PrunerField(*c, "min_resource"), std::to_string(k.min_iter * 64)) << k.yaml;
+    EXPECT_EQ(std::stoll(PrunerField(*c, "max_resource")) % 64, 0) << k.yaml;
   }
 }
 
@@ -368,8 +380,8 @@ TEST(SweepConfigWandbTest, HyperbandIterationsOfARealTrainer) {
       {"early_terminate={type: hyperband, min_iter: 3, max_iter: 15}"});
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->trainer.samples_per_epoch, 10);
-  EXPECT_EQ(c->hyperband.min_resource, 6);
-  EXPECT_EQ(c->hyperband.max_resource, 30);
+  EXPECT_EQ(PrunerField(*c, "min_resource"), std::to_string(6));
+  EXPECT_EQ(PrunerField(*c, "max_resource"), std::to_string(30));
   // Unreadable data: an interval cannot be sized, and the error says what to give instead.
   const std::string nodata = WriteFile(
       "hb_nodata.yaml", "model: {path: m}\ntask: {type: sts, train: /nonexistent.csv, format: stsb}\n");
@@ -415,20 +427,20 @@ TEST(SweepConfigTypeOverrideTest, DropsTheFilesKeysOfTheOldType) {
   const std::string path = WriteFile("type_ov.yaml", BaseWith(0, ""));
   auto none = LoadSweepConfig(path, {"early_terminate.type=none"});
   ASSERT_TRUE(none.ok()) << none.status();
-  EXPECT_EQ(none->pruner, "none");
+  EXPECT_EQ(none->pruner->type(), "none");
   EXPECT_EQ(none->notes, std::vector<std::string>{
                              "early_terminate.type=none (override): dropped n_startup_trials, "
                              "n_warmup_steps, interval_steps from " + path});
   auto hb = LoadSweepConfig(path, {"early_terminate.type=hyperband", "early_terminate.eta=2"});
   ASSERT_TRUE(hb.ok()) << hb.status();
-  EXPECT_EQ(hb->pruner, "hyperband");
-  EXPECT_EQ(hb->hyperband.reduction_factor, 2);
-  EXPECT_EQ(hb->hyperband.min_resource, 64);
+  EXPECT_EQ(hb->pruner->type(), "hyperband");
+  EXPECT_EQ(PrunerField(*hb, "reduction_factor"), std::to_string(2));
+  EXPECT_EQ(PrunerField(*hb, "min_resource"), std::to_string(64));
   EXPECT_EQ(hb->notes.size(), 1u);
   // The same type again drops nothing.
   auto same = LoadSweepConfig(path, {"early_terminate.type=median"});
   ASSERT_TRUE(same.ok()) << same.status();
-  EXPECT_EQ(same->median.n_startup_trials, 3);
+  EXPECT_EQ(PrunerField(*same, "n_startup_trials"), std::to_string(3));
   EXPECT_TRUE(same->notes.empty());
 }
 
@@ -436,7 +448,9 @@ TEST(SweepConfigTypeOverrideTest, AKeyGivenWithTheNewTypeIsStillChecked) {
   const std::string path = WriteFile("type_ov_bad.yaml", BaseWith(0, ""));
   EXPECT_EQ(LoadError(path, {"early_terminate.type=none", "early_terminate.n_startup_trials=5"}),
             path + ": override 'early_terminate.n_startup_trials=5': "
-                   "early_terminate.n_startup_trials: type none does not take it (median does); "
+                   "early_terminate.n_startup_trials: type none does not take it (median, "
+                   "percentile "
+                   "do); "
                    "drop it, or set early_terminate.type=median");
   // Without a type override the file's keys are checked as before.
   const std::string mixed = WriteFile(

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Differential test against Optuna on the samples axis: sequential sweeps (one trial at a time)
-# with the median, successive-halving and hyperband pruners; every continue/prune decision hpo
+# with the median, percentile, successive-halving and hyperband pruners; every continue/prune decision hpo
 # took is replayed through Optuna 3.1's own pruner on the same intermediate values, keyed by
 # samples (tests/integration/pruner_replay_check.py).  Args: hpo binary.
 HPO=$1
@@ -21,6 +21,10 @@ check() {  # check NAME KIND
 }
 run median 'early_terminate={type: median, n_startup_trials: 3, n_warmup_steps: 128, interval_steps: 128, n_min_trials: 2}'
 check median median
+run percentile 'early_terminate={type: percentile, percentile: 30, n_startup_trials: 3, n_warmup_steps: 128, interval_steps: 128, n_min_trials: 2}'
+check percentile percentile
+run percentile_min 'early_terminate={type: percentile, percentile: 70, n_startup_trials: 2}' metric.goal=minimize
+check percentile_min percentile
 # bootstrap_count 1 prunes every trial at its first rung: no trial completes, hpo exits 3.
 WANT_RC=3 run sha 'early_terminate={type: successive_halving, min_resource: 64, reduction_factor: 2, min_early_stopping_rate: 0, bootstrap_count: 1}'
 check sha successive_halving

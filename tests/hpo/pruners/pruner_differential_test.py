@@ -1,11 +1,12 @@
 """Differential test of tunefleet's pruners against Optuna 3.1 (Debian's python3-optuna).
 
 Generates random scenarios with a fixed seed: a study name (Hyperband's brackets hang on it) and
-direction, a MedianPruner, a SuccessiveHalvingPruner (auto min_resource and bootstrap_count
-included) or a HyperbandPruner (min_resource small or large against the steps reported, so that
-there are many brackets, one or none; max_resource fixed, an exact power of the reduction factor,
-or auto; bootstrap_count with a fixed max_resource) with random parameters, interleaved trials
-reporting at random step gaps (sometimes out of order), values with ties, NaNs and infinities,
+direction, a MedianPruner, a PercentilePruner (percentile 0 to 100), a SuccessiveHalvingPruner
+(auto min_resource and bootstrap_count included) or a HyperbandPruner (min_resource small or
+large against the steps reported, so that there are many brackets, one or none; max_resource
+fixed, an exact power of the reduction factor, or auto; bootstrap_count with a fixed
+max_resource) with random parameters, interleaved trials reporting at random step gaps
+(sometimes out of order), values with ties, NaNs and infinities,
 trials finishing COMPLETE, FAIL or PRUNED. Each scenario is driven through Optuna adaptively
 (ask, report, should_prune, tell; a trial Optuna prunes is told PRUNED at once and reports no
 more), and the resulting event sequence is replayed through the C++ pruners by
@@ -78,7 +79,7 @@ def make_hyperband(rng, scale):
 def make_pruner(rng, scale):
     """Returns (study event, Optuna pruner)."""
     kind = rng.choice(["median"] * 10 + ["successive_halving"] * 10 + ["hyperband"] * 10 +
-                      ["none"])
+                      ["percentile"] * 10 + ["none"])
     event = {"op": "study", "pruner": kind}
     if kind == "median":
         spec = {
@@ -91,6 +92,19 @@ def make_pruner(rng, scale):
         pruner = optuna.pruners.MedianPruner(
             spec["n_startup_trials"], spec["n_warmup_steps"], spec["interval_steps"],
             n_min_trials=spec["n_min_trials"])
+    elif kind == "percentile":
+        spec = {
+            "percentile": rng.choice([0.0, 10.0, 25.0, 50.0, 62.5, 90.0, 100.0,
+                                      rng.uniform(0, 100)]),
+            "n_startup_trials": rng.choice([0, 0, 1, 2, 3, 5, 8]),
+            "n_warmup_steps": rng.choice([0, 0, 1, 2, 5]) * rng.choice([1, scale]),
+            "interval_steps": rng.choice([1, 1, 2, 3, 5]) * rng.choice([1, scale]),
+            "n_min_trials": rng.choice([1, 1, 2, 3, 5]),
+        }
+        event["percentile"] = spec
+        pruner = optuna.pruners.PercentilePruner(
+            spec["percentile"], spec["n_startup_trials"], spec["n_warmup_steps"],
+            spec["interval_steps"], n_min_trials=spec["n_min_trials"])
     elif kind == "successive_halving":
         auto = rng.random() < 0.4
         spec = {

@@ -2,11 +2,13 @@
 //
 // stdin: JSON lines, one event each; doubles are float.hex() strings ("0x1.8p+1", "inf", "nan").
 //   {"op": "study", "pruner": "median", "maximize": true, "name": "sweep-7", "median": {...}}
-//       starts a new study (Study::name from "name", "" when absent) with a new pruner from
-//       MakePruner; "successive_halving": {...} holds min_resource (0: auto), reduction_factor,
+//       starts a new study (Study::name from "name", "" when absent) with a new pruner of type
+//       "pruner", made from its module's spec; "successive_halving": {...} holds min_resource
+//       (0: auto), reduction_factor,
 //       min_early_stopping_rate, bootstrap_count; "median": {...} holds n_startup_trials,
 //       n_warmup_steps, interval_steps, n_min_trials; "hyperband": {...} holds min_resource,
-//       max_resource (0: auto), reduction_factor, bootstrap_count.
+//       max_resource (0: auto), reduction_factor, bootstrap_count; "percentile": {...} holds
+//       percentile (a JSON number) and median's four keys.
 //   {"op": "create"}                                   a new RUNNING trial, numbered 0, 1, ...
 //   {"op": "report", "trial": 3, "step": 7, "value": "0x1p-1"}   Optuna's trial.report (a step
 //                                                      already reported is ignored, as there)
@@ -21,7 +23,11 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "hpo/pruners/pruner_factory.h"
+#include "hpo/pruners/hyperband_pruner.h"
+#include "hpo/pruners/median_pruner.h"
+#include "hpo/pruners/nop_pruner.h"
+#include "hpo/pruners/percentile_pruner.h"
+#include "hpo/pruners/successive_halving_pruner.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -37,6 +43,39 @@ std::string ToHex(double v) {
   return buf;
 }
 
+// The pruner a "study" event names, from its spec block; null for an unknown type. The specs
+// are built directly, not parsed, so that combinations the YAML refuses (successive halving's
+// auto min_resource with bootstrap_count, which Optuna can be made to run) are replayed too.
+std::unique_ptr<Pruner> MakeReplayPruner(const nlohmann::json& e) {
+  const std::string type = e.at("pruner");
+  if (type == "none") return std::make_unique<NopPruner>();
+  if (type == "median") {
+    const nlohmann::json& m = e.at("median");
+    return std::make_unique<MedianPruner>(MedianSpec{m.at("n_startup_trials"),
+                                                     m.at("n_warmup_steps"),
+                                                     m.at("interval_steps"), m.at("n_min_trials")});
+  }
+  if (type == "percentile") {
+    const nlohmann::json& p = e.at("percentile");
+    return std::make_unique<PercentilePruner>(
+        PercentileSpec{p.at("percentile").get<double>(), p.at("n_startup_trials"),
+                       p.at("n_warmup_steps"), p.at("interval_steps"), p.at("n_min_trials")});
+  }
+  if (type == "successive_halving") {
+    const nlohmann::json& s = e.at("successive_halving");
+    return std::make_unique<SuccessiveHalvingPruner>(SuccessiveHalvingSpec{
+        s.at("min_resource"), s.at("reduction_factor"), s.at("min_early_stopping_rate"),
+        s.at("bootstrap_count")});
+  }
+  if (type == "hyperband") {
+    const nlohmann::json& h = e.at("hyperband");
+    return std::make_unique<HyperbandPruner>(HyperbandSpec{
+        h.at("min_resource"), h.at("max_resource"), h.at("reduction_factor"),
+        h.at("bootstrap_count")});
+  }
+  return nullptr;
+}
+
 int Run() {
   Study study;
   std::unique_ptr<Pruner> pruner;
@@ -46,28 +85,10 @@ int Run() {
     const nlohmann::json e = nlohmann::json::parse(line);
     const std::string op = e.at("op");
     if (op == "study") {
-      SweepConfig config;
-      config.pruner = e.at("pruner");
-      config.maximize = e.at("maximize");
-      if (e.contains("median")) {
-        const nlohmann::json& m = e["median"];
-        config.median = {m.at("n_startup_trials"), m.at("n_warmup_steps"), m.at("interval_steps"),
-                         m.at("n_min_trials")};
-      }
-      if (e.contains("successive_halving")) {
-        const nlohmann::json& s = e["successive_halving"];
-        config.successive_halving = {s.at("min_resource"), s.at("reduction_factor"),
-                                     s.at("min_early_stopping_rate"), s.at("bootstrap_count")};
-      }
-      if (e.contains("hyperband")) {
-        const nlohmann::json& h = e["hyperband"];
-        config.hyperband = {h.at("min_resource"), h.at("max_resource"), h.at("reduction_factor"),
-                            h.at("bootstrap_count")};
-      }
       study = Study();
       study.name = e.value("name", "");
-      study.maximize = config.maximize;
-      pruner = MakePruner(config);
+      study.maximize = e.at("maximize");
+      pruner = MakeReplayPruner(e);
       if (!pruner) {
         std::cerr << "line " << line_no << ": unknown pruner\n";
         return 1;
