@@ -251,6 +251,7 @@ absl::StatusOr<SweepEngine::Ended> SweepEngine::EndTrial(int64_t number, RunEnd 
   if (state == TrialState::kFail && !interrupting && !absl::StartsWith(t.fail_reason, "interrupted")) {
     if (end == RunEnd::kRefused) {
       ended.refused = true;
+      refused_points_.insert(t.point);
     } else if (!sampler_.Settled(study_, t.point)) {
       retries_.push_back(t.number);
       ended.retried = true;
@@ -311,8 +312,12 @@ SweepEngine::Outcome SweepEngine::GetOutcome() const {
   }
   o.points = static_cast<int64_t>(points.size());
   for (int64_t point : points) {
-    // Settled without finishing: it failed more often than it may.
-    if (finished.count(point) == 0 && sampler_.Settled(study_, point)) ++o.failed_points;
+    // Settled without finishing (it failed more often than it may), or refused (a failure a
+    // retry cannot help).
+    if (finished.count(point) == 0 &&
+        (refused_points_.count(point) > 0 || sampler_.Settled(study_, point))) {
+      ++o.failed_points;
+    }
   }
   return o;
 }

@@ -27,6 +27,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -168,6 +169,7 @@ class SweepEngine {
   Study study_;
   std::map<int64_t, RunState> running_;
   std::deque<int64_t> retries_;  // failed trials whose point gets another attempt
+  std::set<int64_t> refused_points_;  // points whose trial failed as kRefused (no retry)
   std::map<std::string, std::string> recorded_attrs_;
   std::vector<SearchSpace> distributions_;  // per trial, as CreateTrial recorded them
 };

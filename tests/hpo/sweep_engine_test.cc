@@ -112,6 +112,29 @@ TEST(SweepEngineTest, FailedTrialsAreRetriedThenGivenUp) {
   EXPECT_FALSE(cut->retried);
 }
 
+// A failure a retry cannot help (the trainer's usage error) is not retried, and its point
+// counts as failed in the outcome.
+TEST(SweepEngineTest, RefusedTrialsAreNotRetriedAndTheirPointFails) {
+  SweepConfig c = Config("early_terminate: {type: none}\nmax_failures_per_trial: 2\n");
+  SweepEngine engine(c, nullptr);
+  ASSERT_EQ(*engine.StartTrial(), std::optional<int64_t>(0));
+  auto refused = engine.EndTrial(0, RunEnd::kRefused, "rank 0: exit code 2", "usage\n", false);
+  ASSERT_TRUE(refused.ok());
+  EXPECT_TRUE(refused->refused);
+  EXPECT_FALSE(refused->retried);
+  EXPECT_FALSE(refused->gave_up);
+  EXPECT_EQ(refused->trial->state, TrialState::kFail);
+  // The next start is the next point, not a retry.
+  ASSERT_EQ(*engine.StartTrial(), std::optional<int64_t>(1));
+  EXPECT_EQ(engine.study().trials[1].point, 1);
+  EXPECT_TRUE(engine.study().trials[1].retry_history.empty());
+  Complete(engine, 1, 0.5);
+  const SweepEngine::Outcome o = engine.GetOutcome();
+  EXPECT_EQ(o.points, 2);
+  EXPECT_EQ(o.failed_points, 1);
+  EXPECT_EQ(o.completed, 1);
+}
+
 TEST(SweepEngineTest, FillRunsUpToTheConcurrencyAndDoneEndsTheSweep) {
   SweepConfig c = Config("early_terminate: {type: none}\n");
   c.max_concurrent_trials = 4;
