@@ -16,13 +16,11 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "common/errno_status.h"
 
 namespace tunefleet {
 
-// "WHAT: strerror(err)" with a code from `err`: ENOENT NotFound, EACCES/EPERM PermissionDenied,
-// EEXIST AlreadyExists, ENOSPC/EDQUOT ResourceExhausted, anything else Internal. `what` usually
-// starts with the path ("/x/y: cannot open"). Pass errno itself, read before any other call.
-absl::Status ErrnoStatus(int err, absl::string_view what);
+// ErrnoStatus(err, what): common/errno_status.h, included here for the callers of this file.
 
 // The whole file, bytes as they are. Errors: "PATH: cannot open: ..." (code from errno, so a
 // missing file is NotFound) or "PATH: cannot read: ...".

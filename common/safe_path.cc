@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/errno_status.h"
 
 namespace tunefleet {
 namespace {
@@ -19,16 +20,7 @@ absl::Status Refuse(const std::string& path, absl::string_view why) {
 }
 
 absl::Status Errno(int err, const std::string& path, absl::string_view what) {
-  const std::string message = absl::StrCat(path, ": ", what, ": ", std::strerror(err));
-  switch (err) {
-    case ENOENT:
-      return absl::NotFoundError(message);
-    case EACCES:
-    case EPERM:
-      return absl::PermissionDeniedError(message);
-    default:
-      return absl::InternalError(message);
-  }
+  return ErrnoStatus(err, absl::StrCat(path, ": ", what));
 }
 
 std::string Octal(mode_t mode) {
