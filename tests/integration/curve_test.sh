@@ -105,7 +105,7 @@ for a in $listening; do
   case "$a" in 127.0.0.1:*) ;; *) fail "the head (--bind tcp://127.0.0.1) listens on $a" ;; esac
 done
 if ! command -v useradd > /dev/null || [ "$(id -u)" -ne 0 ]; then
-  echo "SKIPPED the second-user fetch: needs root and useradd"
+  fail "the second-user fetch needs root and useradd (CI runs as root; other_user_test likewise)"
 else
   U=tf-probe-$$
   PROBE=$(mktemp -d /tmp/tf-probe-XXXXXX)

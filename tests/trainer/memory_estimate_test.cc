@@ -40,6 +40,31 @@ TEST(MemoryEstimateTest, EncoderParametersAreBertBasesLessThePooler) {
   EXPECT_EQ(EncoderParameters(BertConfig()), 109482240 - 590592);
 }
 
+// The trainer's check at its start: a batch whose estimate at 2 tokens a sequence exceeds the
+// device's memory is refused naming train.batch_size. BERT-large at 2^20 examples needs about
+// 6.5 TiB in fp32, more than any host's RAM; BERT-base at 32 fits any host that builds this.
+TEST(MemoryEstimateTest, ABatchThatCannotFitTheDeviceIsRefused) {
+  BertConfig large;
+  large.hidden_size = 1024;
+  large.num_hidden_layers = 24;
+  large.num_attention_heads = 16;
+  large.intermediate_size = 4096;
+  const absl::Status refused =
+      CheckBatchCanFit(large, EncoderParameters(large), int64_t{1} << 20, 2, Precision::kFp32,
+                       false, 1, torch::Device(torch::kCPU));
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument) << refused;
+  EXPECT_NE(std::string(refused.message())
+                .find("train.batch_size: 1048576 examples a step need at least "),
+            std::string::npos)
+      << refused;
+  EXPECT_NE(std::string(refused.message()).find("more than this host's "), std::string::npos)
+      << refused;
+  const BertConfig base;
+  EXPECT_TRUE(CheckBatchCanFit(base, EncoderParameters(base), 32, 2, Precision::kFp32, false, 1,
+                               torch::Device(torch::kCPU))
+                  .ok());
+}
+
 TEST(MemoryEstimateTest, ModelStateBytesPerParameter) {
   const BertConfig config;
   const MemoryEstimate bf16 =
