@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/clip.h"
 #include "common/file_util.h"
@@ -257,11 +258,12 @@ absl::StatusOr<SweepConfig> LoadSweepConfig(const std::string& path,
   absl::StatusOr<SweepConfig> parsed = ParseSweepConfig(file);
   if (!parsed.ok() && !multirun) return AddMultirunHint(parsed.status(), overrides);
   ASSIGN_OR_RETURN(SweepConfig config, std::move(parsed));
+  constexpr absl::string_view kOutputDir = "output.dir=";
   for (const std::string& o : config.trainer.overrides) {
-    if (o.rfind("output.dir=", 0) == 0) {
+    if (absl::StartsWith(o, kOutputDir)) {
       config.notes.push_back(absl::StrCat(
-          "trainer.overrides output.dir (", ClipValue(o.substr(11)), "): not used: each trial "
-          "writes to its own folder, trial-N beside the journal"));
+          "trainer.overrides output.dir (", ClipValue(o.substr(kOutputDir.size())),
+          "): not used: each trial writes to its own folder, trial-N beside the journal"));
     }
   }
   if (!config.trainer.synthetic) {

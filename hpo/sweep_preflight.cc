@@ -85,14 +85,16 @@ absl::Status CheckDevModeBatchSizes(const SweepConfig& config, const LocalHost& 
   const int passes = t->task.type == "classification" ? 1 : 2;
   const int shards = t->train.strategy == "zero1" ? static_cast<int>(config.gpus_per_trial) : 1;
   for (int64_t batch : config.batch_sizes) {
-    const trainer::MemoryEstimate least = trainer::EstimateTrainingMemoryBytes(
-        *model, parameters, batch, /*seq=*/2, passes, t->train.precision == "fp32",
-        t->train.grad_checkpointing, shards);
+    const trainer::MemoryEstimate least =
+        trainer::LeastTrainingMemory(*model, parameters, batch, passes,
+                                     t->train.precision == "fp32", t->train.grad_checkpointing,
+                                     shards);
     if (least.total_bytes() <= host.memory_bytes) continue;
     return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: parameters.batch_size: %d examples a step need at least %.1f GiB even at 2 tokens "
+        "%s: parameters.batch_size: %d examples a step need at least %.1f GiB even at %d tokens "
         "a sequence (the trainer's memory estimate), more than %s",
-        config.source, batch, trainer::GiB(least.total_bytes()), host.memory_text));
+        config.source, batch, trainer::GiB(least.total_bytes()), trainer::kLeastTokens,
+        host.memory_text));
   }
   return absl::OkStatus();
 }

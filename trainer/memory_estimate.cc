@@ -65,14 +65,14 @@ absl::Status CheckBatchCanFit(const BertConfig& config, int64_t parameters, int6
     what = absl::StrCat("this host's ", absl::StrFormat("%.1f", GiB(memory)), " GiB of RAM");
   }
   if (memory <= 0) return absl::OkStatus();
-  const MemoryEstimate least = EstimateTrainingMemory(config, parameters, batch, /*seq=*/2,
-                                                      passes, precision, grad_checkpointing,
-                                                      optimizer_shards);
+  const MemoryEstimate least =
+      LeastTrainingMemory(config, parameters, batch, passes, precision == Precision::kFp32,
+                          grad_checkpointing, optimizer_shards);
   if (least.total_bytes() <= memory) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat(
       "train.batch_size: ", batch, " examples a step need at least ",
       absl::StrFormat("%.1f", GiB(least.total_bytes())),
-      " GiB even at 2 tokens a sequence (the memory estimate), more than ", what));
+      " GiB even at ", kLeastTokens, " tokens a sequence (the memory estimate), more than ", what));
 }
 
 }  // namespace trainer

@@ -42,6 +42,13 @@ MemoryEstimate EstimateTrainingMemoryBytes(const BertConfig& config, int64_t par
   return e;
 }
 
+MemoryEstimate LeastTrainingMemory(const BertConfig& config, int64_t parameters, int64_t batch,
+                                   int passes, bool fp32, bool grad_checkpointing,
+                                   int optimizer_shards) {
+  return EstimateTrainingMemoryBytes(config, parameters, batch, kLeastTokens, passes, fp32,
+                                     grad_checkpointing, optimizer_shards);
+}
+
 int64_t EncoderParameters(const BertConfig& config) {
   int64_t total = 0;
   for (const auto& [name, shape] : BertParameterShapes(config, /*with_pooler=*/false)) {

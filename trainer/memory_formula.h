@@ -44,6 +44,14 @@ MemoryEstimate EstimateTrainingMemoryBytes(const BertConfig& config, int64_t par
                                            int64_t batch, int64_t seq, int passes, bool fp32,
                                            bool grad_checkpointing, int optimizer_shards = 1);
 
+// The least a step of `batch` examples can take, whatever the padding: the estimate at
+// kLeastTokens tokens a sequence ([CLS] and [SEP]). A batch whose least exceeds a device's
+// memory cannot train there (the trainer's start and hpo's dev-mode check both refuse it).
+inline constexpr int64_t kLeastTokens = 2;
+MemoryEstimate LeastTrainingMemory(const BertConfig& config, int64_t parameters, int64_t batch,
+                                   int passes, bool fp32, bool grad_checkpointing,
+                                   int optimizer_shards = 1);
+
 // The parameters of BertModel without its pooler (trainer/bert_config.h's shapes): a lower bound
 // of what a task model trains.
 int64_t EncoderParameters(const BertConfig& config);
