@@ -2,7 +2,7 @@
 # Data-parallel scaling of tunefleet against the PyTorch DDP anchor, in one run on one host
 # (issue 5): for each batch size per GPU, shared/bench/pytorch_anchor.py on 1 GPU and under
 # torchrun on N GPUs (DistributedDataParallel), and train_throughput_bench --variant fused and
-# graph on 1 GPU and under torchrun --no-python on N GPUs (trainer/grad_sync.h: bucketed
+# graph on 1 GPU and under torchrun --no-python on N GPUs (trainer/distributed/grad_sync.h: bucketed
 # all-reduce overlapped with backward). Scaling efficiency = N-GPU samples/s / (N x 1-GPU).
 #   bench/ddp_scaling_vs_anchor.sh ANCHOR.py BENCH_BINARY [MODEL] [BATCH...]
 # GPUS (default 2) ranks; NCCL_NVLS_ENABLE defaults to 0. JSON lines also go to

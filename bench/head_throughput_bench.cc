@@ -35,7 +35,7 @@
 #include "comm/zmq_channel.h"
 #include "common/cli.h"
 #include "common/logging.h"
-#include "launcher/head.h"
+#include "launcher/head/head.h"
 
 namespace tunefleet {
 namespace bench {

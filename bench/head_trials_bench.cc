@@ -30,7 +30,7 @@
 #include "testing/head_process.h"
 #include "testing/sim_cluster.h"
 #include "common/cli.h"
-#include "launcher/head.h"
+#include "launcher/head/head.h"
 
 namespace tunefleet {
 namespace bench {

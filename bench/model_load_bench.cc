@@ -19,8 +19,8 @@
 #include "absl/status/status.h"
 #include "common/cli.h"
 #include "common/logging.h"
-#include "trainer/bert_model.h"
-#include "trainer/hf_model_folder.h"
+#include "trainer/model/bert_model.h"
+#include "trainer/io/hf_model_folder.h"
 
 namespace tunefleet {
 namespace bench {

@@ -48,7 +48,7 @@
 #include "hpo/pruners/median_pruner.h"
 #include "hpo/pruners/pruner_registry.h"
 #include "hpo/search_space.h"
-#include "hpo/sweep_config.h"
+#include "hpo/config/sweep_config.h"
 #include "hpo/sweep_engine.h"
 
 namespace tunefleet {

@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
-#include "hpo/journal_replay.h"
+#include "hpo/journal/journal_replay.h"
 
 namespace tunefleet {
 namespace bench {

@@ -25,7 +25,7 @@
 
 #include "absl/status/statusor.h"
 #include "bench/search_table.h"
-#include "hpo/sweep_config.h"
+#include "hpo/config/sweep_config.h"
 #include "hpo/sweep_engine.h"
 
 namespace tunefleet {

@@ -1,10 +1,10 @@
 #include "bench/throughput_trainer.h"
 
 #include "absl/status/status.h"
-#include "trainer/bert_model.h"
-#include "trainer/fused_linear.h"
-#include "trainer/fused_norm.h"
-#include "trainer/pooling.h"
+#include "trainer/model/bert_model.h"
+#include "trainer/model/fused_linear.h"
+#include "trainer/model/fused_norm.h"
+#include "trainer/model/pooling.h"
 
 namespace tunefleet {
 namespace bench {
@@ -34,7 +34,7 @@ ThroughputTrainer::ThroughputTrainer(const ThroughputOptions& o,
   batch_.size = o.batch;
   batch_.first.input_ids = torch::randint(1000, 30000, {o.batch, o.seq}, longs);
   // No padding: the anchor's attention mask is all ones, which transformers drops before SDPA;
-  // an unpadded batch passes none either (trainer/bert_model.h).
+  // an unpadded batch passes none either (trainer/model/bert_model.h).
   batch_.first.padded = false;
   batch_.labels = torch::randint(0, kNumLabels, {o.batch}, longs);
   if (o.variant == "eager") {

@@ -1,8 +1,8 @@
 // The training step that bench/train_throughput_bench.cc times: tunefleet's BERT with the
-// trainer's classification head (trainer/task_model.h), one fixed batch on the device, and the
-// optimizer of the variant (torch::optim::AdamW for eager, trainer/adamw.h's multi-tensor AdamW
+// trainer's classification head (trainer/tasks/task_model.h), one fixed batch on the device, and the
+// optimizer of the variant (torch::optim::AdamW for eager, trainer/optim/adamw.h's multi-tensor AdamW
 // otherwise, one per gradient bucket with --optimizer_per_bucket), data parallel through
-// trainer/grad_sync.h when given a process group. The workload's constants are the anchor's
+// trainer/distributed/grad_sync.h when given a process group. The workload's constants are the anchor's
 // (shared/bench/pytorch_anchor.py): see train_throughput_bench.cc's file comment.
 // Thread-safety: not thread-safe; one per process.
 #ifndef TUNEFLEET_BENCH_THROUGHPUT_TRAINER_H_
@@ -19,12 +19,12 @@
 #include <torch/types.h>
 
 #include "comm/process_group.h"
-#include "trainer/adamw.h"
-#include "trainer/autocast.h"
-#include "trainer/bert_config.h"
-#include "trainer/grad_sync.h"
-#include "trainer/task_data.h"
-#include "trainer/task_model.h"
+#include "trainer/optim/adamw.h"
+#include "trainer/model/autocast.h"
+#include "trainer/model/bert_config.h"
+#include "trainer/distributed/grad_sync.h"
+#include "trainer/data/task_data.h"
+#include "trainer/tasks/task_model.h"
 
 namespace tunefleet {
 namespace bench {
@@ -45,7 +45,7 @@ struct ThroughputOptions {
   int64_t warmup = 5;
   double dropout = 0.1;
   std::string qkv = "fused";
-  std::string kernels = "fused";  // fused: trainer/fused_norm.h's CUDA kernels where built; aten
+  std::string kernels = "fused";  // fused: trainer/model/fused_norm.h's CUDA kernels where built; aten
   std::string grad_comm = "fp32";  // DDP: dtype of the gradient all-reduce
   int64_t bucket_mb = 25;          // DDP: gradient bucket cap
   bool no_overlap = false;         // DDP: every bucket's all-reduce after backward (diagnostic)
@@ -76,7 +76,7 @@ class ThroughputTrainer {
   // --phases: called at the step's start (0), after forward (1), after backward (2), once the
   // gradients are reduced (3) and after the optimizer (4); unset, nothing is recorded.
   void set_marker(std::function<void(int)> marker) { marker_ = std::move(marker); }
-  // The fixed batch on the host, as trainer/step_graphs.h takes it.
+  // The fixed batch on the host, as trainer/train/step_graphs.h takes it.
   const trainer::TaskBatch& host_batch();
 
  private:

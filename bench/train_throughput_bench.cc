@@ -1,9 +1,9 @@
-// train_throughput_bench: training samples/s of tunefleet's BERT (trainer/bert_model.h) with a
+// train_throughput_bench: training samples/s of tunefleet's BERT (trainer/model/bert_model.h) with a
 // sequence-classification head, the C++ counterpart of shared/bench/pytorch_anchor.py (Hugging
 // Face BertForSequenceClassification in eager PyTorch). Same workload as the anchor:
 //   - model: --model bert-base (hidden 768, 12 layers, 12 heads, intermediate 3072) or minilm-l6
 //     (384 / 6 / 12 / 1536); vocab 30522, 512 positions, random init (normal 0.02), seed 0;
-//   - head: the trainer's classification task model (trainer/task_model.h): pooler (tanh dense
+//   - head: the trainer's classification task model (trainer/tasks/task_model.h): pooler (tanh dense
 //     of [CLS]) -> dropout -> linear(hidden, 2), cross entropy; dropout 0.1 everywhere
 //     (transformers' defaults; --dropout changes all of them);
 //   - inputs: one fixed batch, ids uniform in [1000, 30000), attention mask all ones, labels
@@ -17,10 +17,10 @@
 // --variant says how a step runs, so each improvement is measured on its own:
 //   eager: forward, backward, torch::optim::AdamW (one small kernel per tensor and operation),
 //          gradients set to none (the anchor's zero_grad(set_to_none=True));
-//   fused: the same with the trainer's multi-tensor AdamW (trainer/adamw.h): at::_fused_adamw_ on
+//   fused: the same with the trainer's multi-tensor AdamW (trainer/optim/adamw.h): at::_fused_adamw_ on
 //          CUDA with LibTorch >= 2.4 (the kernel of torch's AdamW(fused=True)), else _foreach_*;
 //   graph: the fused step replayed as CUDA graphs the way the trainer replays its steps
-//          (trainer/step_graphs.h: forward and backward in one graph, the optimizer with its
+//          (trainer/train/step_graphs.h: forward and backward in one graph, the optimizer with its
 //          step count on the device in another), on a side stream, after eager warm-up steps;
 //          the first graphed step captures them and counts as a warm-up step (CUDA only).
 // Prints one JSON line: the anchor's keys (samples_per_s, model_tflops with the anchor's FLOP
@@ -43,13 +43,13 @@
 #include "bench/throughput_trainer.h"
 #include "comm/process_group.h"
 #include "common/cli.h"
-#include "trainer/bert_config.h"
+#include "trainer/model/bert_config.h"
 #include "trainer/device.h"
-#include "trainer/fused_linear.h"
-#include "trainer/fused_norm.h"
-#include "trainer/memory_estimate.h"
-#include "trainer/step_graphs.h"
-#include "trainer/task_data.h"
+#include "trainer/model/fused_linear.h"
+#include "trainer/model/fused_norm.h"
+#include "trainer/train/memory_estimate.h"
+#include "trainer/train/step_graphs.h"
+#include "trainer/data/task_data.h"
 
 namespace tunefleet {
 namespace bench {
@@ -113,7 +113,7 @@ Result RunEager(ThroughputTrainer& trainer, const ThroughputOptions& o,
 
 #ifdef TUNEFLEET_CUDA
 // graph: warm-up on the side stream the caller made current before building the model, then
-// every step replayed as trainer/step_graphs.h's graphs (the first step captures them).
+// every step replayed as trainer/train/step_graphs.h's graphs (the first step captures them).
 Result RunGraph(ThroughputTrainer& trainer, const ThroughputOptions& o,
                 const torch::Device& device) {
   Result r;
@@ -233,7 +233,7 @@ int Main(int argc, char** argv) {
   cli.AddInt("warmup", &o.warmup, "untimed steps first", "N");
   cli.AddDouble("dropout", &o.dropout, "hidden, attention and classifier dropout", "P");
   cli.AddString("kernels", &o.kernels,
-                "fused (trainer/fused_norm.h's CUDA kernels and fused_linear.h's cuBLASLt bias "
+                "fused (trainer/model/fused_norm.h's CUDA kernels and fused_linear.h's cuBLASLt bias "
                 "gradients, where built) or aten (ATen's operations)",
                 "MODE");
   cli.AddString("qkv", &o.qkv, "fused (one GEMM) or separate (three, as transformers)", "MODE");
@@ -280,7 +280,7 @@ int Main(int argc, char** argv) {
     torch::manual_seed(0);
     const trainer::BertConfig config = ModelConfig(o);
     // Graph variant: everything on one side stream from the start, the model and the DDP
-    // gradient hooks included (trainer/step_graphs.h).
+    // gradient hooks included (trainer/train/step_graphs.h).
     std::optional<trainer::SideStreamScope> side;
     if (o.variant == "graph") side.emplace(device);
     auto runner = std::make_unique<ThroughputTrainer>(o, config, device, group.get());

@@ -21,7 +21,7 @@ for b in "${BATCHES[@]}"; do
   for v in eager fused graph; do
     "$BENCH" --model "$MODEL" --precision bf16 --batch "$b" --variant "$v" | tee -a "$LOG"
   done
-  # ATen's dropout + add + LayerNorm instead of trainer/fused_norm.h's kernels, for comparison.
+  # ATen's dropout + add + LayerNorm instead of trainer/model/fused_norm.h's kernels, for comparison.
   "$BENCH" --model "$MODEL" --precision bf16 --batch "$b" --variant graph --kernels aten |
     tee -a "$LOG"
   # The query/key/value projections as transformers runs them (three GEMMs), for comparison.

@@ -48,7 +48,7 @@ struct DistEnv {
 // A job's rendezvous: the c10d TCPStore that rank 0 serves on MASTER_ADDR:MASTER_PORT and every
 // rank connects to (Connect returns once all world_size ranks have). A process group is set up
 // over one (ProcessGroup::Join); its ranks may also swap short strings over it, as a warm
-// worker's ranks do to agree whether to reuse their group (trainer/trial_group.h).
+// worker's ranks do to agree whether to reuse their group (trainer/distributed/trial_group.h).
 class Rendezvous {
  public:
   static absl::StatusOr<std::unique_ptr<Rendezvous>> Connect(const DistEnv& env,
@@ -119,7 +119,7 @@ class ProcessGroup {
   // Every rank's `input` (same shape everywhere), concatenated along dimension 0 in rank order.
   absl::StatusOr<torch::Tensor> AllGather(const torch::Tensor& input);
 
-  // The sharded collectives of ZeRO (trainer/sharded_adamw.h), in place on a contiguous 1-D
+  // The sharded collectives of ZeRO (trainer/optim/sharded_adamw.h), in place on a contiguous 1-D
   // `buffer` of size() equal parts, part r = buffer.narrow(0, r * n, n):
   //   ReduceScatterMeanAsync: this rank's part becomes the mean over ranks of that part; the
   //     other parts are left unspecified. NCCL: one in-place reduce-scatter (AVG). Gloo, which

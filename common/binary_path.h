@@ -1,9 +1,9 @@
 // Finds another tunefleet binary from the running one, so that hpo can start a head and an
 // agent and an agent can start trainers without the user naming paths. `target` is the Bazel
-// package path, e.g. "launcher/head". Looked for, in order:
+// path under bazel-bin, e.g. "launcher/head/head". Looked for, in order:
 //   $TUNEFLEET_BIN_DIR/NAME                     (explicit)
 //   <self>.runfiles/tunefleet/<target>          (bazel run / bazel test, with a data dep)
-//   <bazel-bin>/<target>                        (bazel-bin/hpo/hpo next to bazel-bin/launcher/head)
+//   <bazel-bin>/<target>                        (bazel-bin/hpo/hpo next to bazel-bin/launcher/head/head)
 //   <dir of self>/NAME                          (CMake's bin/ folder)
 // where NAME is the last path component of `target`.
 #ifndef TUNEFLEET_COMMON_BINARY_PATH_H_

@@ -1,7 +1,7 @@
 // NVIDIA's management library (NVML, libnvidia-ml.so.1), loaded at run time with dlopen as
 // nvidia-smi and pynvml use it, so that nothing links it and every binary runs where it is
 // absent. What tunefleet reads from it: each GPU's utilisation, memory, power, temperature and
-// energy counter (the agent's telemetry, launcher/gpu_telemetry.h), and the memory NVML counts
+// energy counter (the agent's telemetry, launcher/agent/gpu_telemetry.h), and the memory NVML counts
 // for one process (the trainer's end-of-run memory line).
 //
 //   std::string why;

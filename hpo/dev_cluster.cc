@@ -115,9 +115,9 @@ std::string HowItEnded(const launcher::ChildProcess& child) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<DevCluster>> DevCluster::Start(const Options& options) {
-  auto head_binary = FindSiblingBinary("launcher/head");
+  auto head_binary = FindSiblingBinary("launcher/head/head");
   if (!head_binary.ok()) return head_binary.status();
-  auto agent_binary = FindSiblingBinary("launcher/agent");
+  auto agent_binary = FindSiblingBinary("launcher/agent/agent");
   if (!agent_binary.ok()) return agent_binary.status();
   std::unique_ptr<DevCluster> cluster(new DevCluster());  // its destructor cleans up on errors
   cluster->options_ = options;
@@ -197,7 +197,7 @@ absl::Status DevCluster::Supervise(Member& m, absl::Time now) {
     }
     if (&m == &head_) {
       // A new head starts at least 2 s after the old one started: run ids come from the
-      // microsecond clock at a head's start (launcher/head_main.cc), and the pause also keeps a
+      // microsecond clock at a head's start (launcher/head/head_main.cc), and the pause also keeps a
       // crash loop from spinning.
       m.restart_at = std::max(now, absl::FromUnixSeconds(absl::ToUnixSeconds(m.started_at) + 2));
     } else {

@@ -22,18 +22,18 @@
 #include "common/logging.h"
 #include "common/signals.h"
 #include "hpo/dev_cluster.h"
-#include "hpo/journal_file.h"
-#include "hpo/journal_replay.h"
-#include "hpo/progress_table.h"
-#include "hpo/report.h"
+#include "hpo/journal/journal_file.h"
+#include "hpo/journal/journal_replay.h"
+#include "hpo/report/progress_table.h"
+#include "hpo/report/report.h"
 #include "hpo/search_space.h"
-#include "hpo/study_json.h"
-#include "hpo/sweep_config.h"
+#include "hpo/journal/study_json.h"
+#include "hpo/config/sweep_config.h"
 #include "hpo/sweep_driver.h"
-#include "hpo/sweep_flags.h"
-#include "hpo/sweep_plan.h"
-#include "hpo/sweep_preflight.h"
-#include "hpo/trainer_files.h"
+#include "hpo/config/sweep_flags.h"
+#include "hpo/config/sweep_plan.h"
+#include "hpo/config/sweep_preflight.h"
+#include "hpo/config/trainer_files.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -334,7 +334,7 @@ int Best(const std::vector<std::string>& args) {
       "trial %d  value %.9g  lr %.9g  batch_size %d  lr_effective %.9g%s\n", best->number,
       *best->value, best->params.at(kLrParam), static_cast<int>(best->params.at(kBatchParam)),
       best->lr_effective, others));
-  // Re-running it alone: the resolved config its trainer wrote (trainer/resolved_config.h).
+  // Re-running it alone: the resolved config its trainer wrote (trainer/train/resolved_config.h).
   const std::string trial_dir = absl::StrCat(RunDir(journal), "/trial-", best->number);
   const std::string resolved = trial_dir + "/.tunefleet/config.yaml";
   if (::access(resolved.c_str(), R_OK) == 0) {

@@ -9,7 +9,7 @@
 #include <map>
 #include <string>
 
-#include "hpo/sweep_config.h"
+#include "hpo/config/sweep_config.h"
 
 namespace tunefleet {
 namespace hpo {

@@ -1,7 +1,7 @@
 // The search space of a sweep, in Optuna's distribution shapes so the journal can record them:
 //   lr          FloatDistribution(low, high, log)  or CategoricalDistribution(choices)
 //   batch_size  CategoricalDistribution(choices)   (per-rank batch sizes, ascending)
-//   trainer keys (hpo/sweep_parameters.h): FloatDistribution, IntDistribution(low, high) or
+//   trainer keys (hpo/config/sweep_parameters.h): FloatDistribution, IntDistribution(low, high) or
 //               CategoricalDistribution (numbers, or strings held by their index)
 #ifndef TUNEFLEET_HPO_SEARCH_SPACE_H_
 #define TUNEFLEET_HPO_SEARCH_SPACE_H_
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "hpo/sweep_config.h"
+#include "hpo/config/sweep_config.h"
 
 namespace tunefleet {
 namespace hpo {

@@ -19,12 +19,12 @@
 #include "common/file_util.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
-#include "hpo/journal_file.h"
-#include "hpo/journal_replay.h"
-#include "hpo/report.h"
-#include "hpo/study_json.h"
-#include "hpo/sweep_plan.h"
-#include "hpo/sweep_preflight.h"
+#include "hpo/journal/journal_file.h"
+#include "hpo/journal/journal_replay.h"
+#include "hpo/report/report.h"
+#include "hpo/journal/study_json.h"
+#include "hpo/config/sweep_plan.h"
+#include "hpo/config/sweep_preflight.h"
 #include "hpo/trial_command.h"
 
 namespace tunefleet {

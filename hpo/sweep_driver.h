@@ -24,10 +24,10 @@
 #include "comm/head_session.h"
 #include "comm/proto/messages.pb.h"
 #include "common/signals.h"
-#include "hpo/journal_writer.h"
-#include "hpo/progress_table.h"
-#include "hpo/sweep_config.h"
-#include "hpo/report_writer.h"
+#include "hpo/journal/journal_writer.h"
+#include "hpo/report/progress_table.h"
+#include "hpo/config/sweep_config.h"
+#include "hpo/report/report_writer.h"
 #include "hpo/sweep_engine.h"
 
 namespace tunefleet {
@@ -48,7 +48,7 @@ class SweepDriver {
     // agents), then submit the unfinished trials again; zero: fail at once.
     absl::Duration head_grace = absl::Minutes(5);
     // The HTML report beside the journal is rewritten at most this often during the sweep (from
-    // memory, on a thread of its own: hpo/report_writer.h), and once at the end.
+    // memory, on a thread of its own: hpo/report/report_writer.h), and once at the end.
     absl::Duration report_interval = absl::Seconds(5);
   };
 

@@ -10,10 +10,10 @@
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 #include "hpo/bounds.h"
-#include "hpo/journal_format.h"
+#include "hpo/journal/journal_format.h"
 #include "hpo/lr_scaling.h"
-#include "hpo/progress_table.h"
-#include "hpo/py_json.h"
+#include "hpo/report/progress_table.h"
+#include "hpo/journal/py_json.h"
 
 namespace tunefleet {
 namespace hpo {

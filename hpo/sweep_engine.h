@@ -33,12 +33,12 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "hpo/journal_replay.h"
-#include "hpo/journal_writer.h"
-#include "hpo/pruner.h"
+#include "hpo/journal/journal_replay.h"
+#include "hpo/journal/journal_writer.h"
+#include "hpo/pruners/pruner.h"
 #include "hpo/samplers/random_then_grid_sampler.h"
 #include "hpo/search_space.h"
-#include "hpo/sweep_config.h"
+#include "hpo/config/sweep_config.h"
 #include "hpo/trial.h"
 
 namespace tunefleet {

@@ -50,7 +50,7 @@ struct Trial {
   // empty for a fresh trainer process.
   std::string worker;
   // GPU telemetry: NVML samples taken by the agents every second on the trial's GPUs while it
-  // ran (launcher/gpu_telemetry.h). Absent where no agent could load NVML (or on CPU slots).
+  // ran (launcher/agent/gpu_telemetry.h). Absent where no agent could load NVML (or on CPU slots).
   std::optional<double> gpu_util_mean;     // user attr "gpu_util_mean": mean utilisation, %
   std::optional<double> gpu_mem_peak_mib;  // "gpu_mem_peak_mib": peak memory used on one GPU
   std::optional<double> gpu_energy_j;      // "gpu_energy_j": energy of all its GPUs, joules

@@ -8,9 +8,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/number_text.h"
-#include "hpo/py_json.h"
+#include "hpo/journal/py_json.h"
 #include "hpo/search_space.h"
-#include "hpo/sweep_parameters.h"
+#include "hpo/config/sweep_parameters.h"
 
 namespace tunefleet {
 namespace hpo {

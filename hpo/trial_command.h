@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "hpo/sweep_config.h"
+#include "hpo/config/sweep_config.h"
 #include "hpo/trial.h"
 
 namespace tunefleet {
@@ -23,7 +23,7 @@ std::vector<std::string> TrainerArgs(const SweepConfig& config, const Trial& tri
                                      const std::string& run_dir);
 
 // The trial's hyperparameters as a flat JSON object, which the trainer writes into its TensorBoard
-// event file for the HParams view (TUNEFLEET_HPARAMS, trainer/event_file.h): every searched
+// event file for the HParams view (TUNEFLEET_HPARAMS, trainer/io/event_file.h): every searched
 // parameter by name (a number, or the label of a categorical of strings), and lr_effective.
 std::string TrialHParamsJson(const SweepConfig& config, const Trial& trial);
 

@@ -62,7 +62,7 @@ def load_package(pkg):
         return record
 
     native = {k: rule(k) for k in ("cc_library", "cc_binary", "cc_test", "sh_test", "sh_binary",
-                                   "filegroup")}
+                                   "filegroup", "alias")}
     env = dict(native, cc_proto=rule("cc_proto"))
 
     def load(label, *symbols):
@@ -125,6 +125,8 @@ class Index:
                 raise ValueError("%s (in //%s) names no rule and no file" % (label, pkg))
             return None  # a source file
         kind, attrs = entry
+        if kind == "alias":  # another name for a rule: CMake knows the rule by its own name
+            return self.target(attrs["actual"], p)
         if kind == "cc_binary" and not attrs.get("testonly"):
             return name
         return "%s_%s" % (p.replace("/", "_"), name)
@@ -178,6 +180,8 @@ def convert(pkg, comment, rules, index):
     # Filegroups first: tests of this folder may list them as DATA.
     rules = sorted(rules, key=lambda r: r[0] != "filegroup")
     for kind, attrs in rules:
+        if kind == "alias":
+            continue
         attrs = dict(attrs)
         name = attrs.pop("name")
         unknown = set(attrs) - IGNORED_ATTRS - {

@@ -27,7 +27,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "launcher/head.h"
+#include "launcher/head/head.h"
 
 namespace tunefleet {
 namespace bench {

@@ -11,7 +11,7 @@
 #include "comm/liveness.h"
 #include "comm/proto/messages.pb.h"
 #include "comm/zmq_channel.h"
-#include "launcher/head_text.h"
+#include "launcher/head/head_text.h"
 
 namespace tunefleet {
 namespace bench {

@@ -3,7 +3,7 @@
 // simulation costs as little CPU as it can on a small machine).
 //
 // Each agent is a DEALER that registers (role AGENT, `slots` slots, name agentN, address
-// 127.0.0.1) and heartbeats like launcher/agent.cc (a Heartbeat when it has sent nothing for
+// 127.0.0.1) and heartbeats like launcher/agent/agent.cc (a Heartbeat when it has sent nothing for
 // the Welcome's interval). For each Assign it takes a free slot and answers Started (run_id,
 // trial, agent, ranks, a fake pid, the slot), then `reports_per_trial` Reports one at a time
 // (each waits for the client's Decision, the last one `final`), then Exit COMPLETED. The trials

@@ -20,9 +20,9 @@
 #include "common/binary_path.h"
 #include "common/cli.h"
 #include "common/logging.h"
-#include "trainer/agent_client.h"
-#include "trainer/synthetic.h"
-#include "trainer/tokenize_command.h"
+#include "trainer/distributed/agent_client.h"
+#include "trainer/data/synthetic.h"
+#include "trainer/commands/tokenize_command.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -33,7 +33,7 @@ int Synthetic(const std::vector<std::string>& args) {
   double lr_effective = o.lr_effective;
   int64_t batch_size = o.batch_size;
   CommandLine cli("trainer synthetic", "",
-                  "The synthetic trainer (trainer/synthetic.h): reports a documented function of\n"
+                  "The synthetic trainer (trainer/data/synthetic.h): reports a documented function of\n"
                   "(lr_effective, batch_size, step) plus seeded noise at every step, so sweeps can\n"
                   "be tested without training; step s lies at s * samples_per_step samples. Under\n"
                   "an agent it reports to it and stops when told.");
@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
        {"encode", "write sentence embeddings", torch("encode")},
        {"eval", "evaluate a model on a dataset", torch("eval")},
        {"convert", "rewrite a Hugging Face BERT folder in tunefleet's layout", torch("convert")},
-       // trainer/worker_command.h's kWorkerSummary (this binary does not link LibTorch).
+       // trainer/commands/worker_command.h's kWorkerSummary (this binary does not link LibTorch).
        {"worker", "Runs trials the agent hands it, one at a time, in this process (warm worker)",
         torch("worker")},
        {"tokenize", "WordPiece-tokenize stdin to JSON lines", tunefleet::trainer::RunTokenize},

@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "common/cli.h"
-#include "trainer/convert_command.h"
-#include "trainer/encode_command.h"
-#include "trainer/eval_command.h"
-#include "trainer/train_command.h"
-#include "trainer/worker_command.h"
+#include "trainer/commands/convert_command.h"
+#include "trainer/commands/encode_command.h"
+#include "trainer/commands/eval_command.h"
+#include "trainer/commands/train_command.h"
+#include "trainer/commands/worker_command.h"
 
 namespace tunefleet {
 namespace trainer {

@@ -21,7 +21,7 @@
 #               classification and nli on SICK), 150 steps
 #   throughput  bench/train_throughput_vs_anchor.sh: train_throughput_bench's variants against the
 #               PyTorch anchor, eager and --compile, in one table
-#   kernels     trainer/fused_norm.h's kernels against ATen's operations: train_throughput_bench
+#   kernels     trainer/model/fused_norm.h's kernels against ATen's operations: train_throughput_bench
 #               --phases (eager step) and the graph step at each batch, both ways
 #   profile     one eager batch-128 step's GPU time by kernel, through Nsight Compute (ncu): two
 #               runs one step apart, summarized by bench/gpu/kernel_profile.py

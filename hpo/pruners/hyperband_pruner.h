@@ -41,7 +41,7 @@
 #include <string_view>
 #include <vector>
 
-#include "hpo/pruner.h"
+#include "hpo/pruners/pruner.h"
 #include "hpo/pruners/successive_halving_pruner.h"
 #include "hpo/pruners/pruner_kind.h"
 #include "hpo/trial.h"

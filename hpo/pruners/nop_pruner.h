@@ -9,7 +9,7 @@
 
 #include <cstddef>
 
-#include "hpo/pruner.h"
+#include "hpo/pruners/pruner.h"
 #include "hpo/pruners/pruner_kind.h"
 #include "hpo/trial.h"
 

@@ -11,8 +11,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/status_macros.h"
-#include "hpo/config_checks.h"
-#include "hpo/py_json.h"
+#include "hpo/config/config_checks.h"
+#include "hpo/journal/py_json.h"
 
 namespace tunefleet {
 namespace hpo {

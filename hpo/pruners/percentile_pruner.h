@@ -29,7 +29,7 @@
 
 #include "absl/status/status.h"
 #include "common/yaml_config.h"
-#include "hpo/pruner.h"
+#include "hpo/pruners/pruner.h"
 #include "hpo/pruners/pruner_kind.h"
 #include "hpo/trial.h"
 

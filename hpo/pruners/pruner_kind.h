@@ -19,12 +19,12 @@
 
 #include "absl/status/statusor.h"
 #include "common/yaml_config.h"
-#include "hpo/pruner.h"
+#include "hpo/pruners/pruner.h"
 
 namespace tunefleet {
 namespace hpo {
 
-// The sweep's resource axis (samples; hpo/sweep_config.h) as a pruner's settings resolve
+// The sweep's resource axis (samples; hpo/config/sweep_config.h) as a pruner's settings resolve
 // against it.
 struct ResourceAxis {
   // The samples of one evaluation interval (the synthetic trainer's samples_per_step); 0 when
@@ -46,7 +46,7 @@ class PrunerSettings : public std::enable_shared_from_this<PrunerSettings> {
   // sweep (LoadSweepConfig).
   virtual absl::StatusOr<std::shared_ptr<const PrunerSettings>> Resolve(
       const ResourceAxis& axis, const std::string& path) const;
-  // The dry run's words for this pruner (hpo/sweep_plan.h), for a study that maximizes or not.
+  // The dry run's words for this pruner (hpo/config/sweep_plan.h), for a study that maximizes or not.
   virtual std::string Describe(bool maximize) const = 0;
   // The settings as the journal's study user attr "pruner", a JSON object whose first field is
   // "type"; bench/optuna_policy.py builds Optuna's pruner from it.

@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_format.h"
 #include "common/status_macros.h"
-#include "hpo/config_checks.h"
+#include "hpo/config/config_checks.h"
 
 namespace tunefleet {
 namespace hpo {

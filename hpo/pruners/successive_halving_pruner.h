@@ -34,7 +34,7 @@
 #include <string>
 
 #include "absl/functional/function_ref.h"
-#include "hpo/pruner.h"
+#include "hpo/pruners/pruner.h"
 #include "hpo/pruners/pruner_kind.h"
 #include "hpo/trial.h"
 

@@ -23,8 +23,8 @@
 
 #include <vector>
 
-#include "hpo/sampler.h"
-#include "hpo/sweep_config.h"
+#include "hpo/samplers/sampler.h"
+#include "hpo/config/sweep_config.h"
 
 namespace tunefleet {
 namespace hpo {

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "hpo/sampler.h"
+#include "hpo/samplers/sampler.h"
 
 namespace tunefleet {
 namespace hpo {

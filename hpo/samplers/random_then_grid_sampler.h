@@ -18,9 +18,9 @@
 #include <set>
 #include <vector>
 
-#include "hpo/sampler.h"
+#include "hpo/samplers/sampler.h"
 #include "hpo/samplers/random_sampler.h"
-#include "hpo/sweep_config.h"
+#include "hpo/config/sweep_config.h"
 
 namespace tunefleet {
 namespace hpo {

@@ -10,7 +10,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "hpo/journal_writer.h"
+#include "hpo/journal/journal_writer.h"
 #include "hpo/search_space.h"
 #include "tests/bench/table_fixture.h"
 

@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "gtest/gtest.h"
-#include "hpo/journal_writer.h"
+#include "hpo/journal/journal_writer.h"
 #include "hpo/search_space.h"
 
 namespace tunefleet {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "hpo/search_space.h"
-#include "hpo/sweep_config.h"
+#include "hpo/config/sweep_config.h"
 #include "hpo/trial.h"
 
 namespace tunefleet {
@@ -22,7 +22,7 @@ inline constexpr double kInf = std::numeric_limits<double>::infinity();
 // lr: log float [1e-5, 1e-3]; batch_size: integer choices `batch_sizes`.
 SearchSpace LrBatchSpace(const std::vector<double>& batch_sizes);
 // LrBatchSpace({16, 32, 64, 128}) and a trainer key of each other kind
-// (hpo/sweep_parameters.h): train.epochs int [1, 3], model.pooling categorical of strings
+// (hpo/config/sweep_parameters.h): train.epochs int [1, 3], model.pooling categorical of strings
 // (mean, cls, max), train.weight_decay uniform float [0, 0.1].
 SearchSpace MixedSpace();
 

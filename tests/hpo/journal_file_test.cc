@@ -1,7 +1,7 @@
-// The journal's folders (hpo/journal_file.h, CheckJournalPath): a folder is no journal file; a
+// The journal's folders (hpo/journal/journal_file.h, CheckJournalPath): a folder is no journal file; a
 // relative path's folders are created below the working directory; an absolute path may miss
 // only its own folder.
-#include "hpo/journal_file.h"
+#include "hpo/journal/journal_file.h"
 
 #include <unistd.h>
 
@@ -9,8 +9,8 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "hpo/journal_replay.h"
-#include "hpo/journal_writer.h"
+#include "hpo/journal/journal_replay.h"
+#include "hpo/journal/journal_writer.h"
 #include "tests/hpo/journal_fixture.h"
 
 namespace tunefleet {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "hpo/journal_writer.h"
+#include "hpo/journal/journal_writer.h"
 #include "hpo/search_space.h"
 #include "hpo/trial.h"
 #include "tests/hpo/hpo_test_util.h"  // kNaN, kInf

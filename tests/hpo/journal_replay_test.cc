@@ -1,14 +1,14 @@
-// ReadJournal (hpo/journal_replay.h) replaying journals as Optuna 3.1 does: corrupt and
+// ReadJournal (hpo/journal/journal_replay.h) replaying journals as Optuna 3.1 does: corrupt and
 // malformed lines, operations Optuna ignores, distributions, several studies, and a journal
 // Optuna itself wrote.
-#include "hpo/journal_replay.h"
+#include "hpo/journal/journal_replay.h"
 
 #include <cmath>
 #include <filesystem>
 #include <string>
 
 #include "gtest/gtest.h"
-#include "hpo/journal_writer.h"
+#include "hpo/journal/journal_writer.h"
 #include "tests/hpo/journal_fixture.h"
 
 namespace tunefleet {

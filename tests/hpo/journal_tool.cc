@@ -28,9 +28,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
-#include "hpo/journal_replay.h"
-#include "hpo/journal_writer.h"
-#include "hpo/study_json.h"
+#include "hpo/journal/journal_replay.h"
+#include "hpo/journal/journal_writer.h"
+#include "hpo/journal/study_json.h"
 #include "tests/hpo/hpo_test_util.h"
 
 namespace tunefleet {

@@ -1,6 +1,6 @@
-// JournalWriter (hpo/journal_writer.h): the exact lines Optuna 3.1 writes, reopening a journal
+// JournalWriter (hpo/journal/journal_writer.h): the exact lines Optuna 3.1 writes, reopening a journal
 // to continue its study, refusing what Optuna would ignore, and repairing a torn last line.
-#include "hpo/journal_writer.h"
+#include "hpo/journal/journal_writer.h"
 
 #include <unistd.h>
 
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "hpo/journal_replay.h"
+#include "hpo/journal/journal_replay.h"
 #include "tests/hpo/journal_fixture.h"
 
 namespace tunefleet {

@@ -1,6 +1,6 @@
 // hpo sweep --multirun: Hydra's comma-separated sweeps become a grid over exactly the values
 // listed, the file's other parameters fixed or refused, and the plan says so.
-#include "hpo/multirun.h"
+#include "hpo/config/multirun.h"
 
 #include <fstream>
 #include <string>
@@ -9,8 +9,8 @@
 #include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "hpo/sweep_config.h"
-#include "hpo/sweep_plan.h"
+#include "hpo/config/sweep_config.h"
+#include "hpo/config/sweep_plan.h"
 
 namespace tunefleet {
 namespace hpo {

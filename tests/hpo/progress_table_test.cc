@@ -1,4 +1,4 @@
-#include "hpo/progress_table.h"
+#include "hpo/report/progress_table.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
-// Python's json module as hpo/py_json.h mirrors it: float repr, string escapes, and NaN /
+// Python's json module as hpo/journal/py_json.h mirrors it: float repr, string escapes, and NaN /
 // Infinity kept through a parse and dump.
-#include "hpo/py_json.h"
+#include "hpo/journal/py_json.h"
 
 #include <cmath>
 #include <string>

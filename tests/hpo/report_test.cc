@@ -1,9 +1,9 @@
-// hpo/report.h: the HTML report of a journal with every trial state, several batch sizes, other
+// hpo/report/report.h: the HTML report of a journal with every trial state, several batch sizes, other
 // parameters and telemetry on some trials. Checks that every trial has its row, the best trial
 // is named, pruned / failed / running trials are marked on the charts, journal text is escaped,
 // and the page references nothing outside itself (a strict scan of its tags and styles, which is
 // itself tested on bad pages).
-#include "hpo/report.h"
+#include "hpo/report/report.h"
 
 #include <dirent.h>
 
@@ -17,8 +17,8 @@
 #include "absl/strings/str_cat.h"
 #include "common/file_util.h"
 #include "gtest/gtest.h"
-#include "hpo/journal_replay.h"
-#include "hpo/journal_writer.h"
+#include "hpo/journal/journal_replay.h"
+#include "hpo/journal/journal_writer.h"
 #include "tests/hpo/hpo_test_util.h"
 #include "tests/hpo/journal_fixture.h"
 

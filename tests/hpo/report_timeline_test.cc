@@ -1,6 +1,6 @@
-// hpo/report_timeline.h: lanes from placements, trial times, the wall time and busy share, and
+// hpo/report/report_timeline.h: lanes from placements, trial times, the wall time and busy share, and
 // where running and unplaced trials go.
-#include "hpo/report_timeline.h"
+#include "hpo/report/report_timeline.h"
 
 #include <string>
 #include <vector>

@@ -1,4 +1,4 @@
-// What every sampler of hpo/samplers/ promises (hpo/sampler.h), checked the same way for each:
+// What every sampler of hpo/samplers/ promises (hpo/samplers/sampler.h), checked the same way for each:
 // RandomSampler (bounded and unlimited) and RandomThenGridSampler for each of the methods
 // random, grid and random_then_grid, each on a few search spaces (a log-uniform lr, a uniform
 // lr with an int and a string parameter, lists of values only, a one-point space).
@@ -20,12 +20,12 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "hpo/sampler.h"
+#include "hpo/samplers/sampler.h"
 #include "hpo/samplers/grid_sampler.h"
 #include "hpo/samplers/random_sampler.h"
 #include "hpo/samplers/random_then_grid_sampler.h"
 #include "hpo/search_space.h"
-#include "hpo/sweep_plan.h"
+#include "hpo/config/sweep_plan.h"
 
 namespace tunefleet {
 namespace hpo {

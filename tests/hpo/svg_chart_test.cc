@@ -1,6 +1,6 @@
-// hpo/svg_chart.h: escaping, number text, ranges, and a chart that never draws outside its plot
+// hpo/report/svg_chart.h: escaping, number text, ranges, and a chart that never draws outside its plot
 // area, never writes a non-finite coordinate and links only to "#..." anchors.
-#include "hpo/svg_chart.h"
+#include "hpo/report/svg_chart.h"
 
 #include <cmath>
 #include <string>

@@ -1,6 +1,6 @@
 // Sweep YAML: the shipped configs parse, and every bad input is an error naming the file, the
 // line and the dotted key.
-#include "hpo/sweep_config.h"
+#include "hpo/config/sweep_config.h"
 
 #include <fstream>
 #include <map>

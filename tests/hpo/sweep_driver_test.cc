@@ -24,7 +24,7 @@
 #include "comm/zmq_channel.h"
 #include "common/signals.h"
 #include "gtest/gtest.h"
-#include "hpo/journal_replay.h"
+#include "hpo/journal/journal_replay.h"
 #include "tests/hpo/hpo_test_util.h"
 #include "tests/test_util/temp_dir.h"
 

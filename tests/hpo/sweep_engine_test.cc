@@ -14,9 +14,9 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "hpo/journal_replay.h"
-#include "hpo/journal_writer.h"
-#include "hpo/report.h"
+#include "hpo/journal/journal_replay.h"
+#include "hpo/journal/journal_writer.h"
+#include "hpo/report/report.h"
 #include "tests/hpo/hpo_test_util.h"
 
 namespace tunefleet {

@@ -1,6 +1,6 @@
 // hpo sweep's flags, refused before anything starts: --head's endpoint, --keys without --head,
 // the numeric ranges.
-#include "hpo/sweep_flags.h"
+#include "hpo/config/sweep_flags.h"
 
 #include <string>
 

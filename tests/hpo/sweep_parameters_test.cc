@@ -1,7 +1,7 @@
 // The `parameters` section: any trainer key as a parameter, by its dotted name, nested, or by
 // its last part; the four distributions and W&B's spellings of them; and every mistake caught
 // at load time with the file, the line and the key, including values the trainer would refuse.
-#include "hpo/sweep_parameters.h"
+#include "hpo/config/sweep_parameters.h"
 
 #include <fstream>
 #include <string>
@@ -10,8 +10,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hpo/search_space.h"
-#include "hpo/sweep_config.h"
-#include "trainer/train_config.h"
+#include "hpo/config/sweep_config.h"
+#include "trainer/train/train_config.h"
 
 namespace tunefleet {
 namespace hpo {

@@ -1,6 +1,6 @@
 // The dry run's plan stays small and cheap for any sizes: the first kPlanRandomPoints random
 // points and "... N more", MaxPlannedTrials by arithmetic past what can be listed.
-#include "hpo/sweep_plan.h"
+#include "hpo/config/sweep_plan.h"
 
 #include <chrono>
 #include <limits>

@@ -1,6 +1,6 @@
 // The trainer's files, checked before any trial starts: the model folder (config.json,
 // vocab.txt), task.train, task.eval and model.head, each one line naming the key and the path.
-#include "hpo/trainer_files.h"
+#include "hpo/config/trainer_files.h"
 
 #include <linux/capability.h>
 #include <sys/stat.h>

@@ -5,7 +5,7 @@
 # (lr * batch * 2 / 32); a pruned trial's two ranks both stop at the same step (the decision
 # reaches rank 1 through the process group) and exit cleanly; nothing is left behind. Both ranks
 # run in the slots' warm workers, the same two processes for every trial, and from the second
-# trial on they reuse the first trial's process group (trainer/trial_group.h) instead of
+# trial on they reuse the first trial's process group (trainer/distributed/trial_group.h) instead of
 # connecting a new one.
 # Args: hpo binary.
 HPO=$1

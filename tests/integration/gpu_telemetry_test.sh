@@ -65,7 +65,7 @@ PY
 [ "$(grep -cE '^trial [0-9]+ COMPLETE .*  gpu (10|20)% 1\.[01] GiB [0-9.]+ kJ  on local:[01]$' "$WORK/nvml.log")" -eq 4 ] ||
   fail "hpo's trial lines do not show the telemetry: $(grep '^trial' "$WORK/nvml.log")"
 
-# The sweep's HTML report (hpo/report.h), beside its journal: every trial, the telemetry, no URL.
+# The sweep's HTML report (hpo/report/report.h), beside its journal: every trial, the telemetry, no URL.
 html="$WORK/nvml/journal.html"
 [ -f "$html" ] || fail "no report beside the journal"
 for n in 0 1 2 3; do grep -q "id=\"trial-$n\"" "$html" || fail "the report lacks trial $n"; done

@@ -14,7 +14,7 @@ WORK=$(mktemp -d "${TEST_TMPDIR:-/tmp}/tf-e2e-XXXXXX")
 # at most 107 bytes, which the test's own folder may exceed.
 export XDG_RUNTIME_DIR=$(mktemp -d /tmp/tf-xdg-XXXXXX)
 RUNTIME="$XDG_RUNTIME_DIR/tunefleet"
-# The test's home: agents serve trial folders under $HOME (launcher/trial_guard.h), as under a
+# The test's home: agents serve trial folders under $HOME (launcher/agent/trial_guard.h), as under a
 # user's home; Bazel runs tests without one.
 export HOME="$WORK"
 cleanup() {

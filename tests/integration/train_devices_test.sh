@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `trainer train` as its own launcher (train.devices, --gpu_ids; trainer/local_ranks.h), on the
+# `trainer train` as its own launcher (train.devices, --gpu_ids; trainer/distributed/local_ranks.h), on the
 # CPU (Gloo over loopback):
 #  1. train.devices=2 with batch 8 logs the losses of one process with batch 16 (dropout 0, file
 #     order, fp32) within 1e-4, and, as a check that can fail, not with batch 16 per rank; the

@@ -1,7 +1,7 @@
-// launcher/agent_launcher.h with real processes: the command built from the template (user@,
+// launcher/backends/agent_launcher.h with real processes: the command built from the template (user@,
 // slots, quoting), a host reported up when its agent name registers, failed with the shell's exit
 // code and last line when the shell ends first, silent when neither happens in time.
-#include "launcher/agent_launcher.h"
+#include "launcher/backends/agent_launcher.h"
 
 #include <cstdlib>
 #include <thread>

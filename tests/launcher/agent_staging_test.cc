@@ -1,7 +1,7 @@
-// launcher/agent_staging.h: how the trainer's arguments are pointed at the local copies of
+// launcher/agent/agent_staging.h: how the trainer's arguments are pointed at the local copies of
 // staged paths. (The fetch itself: tests/comm/bulk_transfer_test and
 // tests/integration/staging_trial_test; the head's host: comm::EndpointHost in endpoint_test.)
-#include "launcher/agent_staging.h"
+#include "launcher/agent/agent_staging.h"
 
 #include "gtest/gtest.h"
 

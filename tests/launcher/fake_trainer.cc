@@ -1,6 +1,6 @@
 // A fake trainer for the agent's tests: `fake_trainer train ARGS` runs one fake trial as a fresh
 // rank would; `fake_trainer worker` is a warm worker speaking the real protocol (Register WORKER,
-// RunTrial, TrialDone; launcher/warm_workers.h). A trial's arguments after `train`:
+// RunTrial, TrialDone; launcher/agent/warm_workers.h). A trial's arguments after `train`:
 //   exit=N     end with exit code N (after "error: boom" on stderr when N != 0)
 //   report=1   register as a TRAINER on TUNEFLEET_AGENT_ENDPOINT, send one final Report and
 //              wait (up to 5 s) for its Decision

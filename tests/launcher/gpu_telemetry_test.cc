@@ -1,7 +1,7 @@
-// GpuUsageMeter: a run's GPU usage from the samples of its slots (launcher/gpu_telemetry.h).
+// GpuUsageMeter: a run's GPU usage from the samples of its slots (launcher/agent/gpu_telemetry.h).
 // GpuTelemetry itself (NVML through dlopen) is tested end to end with the fake NVML in
 // tests/integration:gpu_telemetry_test.
-#include "launcher/gpu_telemetry.h"
+#include "launcher/agent/gpu_telemetry.h"
 
 #include <gtest/gtest.h>
 

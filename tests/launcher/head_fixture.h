@@ -16,7 +16,7 @@
 #include "absl/time/time.h"
 #include "comm/proto/messages.pb.h"
 #include "gtest/gtest.h"
-#include "launcher/head.h"
+#include "launcher/head/head.h"
 #include "tests/launcher/fake_peer.h"
 
 namespace tunefleet {

@@ -9,7 +9,7 @@
 #include "absl/time/time.h"
 #include "comm/proto/messages.pb.h"
 #include "gtest/gtest.h"
-#include "launcher/head.h"
+#include "launcher/head/head.h"
 #include "tests/launcher/head_fixture.h"
 
 namespace tunefleet {

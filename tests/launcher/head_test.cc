@@ -8,7 +8,7 @@
 #include "comm/proto/messages.pb.h"
 #include "common/file_util.h"
 #include "gtest/gtest.h"
-#include "launcher/head.h"
+#include "launcher/head/head.h"
 #include "tests/launcher/head_fixture.h"
 #include "tests/test_util/temp_dir.h"
 

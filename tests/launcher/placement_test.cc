@@ -1,6 +1,6 @@
 // Placement: best fit on one node, else the fewest nodes (largest holes first), ranks
 // consecutive from the first agent (which hosts rank 0).
-#include "launcher/placement.h"
+#include "launcher/head/placement.h"
 
 #include "gtest/gtest.h"
 

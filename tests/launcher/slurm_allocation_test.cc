@@ -1,5 +1,5 @@
-// launcher/slurm_allocation.h: the nodes and GPUs of a Slurm allocation from its environment.
-#include "launcher/slurm_allocation.h"
+// launcher/backends/slurm_allocation.h: the nodes and GPUs of a Slurm allocation from its environment.
+#include "launcher/backends/slurm_allocation.h"
 
 #include <map>
 #include <string>

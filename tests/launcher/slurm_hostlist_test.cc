@@ -1,9 +1,9 @@
-// launcher/slurm_hostlist.h: Slurm host lists expanded as `scontrol show hostnames` does. The
+// launcher/backends/slurm_hostlist.h: Slurm host lists expanded as `scontrol show hostnames` does. The
 // expected lists below are what scontrol (slurm-wlm 22.05.8) printed for them; where scontrol
 // is installed (CI: scripts/setup.sh installs it) the test also asks it again for each list,
 // with a throwaway slurm.conf (scontrol needs one to start, not a controller), and for the
 // malformed ones checks that scontrol refuses them too.
-#include "launcher/slurm_hostlist.h"
+#include "launcher/backends/slurm_hostlist.h"
 
 #include <cstdio>
 #include <cstdlib>

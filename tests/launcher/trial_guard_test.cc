@@ -1,7 +1,7 @@
 // What a trial may ask of an agent: which of its variables reach the trainer (never LD_*),
 // and which folders its logs and outputs may lie in (inside the served folders, owned by the
 // agent's user, links resolved).
-#include "launcher/trial_guard.h"
+#include "launcher/agent/trial_guard.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -1,7 +1,7 @@
 // launcher::WarmWorkers on its own: keys, lending, the RunTrial queue, recycling, the register
 // timeout, with time passed in and real (fake_trainer) processes that never register, the test
 // registering for them. Arg: the fake trainer.
-#include "launcher/warm_workers.h"
+#include "launcher/agent/warm_workers.h"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -52,7 +52,7 @@ TEST(WarmWorkersKeyTest, TrainTrialsWithReuseAreEligibleWhateverTheirRanks) {
   comm::Assign other = assign;
   other.mutable_trial()->set_reuse_worker(false);
   EXPECT_FALSE(WarmWorkers::Eligible(other));
-  // A multi-rank trial: each of its ranks runs in its slot's worker (trainer/trial_group.h).
+  // A multi-rank trial: each of its ranks runs in its slot's worker (trainer/distributed/trial_group.h).
   other = assign;
   other.mutable_trial()->set_world_size(4);
   other.add_ranks(1);

@@ -1,10 +1,10 @@
-// AdamW (trainer/adamw.h) against LibTorch's own torch::optim::AdamW with the same lr (changed
+// AdamW (trainer/optim/adamw.h) against LibTorch's own torch::optim::AdamW with the same lr (changed
 // every step), betas, eps and weight_decay: 10 steps on random float32 CPU tensors with random
 // gradients, params and moments within 1e-6 relative, including parameters whose gradient is
 // undefined on some steps (left untouched there, their step count lagging, as torch does). Also
 // StateDict()/LoadStateDict(): a fresh optimizer loaded from the state continues bit-identically,
 // and a wrong shape or an unknown key is rejected.
-#include "trainer/adamw.h"
+#include "trainer/optim/adamw.h"
 
 #include <cmath>
 #include <map>

@@ -1,9 +1,9 @@
-// trainer/agent_client.h against a fake agent (a ROUTER on loopback): the trainer registers,
+// trainer/distributed/agent_client.h against a fake agent (a ROUTER on loopback): the trainer registers,
 // each Report carries its step and its samples (Report.samples, the sweep's resource axis) and
 // waits for the Decision on that step (CONTINUE: go on, STOP: stop); ReportFinal marks the
-// final value. The synthetic trainer (trainer/synthetic.h) reports step s at
+// final value. The synthetic trainer (trainer/data/synthetic.h) reports step s at
 // s * samples_per_step and its final value at steps * samples_per_step, whatever its batch size.
-#include "trainer/agent_client.h"
+#include "trainer/distributed/agent_client.h"
 
 #include <stdlib.h>
 
@@ -20,7 +20,7 @@
 #include "comm/proto/messages.pb.h"
 #include "comm/zmq_channel.h"
 #include "gtest/gtest.h"
-#include "trainer/synthetic.h"
+#include "trainer/data/synthetic.h"
 
 namespace tunefleet {
 namespace trainer {

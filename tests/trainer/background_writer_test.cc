@@ -1,7 +1,7 @@
-// trainer/background_writer.h: jobs run off the calling thread, one at a time and in order; a
+// trainer/io/background_writer.h: jobs run off the calling thread, one at a time and in order; a
 // failed job's error comes back from the next Start (which then does not run its job) or Wait;
 // the destructor waits for the job in flight.
-#include "trainer/background_writer.h"
+#include "trainer/io/background_writer.h"
 
 #include <algorithm>
 #include <atomic>

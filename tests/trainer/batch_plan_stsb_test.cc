@@ -1,4 +1,4 @@
-// trainer/batch_plan.h on real data: STS-B's 5,749 training pairs tokenized with the uncased
+// trainer/data/batch_plan.h on real data: STS-B's 5,749 training pairs tokenized with the uncased
 // vocabulary (max_len 128), 8 epochs, the default CUDA-graph buckets. The work a run pads to (the
 // tokens of every rank's padded batches) should grow little with the number of ranks: each rank
 // pads a step's batch to the global batch's longest text, so a poorly grouped global batch of
@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "trainer/batch_plan.h"
-#include "trainer/datasets.h"
-#include "trainer/task_data.h"
-#include "trainer/wordpiece_tokenizer.h"
+#include "trainer/data/batch_plan.h"
+#include "trainer/data/datasets.h"
+#include "trainer/data/task_data.h"
+#include "trainer/data/wordpiece_tokenizer.h"
 
 namespace tunefleet {
 namespace trainer {

@@ -1,7 +1,7 @@
-// trainer/batch_plan.h: each rank's share of an epoch and the pad length of each step's batch,
+// trainer/data/batch_plan.h: each rank's share of an epoch and the pad length of each step's batch,
 // the same on every rank; grouping by length as Hugging Face's group_by_length; buckets for
 // CUDA graphs.
-#include "trainer/batch_plan.h"
+#include "trainer/data/batch_plan.h"
 
 #include <algorithm>
 #include <map>
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "trainer/datasets.h"
+#include "trainer/data/datasets.h"
 
 namespace tunefleet {
 namespace trainer {

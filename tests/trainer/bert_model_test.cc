@@ -1,9 +1,9 @@
-// The LibTorch BERT encoder (trainer/bert_model.h) against Hugging Face transformers: it loads
+// The LibTorch BERT encoder (trainer/model/bert_model.h) against Hugging Face transformers: it loads
 // data/bert-tiny-random and reproduces data/golden/forward_sts_dev.json (mean-pooled embeddings of
 // 64 STS-B dev sentences, the first two sentences' token states and pooler outputs) within 1e-5 in
 // fp32 on the CPU, in eval mode. Token ids come from the golden tokenization, looked up by text.
 // Also: HF parameter names, padding invariance, the pooling modes, input checks, save/load.
-#include "trainer/bert_model.h"
+#include "trainer/model/bert_model.h"
 
 #include <algorithm>
 #include <fstream>
@@ -16,7 +16,7 @@
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "trainer/pooling.h"
+#include "trainer/model/pooling.h"
 
 namespace tunefleet {
 namespace trainer {

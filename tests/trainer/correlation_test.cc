@@ -1,8 +1,8 @@
-// Pearson / Spearman / AverageRanks (trainer/correlation.h) against values worked out by hand
+// Pearson / Spearman / AverageRanks (trainer/tasks/correlation.h) against values worked out by hand
 // that scipy.stats.pearsonr, spearmanr and rankdata (method "average") give, against a
 // long-double one-pass Pearson formula on random data, and NaN for constant series, length
 // mismatches and fewer than 2 points.
-#include "trainer/correlation.h"
+#include "trainer/tasks/correlation.h"
 
 #include <cmath>
 #include <random>

@@ -1,7 +1,7 @@
 // Dataset readers on the real files (row counts, first and last rows, label balance) and on
 // bad inputs written to a temp dir (errors name file:line); invalid UTF-8 in every format (read
 // as U+FFFD, one warning naming file and first line); the per-epoch order.
-#include "trainer/datasets.h"
+#include "trainer/data/datasets.h"
 
 #include <algorithm>
 #include <fstream>
@@ -12,7 +12,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "trainer/utf8_check.h"
+#include "trainer/data/utf8_check.h"
 
 namespace tunefleet {
 namespace trainer {

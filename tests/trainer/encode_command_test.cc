@@ -1,9 +1,9 @@
-// `trainer encode` (trainer/encode_command.h) end to end on data/bert-tiny-random: tokenizer +
+// `trainer encode` (trainer/commands/encode_command.h) end to end on data/bert-tiny-random: tokenizer +
 // model + pooling reproduce transformers' mean-pooled embeddings (data/golden/forward_sts_dev.json)
 // in input order, as JSON lines and as .npy; sentence-transformers pooling is honoured; bad
 // command lines and folders give exit code 2; invalid UTF-8 in the input is read as U+FFFD with
 // one warning naming the file and its first such line, and valid input gives none.
-#include "trainer/encode_command.h"
+#include "trainer/commands/encode_command.h"
 
 #include <cstring>
 #include <fstream>
@@ -13,8 +13,8 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/trainer/trainer_test_util.h"
-#include "trainer/bert_model.h"
-#include "trainer/hf_model_folder.h"
+#include "trainer/model/bert_model.h"
+#include "trainer/io/hf_model_folder.h"
 
 namespace tunefleet {
 namespace trainer {

@@ -1,11 +1,11 @@
-// trainer/eval_schedule.h, the rule of trainer/train_loop.h ("Evaluation points and their
+// trainer/train/eval_schedule.h, the rule of trainer/train/train_loop.h ("Evaluation points and their
 // keys"): samples_seen a function of (epoch, batch_in_epoch) with the DistributedSampler's
 // padding (2 ranks, an odd data set), equal across an epoch boundary; the targets of
 // eval_every_samples and eval_every_epochs (llround(j * f * N): rounding, f > 1, f * N < 1);
 // a step that crosses two targets evaluates once under the larger; eval_every_steps keyed by
 // samples_seen; the acceptance example (640 pairs, f = 1/8, batch 16 and 128); resuming from
 // any step gives the uninterrupted run's points; more than one cadence is refused, naming both.
-#include "trainer/eval_schedule.h"
+#include "trainer/train/eval_schedule.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,10 +1,10 @@
-// trainer/fused_linear.h against torch::linear. On the CPU (CI) Linear is torch::linear, bit for
+// trainer/model/fused_linear.h against torch::linear. On the CPU (CI) Linear is torch::linear, bit for
 // bit, in and out of autocast. On a GPU with the cuBLASLt path (ctest on the GPU host), under
 // bf16 and fp16 autocast: the output and dX equal ATen's bit for bit (the same addmm and mm); dW
 // and db, which the fused path writes in float32 without ATen's round trip through the low
 // dtype, are at least as close as ATen's to a float64 reference, on shapes of BERT-base's
 // projections and on odd ones; the fallback cases (fp32, no grad, turned off) are torch::linear.
-#include "trainer/fused_linear.h"
+#include "trainer/model/fused_linear.h"
 
 #include <string>
 #include <tuple>
@@ -14,7 +14,7 @@
 #include <torch/cuda.h>
 #include <torch/torch.h>
 
-#include "trainer/autocast.h"
+#include "trainer/model/autocast.h"
 
 namespace tunefleet {
 namespace trainer {

@@ -1,8 +1,8 @@
-// trainer/fused_norm.h against the ATen operations it replaces. The CPU case (CI) checks the
+// trainer/model/fused_norm.h against the ATen operations it replaces. The CPU case (CI) checks the
 // ATen path; the CUDA cases (ctest on the GPU host, where the CMake build compiled the kernels)
 // check the fused kernels' outputs and every gradient against ATen's, in float and bfloat16, with
 // dropout, on rows of awkward lengths, and the fallback for rows over 1024 values.
-#include "trainer/fused_norm.h"
+#include "trainer/model/fused_norm.h"
 
 #include <cmath>
 #include <tuple>

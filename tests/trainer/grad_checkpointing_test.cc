@@ -8,9 +8,9 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "trainer/autocast.h"
-#include "trainer/bert_model.h"
-#include "trainer/hf_model_folder.h"
+#include "trainer/model/autocast.h"
+#include "trainer/model/bert_model.h"
+#include "trainer/io/hf_model_folder.h"
 
 namespace tunefleet {
 namespace trainer {

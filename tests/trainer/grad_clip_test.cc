@@ -1,9 +1,9 @@
-// Gradient norm and clipping (trainer/grad_clip.h): TotalGradNorm against sqrt(sum of squares)
+// Gradient norm and clipping (trainer/optim/grad_clip.h): TotalGradNorm against sqrt(sum of squares)
 // of every gradient element, accumulated in double; ClipGradsByTotalNorm against LibTorch's
 // torch::nn::utils::clip_grad_norm_ applied to a copy of the same gradients (clipping, not
 // clipping, inf and NaN gradients); DefinedGrads skipping parameters without a gradient;
 // ScaleGrads against g * factor.
-#include "trainer/grad_clip.h"
+#include "trainer/optim/grad_clip.h"
 
 #include <cmath>
 #include <limits>

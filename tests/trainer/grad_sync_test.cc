@@ -1,10 +1,10 @@
-// trainer/grad_sync.h in one process (a Gloo group of one rank over loopback): buckets hold the
+// trainer/distributed/grad_sync.h in one process (a Gloo group of one rank over loopback): buckets hold the
 // parameters in reverse order, the first at most 1 MiB, the others at most the cap, each
 // parameter exactly once; gradients are views into the buckets, accumulate across backward
 // passes, and after Finish() hold the mean over ranks (here: themselves); set_sync(false)
 // communicates nothing and Finish() still completes. The multi-rank behaviour is checked
 // against one process in tests/integration/ddp_test.sh.
-#include "trainer/grad_sync.h"
+#include "trainer/distributed/grad_sync.h"
 
 #include <memory>
 #include <optional>

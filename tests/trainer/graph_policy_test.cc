@@ -1,10 +1,10 @@
-// Whether `trainer train` replays CUDA graphs (trainer/graph_policy.h): graphs only on a GPU
+// Whether `trainer train` replays CUDA graphs (trainer/train/graph_policy.h): graphs only on a GPU
 // with a capturing LibTorch, bf16 or fp32, no gradient checkpointing (under DDP too, with "auto");
 // each refusal's reason, in order of precedence.
-#include "trainer/graph_policy.h"
+#include "trainer/train/graph_policy.h"
 
 #include "gtest/gtest.h"
-#include "trainer/train_config.h"
+#include "trainer/train/train_config.h"
 
 namespace tunefleet {
 namespace trainer {

@@ -1,8 +1,8 @@
-// Hugging Face model folders (trainer/hf_model_folder.h, trainer/bert_config.h,
-// trainer/st_modules.h): the sharded bert-tiny-random checkpoint, the "bert."-prefixed layout
+// Hugging Face model folders (trainer/io/hf_model_folder.h, trainer/model/bert_config.h,
+// trainer/model/st_modules.h): the sharded bert-tiny-random checkpoint, the "bert."-prefixed layout
 // with extra heads, f16/bf16 weights, save -> load bit-identical, the sentence-transformers
 // files, and one-line errors naming the file for each broken folder.
-#include "trainer/hf_model_folder.h"
+#include "trainer/io/hf_model_folder.h"
 
 #include <stdlib.h>
 
@@ -12,7 +12,7 @@
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "tests/trainer/trainer_test_util.h"
-#include "trainer/safetensors.h"
+#include "trainer/io/safetensors.h"
 
 namespace tunefleet {
 namespace trainer {

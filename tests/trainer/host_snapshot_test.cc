@@ -1,8 +1,8 @@
-// trainer/host_snapshot.h: the copies hold the values of the moment of Copy() (later changes to
+// trainer/io/host_snapshot.h: the copies hold the values of the moment of Copy() (later changes to
 // the sources do not reach them), are contiguous host tensors whatever the sources' layout,
 // reuse their buffers while shapes hold and reallocate when one changes; from a GPU (on the
 // GPU host's ctest) they are page-locked and equal to the device's values.
-#include "trainer/host_snapshot.h"
+#include "trainer/io/host_snapshot.h"
 
 #include <torch/cuda.h>
 #include <torch/torch.h>

@@ -1,6 +1,6 @@
-// trainer/local_ranks.h with /bin/sh as the rank binary: the torchrun environment each rank
+// trainer/distributed/local_ranks.h with /bin/sh as the rank binary: the torchrun environment each rank
 // gets, a failed rank ending the others (its exit code or 128 + its signal), the GPU ids.
-#include "trainer/local_ranks.h"
+#include "trainer/distributed/local_ranks.h"
 
 #include <chrono>
 

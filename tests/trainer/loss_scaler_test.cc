@@ -1,8 +1,8 @@
-// LossScaler (trainer/loss_scaler.h) against torch.cuda.amp.GradScaler's update policy
+// LossScaler (trainer/optim/loss_scaler.h) against torch.cuda.amp.GradScaler's update policy
 // (_amp_update_scale_): starts at 2^16; an inf/NaN step multiplies the scale by backoff_factor,
 // resets the good-step counter and counts as skipped; growth_interval consecutive good steps
 // multiply it by growth_factor. Expected scales are worked out by hand.
-#include "trainer/loss_scaler.h"
+#include "trainer/optim/loss_scaler.h"
 
 #include "gtest/gtest.h"
 

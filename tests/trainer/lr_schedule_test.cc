@@ -1,7 +1,7 @@
-// LrSchedule (trainer/lr_schedule.h) against hand-computed values of transformers'
+// LrSchedule (trainer/optim/lr_schedule.h) against hand-computed values of transformers'
 // get_linear_schedule_with_warmup and get_constant_schedule_with_warmup (LambdaLR multipliers
 // times lr) with W = ceil(warmup_ratio * T) warm-up steps (TrainingArguments.get_warmup_steps).
-#include "trainer/lr_schedule.h"
+#include "trainer/optim/lr_schedule.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,15 +1,15 @@
-// EstimateTrainingMemory (trainer/memory_estimate.h) against hand-computed numbers for BERT-base
+// EstimateTrainingMemory (trainer/train/memory_estimate.h) against hand-computed numbers for BERT-base
 // (BertConfig's defaults: H 768, A 12, L 12) with 110M parameters: model state 18 bytes per
 // parameter in bf16/fp16, 16 in fp32; activations L * B * T * H * (34 + 5 A T / H) bytes per
 // pass in 16-bit (twice in fp32), linear in batch and passes, and with gradient checkpointing
 // L * 2 B T H (4 in fp32) plus one full layer.
-#include "trainer/memory_estimate.h"
+#include "trainer/train/memory_estimate.h"
 
 #include <string>
 
 #include "gtest/gtest.h"
-#include "trainer/autocast.h"
-#include "trainer/bert_config.h"
+#include "trainer/model/autocast.h"
+#include "trainer/model/bert_config.h"
 
 namespace tunefleet {
 namespace trainer {

@@ -1,8 +1,8 @@
-// MetricsLog (trainer/metrics_log.h): the lines Open/Append write, read back with nlohmann::json
+// MetricsLog (trainer/io/metrics_log.h): the lines Open/Append write, read back with nlohmann::json
 // (ordered_json, to see that "step" comes first); non-finite values as null; each line flushed
 // as it is appended; Open(path) truncating and Open(path, resume_step = S) keeping only the
 // lines with step <= S and appending after them. Files live under TEST_TMPDIR.
-#include "trainer/metrics_log.h"
+#include "trainer/io/metrics_log.h"
 
 #include <cmath>
 #include <cstdlib>

@@ -1,7 +1,7 @@
-// trainer/resolved_config.h: the resolved config reads back as the same config (every field,
+// trainer/train/resolved_config.h: the resolved config reads back as the same config (every field,
 // paths made absolute), holds every key of the trainer YAML, and is written beside the output
 // with the overrides; a launcher's world size becomes train.devices.
-#include "trainer/resolved_config.h"
+#include "trainer/train/resolved_config.h"
 
 #include <string>
 #include <vector>

@@ -1,8 +1,8 @@
-// The safetensors reader and writer (trainer/safetensors.h): round trips for every dtype, the
+// The safetensors reader and writer (trainer/io/safetensors.h): round trips for every dtype, the
 // bytes Hugging Face writes, one-line errors for each malformation, and a seeded fuzz of the
 // header (bit flips, truncations, random bytes, length-field changes, JSON-level edits) that
 // checks the reader never crashes and either succeeds or returns an error naming the file.
-#include "trainer/safetensors.h"
+#include "trainer/io/safetensors.h"
 
 #include <dirent.h>
 

@@ -1,4 +1,4 @@
-// trainer/sharded_adamw.h (ZeRO-1) on 2 and 3 forked Gloo ranks (3 pads the buckets; skipped
+// trainer/optim/sharded_adamw.h (ZeRO-1) on 2 and 3 forked Gloo ranks (3 pads the buckets; skipped
 // where LibTorch has no Gloo, as PyTorch's wheels), against
 // one unsharded AdamW in each rank that steps on the mean of every rank's gradients:
 //   - GradSync's reduce-scatter and the sharded update give every rank the reference's
@@ -16,7 +16,7 @@
 //     AdamW at a device learning rate, the all-gather) follows the reference.
 // Training with train.strategy zero1 is compared with ddp, and checkpoints across strategies, in
 // tests/trainer/zero1_train_test.cc.
-#include "trainer/sharded_adamw.h"
+#include "trainer/optim/sharded_adamw.h"
 
 #include <cstdio>
 #include <string>
@@ -28,10 +28,10 @@
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "tests/test_util/forked_ranks.h"
-#include "trainer/adamw.h"
-#include "trainer/grad_clip.h"
-#include "trainer/grad_sync.h"
-#include "trainer/step_graphs.h"
+#include "trainer/optim/adamw.h"
+#include "trainer/optim/grad_clip.h"
+#include "trainer/distributed/grad_sync.h"
+#include "trainer/train/step_graphs.h"
 
 namespace tunefleet {
 namespace trainer {

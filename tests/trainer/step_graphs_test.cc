@@ -1,4 +1,4 @@
-// trainer/step_graphs.h and train.cuda_graphs:
+// trainer/train/step_graphs.h and train.cuda_graphs:
 //   - anywhere (CI): padding both texts of a pair to their common length changes neither the
 //     embeddings nor the loss (the encoder pads them so anyway); the CPU trains eagerly whatever
 //     train.cuda_graphs says;
@@ -20,14 +20,14 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/trainer/trainer_test_util.h"
-#include "trainer/bert_model.h"
-#include "trainer/datasets.h"
-#include "trainer/pooling.h"
-#include "trainer/step_graphs.h"
-#include "trainer/task_data.h"
-#include "trainer/task_model.h"
-#include "trainer/train_loop.h"
-#include "trainer/wordpiece_tokenizer.h"
+#include "trainer/model/bert_model.h"
+#include "trainer/data/datasets.h"
+#include "trainer/model/pooling.h"
+#include "trainer/train/step_graphs.h"
+#include "trainer/data/task_data.h"
+#include "trainer/tasks/task_model.h"
+#include "trainer/train/train_loop.h"
+#include "trainer/data/wordpiece_tokenizer.h"
 
 namespace tunefleet {
 namespace trainer {

@@ -1,7 +1,7 @@
 // TaskModel::EmbedPair (both sides of a pair in one encoder pass) against Embed of each side:
 // the same embeddings and the same gradients, in fp32 on the CPU, whether the sides differ in
 // length, are padded, or neither.
-#include "trainer/task_model.h"
+#include "trainer/tasks/task_model.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>

@@ -1,8 +1,8 @@
-// `trainer tokenize` (trainer/tokenize_command.h) on given streams: invalid UTF-8 on stdin is read
+// `trainer tokenize` (trainer/commands/tokenize_command.h) on given streams: invalid UTF-8 on stdin is read
 // as U+FFFD (the ids are those of the text without the bad bytes, as before), with one warning
 // line on stderr naming the first such stdin line and how many lines had some; valid input
 // (multi-byte included) gives no warning.
-#include "trainer/tokenize_command.h"
+#include "trainer/commands/tokenize_command.h"
 
 #include <sstream>
 #include <string>

@@ -1,4 +1,4 @@
-// trainer/train_loop.h beyond the golden trajectories (train_trajectory_test):
+// trainer/train/train_loop.h beyond the golden trajectories (train_trajectory_test):
 //   - resume: a run interrupted after a checkpoint and resumed (--resume) ends with the same
 //     metrics.jsonl and the same weights, bit for bit, as the run that was never interrupted
 //     (fp32, dropout 0, shuffled epochs, gradient accumulation, a linear schedule with warm-up);
@@ -25,15 +25,15 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/trainer/trainer_test_util.h"
-#include "trainer/bert_model.h"
-#include "trainer/hf_model_folder.h"
-#include "trainer/datasets.h"
-#include "trainer/pooling.h"
-#include "trainer/task_data.h"
-#include "trainer/task_model.h"
-#include "trainer/wordpiece_tokenizer.h"
-#include "trainer/safetensors.h"
-#include "trainer/train_loop.h"
+#include "trainer/model/bert_model.h"
+#include "trainer/io/hf_model_folder.h"
+#include "trainer/data/datasets.h"
+#include "trainer/model/pooling.h"
+#include "trainer/data/task_data.h"
+#include "trainer/tasks/task_model.h"
+#include "trainer/data/wordpiece_tokenizer.h"
+#include "trainer/io/safetensors.h"
+#include "trainer/train/train_loop.h"
 
 namespace tunefleet {
 namespace trainer {

@@ -1,4 +1,4 @@
-// The training loop (trainer/train_loop.h) against Hugging Face: the three 30-step golden
+// The training loop (trainer/train/train_loop.h) against Hugging Face: the three 30-step golden
 // trajectories of data/golden/train_trajectories.json (transformers + sentence-transformers
 // losses, torch AdamW, clipping to 1.0, batch 16, dropout 0, constant lr 1e-4, fp32, file order)
 // are reproduced through RunTraining and its metrics.jsonl: every step's loss and gradient norm
@@ -15,11 +15,11 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/trainer/trainer_test_util.h"
-#include "trainer/bert_model.h"
-#include "trainer/datasets.h"
-#include "trainer/pooling.h"
-#include "trainer/train_loop.h"
-#include "trainer/wordpiece_tokenizer.h"
+#include "trainer/model/bert_model.h"
+#include "trainer/data/datasets.h"
+#include "trainer/model/pooling.h"
+#include "trainer/train/train_loop.h"
+#include "trainer/data/wordpiece_tokenizer.h"
 
 namespace tunefleet {
 namespace trainer {

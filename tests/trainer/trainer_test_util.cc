@@ -6,7 +6,7 @@
 #include <iterator>
 
 #include "gtest/gtest.h"
-#include "trainer/safetensors.h"
+#include "trainer/io/safetensors.h"
 
 namespace tunefleet {
 namespace trainer {

@@ -1,11 +1,11 @@
-// trainer/trial_group.h: which offers agree, and, with two real processes over Gloo (forked,
+// trainer/distributed/trial_group.h: which offers agree, and, with two real processes over Gloo (forked,
 // each a warm worker that keeps groups), a sequence of trials on fresh rendezvous ports:
 //   1 new group; 2 the same ranks again: reused; 3 the ranks swapped: a new group (each drops
 //   the one it kept); 4 swapped again: reused; 5 a trial that fails (closed by neither rank):
 //   aborted, not kept; 6 a new group again; 7 one worker no longer keeps (as one that retired
 //   and was replaced): a new group, its peer says it dropped its own.
 // In every trial an all-reduce over the group gives the sum of both ranks' values.
-#include "trainer/trial_group.h"
+#include "trainer/distributed/trial_group.h"
 
 #include <sys/wait.h>
 #include <unistd.h>

@@ -1,10 +1,10 @@
-// trainer/utf8_check.h: well-formed text (multi-byte, the boundary code points) is left as it
+// trainer/data/utf8_check.h: well-formed text (multi-byte, the boundary code points) is left as it
 // is; truncated sequences, overlong forms, surrogates, code points above U+10FFFF and stray
 // continuation bytes become one U+FFFD per maximal ill-formed subsequence, exactly as Python's
 // bytes.decode("utf-8", errors="replace") gives them (the expectations below are its output) and
 // as ICU's U8_NEXT (the tokenizer's decoder) reads them, so the tokens of a repaired text are
 // those of the raw bytes; the line checker's one warning.
-#include "trainer/utf8_check.h"
+#include "trainer/data/utf8_check.h"
 
 #include <unicode/utf8.h>
 
@@ -16,7 +16,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "trainer/wordpiece_tokenizer.h"
+#include "trainer/data/wordpiece_tokenizer.h"
 
 namespace tunefleet {
 namespace trainer {

@@ -1,4 +1,4 @@
-// `trainer worker` (trainer/worker_command.h), the real binary, against a fake agent: a ROUTER on
+// `trainer worker` (trainer/commands/worker_command.h), the real binary, against a fake agent: a ROUTER on
 // an ipc socket that takes the worker's Register{WORKER}, hands it trials (RunTrial), collects
 // its TrialDones, and answers every Report (from the trials' own TRAINER connections) with a
 // CONTINUE Decision at once, so no trial waits out the decision timeout.

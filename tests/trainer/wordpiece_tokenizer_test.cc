@@ -2,7 +2,7 @@
 // (data/golden/tokens_sts_dev.jsonl: edge cases, then both columns of sts-dev.csv), pair
 // encoding and longest-first truncation worked out by hand from HF's algorithm, padding, and
 // bad vocab files.
-#include "trainer/wordpiece_tokenizer.h"
+#include "trainer/data/wordpiece_tokenizer.h"
 
 #include <fstream>
 #include <string>

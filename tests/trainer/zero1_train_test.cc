@@ -16,7 +16,7 @@
 #include "nlohmann/json.hpp"
 #include "tests/test_util/forked_ranks.h"
 #include "tests/trainer/trainer_test_util.h"
-#include "trainer/train_loop.h"
+#include "trainer/train/train_loop.h"
 
 namespace tunefleet {
 namespace trainer {

@@ -1,0 +1,312 @@
+#include "hpo/config/sweep_config.h"
+
+#include <algorithm>
+#include <set>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cmath>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "common/clip.h"
+#include "common/file_util.h"
+#include "common/name_chars.h"
+#include "common/status_macros.h"
+#include "common/trial_env.h"
+#include "hpo/config/config_checks.h"
+#include "hpo/config/multirun.h"
+#include "hpo/pruners/pruner_registry.h"
+#include "trainer/data/datasets.h"
+#include "trainer/train/train_config.h"
+
+namespace tunefleet {
+namespace hpo {
+namespace {
+
+bool ValidName(const std::string& name) {
+  return !name.empty() && name.size() <= 128 && AllAlnumOr(name, "-_.") && name != "." &&
+         name != "..";
+}
+
+bool ValidEnvName(const std::string& name) {
+  return !name.empty() && name.size() <= 128 &&
+         !absl::ascii_isdigit(static_cast<unsigned char>(name[0])) && AllAlnumOr(name, "_");
+}
+
+absl::Status ParseMetric(const ConfigMap& m, SweepConfig* c) {
+  RETURN_IF_ERROR(m.AllowOnly({"name", "goal"}));
+  RETURN_IF_ERROR(m.Get("name", &c->metric_name));
+  if (c->metric_name.empty()) return m.Error("name", "must not be empty");
+  std::string goal = "maximize";
+  RETURN_IF_ERROR(m.GetEnum("goal", {"maximize", "minimize"}, &goal));
+  c->maximize = goal == "maximize";
+  return absl::OkStatus();
+}
+
+absl::Status ParseTrainer(const ConfigMap& m, TrainerSpec* t) {
+  RETURN_IF_ERROR(m.AllowOnly({"config", "overrides", "synthetic", "evals_per_epoch"}));
+  const bool has_config = m.Has("config");
+  const bool has_synthetic = m.Has("synthetic");
+  if (has_config == has_synthetic) {
+    return m.Error("", "give exactly one of 'config' (a trainer YAML) or 'synthetic'");
+  }
+  if (has_synthetic) {
+    if (m.Has("overrides")) return m.Error("overrides", "only applies to a trainer config");
+    if (m.Has("evals_per_epoch")) {
+      return m.Error("evals_per_epoch", "only applies to a trainer config (the synthetic trainer "
+                                        "reports at every step)");
+    }
+    t->synthetic = true;
+    ASSIGN_OR_RETURN(ConfigMap s, m.GetOptionalMap("synthetic"));
+    RETURN_IF_ERROR(s.AllowOnly({"steps", "samples_per_step", "seconds_per_step", "noise", "seed"}));
+    SyntheticSpec& spec = t->synthetic_spec;
+    RETURN_IF_ERROR(GetAtLeast(s, "steps", &spec.steps, 0));
+    RETURN_IF_ERROR(GetAtLeast(s, "samples_per_step", &spec.samples_per_step, 1));
+    t->samples_per_epoch = spec.steps * spec.samples_per_step;
+    RETURN_IF_ERROR(s.GetOptional("seconds_per_step", &spec.seconds_per_step));
+    if (spec.seconds_per_step < 0 || spec.seconds_per_step > 3600) {
+      return s.Error("seconds_per_step",
+                     absl::StrCat("must be in [0, 3600], got ", spec.seconds_per_step));
+    }
+    RETURN_IF_ERROR(s.GetOptional("noise", &spec.noise));
+    if (spec.noise < 0) return s.Error("noise", absl::StrCat("must be >= 0, got ", spec.noise));
+    RETURN_IF_ERROR(GetAtLeast(s, "seed", &spec.seed, 0));
+    return absl::OkStatus();
+  }
+  RETURN_IF_ERROR(m.Get("config", &t->config));
+  if (t->config.empty()) return m.Error("config", "must name a trainer YAML file");
+  RETURN_IF_ERROR(GetAtLeast(m, "evals_per_epoch", &t->evals_per_epoch, 1));
+  ASSIGN_OR_RETURN(ConfigMap overrides, m.GetOptionalMap("overrides"));
+  for (const std::string& key : overrides.Keys()) {
+    std::string text;
+    RETURN_IF_ERROR(overrides.GetYamlText(key, &text));
+    t->overrides.push_back(key + "=" + text);
+  }
+  RETURN_IF_ERROR(overrides.AllowOnly(overrides.Keys()));  // duplicates
+  return absl::OkStatus();
+}
+
+absl::Status ParseSearch(const ConfigMap& m, SweepConfig* c, bool read_method) {
+  RETURN_IF_ERROR(m.AllowOnly({"method", "random", "grid"}));
+  if (read_method) {
+    RETURN_IF_ERROR(m.GetEnum("method", {"random", "grid", "random_then_grid"}, &c->method));
+  }
+  ASSIGN_OR_RETURN(ConfigMap random, m.GetOptionalMap("random"));
+  RETURN_IF_ERROR(random.AllowOnly({"trials", "seed"}));
+  RETURN_IF_ERROR(GetAtLeast(random, "trials", &c->random.trials, 1));
+  RETURN_IF_ERROR(GetAtLeast(random, "seed", &c->random.seed, 0));
+  ASSIGN_OR_RETURN(ConfigMap grid, m.GetOptionalMap("grid"));
+  RETURN_IF_ERROR(grid.AllowOnly({"top_k", "lr_points", "lr_span", "batch_neighbors"}));
+  RETURN_IF_ERROR(GetAtLeast(grid, "top_k", &c->grid.top_k, 1));
+  RETURN_IF_ERROR(GetAtLeast(grid, "lr_points", &c->grid.lr_points, 1));
+  RETURN_IF_ERROR(grid.GetOptional("lr_span", &c->grid.lr_span));
+  if (c->grid.lr_span < 1.0) {
+    return grid.Error("lr_span", absl::StrCat("must be >= 1 (the ratio of the largest to the "
+                                              "smallest grid lr), got ", c->grid.lr_span));
+  }
+  RETURN_IF_ERROR(GetAtLeast(grid, "batch_neighbors", &c->grid.batch_neighbors, 0));
+  if (c->method == "random_then_grid" && c->grid.top_k > c->random.trials) {
+    return grid.Error("top_k", absl::StrCat("is ", c->grid.top_k, " but the random phase runs only ",
+                                            c->random.trials, " trials"));
+  }
+  return absl::OkStatus();
+}
+
+// The samples of one epoch across `ranks`: the training examples, padded to a multiple of the
+// ranks (DistributedSampler); 0 when the data cannot be read here.
+int64_t SamplesPerEpoch(const trainer::TrainerConfig& t, int64_t ranks) {
+  absl::StatusOr<std::vector<trainer::Example>> rows =
+      trainer::ReadDataset(t.task.train, t.task.format);
+  if (!rows.ok()) return 0;
+  const int64_t n = static_cast<int64_t>(rows->size());
+  return (n + ranks - 1) / ranks * ranks;
+}
+
+// The samples of one evaluation interval on the resource axis (the synthetic trainer's is one
+// step); 0 when the training data could not be read here.
+int64_t EvaluationInterval(const TrainerSpec& t) {
+  if (t.synthetic) return t.synthetic_spec.samples_per_step;
+  if (t.samples_per_epoch <= 0) return 0;
+  return std::max<int64_t>(1, std::llround(static_cast<double>(t.samples_per_epoch) /
+                                           static_cast<double>(t.evals_per_epoch)));
+}
+
+bool FileExists(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+}  // namespace
+
+namespace {
+
+// The top-level keys of a sweep file.
+const std::vector<std::string>& SweepSections() {
+  static const auto* const kSections = new std::vector<std::string>{
+      "name", "metric", "trainer", "resources", "parameters", "lr_scaling", "search", "method",
+      "early_terminate", "max_concurrent_trials", "max_failures_per_trial", "journal"};
+  return *kSections;
+}
+
+}  // namespace
+
+absl::StatusOr<SweepConfig> ParseSweepConfig(const ConfigFile& file) {
+  ASSIGN_OR_RETURN(ConfigMap root, file.Root());
+  RETURN_IF_ERROR(root.AllowOnly(SweepSections()));
+  SweepConfig c;
+  c.source = file.name();
+  RETURN_IF_ERROR(root.Get("name", &c.name));
+  if (!ValidName(c.name)) {
+    return root.Error("name", "must be 1-128 letters, digits, '-', '_' or '.'");
+  }
+  ASSIGN_OR_RETURN(ConfigMap metric, root.GetMap("metric"));
+  RETURN_IF_ERROR(ParseMetric(metric, &c));
+  ASSIGN_OR_RETURN(ConfigMap trainer, root.GetMap("trainer"));
+  RETURN_IF_ERROR(ParseTrainer(trainer, &c.trainer));
+  ASSIGN_OR_RETURN(ConfigMap resources, root.GetOptionalMap("resources"));
+  RETURN_IF_ERROR(resources.AllowOnly({"gpus_per_trial", "stage", "fetch_back", "env",
+                                       "reuse_workers", "worker_max_trials"}));
+  if (resources.Has("env")) {
+    ASSIGN_OR_RETURN(ConfigMap env, resources.GetMap("env"));
+    RETURN_IF_ERROR(env.AllowOnly(env.Keys()));  // duplicates
+    for (const std::string& name : env.Keys()) {
+      if (!ValidEnvName(name)) {
+        return env.Error(name, "is not an environment variable name");
+      }
+      if (const std::string why = TrialEnvForbidden(name); !why.empty()) {
+        return env.Error(name, absl::StrCat(why, "; agents never pass it (README: resources.env)"));
+      }
+      RETURN_IF_ERROR(env.Get(name, &c.env[name]));
+    }
+  }
+  RETURN_IF_ERROR(resources.GetOptional("fetch_back", &c.fetch_back));
+  RETURN_IF_ERROR(resources.GetOptional("reuse_workers", &c.reuse_workers));
+  RETURN_IF_ERROR(GetAtLeast(resources, "worker_max_trials", &c.worker_max_trials, 1));
+  if (c.worker_max_trials > INT32_MAX) {  // TrialSpec.worker_max_trials is an int32
+    return resources.Error("worker_max_trials",
+                           absl::StrCat("must be <= ", INT32_MAX, ", got ", c.worker_max_trials));
+  }
+  RETURN_IF_ERROR(resources.GetOptional("gpus_per_trial", &c.gpus_per_trial));
+  if (resources.Has("stage")) {
+    RETURN_IF_ERROR(resources.Get("stage", &c.stage));
+    for (const std::string& path : c.stage) {
+      if (path.empty()) return resources.Error("stage", "holds an empty path");
+    }
+  }
+  RETURN_IF_ERROR(AtLeast(resources, "gpus_per_trial", c.gpus_per_trial, 1));
+  ASSIGN_OR_RETURN(ConfigMap parameters, root.GetMap("parameters"));
+  RETURN_IF_ERROR(ParseParameters(parameters, &c.lr, &c.batch_sizes, &c.params));
+  if (c.trainer.synthetic && !c.params.empty()) {
+    return parameters.Error("", absl::StrCat("the synthetic trainer takes only lr and "
+                                             "batch_size, not ", c.params[0].name));
+  }
+  ASSIGN_OR_RETURN(ConfigMap scaling, root.GetOptionalMap("lr_scaling"));
+  RETURN_IF_ERROR(scaling.AllowOnly({"rule", "base_batch"}));
+  RETURN_IF_ERROR(scaling.GetEnum("rule", {"linear", "none"}, &c.lr_scaling.rule));
+  RETURN_IF_ERROR(GetAtLeast(scaling, "base_batch", &c.lr_scaling.base_batch, 1));
+  ASSIGN_OR_RETURN(ConfigMap search, root.GetOptionalMap("search"));
+  bool top_level_method = root.Has("method");  // W&B's spelling of search.method
+  if (top_level_method && search.Has("method")) {
+    // The command line wins over the file; twice in the file (or on the command line) is an
+    // error.
+    if (root.FromOverride("method") == search.FromOverride("method")) {
+      return root.Error("method", "give the method once: method or search.method");
+    }
+    top_level_method = root.FromOverride("method");
+    c.notes.push_back(absl::StrCat(top_level_method ? "method" : "search.method",
+                                   " (override): ignored ",
+                                   top_level_method ? "search.method" : "method", " from ",
+                                   file.name()));
+  }
+  if (top_level_method) {
+    RETURN_IF_ERROR(root.GetEnum("method", {"random", "grid", "random_then_grid"}, &c.method,
+                                 /*required=*/true));
+  }
+  RETURN_IF_ERROR(ParseSearch(search, &c, /*read_method=*/!top_level_method));
+  if (root.Has("early_terminate")) {
+    ASSIGN_OR_RETURN(ConfigMap early, root.GetMap("early_terminate"));
+    ASSIGN_OR_RETURN(c.pruner, ParseEarlyTerminate(early, &c.notes));
+  }
+  RETURN_IF_ERROR(GetAtLeast(root, "max_concurrent_trials", &c.max_concurrent_trials, 1));
+  RETURN_IF_ERROR(GetAtLeast(root, "max_failures_per_trial", &c.max_failures_per_trial, 0));
+  c.journal = "runs/" + c.name + "/journal.log";
+  RETURN_IF_ERROR(root.GetOptional("journal", &c.journal));
+  if (c.journal.empty()) return root.Error("journal", "must not be empty");
+  return c;
+}
+
+const ParamSpec* SweepConfig::FindParam(const std::string& param) const {
+  if (param == "lr") return &lr;
+  for (const ParamSpec& p : params) {
+    if (p.name == param) return &p;
+  }
+  return nullptr;
+}
+
+absl::StatusOr<SweepConfig> LoadSweepConfig(const std::string& path,
+                                            const std::vector<std::string>& overrides,
+                                            bool multirun) {
+  ASSIGN_OR_RETURN(ConfigFile file, ConfigFile::Load(path));
+  if (multirun) {
+    RETURN_IF_ERROR(ApplyMultirunOverrides(overrides, SweepSections(), &file));
+  } else {
+    RETURN_IF_ERROR(AddMultirunHint(file.ApplyOverrides(overrides), overrides));
+  }
+  absl::StatusOr<SweepConfig> parsed = ParseSweepConfig(file);
+  if (!parsed.ok() && !multirun) return AddMultirunHint(parsed.status(), overrides);
+  ASSIGN_OR_RETURN(SweepConfig config, std::move(parsed));
+  constexpr absl::string_view kOutputDir = "output.dir=";
+  for (const std::string& o : config.trainer.overrides) {
+    if (absl::StartsWith(o, kOutputDir)) {
+      config.notes.push_back(absl::StrCat(
+          "trainer.overrides output.dir (", ClipValue(o.substr(kOutputDir.size())),
+          "): not used: each trial writes to its own folder, trial-N beside the journal"));
+    }
+  }
+  if (!config.trainer.synthetic) {
+    std::string trainer_path = config.trainer.config;
+    if (!FileExists(trainer_path) && trainer_path[0] != '/') {
+      const size_t slash = path.rfind('/');
+      const std::string beside =
+          (slash == std::string::npos ? "" : path.substr(0, slash + 1)) + trainer_path;
+      if (FileExists(beside)) trainer_path = beside;
+    }
+    auto trainer = trainer::LoadTrainerConfig(trainer_path, config.trainer.overrides);
+    if (!trainer.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": trainer.config: ", trainer.status().message()));
+    }
+    config.trainer.config = trainer_path;
+    config.trainer.grad_accum = trainer->train.grad_accum;
+    RETURN_IF_ERROR(CheckParametersWithTrainer(config.params, config.trainer.overrides,
+                                               trainer_path, path));
+    config.trainer.samples_per_epoch = SamplesPerEpoch(*trainer, config.gpus_per_trial);
+  }
+  ASSIGN_OR_RETURN(config.pruner,
+                   config.pruner->Resolve({EvaluationInterval(config.trainer)}, path));
+  // Staged paths: absolute, relative to the working directory, or beside the sweep file.
+  for (std::string& stage : config.stage) {
+    std::string found = stage;
+    if (stage[0] != '/') {
+      const size_t slash = path.rfind('/');
+      const std::string beside = (slash == std::string::npos ? "" : path.substr(0, slash + 1)) + stage;
+      found = PathExists(stage) ? stage : beside;
+      if (found[0] != '/') {
+        char cwd[PATH_MAX];
+        if (::getcwd(cwd, sizeof(cwd)) != nullptr) found = absl::StrCat(cwd, "/", found);
+      }
+    }
+    if (!PathExists(found)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": resources.stage: ", ClipPath(stage), ": no such file or folder"));
+    }
+    stage = found;
+  }
+  return config;
+}
+
+}  // namespace hpo
+}  // namespace tunefleet

@@ -1,0 +1,158 @@
+// The sweep YAML contract (README.md, "The binaries", hpo; this header is its reference), loaded
+// into a typed struct and validated in one place. Every error names the file, the line and the
+// dotted key.
+//
+// The search space (hpo/config/sweep_parameters.h): `lr` (the base learning rate: log_uniform or
+// uniform over [min, max], or a list of values), `batch_size` (per-rank batch, a list of
+// values), and any other trainer key, written as its dotted name (`train.weight_decay`,
+// `model.dropout`) or, when unambiguous, its last part (`weight_decay`), with the
+// distributions log_uniform, uniform, int or values. Each trial runs with
+// lr_effective = lr * batch_size * ranks * grad_accum / base_batch under
+// `lr_scaling: {rule: linear}` (hpo/lr_scaling.h).
+//
+// The resource axis: under a sweep a trial evaluates `trainer.evals_per_epoch` times an epoch
+// (and at its end), whatever its batch size, and reports each evaluation keyed by the samples
+// it has seen across all ranks (trainer/train/train_loop.h), which is Optuna's `step` in the journal
+// and in every pruner setting (n_warmup_steps, interval_steps, min_resource, max_resource).
+//
+// W&B sweep spellings are accepted too: `method` at the top level (for search.method), the
+// distributions `log_uniform_values` (our log_uniform), `int_uniform` (int) and `categorical`,
+// and hyperband's `min_iter`, `max_iter`, `eta` and `s` (hpo/pruners/hyperband_pruner.h). W&B
+// counts iterations as the times the
+// metric was logged; here that is an evaluation interval (samples_per_epoch / evals_per_epoch
+// samples; the synthetic trainer's samples_per_step), so min_iter: N is min_resource: N
+// intervals in samples, max_iter likewise max_resource, eta is reduction_factor, and s with
+// max_iter (no min_iter) gives min_iter = floor(max_iter / eta^s), W&B's rule for its brackets.
+// A W&B key and ours for the same setting (min_iter and min_resource) is an error naming both;
+// `strict` is refused (not supported).
+//
+// Command-line overrides (common/yaml_config.h) win: an override of early_terminate.type drops
+// the file's keys of the other types, and one of `method` or `search.method` when the file
+// gives the other spelling ignores the file's; each says so in a note (SweepConfig::notes).
+// With --multirun, hpo/config/multirun.h.
+#ifndef TUNEFLEET_HPO_CONFIG_SWEEP_CONFIG_H_
+#define TUNEFLEET_HPO_CONFIG_SWEEP_CONFIG_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/yaml_config.h"
+#include "hpo/pruners/nop_pruner.h"
+#include "hpo/pruners/pruner_kind.h"
+#include "hpo/config/sweep_parameters.h"
+
+namespace tunefleet {
+namespace hpo {
+
+// The synthetic trainer (trainer/data/synthetic.h): a deterministic function of
+// (lr_effective, batch_size, step) plus seeded noise, for testing the machinery.
+struct SyntheticSpec {
+  int64_t steps = 20;
+  int64_t samples_per_step = 64;  // each step's place on the samples axis
+  double seconds_per_step = 0.0;
+  double noise = 0.0;
+  int64_t seed = 0;
+};
+
+struct TrainerSpec {
+  bool synthetic = false;
+  SyntheticSpec synthetic_spec;
+  std::string config;                  // trainer YAML path (when not synthetic)
+  std::vector<std::string> overrides;  // "key=value", applied to that config in file order
+  // Evaluations per epoch under the sweep (train.eval_every_epochs = 1 / evals_per_epoch).
+  int64_t evals_per_epoch = 8;
+  // From the trainer config (with its overrides), when LoadSweepConfig loads it:
+  int64_t grad_accum = 1;  // for lr scaling
+  // The samples of one epoch across the ranks (the training examples, padded to a multiple of
+  // gpus_per_trial as DistributedSampler pads them); 0 when the training data could not be
+  // read here. The synthetic trainer's "epoch" is its steps * samples_per_step.
+  int64_t samples_per_epoch = 0;
+};
+
+using LrSpec = ParamSpec;
+
+struct LrScalingSpec {
+  std::string rule = "linear";  // linear | none
+  int64_t base_batch = 32;
+};
+
+struct RandomPhaseSpec {
+  int64_t trials = 8;
+  int64_t seed = 0;
+};
+
+// The full grid's lr_points lrs over the range; random_then_grid's second phase refines on
+// them (hpo/samplers/grid_sampler.h). Defaults from bench/search_efficiency (docs/BENCHMARKS.md).
+struct GridPhaseSpec {
+  int64_t top_k = 2;
+  int64_t lr_points = 10;
+  double lr_span = 10.0;
+  int64_t batch_neighbors = 1;
+};
+
+struct SweepConfig {
+  std::string source;  // the file it came from
+  std::string name;
+  std::string metric_name;
+  bool maximize = true;
+  TrainerSpec trainer;
+  int64_t gpus_per_trial = 1;  // ranks per trial
+  // Files and folders the trials need, staged to agents that share no file system with hpo
+  // (absolute; relative ones are taken from the sweep file's folder).
+  std::vector<std::string> stage;
+  // Copy each trial's output folder back from rank 0's node when it ends (TrialSpec.fetch_back).
+  bool fetch_back = false;
+  // resources.env: variables every trainer rank gets (TrialSpec.env). Agents pass the
+  // names of common/trial_env.h, and others only when started with --allow_env NAME (dev
+  // mode's agent is); never one that loads code or steers the agent (refused here).
+  std::map<std::string, std::string> env;
+  // resources.reuse_workers: run each trial's ranks in their slots' warm trainer workers (one
+  // long-lived `trainer worker` process per slot, so that a trial skips process start and
+  // LibTorch init, and a repeated multi-rank trial its process group's set-up;
+  // TrialSpec.reuse_worker); false starts a fresh trainer per rank and trial.
+  bool reuse_workers = true;
+  // resources.worker_max_trials: a warm worker is recycled after this many trials
+  // (TrialSpec.worker_max_trials), bounding what one process can leak or fragment.
+  int64_t worker_max_trials = 16;
+  LrSpec lr;
+  std::vector<int64_t> batch_sizes;  // ascending, unique
+  // The other trainer keys searched, in file order (never lr or batch_size).
+  std::vector<ParamSpec> params;
+  LrScalingSpec lr_scaling;
+  std::string method = "random_then_grid";  // random | grid | random_then_grid
+  RandomPhaseSpec random;
+  GridPhaseSpec grid;
+  // early_terminate: the pruner's settings as its module parsed them (never null; type()
+  // names it). LoadSweepConfig resolves them against the resource axis (PrunerSettings::
+  // Resolve); ParseSweepConfig does not. The types and their keys: hpo/pruners/all_pruners.h.
+  PrunerSettingsPtr pruner = NoPruning();
+  int64_t max_concurrent_trials = 1;
+  int64_t max_failures_per_trial = 2;
+  std::string journal;  // default runs/NAME/journal.log
+  // What the command line changed beyond its own values, one line each for hpo to print
+  // ("early_terminate.type=none (override): dropped n_startup_trials from lr.yaml").
+  std::vector<std::string> notes;
+
+  // The spec of the searched parameter `name` (lr or a trainer key; not batch_size); null if
+  // none.
+  const ParamSpec* FindParam(const std::string& name) const;
+};
+
+// Loads `path` and applies `overrides` ("search.random.trials=4"; with `multirun`, as
+// hpo/config/multirun.h says; without, an error about an override holding a comma suggests
+// --multirun). A trainer config named by the sweep is loaded and validated too (relative to the
+// working directory, else to the sweep file's folder), so that a bad trainer config fails
+// before any trial starts.
+absl::StatusOr<SweepConfig> LoadSweepConfig(const std::string& path,
+                                            const std::vector<std::string>& overrides = {},
+                                            bool multirun = false);
+// Parses an already loaded file; the trainer config is not opened.
+absl::StatusOr<SweepConfig> ParseSweepConfig(const ConfigFile& file);
+
+}  // namespace hpo
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_HPO_CONFIG_SWEEP_CONFIG_H_

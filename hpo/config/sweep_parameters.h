@@ -1,0 +1,88 @@
+// The `parameters` section of a sweep YAML: what the trials vary.
+//
+//   parameters:
+//     lr: {distribution: log_uniform, min: 1.0e-5, max: 1.0e-3}  # or uniform, or values: [...]
+//     batch_size: {values: [16, 32, 64, 128]}                    # per-rank batch sizes
+//     train.weight_decay: {distribution: uniform, min: 0.0, max: 0.1}
+//     warmup_ratio: {values: [0.0, 0.1]}                         # = train.warmup_ratio
+//     train: {epochs: {distribution: int, min: 1, max: 3}}      # the nested form
+//     model.pooling: {values: [mean, cls]}
+//
+// Names: `lr` and `batch_size` (`train.lr`, `train.batch_size` name them too); any other entry
+// is a trainer key (trainer/train/train_config.h), by its dotted name or by its last part alone when
+// exactly one trainer key ends so. An entry holding distribution, min, max or values is a
+// parameter; any other mapping is a namespace (the nested form). Keys that hpo sets for every
+// trial are not parameters: output.dir and the evaluation cadence (train.eval_every_*).
+//
+// Distributions (Optuna's in the journal):
+//   log_uniform  0 < min < max            FloatDistribution(log=True)    W&B: log_uniform_values
+//   uniform      min < max                FloatDistribution
+//   int          integers, min <= max     IntDistribution                W&B: int_uniform
+//   values       numbers or strings       CategoricalDistribution        W&B: categorical
+// `lr` takes log_uniform, uniform or values (kept sorted); `batch_size` takes values of
+// positive integers (kept sorted). A parameter's value of a categorical of strings is held as
+// the choice's index (Optuna's internal form), its label given to the trainer.
+#ifndef TUNEFLEET_HPO_CONFIG_SWEEP_PARAMETERS_H_
+#define TUNEFLEET_HPO_CONFIG_SWEEP_PARAMETERS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "common/yaml_config.h"
+
+namespace tunefleet {
+namespace hpo {
+
+// One searched parameter. `name` is "lr", "batch_size" or a dotted trainer key.
+struct ParamSpec {
+  std::string name;
+  std::string distribution = "log_uniform";  // log_uniform | uniform | int | categorical
+  double min = 0;  // log_uniform, uniform, int (integral)
+  double max = 0;
+  std::vector<double> values;       // categorical of numbers (lr: sorted ascending)
+  std::vector<std::string> labels;  // categorical of strings (then `values` is empty)
+  int line = 0;                     // where the sweep file gives it, for messages
+};
+
+// One entry of the section as the file writes it (for hpo sweep --multirun, hpo/config/multirun.h).
+struct ParameterEntry {
+  std::string name;    // lr, batch_size or the trainer key it stands for
+  std::string path;    // its dotted path under `parameters`: train: {lr: ...} -> "train.lr"
+  int64_t values = 0;  // how many values it takes: a list's length, 1 for int min == max, 0 for
+                       // a range
+  ConfigMap parent;    // errors at the entry: parent.Error(at, ...)
+  std::string at;
+};
+
+// Reads the section into `lr`, `batch_sizes` (ascending) and `others` (the trainer keys, in
+// file order), and, when `listed` is given, each entry into it. Errors name the file, the line
+// and the dotted key.
+absl::Status ParseParameters(const ConfigMap& parameters, ParamSpec* lr,
+                             std::vector<int64_t>* batch_sizes, std::vector<ParamSpec>* others,
+                             std::vector<ParameterEntry>* listed = nullptr);
+
+// The parameter a name stands for, by the rules above: "lr", "batch_size" or the trainer key
+// ("weight_decay" -> "train.weight_decay"); else an error saying why (no location).
+absl::StatusOr<std::string> ParameterName(const std::string& name);
+
+// Checks the searched trainer keys against the trainer config the trials run (with the
+// sweep's trainer overrides): the config must load with each parameter at its bounds, at a
+// point inside them, and at each of its values, so that a key the trainer does not read, a
+// value out of the trainer's range or a fraction for an integer key fails before any trial
+// starts. The error names the parameter and quotes the trainer's own message.
+// `sweep_source` is the sweep file, for the message.
+absl::Status CheckParametersWithTrainer(const std::vector<ParamSpec>& others,
+                                        const std::vector<std::string>& trainer_overrides,
+                                        const std::string& trainer_path,
+                                        const std::string& sweep_source);
+
+// A parameter's value as the trainer override gives it: "0.05", "3", "cls".
+std::string ParamValueText(const ParamSpec& spec, double value);
+
+}  // namespace hpo
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_HPO_CONFIG_SWEEP_PARAMETERS_H_

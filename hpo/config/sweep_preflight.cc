@@ -1,0 +1,152 @@
+#include "hpo/config/sweep_preflight.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/clip.h"
+#include "common/file_util.h"
+#include "common/gpu_detect.h"
+#include "common/status_macros.h"
+#include "hpo/journal/journal_file.h"
+#include "hpo/config/sweep_plan.h"
+#include "trainer/model/bert_config.h"
+#include "trainer/model/memory_formula.h"
+#include "trainer/train/train_config.h"
+
+namespace tunefleet {
+namespace hpo {
+
+absl::Status CheckPlanSize(const SweepConfig& config) {
+  const int64_t planned = MaxPlannedTrials(config);
+  if (planned <= kMaxPlannedTrials) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      config.source, ": search: the plan holds up to ", planned, " trials; the limit is ",
+      kMaxPlannedTrials, " (lower search.random.trials or search.grid.lr_points)"));
+}
+
+absl::Status CheckDevModeRanks(const SweepConfig& config, int gpus, int cpus, int64_t slots) {
+  const int64_t ranks = config.gpus_per_trial;
+  const int64_t have = gpus > 0 ? gpus : (slots > 0 ? slots : cpus);
+  if (ranks <= have) return absl::OkStatus();
+  const std::string what =
+      gpus > 0 ? absl::StrCat(gpus, " GPU(s)")
+               : (slots > 0 ? absl::StrCat("--slots ", slots) : absl::StrCat(cpus, " CPU core(s)"));
+  return absl::InvalidArgumentError(
+      absl::StrCat(config.source, ": resources.gpus_per_trial: ", ranks,
+                   " ranks per trial, but dev mode runs on this host, which has ", what,
+                   " (a cluster's trials may span nodes: --head)"));
+}
+
+LocalHost ThisHost() {
+  LocalHost host;
+  const std::vector<GpuInfo> gpus = DetectGpus();
+  host.gpus = static_cast<int>(gpus.size());
+  cpu_set_t set;
+  if (::sched_getaffinity(0, sizeof(set), &set) == 0) {
+    host.cpus = CPU_COUNT(&set);
+  } else if (const long online = ::sysconf(_SC_NPROCESSORS_ONLN); online > 0) {
+    host.cpus = static_cast<int>(online);
+  }
+  if (!gpus.empty()) {
+    const GpuInfo* least = &gpus.front();
+    for (const GpuInfo& g : gpus) {
+      if (g.total_bytes < least->total_bytes) least = &g;
+    }
+    host.memory_bytes = static_cast<double>(least->total_bytes);
+    host.memory_text = absl::StrFormat("the GPU's %.1f GiB (%s)", trainer::GiB(host.memory_bytes),
+                                       least->name);
+  } else {
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0) host.memory_bytes = static_cast<double>(pages) * page;
+    host.memory_text =
+        absl::StrFormat("this host's %.1f GiB of RAM", trainer::GiB(host.memory_bytes));
+  }
+  return host;
+}
+
+absl::Status CheckDevModeBatchSizes(const SweepConfig& config, const LocalHost& host) {
+  if (config.trainer.synthetic || host.memory_bytes <= 0) return absl::OkStatus();
+  absl::StatusOr<trainer::TrainerConfig> t =
+      trainer::LoadTrainerConfig(config.trainer.config, config.trainer.overrides);
+  if (!t.ok()) return absl::OkStatus();  // CheckSweepTrainerFiles says why
+  absl::StatusOr<trainer::BertConfig> model =
+      trainer::ReadBertConfig(JoinPath(t->model.path, "config.json"));
+  if (!model.ok()) return absl::OkStatus();  // likewise
+  const int64_t parameters = trainer::EncoderParameters(*model);
+  const int passes = t->task.type == "classification" ? 1 : 2;
+  const int shards = t->train.strategy == "zero1" ? static_cast<int>(config.gpus_per_trial) : 1;
+  for (int64_t batch : config.batch_sizes) {
+    const trainer::MemoryEstimate least =
+        trainer::LeastTrainingMemory(*model, parameters, batch, passes,
+                                     t->train.precision == "fp32", t->train.grad_checkpointing,
+                                     shards);
+    if (least.total_bytes() <= host.memory_bytes) continue;
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: parameters.batch_size: %d examples a step need at least %.1f GiB even at %d tokens "
+        "a sequence (the trainer's memory estimate), more than %s",
+        config.source, batch, trainer::GiB(least.total_bytes()), trainer::kLeastTokens,
+        host.memory_text));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckJournalWritable(const std::string& journal) {
+  const std::string folder = JournalFolder(journal);
+  struct stat st;
+  if (::stat(folder.c_str(), &st) != 0) return absl::OkStatus();  // made when the sweep starts
+  const std::string probe = absl::StrCat(folder, "/.hpo-probe-", ::getpid());
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    const int err = errno;
+    return absl::InvalidArgumentError(absl::StrCat("journal ", ClipPath(journal), ": cannot create files in ",
+                                                   ClipPath(folder), ": ", std::strerror(err)));
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::optional<JournalContents>> ReadJournalToResume(const SweepConfig& config,
+                                                                   bool resume) {
+  const std::string path = ClipPath(config.journal);
+  struct stat st;
+  if (::stat(config.journal.c_str(), &st) != 0 || st.st_size == 0) return std::nullopt;
+  if (!resume) {
+    return absl::AlreadyExistsError(absl::StrCat(
+        "journal ", path, " already holds a sweep; pass --resume to continue it, or --journal "
+        "PATH to start another"));
+  }
+  absl::StatusOr<JournalContents> contents = ReadJournal(config.journal);
+  if (!contents.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--resume: ", contents.status().message()));
+  }
+  if (contents->study_name.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--resume: journal ", path, " holds no study (not a journal of hpo or Optuna)"));
+  }
+  if (contents->study_name != config.name) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--resume: journal ", path, " holds sweep '", ClipValue(contents->study_name),
+                     "', not '", config.name, "'"));
+  }
+  if (contents->maximize != config.maximize) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--resume: journal ", path, " was made for the other metric goal (",
+        contents->maximize ? "maximize" : "minimize", "; ", config.source, " says ",
+        config.maximize ? "maximize" : "minimize", ")"));
+  }
+  return std::optional<JournalContents>(*std::move(contents));
+}
+
+}  // namespace hpo
+}  // namespace tunefleet

@@ -1,0 +1,121 @@
+#include "hpo/config/trainer_files.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "common/clip.h"
+#include "common/status_macros.h"
+#include "hpo/config/sweep_parameters.h"
+#include "trainer/model/bert_config.h"
+
+namespace tunefleet {
+namespace hpo {
+namespace {
+
+enum class Kind { kFile, kFolder };
+
+absl::Status Bad(const std::string& key, const std::string& path, const std::string& why) {
+  return absl::InvalidArgumentError(absl::StrCat(key, ": ", ClipPath(path), ": ", why));
+}
+
+// `path` is a readable file (or a folder we may list and enter).
+absl::Status CheckPath(const std::string& key, const std::string& path, Kind kind) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    const int e = errno;
+    if (e == ENOENT || e == ENOTDIR) {
+      return Bad(key, path, kind == Kind::kFolder ? "no such folder" : "no such file");
+    }
+    return Bad(key, path, std::strerror(e));
+  }
+  if (kind == Kind::kFolder && !S_ISDIR(st.st_mode)) return Bad(key, path, "not a folder");
+  if (kind == Kind::kFile && S_ISDIR(st.st_mode)) return Bad(key, path, "is a folder, not a file");
+  const int mode = kind == Kind::kFolder ? (R_OK | X_OK) : R_OK;
+  if (::access(path.c_str(), mode) != 0) {
+    return Bad(key, path, absl::StrCat("not readable (", std::strerror(errno), ")"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckModelFolder(const std::string& key, const std::string& dir) {
+  RETURN_IF_ERROR(CheckPath(key, dir, Kind::kFolder));
+  for (const char* name : {"config.json", "vocab.txt"}) {
+    const std::string file = absl::StrCat(dir, dir.back() == '/' ? "" : "/", name);
+    struct stat st;
+    if (::stat(file.c_str(), &st) != 0 || S_ISDIR(st.st_mode)) {
+      return Bad(key, dir, absl::StrCat("the model folder holds no ", name));
+    }
+    if (::access(file.c_str(), R_OK) != 0) {
+      return Bad(key, dir, absl::StrCat(name, " is not readable (", std::strerror(errno), ")"));
+    }
+  }
+  // What every trial would fail on: a config.json the trainer cannot read.
+  absl::StatusOr<trainer::BertConfig> config =
+      trainer::ReadBertConfig(absl::StrCat(dir, dir.back() == '/' ? "" : "/", "config.json"));
+  if (!config.ok()) return absl::InvalidArgumentError(absl::StrCat(key, ": ", config.status().message()));
+  return absl::OkStatus();
+}
+
+// Checks one key's value.
+absl::Status CheckKey(const std::string& key, const std::string& value) {
+  if (key == "model.path") return CheckModelFolder(key, value);
+  if (key == "task.train" || key == "task.eval" || key == "model.head") {
+    return CheckPath(key, value, Kind::kFile);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status CheckTrainerFiles(const trainer::TrainerConfig& t) {
+  RETURN_IF_ERROR(CheckKey("model.path", t.model.path));
+  RETURN_IF_ERROR(CheckKey("task.train", t.task.train));
+  if (!t.task.eval.empty()) RETURN_IF_ERROR(CheckKey("task.eval", t.task.eval));
+  if (!t.model.head.empty()) RETURN_IF_ERROR(CheckKey("model.head", t.model.head));
+  return absl::OkStatus();
+}
+
+absl::Status CheckSweepTrainerFiles(const SweepConfig& sweep) {
+  if (sweep.trainer.synthetic) return absl::OkStatus();
+  const std::string where =
+      absl::StrCat(sweep.source, ": trainer config ", ClipPath(sweep.trainer.config), ": ");
+  absl::StatusOr<trainer::TrainerConfig> loaded =
+      trainer::LoadTrainerConfig(sweep.trainer.config, sweep.trainer.overrides);
+  if (!loaded.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(where, loaded.status().message()));
+  }
+  // A searched key's values replace the config's own value in every trial.
+  auto searched = [&](const std::string& key) -> const ParamSpec* {
+    for (const ParamSpec& p : sweep.params) {
+      if (p.name == key) return &p;
+    }
+    return nullptr;
+  };
+  std::vector<std::pair<std::string, std::string>> files = {{"model.path", loaded->model.path},
+                                                            {"task.train", loaded->task.train},
+                                                            {"task.eval", loaded->task.eval},
+                                                            {"model.head", loaded->model.head}};
+  for (const auto& [key, value] : files) {
+    if (const ParamSpec* p = searched(key)) {
+      for (const std::string& label : p->labels) {
+        absl::Status s = label.empty() ? absl::OkStatus() : CheckKey(key, label);
+        if (!s.ok()) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(sweep.source, ":", p->line, ": parameters.", s.message()));
+        }
+      }
+      continue;
+    }
+    if (value.empty() && (key == "task.eval" || key == "model.head")) continue;  // optional
+    absl::Status s = CheckKey(key, value);
+    if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat(where, s.message()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace hpo
+}  // namespace tunefleet

@@ -1,0 +1,41 @@
+// The files a sweep's trainer config names, checked before any trial starts (`hpo sweep` and
+// its --dry_run), without loading them (stat and access(2) only):
+//
+//   model.path   a folder holding config.json and vocab.txt
+//   task.train   a file
+//   task.eval    a file, when set
+//   model.head   a file, when set
+//
+// each existing and readable. Relative paths are taken from the working directory, as the
+// trainer takes them. A searched parameter over one of these keys (`model.path: {values: [A,
+// B]}`) has each of its values checked the same way. A missing one is one line naming the key
+// and the path:
+//
+//   configs/lr.yaml: trainer config configs/sbert_stsb.yaml: model.path: data/nope: no such folder
+//
+// The synthetic trainer names no files: nothing to check. Thread-safety: stateless.
+#ifndef TUNEFLEET_HPO_CONFIG_TRAINER_FILES_H_
+#define TUNEFLEET_HPO_CONFIG_TRAINER_FILES_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "hpo/config/sweep_config.h"
+#include "trainer/train/train_config.h"
+
+namespace tunefleet {
+namespace hpo {
+
+// The first missing or unreadable file of `trainer`, as "KEY: PATH: what is wrong"
+// (InvalidArgument); OK when all are there.
+absl::Status CheckTrainerFiles(const trainer::TrainerConfig& trainer);
+
+// For a sweep loaded by LoadSweepConfig: loads its trainer config (with the sweep's trainer
+// overrides) and checks its files and the searched values of those keys; the error names the
+// sweep file and the trainer config. OK for the synthetic trainer.
+absl::Status CheckSweepTrainerFiles(const SweepConfig& sweep);
+
+}  // namespace hpo
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_HPO_CONFIG_TRAINER_FILES_H_

@@ -1,0 +1,125 @@
+// One run as an agent holds it: the local ranks of one trial attempt (their trainer processes
+// and slots), its staging and fetch-back in flight, the reports its rank 0 sent that the head has
+// not answered yet, and how it ends (the Exit the agent sends once all its local ranks ended).
+//
+// A rank runs in its own trainer process, or (warm, launcher/agent/warm_workers.h) in the slot's warm
+// worker, whose process the rank borrows for the trial: signals, exit bookkeeping and the stop
+// path are the same; the rank hands the process back when the worker says the trial is done
+// (TrialDone). So a rank's end is its own explicit state (LocalRank::end), set when its
+// process ends or its warm trial is done, never read from the process.
+//
+// Invariants: a rank is running while it has a process and no end; a failed rank makes the run
+// stop its other local ranks (SIGTERM, then SIGKILL after the kill grace, KillOverdue) so none
+// is left waiting in a collective; the first failure is the one the Exit reports; a
+// cancellation's reason wins over a later failure; a warm worker that ends before it says the
+// trial is done fails the trial, whatever its exit code.
+// Thread-safety: owned by the agent's poll loop; `staging` and `publishing` are futures of
+// threads that touch nothing here.
+#ifndef TUNEFLEET_LAUNCHER_AGENT_LOCAL_RUN_H_
+#define TUNEFLEET_LAUNCHER_AGENT_LOCAL_RUN_H_
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <deque>
+#include <future>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "comm/proto/messages.pb.h"
+#include "launcher/child_process.h"
+#include "launcher/agent/gpu_telemetry.h"
+
+namespace tunefleet {
+namespace launcher {
+
+// Reports kept per run while the head does not answer them.
+inline constexpr size_t kKeptReports = 16;
+
+// How a rank ended: its process's exit, or the TrialDone of its warm worker.
+struct RankEnd {
+  bool ok = false;
+  int exit_code = -1;       // -1 when killed by a signal
+  int signal = 0;
+  std::string stderr_tail;
+  std::string description;  // "exit code 1", "killed by signal 9 (Killed)"
+};
+
+struct LocalRank {
+  int rank = 0;
+  int slot = 0;
+  // Its own trainer process, or the slot's warm worker lent for the trial (warm); null when it
+  // could not start, and once a warm rank handed the worker back.
+  std::unique_ptr<ChildProcess> process;
+  std::string trainer_identity;  // its DEALER's identity once it registered
+  bool warm = false;
+  std::string log_path;          // the rank's log (a warm worker writes the trial's output there)
+  std::string worker_log;        // warm: the worker's own log (its start-up)
+  std::optional<RankEnd> end;
+
+  bool running() const { return process != nullptr && !end.has_value(); }
+};
+
+struct LocalRun {
+  comm::TrialSpec spec;
+  std::vector<LocalRank> ranks;
+  std::vector<comm::Envelope> pending_decisions;  // for a rank 0 not yet connected
+  bool stop_requested = false;
+  bool cancelled = false;
+  std::string cancel_reason;
+  int failed_index = -1;           // first local rank that failed
+  std::string start_error;         // a rank that could not start
+  bool start_refused = false;      // ... because the agent refused the trial's paths
+  absl::Time kill_deadline = absl::InfiniteFuture();
+  std::vector<int> rank_ids;       // as assigned
+  std::string master_addr;
+  int master_port = 0;
+  std::deque<comm::Report> unanswered;  // rank 0's Reports with no Decision yet
+  // Staging (TrialSpec.stage): the fetch in flight, the slots kept for the ranks meanwhile.
+  std::future<absl::StatusOr<std::map<std::string, std::string>>> staging;
+  std::vector<int> staged_slots;
+  comm::Assign staged_assign;
+  // Fetch-back: the Exit waits while its folder is hashed for the bulk server.
+  std::optional<comm::Exit> exit;
+  std::future<absl::StatusOr<std::string>> publishing;
+  GpuUsageMeter gpu_usage;  // NVML samples of its slots' GPUs (launcher/agent/gpu_telemetry.h)
+
+  // SIGTERM to every live rank; SIGKILL follows `kill_grace` later (KillOverdue). `cancelled`
+  // records `reason` as the run's cancellation (the first one counts).
+  void Stop(const std::string& reason, bool cancelled, absl::Duration kill_grace);
+  // SIGKILL to the ranks still alive once the kill deadline passed.
+  void KillOverdue(absl::Time now);
+  // Records that child `pid` ended with wait(2) `status`, if it is one of this run's ranks; a
+  // rank that failed first (and not because of a cancellation) stops the others. True when it
+  // was one of this run's.
+  bool ChildEnded(uint64_t run_id, pid_t pid, int status, absl::Duration kill_grace);
+  // Records how rank index `i` ended (a warm rank's TrialDone); a failure stops the others as
+  // ChildEnded does.
+  void RankEnded(uint64_t run_id, size_t i, RankEnd end, absl::Duration kill_grace);
+  // No rank running and no staging in flight.
+  bool Ended() const;
+
+  // Where a Decision goes: rank 0 when it runs here, else the lowest local rank (it shares the
+  // decision with the others); nullptr when that rank is gone.
+  LocalRank* DecisionTarget();
+  // Keeps a Report of rank 0 until answered (the newest kKeptReports).
+  void KeepReport(const comm::Report& report);
+  // A Decision answers the Report of its step; a STOP answers them all.
+  void Answered(const comm::Decision& decision);
+
+  // The run as a Register lists it for a head that may have to adopt it.
+  comm::HeldRun Held(uint64_t run_id) const;
+  // How the run ended, from what is recorded: CANCELLED, FAILED (a start error, or the first
+  // failed rank with its exit code or signal and stderr tail), STOPPED or COMPLETED.
+  comm::Exit MakeExit(uint64_t run_id, const std::string& agent) const;
+};
+
+}  // namespace launcher
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_LAUNCHER_AGENT_LOCAL_RUN_H_

@@ -1,0 +1,153 @@
+#include "launcher/agent/rank_launch.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "comm/endpoint.h"
+#include "common/file_util.h"
+#include "common/logging.h"
+#include "common/runtime_dir.h"
+#include "launcher/child_process.h"
+#include "launcher/agent/trial_guard.h"
+
+namespace tunefleet {
+namespace launcher {
+
+std::optional<comm::Envelope> RankLauncher::Spawn(uint64_t run_id, LocalRun& run,
+                                                  const comm::Assign& assign,
+                                                  const std::vector<int>& slots,
+                                                  std::vector<uint64_t>& slot_owner) const {
+  const comm::TrialSpec& spec = assign.trial();
+  const std::string master_addr =
+      assign.master_addr().empty() ? config_.address : assign.master_addr();
+  const int master_port = assign.master_port() != 0
+                              ? assign.master_port()
+                              : comm::FreeTcpPort(master_addr).value_or(29500);
+  run.master_addr = master_addr;
+  run.master_port = master_port;
+  const std::string log_dir =
+      spec.log_dir().empty()
+          ? absl::StrCat(config_.log_dir, "/", SafeName(spec.sweep()) ? spec.sweep() : "runs")
+          : spec.log_dir();
+  if (absl::Status allowed = CheckTrialPath("log_dir", log_dir, config_.allow_dirs);
+      !allowed.ok()) {
+    TF_LOG(WARNING) << "run " << run_id << " (trial " << spec.trial() << ") refused: "
+                    << allowed.message();
+    run.start_error = std::string(allowed.message());
+    run.start_refused = true;
+    run.Stop(run.start_error, /*cancelled=*/false, config_.kill_grace);
+    return std::nullopt;
+  }
+  std::vector<std::string> dropped;
+  const std::map<std::string, std::string> trial_env = FilterTrialEnv(
+      std::map<std::string, std::string>(spec.env().begin(), spec.env().end()), config_.allow_env,
+      &dropped);
+  if (!dropped.empty()) {
+    TF_LOG(WARNING) << "run " << run_id << " (trial " << spec.trial()
+                    << "): not passed to the trainer (agent --allow_env; LD_* never): "
+                    << absl::StrJoin(dropped, ", ");
+  }
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const bool warm = workers_ != nullptr && WarmWorkers::Eligible(assign);
+  comm::Envelope started;
+  comm::Started* st = started.mutable_started();
+  st->set_run_id(run_id);
+  st->set_trial(spec.trial());
+  st->set_agent(config_.agent);
+  for (int i = 0; i < assign.ranks_size(); ++i) {
+    LocalRank rank;
+    rank.rank = assign.ranks(i);
+    rank.slot = slots[static_cast<size_t>(i)];
+    slot_owner[static_cast<size_t>(rank.slot)] = run_id;
+    ProcessSpec ps;
+    ps.binary = config_.trainer_binary;
+    ps.args.assign(spec.argv().begin(), spec.argv().end());
+    ps.env = {{"RANK", std::to_string(rank.rank)},
+              {"WORLD_SIZE", std::to_string(spec.world_size())},
+              {"LOCAL_RANK", std::to_string(i)},
+              {"LOCAL_WORLD_SIZE", std::to_string(assign.ranks_size())},
+              {"MASTER_ADDR", master_addr},
+              {"MASTER_PORT", std::to_string(master_port)},
+              {"CUDA_VISIBLE_DEVICES",
+               config_.gpus.empty() ? "" : config_.gpus[static_cast<size_t>(rank.slot)].id},
+              {"TUNEFLEET_AGENT_ENDPOINT", config_.trainer_endpoint},
+              {"TUNEFLEET_RUN_ID", std::to_string(run_id)},
+              {"TUNEFLEET_TRIAL", std::to_string(spec.trial())},
+              {"TUNEFLEET_SWEEP", spec.sweep()}};
+    if (config_.gpus.empty() && std::getenv("OMP_NUM_THREADS") == nullptr) {
+      ps.env["OMP_NUM_THREADS"] =
+          std::to_string(std::max(1u, cores / static_cast<unsigned>(config_.slots)));
+    }
+    for (const auto& [k, v] : trial_env) ps.env.emplace(k, v);  // the agent's own win
+    ps.log_path = absl::StrCat(log_dir, "/trial-", spec.trial(), "/rank-", rank.rank, ".log");
+    rank.log_path = ps.log_path;
+    std::string worker;
+    absl::Status status;
+    if (warm) {
+      absl::StatusOr<std::string> lent = LendWorker(run_id, spec, trial_env, ps.env, rank);
+      if (lent.ok()) worker = *lent;
+      status = lent.status();
+    } else {
+      absl::StatusOr<std::unique_ptr<ChildProcess>> child = ChildProcess::Start(ps);
+      if (child.ok()) rank.process = std::move(*child);
+      status = child.status();
+    }
+    if (!status.ok()) {
+      run.start_error = std::string(status.message());
+      run.ranks.push_back(std::move(rank));
+      run.Stop(run.start_error, /*cancelled=*/false, config_.kill_grace);
+      return std::nullopt;
+    }
+    st->add_ranks(rank.rank);
+    st->add_pids(rank.process->pid());
+    st->add_slots(rank.slot);
+    st->add_workers(worker);
+    run.ranks.push_back(std::move(rank));
+  }
+  TF_LOG(INFO) << "run " << run_id << " (trial " << spec.trial() << "): started rank(s) "
+               << st->ranks(0) << (assign.ranks_size() > 1 ? "..." : "") << " of "
+               << spec.world_size() << ", master " << master_addr << ":" << master_port
+               << (warm ? absl::StrCat(", warm worker ", st->workers(0)) : std::string());
+  return started;
+}
+
+absl::StatusOr<std::string> RankLauncher::LendWorker(
+    uint64_t run_id, const comm::TrialSpec& spec,
+    const std::map<std::string, std::string>& trial_env,
+    const std::map<std::string, std::string>& env, LocalRank& rank) const {
+  // The worker opens the trial's log itself: its folder is made here, as for a fresh rank.
+  if (absl::Status made = MakeDirs(rank.log_path.substr(0, rank.log_path.rfind('/')));
+      !made.ok()) {
+    return made;
+  }
+  // The slot's part of a rank's environment (no run, rank or master), and the trial's own.
+  std::map<std::string, std::string> worker_env;
+  for (const char* name : {"CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS", "TUNEFLEET_AGENT_ENDPOINT",
+                           "LOCAL_RANK", "LOCAL_WORLD_SIZE"}) {
+    if (auto it = env.find(name); it != env.end()) worker_env.emplace(name, it->second);
+  }
+  for (const auto& [k, v] : trial_env) worker_env.emplace(k, v);
+  comm::Envelope envelope;
+  comm::RunTrial* rt = envelope.mutable_run_trial();
+  rt->set_run_id(run_id);
+  rt->set_trial(spec.trial());
+  rt->mutable_argv()->CopyFrom(spec.argv());
+  rt->mutable_env()->insert(env.begin(), env.end());
+  rt->set_log_path(rank.log_path);
+  absl::StatusOr<WarmWorkers::Lent> lent =
+      workers_->Lend(rank.slot, WarmWorkers::Key(spec, trial_env), spec.worker_max_trials(),
+                     std::move(worker_env), std::move(envelope), absl::Now());
+  if (!lent.ok()) return lent.status();
+  rank.process = std::move(lent->process);
+  rank.warm = true;
+  rank.worker_log = lent->log_path;
+  return lent->name;
+}
+
+}  // namespace launcher
+}  // namespace tunefleet

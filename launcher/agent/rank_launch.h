@@ -1,0 +1,79 @@
+// Starting a run's local ranks: one trainer process per assigned rank, each on its slot, with
+// the torchrun-style environment, the trial's own variables that launcher/agent/trial_guard.h lets
+// through, and its log under the trial's log_dir (which must lie in the folders the agent
+// serves, or the run fails to start).
+//
+// Environment of a rank: RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR,
+// MASTER_PORT (the Assign's, else this agent's address and a port free now), CUDA_VISIBLE_DEVICES
+// (its one GPU, or empty on CPU slots), OMP_NUM_THREADS on CPU slots (cores / slots, unless
+// set), TUNEFLEET_AGENT_ENDPOINT, TUNEFLEET_RUN_ID, TUNEFLEET_TRIAL, TUNEFLEET_SWEEP; the
+// agent's own variables win over the trial's. Logs: LOG_DIR/trial-N/rank-R.log.
+//
+// A warm trial (WarmWorkers::Eligible) runs in the slot's warm worker instead of a fresh process
+// (launcher/agent/warm_workers.h): the worker starts with the part of that environment that is the
+// slot's (CUDA_VISIBLE_DEVICES, OMP_NUM_THREADS, TUNEFLEET_AGENT_ENDPOINT, LOCAL_RANK=0,
+// LOCAL_WORLD_SIZE=1) and the trial's variables (they are part of the worker's key, and some
+// count only at process start); RunTrial carries the whole of it and the rank's log path.
+// Thread-safety: used by the agent's poll loop only.
+#ifndef TUNEFLEET_LAUNCHER_AGENT_RANK_LAUNCH_H_
+#define TUNEFLEET_LAUNCHER_AGENT_RANK_LAUNCH_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "comm/proto/messages.pb.h"
+#include "common/gpu_detect.h"
+#include "launcher/agent/local_run.h"
+#include "launcher/agent/warm_workers.h"
+
+namespace tunefleet {
+namespace launcher {
+
+class RankLauncher {
+ public:
+  struct Config {
+    std::string agent;             // the agent's registered name (Started.agent)
+    std::string address;           // MASTER_ADDR of the runs it leads
+    std::string trainer_binary;
+    std::string trainer_endpoint;  // TUNEFLEET_AGENT_ENDPOINT
+    std::string log_dir;           // the agent's: LOG_DIR/SWEEP when the trial names none
+    std::vector<std::string> allow_dirs;  // where a trial's log_dir may lie
+    std::set<std::string> allow_env;      // beside trial_guard.h's families
+    std::vector<GpuInfo> gpus;     // one per slot; empty: CPU slots
+    int slots = 1;
+    absl::Duration kill_grace = absl::Seconds(5);
+  };
+  // `workers` (may be null: never warm) outlives the launcher.
+  RankLauncher(Config config, WarmWorkers* workers)
+      : config_(std::move(config)), workers_(workers) {}
+
+  // Starts the ranks of `assign` on `slots` (one per rank, marked as run_id's in `slot_owner`)
+  // and records them in `run`. Returns the Started for the head; nullopt when the run could not
+  // start: `run.start_error` says why and the ranks already started are being stopped.
+  // Started.workers names each rank's warm worker ("" for a fresh process).
+  std::optional<comm::Envelope> Spawn(uint64_t run_id, LocalRun& run, const comm::Assign& assign,
+                                      const std::vector<int>& slots,
+                                      std::vector<uint64_t>& slot_owner) const;
+
+ private:
+  // Lends the slot's warm worker to `rank` for the trial (RunTrial with `env`); sets
+  // rank.process and returns the worker's name.
+  absl::StatusOr<std::string> LendWorker(uint64_t run_id, const comm::TrialSpec& spec,
+                                         const std::map<std::string, std::string>& trial_env,
+                                         const std::map<std::string, std::string>& env,
+                                         LocalRank& rank) const;
+
+  Config config_;
+  WarmWorkers* workers_;
+};
+
+}  // namespace launcher
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_LAUNCHER_AGENT_RANK_LAUNCH_H_

@@ -1,0 +1,116 @@
+#include "trainer/commands/tokenize_command.h"
+
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "common/cli.h"
+#include "trainer/data/utf8_check.h"
+#include "trainer/data/wordpiece_tokenizer.h"
+
+namespace tunefleet {
+namespace trainer {
+namespace {
+
+constexpr char kProgram[] = "trainer tokenize";
+
+void PrintErrorTo(std::ostream& err, const absl::Status& status) {
+  std::string message(status.message());
+  for (char& c : message) {
+    if (c == '\n') c = ' ';
+  }
+  err << kProgram << ": error: " << message << "\n";
+}
+
+void AppendIds(const char* key, const std::vector<int32_t>& ids, std::string* line) {
+  absl::StrAppend(line, "\"", key, "\": [", absl::StrJoin(ids, ", "), "]");
+}
+
+}  // namespace
+
+int RunTokenize(const std::vector<std::string>& args) {
+  std::ios::sync_with_stdio(false);
+  return RunTokenizeOn(args, std::cin, std::cout, std::cerr);
+}
+
+int RunTokenizeOn(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
+                  std::ostream& err) {
+  std::string vocab_path;
+  int64_t max_len = WordPieceTokenizer::kDefaultMaxLen;
+  bool pair = false;
+  bool cased = false;
+  CommandLine cli(kProgram, "",
+                  "Reads text lines on stdin; writes one JSON object {\"ids\": [...]} a line with\n"
+                  "[CLS]/[SEP], truncated to --max_len (BERT WordPiece, uncased, as Hugging Face's\n"
+                  "BertWordPieceTokenizer; with --cased, as BertTokenizerFast(do_lower_case=False):\n"
+                  "no lowercasing, no accent stripping). With --pair each line is two tab-separated\n"
+                  "sentences: [CLS] A [SEP] B [SEP], longest-first truncation, and \"token_type_ids\"\n"
+                  "too.");
+  cli.AddString("vocab", &vocab_path, "WordPiece vocab.txt (required)", "FILE");
+  cli.AddBool("cased", &cased, "keep case and accents (cased and multilingual BERT vocabularies)");
+  cli.AddInt("max_len", &max_len, "maximum tokens including [CLS] and [SEP]");
+  cli.AddBool("pair", &pair, "lines are tab-separated sentence pairs");
+  cli.AddHelpEpilog("Example: echo 'Hello, world!' | trainer tokenize --vocab vocab.txt\n"
+                    "  {\"ids\": [101, 7592, 1010, 2088, 999, 102]}\n");
+  absl::Status status = cli.Parse(args);
+  if (cli.help_requested()) {
+    out << cli.Help();
+    return kExitOk;
+  }
+  if (status.ok() && vocab_path.empty()) status = absl::InvalidArgumentError("--vocab is required");
+  const int64_t min_len = pair ? 3 : 2;
+  if (status.ok() && max_len < min_len) {
+    status = absl::InvalidArgumentError(absl::StrCat(
+        "--max_len must be at least ", min_len, pair ? " with --pair" : "", ", got ", max_len));
+  }
+  if (!status.ok()) {
+    PrintErrorTo(err, status);
+    return kExitUsage;
+  }
+  WordPieceTokenizer::Options options;
+  options.lowercase = !cased;
+  auto tokenizer = WordPieceTokenizer::FromVocabFile(vocab_path, options);
+  if (!tokenizer.ok()) {
+    PrintErrorTo(err, tokenizer.status());
+    return kExitUsage;
+  }
+  std::string text, line;
+  Utf8LineChecker utf8("stdin");
+  for (int64_t number = 1; std::getline(in, text); ++number) {
+    if (!text.empty() && text.back() == '\r') text.pop_back();
+    utf8.Check(number, &text);
+    Encoding e;
+    if (pair) {
+      std::vector<absl::string_view> parts = absl::StrSplit(text, '\t');
+      if (parts.size() != 2) {
+        utf8.Report(&err);  // the lines read so far
+        PrintErrorTo(err, absl::InvalidArgumentError(absl::StrCat(
+                              "stdin:", number, ": --pair expects two tab-separated sentences, got ",
+                              parts.size(), " field(s)")));
+        return kExitUsage;
+      }
+      e = tokenizer->EncodePair(parts[0], parts[1], max_len);
+    } else {
+      e = tokenizer->Encode(text, max_len);
+    }
+    line.assign("{");
+    AppendIds("ids", e.ids, &line);
+    if (pair) {
+      line.append(", ");
+      AppendIds("token_type_ids", e.token_type_ids, &line);
+    }
+    line.append("}\n");
+    out << line;
+  }
+  out.flush();
+  utf8.Report(&err);
+  if (!out) {
+    PrintErrorTo(err, absl::DataLossError("cannot write to stdout"));
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+}  // namespace trainer
+}  // namespace tunefleet

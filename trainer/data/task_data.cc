@@ -1,0 +1,169 @@
+#include "trainer/data/task_data.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace tunefleet {
+namespace trainer {
+namespace {
+
+TextBatch ToTensors(const std::vector<Encoding>& encodings, int32_t pad_id, int64_t multiple,
+                    int64_t min_cols) {
+  PaddedBatch p = PadBatch(encodings, pad_id, multiple, min_cols);
+  auto tensor = [&](std::vector<int64_t>& v) {
+    return torch::from_blob(v.data(), {p.rows, p.cols}, torch::kLong).clone();
+  };
+  TextBatch out;
+  out.input_ids = tensor(p.input_ids);
+  out.token_type_ids = tensor(p.token_type_ids);
+  out.attention_mask = tensor(p.attention_mask);
+  out.padded = false;
+  for (const Encoding& e : encodings) {
+    if (static_cast<int64_t>(e.ids.size()) < p.cols) out.padded = true;
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<TaskType> ParseTaskType(absl::string_view name) {
+  if (name == "sts") return TaskType::kSts;
+  if (name == "mnrl") return TaskType::kMnrl;
+  if (name == "nli") return TaskType::kNli;
+  if (name == "classification") return TaskType::kClassification;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown task type \"", name, "\" (expected sts, mnrl, nli or classification)"));
+}
+
+const char* TaskTypeName(TaskType type) {
+  switch (type) {
+    case TaskType::kMnrl: return "mnrl";
+    case TaskType::kNli: return "nli";
+    case TaskType::kClassification: return "classification";
+    default: return "sts";
+  }
+}
+
+bool HasClassifier(TaskType type) {
+  return type == TaskType::kNli || type == TaskType::kClassification;
+}
+
+namespace {
+
+// `t` on `device`. From the CPU to a GPU it goes through pinned memory, so the copy is
+// asynchronous: from pageable memory CUDA synchronizes the stream first, and the host could no
+// longer queue the next step's kernels while the GPU runs this one.
+torch::Tensor ToDevice(const torch::Tensor& t, const torch::Device& device) {
+  if (!t.defined() || t.device() == device) return t;
+  if (!t.device().is_cpu() || device.is_cpu()) return t.to(device);
+  return t.pin_memory().to(device, /*non_blocking=*/true);
+}
+
+}  // namespace
+
+TextBatch TextBatch::To(const torch::Device& device) const {
+  TextBatch out;
+  if (!input_ids.defined()) return out;
+  out.input_ids = ToDevice(input_ids, device);
+  out.token_type_ids = ToDevice(token_type_ids, device);
+  out.attention_mask = ToDevice(attention_mask, device);
+  out.padded = padded;
+  return out;
+}
+
+TaskBatch TaskBatch::To(const torch::Device& device) const {
+  TaskBatch out;
+  out.size = size;
+  out.first = first.To(device);
+  out.second = second.To(device);
+  out.scores = ToDevice(scores, device);
+  out.labels = ToDevice(labels, device);
+  return out;
+}
+
+absl::StatusOr<TaskData> TaskData::Make(TaskType type, const std::vector<Example>& examples,
+                                        const std::string& format,
+                                        const WordPieceTokenizer& tokenizer, int64_t max_len,
+                                        const std::string& source) {
+  TaskData d;
+  d.type_ = type;
+  d.source_ = source;
+  d.pad_id_ = tokenizer.pad_id();
+  const double max_score = (format == "stsb" || format == "sick") ? 5.0 : 1.0;
+  for (size_t i = 0; i < examples.size(); ++i) {
+    const Example& e = examples[i];
+    auto missing = [&](const char* what) {
+      return absl::InvalidArgumentError(absl::StrCat(source, ": example ", i + 1, " has no ", what,
+                                                     ", which task type ", TaskTypeName(type),
+                                                     " needs"));
+    };
+    switch (type) {
+      case TaskType::kSts: {
+        if (!e.HasScore()) return missing("score");
+        const double s = e.score / max_score;
+        if (s < 0.0 || s > 1.0) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              source, ": example ", i + 1, " has score ", e.score, ", outside [0, ", max_score,
+              "] for format ", format));
+        }
+        d.scores_.push_back(static_cast<float>(s));
+        break;
+      }
+      case TaskType::kMnrl:
+        if (e.HasLabel() && e.label == 0) continue;  // not a positive pair
+        d.scores_.push_back(1.0f);
+        break;
+      case TaskType::kNli:
+      case TaskType::kClassification:
+        if (!e.HasLabel()) return missing("label");
+        d.labels_.push_back(e.label);
+        d.num_labels_ = std::max<int64_t>(d.num_labels_, e.label + 1);
+        d.scores_.push_back(0.0f);
+        break;
+    }
+    if (type == TaskType::kClassification) {
+      d.first_.push_back(tokenizer.EncodePair(e.a, e.b, max_len));
+    } else {
+      d.first_.push_back(tokenizer.Encode(e.a, max_len));
+      d.second_.push_back(tokenizer.Encode(e.b, max_len));
+    }
+  }
+  if (d.scores_.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(source, ": no examples usable for task type ", TaskTypeName(type),
+                     type == TaskType::kMnrl ? " (every row is labelled 0)" : ""));
+  }
+  return d;
+}
+
+ExampleLengths TaskData::Lengths() const {
+  ExampleLengths out;
+  for (const Encoding& e : first_) out.first.push_back(static_cast<int64_t>(e.ids.size()));
+  for (const Encoding& e : second_) out.second.push_back(static_cast<int64_t>(e.ids.size()));
+  return out;
+}
+
+TaskBatch TaskData::Batch(const std::vector<int64_t>& indices, int64_t pad_multiple,
+                          PadLengths pad) const {
+  TaskBatch b;
+  b.size = static_cast<int64_t>(indices.size());
+  std::vector<Encoding> first, second;
+  std::vector<float> scores;
+  std::vector<int64_t> labels;
+  for (int64_t i : indices) {
+    first.push_back(first_[i]);
+    if (!second_.empty()) second.push_back(second_[i]);
+    scores.push_back(scores_[i]);
+    if (!labels_.empty()) labels.push_back(labels_[i]);
+  }
+  b.first = ToTensors(first, pad_id_, pad_multiple, pad.first);
+  if (!second.empty()) b.second = ToTensors(second, pad_id_, pad_multiple, pad.second);
+  if (type_ == TaskType::kSts) b.scores = torch::tensor(scores, torch::kFloat);
+  if (!labels.empty()) b.labels = torch::tensor(labels, torch::kLong);
+  return b;
+}
+
+}  // namespace trainer
+}  // namespace tunefleet

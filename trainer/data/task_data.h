@@ -1,0 +1,97 @@
+// A task's examples, tokenized once, and the tensors of a batch of them.
+//
+// Task types (the trainer YAML's task.type) and what each example must carry:
+//   sts             a, b, score: CosineSimilarityLoss on score / max_score (5 for stsb and sick,
+//                   whose scores run to 5; 1 for tsv and jsonl, whose scores must lie in [0, 1])
+//   mnrl            a (anchor), b (positive); rows with label 0 (a non-paraphrase) are dropped
+//   nli             a, b, label: SoftmaxLoss
+//   classification  the pair [CLS] a [SEP] b [SEP] with token types, label: cross entropy
+// Evaluation data (task.eval) is read the same way with the evaluation's own type: STS Spearman
+// (sts, and mnrl) needs scores; accuracy (nli, classification) needs labels.
+// Thread-safety: immutable after Make(); Batch() may run concurrently.
+#ifndef TUNEFLEET_TRAINER_DATA_TASK_DATA_H_
+#define TUNEFLEET_TRAINER_DATA_TASK_DATA_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <torch/types.h>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "trainer/data/batch_plan.h"
+#include "trainer/data/datasets.h"
+#include "trainer/data/wordpiece_tokenizer.h"
+
+namespace tunefleet {
+namespace trainer {
+
+enum class TaskType { kSts, kMnrl, kNli, kClassification };
+
+absl::StatusOr<TaskType> ParseTaskType(absl::string_view name);
+const char* TaskTypeName(TaskType type);
+// Whether the task trains a classifier head (nli, classification).
+bool HasClassifier(TaskType type);
+
+// Token ids of a batch of texts, padded to the longest: int64 [B, T] each.
+struct TextBatch {
+  torch::Tensor input_ids, token_type_ids, attention_mask;
+  bool padded = true;  // some row is shorter than the longest (false: the mask is all ones)
+  TextBatch To(const torch::Device& device) const;
+  int64_t tokens() const { return input_ids.defined() ? input_ids.numel() : 0; }
+};
+
+struct TaskBatch {
+  int64_t size = 0;
+  TextBatch first;       // a, or the pair for classification
+  TextBatch second;      // b (sts, mnrl, nli); undefined for classification
+  torch::Tensor scores;  // float32 [B] in [0, 1] (sts)
+  torch::Tensor labels;  // int64 [B] (nli, classification)
+  TaskBatch To(const torch::Device& device) const;  // a copy on `device` (either way)
+};
+
+class TaskData {
+ public:
+  // `source` names the data in errors (the file). `format` is the file's format, which sets
+  // the score scale. Errors: no usable example, an example without the score or label the
+  // task needs (naming its index), a score out of range.
+  static absl::StatusOr<TaskData> Make(TaskType type, const std::vector<Example>& examples,
+                                       const std::string& format,
+                                       const WordPieceTokenizer& tokenizer, int64_t max_len,
+                                       const std::string& source);
+
+  TaskType type() const { return type_; }
+  int64_t size() const { return static_cast<int64_t>(scores_.size()); }
+  // 1 + the largest label (0 when there are no labels).
+  int64_t num_labels() const { return num_labels_; }
+  const std::string& source() const { return source_; }
+
+  // Tokens of example i (both texts), for batching by length.
+  int64_t tokens(int64_t i) const {
+    return static_cast<int64_t>(first_[i].ids.size() + (second_.empty() ? 0 : second_[i].ids.size()));
+  }
+
+  // Each example's text lengths in tokens (trainer/data/batch_plan.h plans batches by them).
+  ExampleLengths Lengths() const;
+
+  // The examples at `indices`, in that order, on the CPU; each text batch padded to its longest,
+  // rounded up to a multiple of `pad_multiple`, and to at least `pad`'s length for it (the
+  // first texts to pad.first, the second to pad.second).
+  TaskBatch Batch(const std::vector<int64_t>& indices, int64_t pad_multiple = 1,
+                  PadLengths pad = {}) const;
+
+ private:
+  TaskType type_ = TaskType::kSts;
+  std::string source_;
+  int32_t pad_id_ = 0;
+  std::vector<Encoding> first_, second_;
+  std::vector<float> scores_;
+  std::vector<int64_t> labels_;
+  int64_t num_labels_ = 0;
+};
+
+}  // namespace trainer
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_TRAINER_DATA_TASK_DATA_H_

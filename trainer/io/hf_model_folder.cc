@@ -1,0 +1,220 @@
+#include "trainer/io/hf_model_folder.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/file_util.h"
+#include "common/logging.h"
+#include "common/status_macros.h"
+#include "trainer/io/hf_folder_util.h"
+#include "trainer/io/safetensors.h"
+#include "trainer/model/st_modules.h"
+
+namespace tunefleet {
+namespace trainer {
+namespace {
+
+constexpr char kConfig[] = "config.json";
+constexpr char kWeights[] = "model.safetensors";
+constexpr char kIndex[] = "model.safetensors.index.json";
+
+std::string ShapeString(const std::vector<int64_t>& shape) {
+  return absl::StrCat("[", absl::StrJoin(shape, ", "), "]");
+}
+
+// Tensors of a model folder by the names in the file, each with the file it came from.
+struct RawWeights {
+  std::map<std::string, torch::Tensor> tensors;
+  std::map<std::string, std::string> file_of;
+  std::vector<std::string> files;
+};
+
+absl::Status AddShard(const std::string& path, RawWeights& raw) {
+  SafetensorsReadOptions options;
+  options.to_float32 = true;
+  ASSIGN_OR_RETURN(SafetensorsContents contents, ReadSafetensors(path, options));
+  raw.files.push_back(path);
+  for (auto& [name, tensor] : contents.tensors) {
+    raw.file_of[name] = path;
+    raw.tensors[name] = std::move(tensor);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<RawWeights> ReadWeights(const std::string& dir) {
+  RawWeights raw;
+  const std::string single = JoinPath(dir, kWeights);
+  if (IsFile(single)) {
+    RETURN_IF_ERROR(AddShard(single, raw));
+    return raw;
+  }
+  const std::string index_path = JoinPath(dir, kIndex);
+  if (!IsFile(index_path)) {
+    std::string hint;
+    if (IsFile(JoinPath(dir, "pytorch_model.bin"))) {
+      hint = " (pytorch_model.bin is not read: convert it to safetensors)";
+    }
+    return absl::NotFoundError(
+        absl::StrCat(dir, ": no ", kWeights, " or ", kIndex, " in the model folder", hint));
+  }
+  ASSIGN_OR_RETURN(Json index, ReadJsonFile(index_path));
+  auto map = index.is_object() ? index.find("weight_map") : index.end();
+  if (map == index.end() || !map->is_object() || map->empty()) {
+    return JsonKeyError(index_path, "weight_map", "must be a non-empty object of tensor -> file");
+  }
+  std::map<std::string, std::set<std::string>> shards;  // file -> tensors the index maps to it
+  for (const auto& [tensor, file] : map->items()) {
+    if (!file.is_string() || file.get<std::string>().empty() ||
+        file.get<std::string>().find('/') != std::string::npos ||
+        file.get<std::string>() == "..") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          index_path, ": weight_map: \"", tensor, "\" must map to a file name in the folder, got ",
+          JsonBrief(file)));
+    }
+    shards[file.get<std::string>()].insert(tensor);
+  }
+  for (const auto& [file, listed] : shards) {
+    const std::string path = JoinPath(dir, file);
+    RawWeights shard;
+    RETURN_IF_ERROR(AddShard(path, shard));
+    for (auto& [name, tensor] : shard.tensors) {
+      if (listed.count(name) == 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            path, ": tensor \"", name, "\" is not mapped to this file by ", kIndex));
+      }
+      raw.file_of[name] = path;
+      raw.tensors[name] = std::move(tensor);
+    }
+    for (const std::string& name : listed) {
+      if (shard.tensors.count(name) == 0) {
+        return absl::InvalidArgumentError(absl::StrCat(index_path, ": maps \"", name, "\" to ",
+                                                       file, ", which does not hold it"));
+      }
+    }
+    raw.files.push_back(path);
+  }
+  return raw;
+}
+
+// The BertModel name for a name in a checkpoint file ("" for names transformers ignores).
+std::string CanonicalName(const std::string& name) {
+  std::string n = absl::StartsWith(name, "bert.") ? name.substr(5) : name;
+  if (n == "embeddings.position_ids") return "";  // a buffer older checkpoints saved
+  for (const auto& [legacy, now] : {std::pair<const char*, const char*>{"LayerNorm.gamma",
+                                                                         "LayerNorm.weight"},
+                                    {"LayerNorm.beta", "LayerNorm.bias"}}) {
+    if (absl::EndsWith(n, legacy)) n = n.substr(0, n.size() - strlen(legacy)) + now;
+  }
+  return n;
+}
+
+// Whether `a` and `b` name the same folder.
+bool SameFolder(const std::string& a, const std::string& b) {
+  struct stat sa, sb;
+  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
+}  // namespace
+
+absl::StatusOr<BertCheckpoint> LoadBertCheckpoint(const std::string& dir) {
+  if (!IsDir(dir)) return absl::NotFoundError(absl::StrCat(dir, ": no such model folder"));
+  BertCheckpoint out;
+  ASSIGN_OR_RETURN(out.config, ReadBertConfig(JoinPath(dir, kConfig)));
+  ASSIGN_OR_RETURN(RawWeights raw, ReadWeights(dir));
+  out.weight_files = raw.files;
+  std::map<std::string, std::vector<int64_t>> expected;
+  for (auto& [name, shape] : BertParameterShapes(out.config)) expected[name] = shape;
+  std::map<std::string, std::string> source_name;  // BertModel name -> name in the file
+  for (auto& [name, tensor] : raw.tensors) {
+    const std::string canonical = CanonicalName(name);
+    if (canonical.empty()) continue;
+    auto want = expected.find(canonical);
+    if (want == expected.end()) {
+      out.unexpected_keys.push_back(name);
+      continue;
+    }
+    if (auto [it, fresh] = source_name.emplace(canonical, name); !fresh) {
+      return absl::InvalidArgumentError(absl::StrCat(raw.file_of[name], ": tensors \"", it->second,
+                                                     "\" and \"", name, "\" are both ", canonical));
+    }
+    if (tensor.sizes().vec() != want->second) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          raw.file_of[name], ": size mismatch for ", name, ": the checkpoint has shape ",
+          ShapeString(tensor.sizes().vec()), ", the model (config.json) needs ",
+          ShapeString(want->second)));
+    }
+    if (!tensor.is_floating_point()) {
+      return absl::InvalidArgumentError(absl::StrCat(raw.file_of[name], ": tensor \"", name,
+                                                     "\" is not floating point"));
+    }
+    out.tensors[canonical] = std::move(tensor);
+  }
+  for (const auto& [name, shape] : expected) {
+    if (out.tensors.count(name) == 0) out.missing_keys.push_back(name);
+  }
+  std::vector<std::string> fatal;
+  for (const std::string& name : out.missing_keys) {
+    if (!absl::StartsWith(name, "pooler.")) fatal.push_back(name);
+  }
+  if (!fatal.empty()) {
+    const size_t shown = std::min<size_t>(fatal.size(), 4);
+    return absl::InvalidArgumentError(absl::StrCat(
+        dir, ": the weights lack ", fatal.size(), " BertModel tensor(s): ",
+        absl::StrJoin(fatal.begin(), fatal.begin() + shown, ", "),
+        fatal.size() > shown ? ", ..." : ""));
+  }
+  out.has_pooler = out.missing_keys.empty();
+  LogCheckpointKeyWarnings(dir, out);
+  ASSIGN_OR_RETURN(StModules modules, ReadStModules(dir));
+  out.pooling = std::move(modules.pooling);
+  out.normalize = modules.normalize;
+  out.max_seq_length = modules.max_seq_length;
+  return out;
+}
+
+void LogCheckpointKeyWarnings(const std::string& dir, const BertCheckpoint& checkpoint) {
+  if (!checkpoint.unexpected_keys.empty()) {
+    TF_LOG(WARNING) << "Some weights of the model checkpoint at " << dir
+                    << " were not used when initializing BertModel: ['"
+                    << absl::StrJoin(checkpoint.unexpected_keys, "', '") << "']";
+  }
+  if (!checkpoint.missing_keys.empty()) {
+    TF_LOG(WARNING) << "Some weights of BertModel were not initialized from the model "
+                    << "checkpoint at " << dir << " and are newly initialized: ['"
+                    << absl::StrJoin(checkpoint.missing_keys, "', '") << "']";
+  }
+}
+
+absl::Status SaveBertCheckpoint(const std::string& dir, const BertConfig& config,
+                                const std::map<std::string, torch::Tensor>& tensors,
+                                const CheckpointSaveOptions& options) {
+  RETURN_IF_ERROR(MakeDirs(dir));
+  std::string dtype = "float32";
+  for (const auto& [name, t] : tensors) {
+    if (t.defined() && t.scalar_type() == torch::kBFloat16) dtype = "bfloat16";
+    if (t.defined() && t.scalar_type() == torch::kFloat16) dtype = "float16";
+  }
+  RETURN_IF_ERROR(WriteSafetensors(JoinPath(dir, kWeights), tensors));
+  RETURN_IF_ERROR(WriteFileAtomically(JoinPath(dir, kConfig), BertConfigToJson(config, dtype)));
+  const std::string& src = options.source_dir;
+  const bool copy = !src.empty() && !(IsDir(src) && SameFolder(src, dir));
+  if (copy) {
+    RETURN_IF_ERROR(CopyFilesFrom(src, dir, {"vocab.txt", "tokenizer.json", "tokenizer_config.json",
+                                             "special_tokens_map.json", "added_tokens.json"}));
+  }
+  if (!options.pooling.empty()) {
+    return WriteStModules(dir, options.pooling, config.hidden_size, options.max_seq_length);
+  }
+  return copy ? CopyStModules(src, dir) : absl::OkStatus();
+}
+
+}  // namespace trainer
+}  // namespace tunefleet

@@ -1,0 +1,124 @@
+#include "trainer/tasks/evaluator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include <torch/nn/functional/distance.h>
+#include <torch/nn/functional/loss.h>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "trainer/tasks/correlation.h"
+
+namespace tunefleet {
+namespace trainer {
+
+const char* PrimaryMetric(TaskType type) {
+  return HasClassifier(type) ? "eval/accuracy" : "eval/spearman";
+}
+
+absl::StatusOr<std::map<std::string, double>> Evaluate(TaskModel& model, const TaskData& data,
+                                                       const torch::Device& device,
+                                                       int64_t batch_size, Precision precision,
+                                                       comm::ProcessGroup* group) {
+  const bool was_training = model->is_training();
+  model->eval();
+  std::map<std::string, double> out;
+  try {
+    torch::NoGradGuard no_grad;
+    const int64_t n = data.size();
+    std::vector<int64_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int64_t a, int64_t b) { return data.tokens(a) > data.tokens(b); });
+    if (group != nullptr && group->size() > 1) {  // this rank's share, balanced in length
+      std::vector<int64_t> mine;
+      for (size_t i = group->rank(); i < order.size(); i += group->size()) mine.push_back(order[i]);
+      order = std::move(mine);
+    }
+    const int64_t local = static_cast<int64_t>(order.size());
+    std::vector<double> predictions(n), truth(n);
+    double loss_sum = 0.0;
+    int64_t correct = 0;
+    // Results stay on the device until the end: one copy back, no wait after each batch.
+    std::vector<torch::Tensor> cos_parts, loss_parts, correct_parts;
+    for (int64_t begin = 0; begin < local; begin += batch_size) {
+      std::vector<int64_t> indices(order.begin() + begin,
+                                   order.begin() + std::min(local, begin + batch_size));
+      const TaskBatch host = data.Batch(indices, device.is_cuda() ? 8 : 1);
+      const TaskBatch batch = host.To(device);
+      AutocastScope autocast(device.type(), precision);
+      if (HasClassifier(data.type())) {
+        const torch::Tensor logits = model->Logits(batch).to(torch::kFloat);
+        loss_parts.push_back(torch::nn::functional::cross_entropy(
+            logits, batch.labels,
+            torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum)));
+        correct_parts.push_back(logits.argmax(1).eq(batch.labels).sum());
+      } else {
+        // Both sides in one encoder pass (trainer/tasks/task_model.h).
+        const auto [u, v] = model->EmbedPair(batch.first, batch.second);
+        cos_parts.push_back(torch::nn::functional::cosine_similarity(
+            u.to(torch::kFloat), v.to(torch::kFloat),
+            torch::nn::functional::CosineSimilarityFuncOptions().dim(1)));
+        const torch::Tensor gold = host.scores.to(torch::kDouble);
+        const auto g = gold.accessor<double, 1>();
+        for (size_t i = 0; i < indices.size(); ++i) truth[indices[i]] = g[static_cast<int64_t>(i)];
+      }
+    }
+    if (!cos_parts.empty()) {
+      const torch::Tensor cos = torch::cat(cos_parts).to(torch::kCPU, torch::kDouble);
+      const auto c = cos.accessor<double, 1>();
+      for (int64_t i = 0; i < local; ++i) predictions[order[i]] = c[i];
+    }
+    if (!loss_parts.empty()) {
+      loss_sum = torch::stack(loss_parts).sum().item<double>();
+      correct = torch::stack(correct_parts).sum().item<int64_t>();
+    }
+    if (group != nullptr && group->size() > 1) {
+      // Each example was evaluated by exactly one rank: sums give every rank the whole set.
+      const torch::Device where = group->backend() == comm::ProcessGroup::Backend::kNccl
+                                      ? device
+                                      : torch::Device(torch::kCPU);
+      auto reduce = [&](std::vector<double>& v) -> absl::Status {
+        torch::Tensor t = torch::tensor(v, torch::kDouble).to(where);
+        RETURN_IF_ERROR(group->AllReduceSum(t));
+        t = t.to(torch::kCPU);
+        std::copy(t.data_ptr<double>(), t.data_ptr<double>() + t.numel(), v.begin());
+        return absl::OkStatus();
+      };
+      std::vector<double> counts = {loss_sum, static_cast<double>(correct)};
+      absl::Status s = HasClassifier(data.type()) ? reduce(counts) : reduce(predictions);
+      if (s.ok() && !HasClassifier(data.type())) s = reduce(truth);
+      if (!s.ok()) {
+        if (was_training) model->train();
+        return absl::Status(s.code(), absl::StrCat("evaluation: ", s.message()));
+      }
+      loss_sum = counts[0];
+      correct = static_cast<int64_t>(std::llround(counts[1]));
+    }
+    if (HasClassifier(data.type())) {
+      out["eval/accuracy"] = static_cast<double>(correct) / static_cast<double>(n);
+      out["eval/loss"] = loss_sum / static_cast<double>(n);
+    } else {
+      out["eval/spearman"] = Spearman(predictions, truth);
+      out["eval/pearson"] = Pearson(predictions, truth);
+    }
+  } catch (const c10::OutOfMemoryError& e) {
+    if (was_training) model->train();
+    const std::string what = e.what_without_backtrace();
+    return absl::ResourceExhaustedError(
+        absl::StrCat("evaluation on ", data.source(), " ran out of memory at batch size ",
+                     batch_size, ": ", what.substr(0, what.find('\n'))));
+  } catch (const c10::Error& e) {
+    if (was_training) model->train();
+    return absl::InternalError(absl::StrCat("evaluation on ", data.source(), " failed: ",
+                                            e.what_without_backtrace()));
+  }
+  if (was_training) model->train();
+  return out;
+}
+
+}  // namespace trainer
+}  // namespace tunefleet

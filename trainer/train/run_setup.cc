@@ -1,0 +1,158 @@
+#include "trainer/train/run_setup.h"
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "common/file_util.h"
+#include "common/status_macros.h"
+#include "trainer/model/bert_model.h"
+#include "trainer/io/checkpoint_cache.h"
+#include "trainer/data/datasets.h"
+#include "trainer/io/hf_model_folder.h"
+#include "trainer/model/pooling.h"
+#include "trainer/io/safetensors.h"
+#include "trainer/data/wordpiece_tokenizer.h"
+
+namespace tunefleet {
+namespace trainer {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// `s` with its message prefixed by `where: `.
+absl::Status In(const std::string& where, const absl::Status& s) {
+  return absl::Status(s.code(), absl::StrCat(where, ": ", s.message()));
+}
+
+// A model folder's encoder with the config's dropout, in train mode on the CPU.
+absl::StatusOr<BertModel> LoadEncoder(const TrainerConfig& config) {
+  // From the warm worker's host copy when it holds this folder unchanged (the same tensors).
+  ASSIGN_OR_RETURN(BertCheckpoint checkpoint, LoadBertCheckpointCached(config.model.path));
+  BertConfig bert = checkpoint.config;
+  bert.hidden_dropout_prob = config.model.dropout;
+  bert.attention_probs_dropout_prob = config.model.dropout;
+  BertModel model(bert, checkpoint.has_pooler, /*init_weights=*/false);  // all loaded below
+  if (!checkpoint.has_pooler) {
+    for (auto it = checkpoint.tensors.begin(); it != checkpoint.tensors.end();) {
+      it = absl::StartsWith(it->first, "pooler.") ? checkpoint.tensors.erase(it) : std::next(it);
+    }
+  }
+  absl::Status s = LoadBertWeights(model, std::move(checkpoint.tensors));
+  if (!s.ok()) return In(config.model.path, s);
+  return model;
+}
+
+// Reads and tokenizes the training set and, with task.eval, the evaluation set (mnrl's is
+// scored as sts) into `parts`.
+absl::Status ReadData(const TrainerConfig& c, const WordPieceTokenizer& tokenizer, int rank,
+                      RunParts& parts) {
+  std::ostream* const warnings = rank == 0 ? &std::cerr : nullptr;
+  ASSIGN_OR_RETURN(std::vector<Example> train_rows,
+                   ReadDataset(c.task.train, c.task.format, warnings));
+  ASSIGN_OR_RETURN(TaskData train, TaskData::Make(parts.type, train_rows, c.task.format, tokenizer,
+                                                  parts.max_len, c.task.train));
+  parts.train = std::make_unique<TaskData>(std::move(train));
+  if (c.task.eval.empty()) return absl::OkStatus();
+  ASSIGN_OR_RETURN(std::vector<Example> eval_rows,
+                   ReadDataset(c.task.eval, c.task.format, warnings));
+  const TaskType eval_type = parts.type == TaskType::kMnrl ? TaskType::kSts : parts.type;
+  ASSIGN_OR_RETURN(TaskData eval, TaskData::Make(eval_type, eval_rows, c.task.format, tokenizer,
+                                                 parts.max_len, c.task.eval));
+  parts.eval = std::make_unique<TaskData>(std::move(eval));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<RunParts> BuildRunParts(const TrainerConfig& c, const torch::Device& device,
+                                       int rank, int world) {
+  RunParts parts;
+  ASSIGN_OR_RETURN(parts.precision, ParsePrecision(c.train.precision));
+  ASSIGN_OR_RETURN(parts.type, ParseTaskType(c.task.type));
+  if (!PrecisionSupported(device.type(), parts.precision)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        c.source, ": train.precision ", c.train.precision, " needs a GPU (on ", device.str(),
+        " use bf16 or fp32)"));
+  }
+  auto phase = Clock::now();
+  ASSIGN_OR_RETURN(WordPieceTokenizer tokenizer,
+                   WordPieceTokenizer::FromModelFolder(c.model.path));
+  ASSIGN_OR_RETURN(BertModel encoder, LoadEncoder(c));
+  parts.model_seconds = SecondsSince(phase);
+  phase = Clock::now();
+  parts.max_len = std::min<int64_t>(c.model.max_seq_len, encoder->config().max_position_embeddings);
+  RETURN_IF_ERROR(ReadData(c, tokenizer, rank, parts));
+  parts.data_seconds = SecondsSince(phase);
+  int64_t num_labels = std::max<int64_t>(parts.train->num_labels(), 2);
+  if (parts.eval != nullptr) num_labels = std::max(num_labels, parts.eval->num_labels());
+  if (c.task.num_labels > 0) {
+    if (num_labels > c.task.num_labels && HasClassifier(parts.type)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          c.source, ": task.num_labels is ", c.task.num_labels, " but the data has label ",
+          num_labels - 1));
+    }
+    num_labels = c.task.num_labels;
+  }
+  ASSIGN_OR_RETURN(Pooling pooling, ParsePooling(c.model.pooling));
+  if (parts.type == TaskType::kClassification && !encoder->has_pooler()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        c.model.path, ": has no pooler weights, which task type classification needs"));
+  }
+
+  torch::manual_seed(static_cast<uint64_t>(c.train.seed));
+  encoder->set_gradient_checkpointing(c.train.grad_checkpointing);
+  parts.model = TaskModel(encoder, pooling, parts.type, num_labels);
+  if (!c.model.head.empty()) {
+    ASSIGN_OR_RETURN(SafetensorsContents head,
+                     ReadSafetensors(c.model.head, SafetensorsReadOptions{true}));
+    absl::Status s = parts.model->LoadHead(head.tensors);
+    if (!s.ok()) return In(c.model.head, s);
+  }
+
+  const int64_t shard = (parts.train->size() + world - 1) / world;  // per rank and epoch
+  parts.batches_per_epoch = (shard + c.train.batch_size - 1) / c.train.batch_size;
+  parts.steps_per_epoch = (parts.batches_per_epoch + c.train.grad_accum - 1) / c.train.grad_accum;
+  parts.total_steps =
+      c.train.max_steps > 0 ? c.train.max_steps : c.train.epochs * parts.steps_per_epoch;
+  absl::StatusOr<EvalSchedule> evals = EvalSchedule::Make(c.train, parts.train->size(), world);
+  if (!evals.ok()) return In(c.source, absl::InvalidArgumentError(evals.status().message()));
+  parts.eval_schedule = *std::move(evals);
+  parts.schedule = std::make_unique<LrSchedule>(c.train.schedule, c.train.lr,
+                                                c.train.warmup_ratio, parts.total_steps);
+  return parts;
+}
+
+std::string RunFingerprint(const TrainerConfig& c, int world, int64_t total_steps) {
+  const absl::StatusOr<uint64_t> size = FileSize(c.task.train);
+  return absl::StrCat(c.task.type, " ", c.task.train, " (", size.ok() ? *size : 0, " bytes, ",
+                      c.task.format, "), batch ", c.train.batch_size, " x grad_accum ",
+                      c.train.grad_accum, world > 1 ? absl::StrCat(" x ", world, " ranks") : "",
+                      ", ", total_steps, " steps, seed ", c.train.seed,
+                      c.train.shuffle ? ", shuffled" : ", in order");
+}
+
+absl::StatusOr<TrainStateFiles> LoadResumeState(const TrainerConfig& c,
+                                                const std::string& fingerprint, TaskModel& model) {
+  ASSIGN_OR_RETURN(TrainStateFiles resumed, LoadTrainState(c.output.dir));
+  if (resumed.progress.fingerprint != fingerprint) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot resume from ", c.output.dir, "/checkpoint: it was made for ",
+        resumed.progress.fingerprint, "; this run is ", fingerprint));
+  }
+  absl::Status s = LoadBertWeights(model->bert(), resumed.encoder);
+  if (s.ok() && !resumed.head.empty()) s = model->LoadHead(resumed.head);
+  if (!s.ok()) return In(c.output.dir + "/checkpoint", s);
+  return resumed;
+}
+
+}  // namespace trainer
+}  // namespace tunefleet

@@ -1,0 +1,146 @@
+// The trainer YAML contract (README.md, "The trainer"; this header is its reference), loaded into a
+// typed struct and validated in one place. Every error names the file, the line and the dotted key.
+//
+//   model: {path: DIR, pooling: mean, max_seq_len: 128, dropout: 0.1}
+//   task: {type: sts, train: FILE, eval: FILE, format: stsb}
+//   train: {epochs: 1, max_steps: 0, batch_size: 32, lr: 2.0e-5, ...}
+//   output: {dir: runs/sbert, save: best, checkpoint: true, checkpoint_every_s: 300}
+//
+// Parsing checks types and ranges only; whether the files exist is checked when training starts.
+#ifndef TUNEFLEET_TRAINER_TRAIN_TRAIN_CONFIG_H_
+#define TUNEFLEET_TRAINER_TRAIN_TRAIN_CONFIG_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/yaml_config.h"
+
+namespace tunefleet {
+namespace trainer {
+
+struct ModelConfig {
+  std::string path;              // Hugging Face model directory
+  std::string pooling = "mean";  // mean | cls | max
+  int max_seq_len = 128;
+  double dropout = 0.1;
+  // Optional safetensors file with the classifier head's initial weights (classifier.weight,
+  // classifier.bias) for nli / classification; empty: a fresh head.
+  std::string head;
+};
+
+struct TaskConfig {
+  std::string type;    // sts | mnrl | nli | classification
+  std::string train;   // training data file
+  std::string eval;    // evaluation data file; empty: no evaluation
+  std::string format;  // stsb | sick | paws | mrpc | tsv | jsonl
+  int num_labels = 0;  // classification / nli: 0 means "from the data"
+  // mnrl under data parallelism: every rank's positives are negatives for every anchor (the
+  // embeddings are all-gathered with gradients), as with one process and the global batch.
+  bool mnrl_gather = true;
+};
+
+// The largest train.batch_size (and searched batch size) accepted: 2^20 examples a rank.
+inline constexpr int64_t kMaxBatchSize = int64_t{1} << 20;
+
+struct TrainConfig {
+  int64_t epochs = 1;
+  int64_t max_steps = 0;  // > 0: stop after this many optimizer steps
+  int64_t batch_size = 32;
+  double lr = 2.0e-5;
+  double weight_decay = 0.01;
+  double warmup_ratio = 0.1;
+  std::string schedule = "linear";  // linear | constant
+  double max_grad_norm = 1.0;       // 0: no clipping
+  int64_t grad_accum = 1;
+  std::string precision = "bf16";  // fp32 | bf16 | fp16
+  int64_t seed = 42;
+  bool shuffle = true;
+  // Shuffled epochs only: batches of examples of about the same length, the same padded length
+  // on every rank of a step (trainer/data/batch_plan.h), as Hugging Face's group_by_length.
+  bool group_by_length = true;
+  bool grad_checkpointing = false;
+  // Replay each step as CUDA graphs (trainer/train/step_graphs.h): "auto" on one GPU when the step
+  // allows it (bf16 or fp32, no gradient checkpointing), under DDP too; "true" the same;
+  // "false" never.
+  std::string cuda_graphs = "auto";
+  // With CUDA graphs, the lengths batches are padded up to (one graph per length and batch
+  // shape; trainer/data/batch_plan.h's GraphBuckets): ascending, >= 1; empty: 16, 32, 64, 128, 256,
+  // 512 (up to model.max_seq_len).
+  std::vector<int64_t> length_buckets;
+  // When to evaluate (trainer/train/train_loop.h, "Evaluation points and their keys"): every this
+  // many optimizer steps, every this many samples (across all ranks), or every this fraction
+  // of an epoch (2: every other epoch). At most one of the three is > 0; all 0: only at the
+  // end. The default of eval_every_steps (100) applies only when the YAML gives none of them
+  // > 0 and does not set eval_every_steps itself.
+  int64_t eval_every_steps = 100;
+  int64_t eval_every_samples = 0;
+  double eval_every_epochs = 0;
+  // Examples per evaluation batch (inference, no gradients); 0: the larger of batch_size and
+  // 64 on the CPU, 256 on a GPU.
+  int64_t eval_batch_size = 0;
+  int64_t log_every_steps = 10;
+  // Data parallelism (WORLD_SIZE > 1): gradient bucket size, and how long a collective (or the
+  // rendezvous) may wait for a peer before the trial fails.
+  int64_t ddp_bucket_mb = 25;
+  int64_t ddp_timeout_s = 300;
+  // The dtype gradient buckets are averaged in across ranks (NCCL): "fp32" (the gradients' own),
+  // or "bf16": half the bytes, the mean rounded to bf16, as DDP's bf16_compress_hook. Gloo
+  // (CPU ranks) always sends the gradients' own dtype.
+  std::string ddp_comm_dtype = "fp32";
+  // With more than one rank: "ddp" (every rank holds the whole AdamW state) or "zero1" (ZeRO
+  // stage 1: the AdamW state sharded across the ranks, trainer/optim/sharded_adamw.h). One process
+  // trains the same way under either.
+  std::string strategy = "ddp";
+  // How many ranks `trainer train` starts itself on this machine when no launcher did
+  // (trainer/distributed/local_ranks.h): -1 one per local GPU (one rank on a CPU-only machine), N >= 1 N
+  // ranks (N Gloo ranks on a CPU-only machine). A YAML list ([0, 2, 3], or `--gpu_ids 0,2,3`)
+  // names the GPUs instead: gpu_ids holds it and devices its length. Ignored under torchrun or
+  // an agent (RANK, WORLD_SIZE or TUNEFLEET_AGENT_ENDPOINT set), which start the ranks.
+  int64_t devices = 1;
+  std::vector<int64_t> gpu_ids;
+};
+
+struct OutputConfig {
+  std::string dir = "runs/sbert";
+  std::string save = "best";  // best | last | none: the model written to OUTPUT_DIR/model
+  // Write OUTPUT_DIR/checkpoint (model, head, optimizer, progress) for `trainer train --resume`:
+  // at the end, and at an evaluation once checkpoint_every_s seconds have passed since the last
+  // one (or the start); 0: at every evaluation. A crash loses at most that much training.
+  bool checkpoint = true;
+  double checkpoint_every_s = 300;
+};
+
+struct TrainerConfig {
+  std::string source;  // the file it came from
+  ModelConfig model;
+  TaskConfig task;
+  TrainConfig train;
+  OutputConfig output;
+};
+
+// `local_gpus`: the GPUs of the machine that trains, for the checks of train.devices that depend
+// on it (a list of GPU ids on a CPU-only machine, an id the machine lacks, more ranks than GPUs);
+// kUnknownGpus (hpo checking a sweep's config, a rank under a launcher) skips them.
+inline constexpr int kUnknownGpus = -1;
+
+// Loads `path`, applies `overrides` ("train.lr=3e-5"), validates.
+absl::StatusOr<TrainerConfig> LoadTrainerConfig(const std::string& path,
+                                                const std::vector<std::string>& overrides = {},
+                                                int local_gpus = kUnknownGpus);
+absl::StatusOr<TrainerConfig> ParseTrainerConfig(const ConfigFile& file,
+                                                 int local_gpus = kUnknownGpus);
+
+// How many ranks train.devices asks for on a machine with `local_gpus` GPUs (>= 0): -1 is
+// one per GPU, or 1 without GPUs.
+int64_t LocalRankCount(const TrainConfig& train, int local_gpus);
+
+// Every key of the trainer YAML, dotted ("model.path", ..., "output.checkpoint_every_s"), in
+// the order above: what a sweep may search (hpo/config/sweep_parameters.h).
+const std::vector<std::string>& TrainerConfigKeys();
+
+}  // namespace trainer
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_TRAINER_TRAIN_TRAIN_CONFIG_H_
