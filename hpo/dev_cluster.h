@@ -39,7 +39,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "launcher/child_process.h"
+#include "common/child_process.h"
 
 namespace tunefleet {
 namespace hpo {

@@ -32,7 +32,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "comm/proto/messages.pb.h"
-#include "launcher/child_process.h"
+#include "common/child_process.h"
 #include "launcher/agent/gpu_telemetry.h"
 
 namespace tunefleet {

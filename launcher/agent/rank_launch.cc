@@ -9,10 +9,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "comm/endpoint.h"
+#include "common/child_process.h"
 #include "common/file_util.h"
 #include "common/logging.h"
 #include "common/runtime_dir.h"
-#include "launcher/child_process.h"
 #include "launcher/agent/trial_guard.h"
 
 namespace tunefleet {

@@ -38,7 +38,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/time/time.h"
-#include "launcher/child_process.h"
+#include "common/child_process.h"
 #include "launcher/hosts_file.h"
 
 namespace tunefleet {

@@ -260,7 +260,7 @@ int RunWorker(const std::vector<std::string>& args) {
       TF_LOG(INFO) << "signal " << g_stop_signal << " between trials; leaving";
       return kExitOk;
     }
-    // PR_SET_PDEATHSIG (launcher/child_process.cc) ends a worker whose agent dies; this covers
+    // PR_SET_PDEATHSIG (common/child_process.cc) ends a worker whose agent dies; this covers
     // a parent that set none.
     if (::getppid() != parent) {
       TF_LOG(INFO) << "the agent (pid " << parent << ") is gone; leaving";

@@ -1,4 +1,4 @@
-#include "launcher/child_process.h"
+#include "common/child_process.h"
 
 #include <fcntl.h>
 #include <signal.h>

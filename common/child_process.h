@@ -6,8 +6,8 @@
 // An exec failure (missing binary, no permission) is reported by Start() itself, through a
 // close-on-exec status pipe, not as a mysterious exit code 127.
 // Thread-safety: owned by the agent's poll loop.
-#ifndef TUNEFLEET_LAUNCHER_CHILD_PROCESS_H_
-#define TUNEFLEET_LAUNCHER_CHILD_PROCESS_H_
+#ifndef TUNEFLEET_COMMON_CHILD_PROCESS_H_
+#define TUNEFLEET_COMMON_CHILD_PROCESS_H_
 
 #include <sys/types.h>
 
@@ -69,4 +69,4 @@ class ChildProcess {
 }  // namespace launcher
 }  // namespace tunefleet
 
-#endif  // TUNEFLEET_LAUNCHER_CHILD_PROCESS_H_
+#endif  // TUNEFLEET_COMMON_CHILD_PROCESS_H_
