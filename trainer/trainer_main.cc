@@ -2,9 +2,9 @@
 // torchrun-style launcher (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT), or under
 // a tunefleet agent.
 //
-// This binary does not link LibTorch: `tokenize` and `synthetic` run here and start in
-// milliseconds; `train`, `encode`, `eval`, `convert` and `worker` exec trainer_torch
-// (trainer_torch_main.cc), built beside it, with the same arguments.
+// This binary does not link LibTorch: `tokenize`, `synthetic` and `train --dry_run --json` run
+// here and start in milliseconds; `train`, `encode`, `eval`, `convert` and `worker` exec
+// trainer_torch (trainer_torch_main.cc), built beside it, with the same arguments.
 #include <unistd.h>
 
 #include <cerrno>
@@ -23,6 +23,7 @@
 #include "trainer/distributed/agent_client.h"
 #include "trainer/data/synthetic.h"
 #include "trainer/commands/tokenize_command.h"
+#include "trainer/commands/train_dry_run.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -117,7 +118,11 @@ int main(int argc, char** argv) {
       "trainer",
       "tunefleet's worker: BERT / Sentence-BERT training, evaluation, encoding, tokenization.\n"
       "Reads RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT like torchrun's workers.",
-      {{"train", "train a model from a trainer YAML", torch("train")},
+      {{"train", "train a model from a trainer YAML",
+        [&torch](const std::vector<std::string>& a) {  // --json: trainer/commands/train_dry_run.h
+          using tunefleet::trainer::WantsDryRunJson, tunefleet::trainer::RunTrainDryRunJson;
+          return WantsDryRunJson(a) ? RunTrainDryRunJson(a) : torch("train")(a);
+        }},
        {"encode", "write sentence embeddings", torch("encode")},
        {"eval", "evaluate a model on a dataset", torch("eval")},
        {"convert", "rewrite a Hugging Face BERT folder in tunefleet's layout", torch("convert")},

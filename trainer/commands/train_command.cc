@@ -23,6 +23,7 @@
 #include "trainer/distributed/agent_client.h"
 #include "trainer/device.h"
 #include "trainer/distributed/local_ranks.h"
+#include "trainer/commands/train_dry_run.h"
 #include "trainer/train/memory_estimate.h"
 #include "trainer/train/train_config.h"
 #include "trainer/train/resolved_config.h"
@@ -159,6 +160,7 @@ int LaunchLocalRanks(const TrainerConfig& config, const std::vector<std::string>
 }  // namespace
 
 int RunTrain(const std::vector<std::string>& args) {
+  if (WantsDryRunJson(args)) return RunTrainDryRunJson(args);  // what `trainer` runs itself
   std::string config_path, gpu_ids;
   bool dry_run = false, resume = false;
   CommandLine cli(kProgram, "[key=value ...]",
@@ -169,7 +171,9 @@ int RunTrain(const std::vector<std::string>& args) {
                   "(OUTPUT_DIR/model) and a checkpoint to resume from (OUTPUT_DIR/checkpoint).");
   cli.AddString("config", &config_path, "trainer YAML (required)", "TRAIN.yaml");
   cli.AddBool("resume", &resume, "continue from OUTPUT_DIR/checkpoint");
-  cli.AddBool("dry_run", &dry_run, "validate the config, print it with the device; train nothing");
+  cli.AddBool("dry_run", &dry_run,
+              "validate the config, print it with the device; train nothing (with --json: one "
+              "JSON object, trainer/commands/train_dry_run.h)");
   cli.AddString("gpu_ids", &gpu_ids,
                 "train on these GPUs, one rank each (train.devices=[0,1,2]; wins over it)",
                 "0,1,2");

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# `trainer train --dry_run --json` (trainer/commands/train_dry_run.h): one JSON object whose
+# samples_per_epoch is the training data's row count (padded to WORLD_SIZE), the resolved keys
+# with the overrides applied and typed, each --check's verdict; a bad config is one line, exit 2.
+# Args: path of trainer.
+TRAINER=$1
+source tests/integration/lib.sh
+source tests/integration/expect_lib.sh
+CONFIG=configs/sbert_stsb.yaml
+ROWS=$(wc -l < data/stsbenchmark/sts-train.csv)  # stsb: one example a line, no header
+
+json() { timeout 20 "$TRAINER" train --config "$CONFIG" --dry_run --json "$@"; }
+field() { $PY -c 'import json,sys; v=json.load(sys.stdin); exec(sys.argv[1])' "$1"; }
+
+out=$(json train.lr=3e-5 model.pooling=cls) || fail "the dry run exited $?"
+[ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] || fail "not one line: $out"
+field "assert v['train_examples'] == $ROWS, v['train_examples']" <<< "$out" || fail "train_examples: $out"
+field "assert v['samples_per_epoch'] == $ROWS, v" <<< "$out" || fail "samples_per_epoch: $out"
+field "assert v['keys']['train.lr'] == 3e-5 and v['keys']['model.pooling'] == 'cls'" <<< "$out" ||
+  fail "overrides not resolved: $out"
+field "assert v['keys']['train.epochs'] == 1 and v['keys']['train.shuffle'] is True" <<< "$out" ||
+  fail "typed keys: $out"
+field "assert v['keys']['model.path'] == 'data/bert-tiny-random' and v['data_error'] == ''" <<< "$out" ||
+  fail "paths as written: $out"
+# Every trainer key, once.
+field "assert len(v['keys']) == 41, sorted(v['keys'])" <<< "$out" || fail "not every key: $out"
+
+# Padded to a multiple of the ranks, as DistributedSampler pads an epoch.
+out=$(WORLD_SIZE=4 json) || fail "WORLD_SIZE=4 exited $?"
+field "assert v['world_size'] == 4 and v['samples_per_epoch'] == ($ROWS + 3) // 4 * 4, v" <<< "$out" ||
+  fail "padding: $out"
+
+# Each --check alone on top of the overrides.
+out=$(json --check train.epochs=1.5 --check=train.epochs=2 train.lr=1e-4) || fail "checks exited $?"
+field "c = v['checks']; assert c[0]['override'] == 'train.epochs=1.5' and 'expected an integer' in c[0]['error'] and c[1]['error'] == '', c" <<< "$out" ||
+  fail "checks: $out"
+field "assert v['keys']['train.epochs'] == 1" <<< "$out" || fail "a check leaked into keys: $out"
+
+# Data that cannot be read here: data_error, samples_per_epoch 0, exit 0.
+out=$(json task.train=/nonexistent/train.csv) || fail "missing data exited $?"
+field "assert v['samples_per_epoch'] == 0 and v['data_error'] != ''" <<< "$out" || fail "data_error: $out"
+
+# A bad config: the usual one line naming file, line and key, exit 2, nothing on stdout.
+one_line_error json train.epochs=abc
+expect 2 "configs/sbert_stsb.yaml: override 'train.epochs=abc': train.epochs: expected an integer" \
+  json train.epochs=abc
+LINE=$(grep -n '^  epochs: 1' "$CONFIG" | cut -d: -f1)
+sed 's/^  epochs: 1/  epochs: abc/' "$CONFIG" > "$WORK/bad.yaml"
+one_line_error timeout 20 "$TRAINER" train --config "$WORK/bad.yaml" --dry_run --json
+expect 2 "bad.yaml:$LINE: train.epochs: expected an integer" \
+  timeout 20 "$TRAINER" train --config "$WORK/bad.yaml" --dry_run --json
+one_line_error json train.nope=1
+one_line_error timeout 20 "$TRAINER" train --config "$CONFIG" --json
+one_line_error env WORLD_SIZE=0 "$TRAINER" train --config "$CONFIG" --dry_run --json
+finish
