@@ -2,7 +2,8 @@
 # Clang's thread-safety analysis over every C++ target whose sources use Abseil's lock
 # annotations (ABSL_GUARDED_BY, ABSL_EXCLUSIVE_LOCKS_REQUIRED, ABSL_LOCKS_EXCLUDED, ... or an
 # absl::Mutex): builds them with clang and -Wthread-safety -Werror=thread-safety. gcc, the
-# project's compiler, ignores the annotations.
+# project's compiler, ignores the annotations. The same clang build runs Bazel's layering_check
+# (.bazelrc turns it on; gcc's toolchain has no such feature) over every target it compiles.
 #
 #   scripts/thread_safety_check.sh            # from anywhere in the checkout
 #
