@@ -19,6 +19,7 @@
 #include "hpo/journal/journal_file.h"
 #include "hpo/config/sweep_plan.h"
 #include "trainer/model/bert_config.h"
+#include "trainer/model/model_family_registry.h"
 #include "trainer/model/memory_formula.h"
 #include "trainer/train/train_config.h"
 
@@ -79,7 +80,7 @@ absl::Status CheckDevModeBatchSizes(const SweepConfig& config, const LocalHost& 
       trainer::LoadTrainerConfig(config.trainer.config, config.trainer.overrides);
   if (!t.ok()) return absl::OkStatus();  // CheckSweepTrainerFiles says why
   absl::StatusOr<trainer::BertConfig> model =
-      trainer::ReadBertConfig(JoinPath(t->model.path, "config.json"));
+      trainer::ReadModelConfig(JoinPath(t->model.path, "config.json"));
   if (!model.ok()) return absl::OkStatus();  // likewise
   const int64_t parameters = trainer::EncoderParameters(*model);
   const int passes = t->task.type == "classification" ? 1 : 2;

@@ -11,6 +11,7 @@
 #include "common/status_macros.h"
 #include "hpo/config/sweep_parameters.h"
 #include "trainer/model/bert_config.h"
+#include "trainer/model/model_family_registry.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -55,7 +56,7 @@ absl::Status CheckModelFolder(const std::string& key, const std::string& dir) {
   }
   // What every trial would fail on: a config.json the trainer cannot read.
   absl::StatusOr<trainer::BertConfig> config =
-      trainer::ReadBertConfig(absl::StrCat(dir, dir.back() == '/' ? "" : "/", "config.json"));
+      trainer::ReadModelConfig(absl::StrCat(dir, dir.back() == '/' ? "" : "/", "config.json"));
   if (!config.ok()) return absl::InvalidArgumentError(absl::StrCat(key, ": ", config.status().message()));
   return absl::OkStatus();
 }

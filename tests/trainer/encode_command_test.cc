@@ -5,6 +5,7 @@
 // one warning naming the file and its first such line, and valid input gives none.
 #include "trainer/commands/encode_command.h"
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -185,6 +186,25 @@ TEST(EncodeCommandTest, BadArgumentsAndFoldersExitTwo) {
   EXPECT_EQ(Encode({"--model", kModel, "--input", "/nonexistent.txt", "--output", out}), 2);
   EXPECT_EQ(Encode({"--model", kModel, "--input", in, "--output", "/nonexistent/dir/x.jsonl"}), 2);
   EXPECT_EQ(Encode({"--help"}), 0);
+}
+
+// A model_type no family reads: one line naming config.json, the key and the known families.
+TEST(EncodeCommandTest, UnknownModelTypeExitsTwoInOneLine) {
+  const std::string dir = FreshTestDir("gpt2_folder");
+  WriteTinyBertFolder(dir, TinyBertCheckpoint().tensors);
+  std::string config = ReadAll(dir + "/config.json");
+  const size_t at = config.find("\"model_type\": \"bert\"");
+  ASSERT_NE(at, std::string::npos);
+  WriteAll(dir + "/config.json", config.replace(at, 20, "\"model_type\": \"gpt2\""));
+  WriteAll(dir + "/vocab.txt", ReadAll(std::string(kModel) + "/vocab.txt"));
+  const std::string in = WriteInput(), out = ::testing::TempDir() + "/gpt2.jsonl";
+  ::testing::internal::CaptureStderr();
+  const int rc = Encode({"--model", dir, "--input", in, "--output", out});
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, 2);
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_THAT(err, ::testing::HasSubstr(dir + "/config.json: key \"model_type\" is \"gpt2\", "
+                                        "which no model family reads (known: bert)"));
 }
 
 }  // namespace

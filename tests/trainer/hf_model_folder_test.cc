@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "tests/trainer/trainer_test_util.h"
 #include "trainer/io/safetensors.h"
+#include "trainer/model/model_family_registry.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -195,7 +196,7 @@ TEST(CheckpointTest, MalformedConfigNamesFileAndKey) {
       {"[1, 2]", {"config.json", "object"}},
   };
   for (const auto& [text, parts] : cases) {
-    auto c = ParseBertConfig(text, "m/config.json");
+    auto c = ParseModelConfig(text, "m/config.json");  // the registry, then BERT's parser
     ASSERT_FALSE(c.ok()) << text;
     const std::string message(c.status().message());
     EXPECT_TRUE(absl::StartsWith(message, "m/config.json: ")) << message;

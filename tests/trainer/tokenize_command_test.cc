@@ -85,6 +85,46 @@ TEST(TokenizeCommandTest, WarningComesBeforeAnError) {
   EXPECT_EQ(Lines(plain.err).size(), 1u);
 }
 
+Result TokenizeWith(const std::vector<std::string>& args, const std::string& input) {
+  std::istringstream in(input);
+  std::ostringstream out, err;
+  const int rc = RunTokenizeOn(args, in, out, err);
+  return {rc, out.str(), err.str()};
+}
+
+// --model reads the folder's tokenizer through its model family: data/bert-tiny-random is a
+// BERT folder with the uncased vocab, so the ids are --vocab's.
+TEST(TokenizeCommandTest, ModelFolderTokenizesAsItsFamilyReadsIt) {
+  for (const std::vector<std::string>& extra :
+       {std::vector<std::string>{}, std::vector<std::string>{"--pair", "--max_len", "5"}}) {
+    const std::string text = extra.empty() ? "Hello, world!\nna\xC3\xAFve caf\xC3\xA9\n"
+                                           : "Hello, world!\tsecond one\n";
+    std::vector<std::string> with_model = {"--model", "data/bert-tiny-random"};
+    with_model.insert(with_model.end(), extra.begin(), extra.end());
+    const Result r = TokenizeWith(with_model, text);
+    EXPECT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(r.out, Tokenize(text, extra).out);
+    EXPECT_FALSE(r.out.empty());
+  }
+  EXPECT_EQ(Lines(TokenizeWith({"--model", "data/bert-tiny-random"}, "Hello, world!\n").out)[0],
+            "{\"ids\": [101, 7592, 1010, 2088, 999, 102]}");
+}
+
+TEST(TokenizeCommandTest, VocabXorModelAndBadFoldersExitTwoInOneLine) {
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {},
+           {"--vocab", kVocab, "--model", "data/bert-tiny-random"},
+           {"--model", "data/bert-tiny-random", "--cased"},
+           {"--model", "/nonexistent/model"}}) {
+    const Result r = TokenizeWith(args, "x\n");
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_EQ(Lines(r.err).size(), 1u) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+  EXPECT_THAT(TokenizeWith({"--model", "/nonexistent/model"}, "x\n").err,
+              ::testing::HasSubstr("/nonexistent/model/config.json"));
+}
+
 }  // namespace
 }  // namespace trainer
 }  // namespace tunefleet

@@ -8,6 +8,7 @@
 #include "common/cli.h"
 #include "trainer/data/utf8_check.h"
 #include "trainer/data/wordpiece_tokenizer.h"
+#include "trainer/model/model_family_registry.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -36,7 +37,7 @@ int RunTokenize(const std::vector<std::string>& args) {
 
 int RunTokenizeOn(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
                   std::ostream& err) {
-  std::string vocab_path;
+  std::string vocab_path, model_dir;
   int64_t max_len = WordPieceTokenizer::kDefaultMaxLen;
   bool pair = false;
   bool cased = false;
@@ -47,7 +48,11 @@ int RunTokenizeOn(const std::vector<std::string>& args, std::istream& in, std::o
                   "no lowercasing, no accent stripping). With --pair each line is two tab-separated\n"
                   "sentences: [CLS] A [SEP] B [SEP], longest-first truncation, and \"token_type_ids\"\n"
                   "too.");
-  cli.AddString("vocab", &vocab_path, "WordPiece vocab.txt (required)", "FILE");
+  cli.AddString("vocab", &vocab_path, "WordPiece vocab.txt (this or --model)", "FILE");
+  cli.AddString("model", &model_dir,
+                "model folder: its tokenizer, as its config.json's model family reads it "
+                "(this or --vocab; not with --cased)",
+                "DIR");
   cli.AddBool("cased", &cased, "keep case and accents (cased and multilingual BERT vocabularies)");
   cli.AddInt("max_len", &max_len, "maximum tokens including [CLS] and [SEP]");
   cli.AddBool("pair", &pair, "lines are tab-separated sentence pairs");
@@ -58,7 +63,12 @@ int RunTokenizeOn(const std::vector<std::string>& args, std::istream& in, std::o
     out << cli.Help();
     return kExitOk;
   }
-  if (status.ok() && vocab_path.empty()) status = absl::InvalidArgumentError("--vocab is required");
+  if (status.ok() && vocab_path.empty() == model_dir.empty()) {
+    status = absl::InvalidArgumentError("give one of --vocab and --model");
+  }
+  if (status.ok() && !model_dir.empty() && cased) {
+    status = absl::InvalidArgumentError("--cased goes with --vocab (a model folder says its case)");
+  }
   const int64_t min_len = pair ? 3 : 2;
   if (status.ok() && max_len < min_len) {
     status = absl::InvalidArgumentError(absl::StrCat(
@@ -70,7 +80,8 @@ int RunTokenizeOn(const std::vector<std::string>& args, std::istream& in, std::o
   }
   WordPieceTokenizer::Options options;
   options.lowercase = !cased;
-  auto tokenizer = WordPieceTokenizer::FromVocabFile(vocab_path, options);
+  auto tokenizer = model_dir.empty() ? WordPieceTokenizer::FromVocabFile(vocab_path, options)
+                                     : LoadModelTokenizer(model_dir);
   if (!tokenizer.ok()) {
     PrintErrorTo(err, tokenizer.status());
     return kExitUsage;

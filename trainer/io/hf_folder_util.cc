@@ -71,8 +71,8 @@ absl::Status GetJsonDouble(const Json& j, absl::string_view path, const char* ke
 std::string JsonText(const Json& j) { return j.dump(2) + "\n"; }
 
 absl::Status CopyFilesFrom(const std::string& src, const std::string& dir,
-                           std::initializer_list<const char*> names) {
-  for (const char* name : names) {
+                           const std::vector<std::string>& names) {
+  for (const std::string& name : names) {
     const std::string from = JoinPath(src, name);
     if (!IsFile(from)) continue;
     ASSIGN_OR_RETURN(std::string bytes, ReadFile(from));

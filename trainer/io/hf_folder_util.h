@@ -7,8 +7,8 @@
 #define TUNEFLEET_TRAINER_IO_HF_FOLDER_UTIL_H_
 
 #include <cstdint>
-#include <initializer_list>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -43,7 +43,7 @@ std::string JsonText(const Json& j);
 
 // Copies each file of `names` that `src` holds into `dir` (each written atomically).
 absl::Status CopyFilesFrom(const std::string& src, const std::string& dir,
-                           std::initializer_list<const char*> names);
+                           const std::vector<std::string>& names);
 
 }  // namespace trainer
 }  // namespace tunefleet

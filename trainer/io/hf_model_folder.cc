@@ -3,7 +3,6 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <cstring>
 #include <set>
 #include <utility>
 
@@ -15,6 +14,7 @@
 #include "common/status_macros.h"
 #include "trainer/io/hf_folder_util.h"
 #include "trainer/io/safetensors.h"
+#include "trainer/model/model_family_registry.h"
 #include "trainer/model/st_modules.h"
 
 namespace tunefleet {
@@ -103,18 +103,6 @@ absl::StatusOr<RawWeights> ReadWeights(const std::string& dir) {
   return raw;
 }
 
-// The BertModel name for a name in a checkpoint file ("" for names transformers ignores).
-std::string CanonicalName(const std::string& name) {
-  std::string n = absl::StartsWith(name, "bert.") ? name.substr(5) : name;
-  if (n == "embeddings.position_ids") return "";  // a buffer older checkpoints saved
-  for (const auto& [legacy, now] : {std::pair<const char*, const char*>{"LayerNorm.gamma",
-                                                                         "LayerNorm.weight"},
-                                    {"LayerNorm.beta", "LayerNorm.bias"}}) {
-    if (absl::EndsWith(n, legacy)) n = n.substr(0, n.size() - strlen(legacy)) + now;
-  }
-  return n;
-}
-
 // Whether `a` and `b` name the same folder.
 bool SameFolder(const std::string& a, const std::string& b) {
   struct stat sa, sb;
@@ -127,14 +115,15 @@ bool SameFolder(const std::string& a, const std::string& b) {
 absl::StatusOr<BertCheckpoint> LoadBertCheckpoint(const std::string& dir) {
   if (!IsDir(dir)) return absl::NotFoundError(absl::StrCat(dir, ": no such model folder"));
   BertCheckpoint out;
-  ASSIGN_OR_RETURN(out.config, ReadBertConfig(JoinPath(dir, kConfig)));
+  ASSIGN_OR_RETURN(out.config, ReadModelConfig(JoinPath(dir, kConfig)));
+  const ModelFamily& family = FamilyOf(out.config);
   ASSIGN_OR_RETURN(RawWeights raw, ReadWeights(dir));
   out.weight_files = raw.files;
   std::map<std::string, std::vector<int64_t>> expected;
-  for (auto& [name, shape] : BertParameterShapes(out.config)) expected[name] = shape;
-  std::map<std::string, std::string> source_name;  // BertModel name -> name in the file
+  for (auto& [name, shape] : family.ParameterShapes(out.config)) expected[name] = shape;
+  std::map<std::string, std::string> source_name;  // module name -> name in the file
   for (auto& [name, tensor] : raw.tensors) {
-    const std::string canonical = CanonicalName(name);
+    const std::string canonical = family.ModuleName(name);
     if (canonical.empty()) continue;
     auto want = expected.find(canonical);
     if (want == expected.end()) {
@@ -167,7 +156,7 @@ absl::StatusOr<BertCheckpoint> LoadBertCheckpoint(const std::string& dir) {
   if (!fatal.empty()) {
     const size_t shown = std::min<size_t>(fatal.size(), 4);
     return absl::InvalidArgumentError(absl::StrCat(
-        dir, ": the weights lack ", fatal.size(), " BertModel tensor(s): ",
+        dir, ": the weights lack ", fatal.size(), " ", family.architecture(), " tensor(s): ",
         absl::StrJoin(fatal.begin(), fatal.begin() + shown, ", "),
         fatal.size() > shown ? ", ..." : ""));
   }
@@ -181,13 +170,14 @@ absl::StatusOr<BertCheckpoint> LoadBertCheckpoint(const std::string& dir) {
 }
 
 void LogCheckpointKeyWarnings(const std::string& dir, const BertCheckpoint& checkpoint) {
+  const absl::string_view architecture = FamilyOf(checkpoint.config).architecture();
   if (!checkpoint.unexpected_keys.empty()) {
     TF_LOG(WARNING) << "Some weights of the model checkpoint at " << dir
-                    << " were not used when initializing BertModel: ['"
+                    << " were not used when initializing " << architecture << ": ['"
                     << absl::StrJoin(checkpoint.unexpected_keys, "', '") << "']";
   }
   if (!checkpoint.missing_keys.empty()) {
-    TF_LOG(WARNING) << "Some weights of BertModel were not initialized from the model "
+    TF_LOG(WARNING) << "Some weights of " << architecture << " were not initialized from the model "
                     << "checkpoint at " << dir << " and are newly initialized: ['"
                     << absl::StrJoin(checkpoint.missing_keys, "', '") << "']";
   }
@@ -196,20 +186,20 @@ void LogCheckpointKeyWarnings(const std::string& dir, const BertCheckpoint& chec
 absl::Status SaveBertCheckpoint(const std::string& dir, const BertConfig& config,
                                 const std::map<std::string, torch::Tensor>& tensors,
                                 const CheckpointSaveOptions& options) {
+  const ModelFamily& family = FamilyOf(config);
   RETURN_IF_ERROR(MakeDirs(dir));
   std::string dtype = "float32";
+  std::map<std::string, torch::Tensor> named;  // by the names the family saves them under
   for (const auto& [name, t] : tensors) {
     if (t.defined() && t.scalar_type() == torch::kBFloat16) dtype = "bfloat16";
     if (t.defined() && t.scalar_type() == torch::kFloat16) dtype = "float16";
+    named.emplace(family.FileName(name), t);
   }
-  RETURN_IF_ERROR(WriteSafetensors(JoinPath(dir, kWeights), tensors));
-  RETURN_IF_ERROR(WriteFileAtomically(JoinPath(dir, kConfig), BertConfigToJson(config, dtype)));
+  RETURN_IF_ERROR(WriteSafetensors(JoinPath(dir, kWeights), named));
+  RETURN_IF_ERROR(WriteFileAtomically(JoinPath(dir, kConfig), family.ConfigToJson(config, dtype)));
   const std::string& src = options.source_dir;
   const bool copy = !src.empty() && !(IsDir(src) && SameFolder(src, dir));
-  if (copy) {
-    RETURN_IF_ERROR(CopyFilesFrom(src, dir, {"vocab.txt", "tokenizer.json", "tokenizer_config.json",
-                                             "special_tokens_map.json", "added_tokens.json"}));
-  }
+  if (copy) RETURN_IF_ERROR(CopyFilesFrom(src, dir, family.TokenizerFiles()));
   if (!options.pooling.empty()) {
     return WriteStModules(dir, options.pooling, config.hidden_size, options.max_seq_length);
   }

@@ -1,23 +1,27 @@
-// Hugging Face BERT model folders: reading and writing config.json and the weights, in the layout
-// that transformers' BertModel.from_pretrained and sentence-transformers load.
+// Hugging Face model folders: reading and writing config.json and the weights, in the layout
+// that transformers' AutoModel.from_pretrained (BertModel for BERT) and sentence-transformers
+// load. What depends on the model family (trainer/model/model_family.h) is the family's, found
+// by config.json's model_type (trainer/model/model_family_registry.h): the config's keys, the
+// encoder's parameters, the names in the files, the tokenizer files. BERT's are below.
 //
 // Reading (LoadBertCheckpoint):
-//   - config.json: trainer/model/bert_config.h.
+//   - config.json: its family's parser (BERT: trainer/model/bert_config.h).
 //   - weights: model.safetensors, else model.safetensors.index.json ("weight_map": tensor ->
 //     shard file) and its shards. Each shard must hold exactly the tensors the index maps to it.
-//   - names: with or without the "bert." prefix (BertForPreTraining / BertForMaskedLM checkpoints
-//     carry it), legacy LayerNorm.gamma/beta read as weight/bias. Tensors that are not BertModel
-//     weights ("cls.predictions.*", "cls.seq_relationship.*") are unexpected keys; BertModel weights
-//     absent from the file are missing keys; both are logged the way transformers warns about them.
+//   - names: mapped by the family (BERT: with or without the "bert." prefix, legacy
+//     LayerNorm.gamma/beta read as weight/bias; trainer/model/bert_family.h). Tensors that are not
+//     the encoder's weights (BERT's "cls.predictions.*", "cls.seq_relationship.*") are unexpected
+//     keys; encoder weights absent from the file are missing keys; both are logged the way transformers warns about them.
 //     Only the pooler may be missing (a checkpoint saved without pooling layer): has_pooler is then
 //     false; any other missing weight, or a weight of the wrong shape, is an error naming the file,
 //     the tensor and both shapes.
 //   - sentence-transformers files, when present (trainer/model/st_modules.h): the pooling mode
 //     (1_Pooling/config.json), whether embeddings are normalized (a Normalize module in
 //     modules.json) and the maximum sequence length (sentence_bert_config.json).
-// Writing (SaveBertCheckpoint): config.json + model.safetensors (float tensors as they are), each
-// written atomically; tokenizer files copied from a source folder; optionally the
-// sentence-transformers files that name the pooling. Thread-safety: thread-compatible.
+// Writing (SaveBertCheckpoint): config.json + model.safetensors (float tensors as they are, under
+// the names the config's family saves them), each written atomically; the family's tokenizer
+// files copied from a source folder; optionally the sentence-transformers files that name the
+// pooling. Thread-safety: thread-compatible.
 #ifndef TUNEFLEET_TRAINER_IO_HF_MODEL_FOLDER_H_
 #define TUNEFLEET_TRAINER_IO_HF_MODEL_FOLDER_H_
 
@@ -35,11 +39,12 @@
 namespace tunefleet {
 namespace trainer {
 
+// A model folder's encoder, of any family (the name is BERT's, the first family's).
 struct BertCheckpoint {
-  BertConfig config;
-  std::map<std::string, torch::Tensor> tensors;  // BertModel names, float32, CPU
+  BertConfig config;  // the shared encoder's, made by the folder's model family
+  std::map<std::string, torch::Tensor> tensors;  // module names, float32, CPU
   std::vector<std::string> unexpected_keys;      // file names not used, sorted
-  std::vector<std::string> missing_keys;         // BertModel names not in the file, sorted
+  std::vector<std::string> missing_keys;         // module names not in the file, sorted
   bool has_pooler = true;
   std::vector<std::string> weight_files;  // the files read
   // sentence-transformers: "mean", "cls", "max", another mode's name as written
@@ -56,9 +61,9 @@ absl::StatusOr<BertCheckpoint> LoadBertCheckpoint(const std::string& dir);
 void LogCheckpointKeyWarnings(const std::string& dir, const BertCheckpoint& checkpoint);
 
 struct CheckpointSaveOptions {
-  // Copy vocab.txt, tokenizer.json, tokenizer_config.json, special_tokens_map.json,
-  // added_tokens.json from here when present; also the sentence-transformers files when
-  // `pooling` is empty.
+  // Copy the family's tokenizer files (BERT: vocab.txt, tokenizer.json, tokenizer_config.json,
+  // special_tokens_map.json, added_tokens.json) from here when present; also the
+  // sentence-transformers files when `pooling` is empty.
   std::string source_dir;
   // When set ("mean", "cls", "max"), write modules.json, sentence_bert_config.json and
   // 1_Pooling/config.json so that sentence-transformers uses this pooling.
@@ -66,8 +71,8 @@ struct CheckpointSaveOptions {
   int64_t max_seq_length = 128;
 };
 
-// Creates `dir` (and parents) if needed and writes the checkpoint; `tensors` use BertModel
-// names and may live on any device.
+// Creates `dir` (and parents) if needed and writes the checkpoint; `tensors` use module names
+// (config's family's ParameterShapes) and may live on any device.
 absl::Status SaveBertCheckpoint(const std::string& dir, const BertConfig& config,
                                 const std::map<std::string, torch::Tensor>& tensors,
                                 const CheckpointSaveOptions& options = {});

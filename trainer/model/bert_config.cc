@@ -71,9 +71,6 @@ absl::StatusOr<BertConfig> ParseBertConfig(absl::string_view json, absl::string_
   }
   BertConfig c;
   c.source_json = std::string(json);
-  if (auto it = j.find("model_type"); it != j.end() && *it != "bert") {
-    return JsonKeyError(p, "model_type", absl::StrCat("must be \"bert\", got ", JsonBrief(*it)));
-  }
   if (auto it = j.find("position_embedding_type"); it != j.end() && *it != "absolute") {
     return JsonKeyError(p, "position_embedding_type",
                         absl::StrCat("must be \"absolute\", got ", JsonBrief(*it)));
@@ -111,7 +108,7 @@ std::string BertConfigToJson(const BertConfig& c, const std::string& dtype) {
     if (source.is_object()) j = std::move(source);
   }
   j["architectures"] = {"BertModel"};
-  j["model_type"] = "bert";
+  j["model_type"] = kBertModelType;
   for (const IntKey& k : kSizeKeys) j[k.key] = c.*(k.field);
   for (const IntKey& k : kEmbeddingKeys) j[k.key] = c.*(k.field);
   j["hidden_act"] = c.hidden_act;

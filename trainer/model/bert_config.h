@@ -1,8 +1,12 @@
-// transformers' BertConfig: the fields a BERT encoder needs, read from and written to a model
-// folder's config.json, and the BertModel parameter names and shapes it implies.
+// The shared encoder's config (trainer/model/bert_model.h builds from it), with the family that
+// made it; and BERT's config.json, transformers' BertConfig: the fields a BERT encoder needs, read
+// from and written to a model folder's config.json, and the BertModel parameter names and shapes
+// it implies. The BERT model family (trainer/model/bert_family.h) wraps these functions; other
+// code reads config.json through trainer/model/model_family_registry.h, whose model_type picks
+// the family.
 //   - Reading: the fields below are required; a missing or malformed one is a one-line error
-//     naming config.json and the key. model_type, when present, must be "bert", and
-//     position_embedding_type "absolute".
+//     naming config.json and the key. position_embedding_type, when present, must be
+//     "absolute". (model_type is the registry's to check.)
 //   - Writing: as transformers writes it, with the keys this struct does not model kept.
 // Thread-safety: stateless.
 #ifndef TUNEFLEET_TRAINER_MODEL_BERT_CONFIG_H_
@@ -19,7 +23,13 @@
 namespace tunefleet {
 namespace trainer {
 
+// config.json's model_type of BERT.
+inline constexpr char kBertModelType[] = "bert";
+
 struct BertConfig {
+  // The model family that parsed this config (its config.json model_type); configs made in code
+  // are BERT's. trainer/model/model_family_registry.h's FamilyOf finds the family.
+  std::string model_type = kBertModelType;
   int64_t vocab_size = 30522;
   int64_t hidden_size = 768;
   int64_t num_hidden_layers = 12;

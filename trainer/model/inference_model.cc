@@ -5,6 +5,7 @@
 
 #include "common/file_util.h"
 #include "trainer/device.h"
+#include "trainer/model/model_family_registry.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -21,7 +22,7 @@ absl::StatusOr<InferenceModel> LoadInferenceModel(const std::string& dir) {
   BertCheckpoint info;
   absl::StatusOr<BertModel> bert = LoadBertModel(dir, &info);
   if (!bert.ok()) return bert.status();
-  absl::StatusOr<WordPieceTokenizer> tokenizer = WordPieceTokenizer::FromModelFolder(dir);
+  absl::StatusOr<WordPieceTokenizer> tokenizer = FamilyOf(info.config).LoadTokenizer(dir);
   if (!tokenizer.ok()) return tokenizer.status();
   return InferenceModel{std::move(*bert), std::move(info), std::move(*tokenizer)};
 }

@@ -1,7 +1,8 @@
 // What `trainer encode` and `trainer eval` share once their flags are parsed: the checks of
-// --batch_size and --device, the model folder's BERT encoder and WordPiece tokenizer, the
-// defaults --pooling and --max_len take from the folder, and the device --device picks. The
-// commands declare their own flags (their help texts and defaults differ).
+// --batch_size and --device, the model folder's encoder and tokenizer (as its model family reads
+// them, trainer/model/model_family.h), the defaults --pooling and --max_len take from the
+// folder, and the device --device picks. The commands declare their own flags (their help texts
+// and defaults differ).
 // Thread-safety: free functions without shared state.
 #ifndef TUNEFLEET_TRAINER_MODEL_INFERENCE_MODEL_H_
 #define TUNEFLEET_TRAINER_MODEL_INFERENCE_MODEL_H_
@@ -25,14 +26,15 @@ namespace trainer {
 absl::Status CheckBatchSizeAndDevice(int64_t batch_size, const std::string& device);
 
 // A model folder loaded for inference: the encoder on the CPU in eval mode, the checkpoint's
-// report, and its tokenizer (vocab.txt, cased or not as its tokenizer_config.json says).
+// report, and its tokenizer (its family's: BERT's is vocab.txt, cased or not as its
+// tokenizer_config.json says).
 struct InferenceModel {
   BertModel bert;
   BertCheckpoint info;
   WordPieceTokenizer tokenizer;
 };
 
-// LoadBertModel(dir), then WordPieceTokenizer::FromModelFolder(dir); their errors as is.
+// LoadBertModel(dir), then its family's LoadTokenizer(dir); their errors as is.
 absl::StatusOr<InferenceModel> LoadInferenceModel(const std::string& dir);
 
 // The --pooling name to use: `flag` when given, else the folder's sentence-transformers pooling,

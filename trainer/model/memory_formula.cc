@@ -1,6 +1,7 @@
 #include "trainer/model/memory_formula.h"
 
 #include "absl/strings/str_format.h"
+#include "trainer/model/model_family_registry.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -51,7 +52,7 @@ MemoryEstimate LeastTrainingMemory(const BertConfig& config, int64_t parameters,
 
 int64_t EncoderParameters(const BertConfig& config) {
   int64_t total = 0;
-  for (const auto& [name, shape] : BertParameterShapes(config, /*with_pooler=*/false)) {
+  for (const auto& [name, shape] : FamilyOf(config).ParameterShapes(config, /*with_pooler=*/false)) {
     int64_t n = 1;
     for (int64_t d : shape) n *= d;
     total += n;

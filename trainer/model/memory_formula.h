@@ -52,8 +52,8 @@ MemoryEstimate LeastTrainingMemory(const BertConfig& config, int64_t parameters,
                                    int passes, bool fp32, bool grad_checkpointing,
                                    int optimizer_shards = 1);
 
-// The parameters of BertModel without its pooler (trainer/model/bert_config.h's shapes): a lower bound
-// of what a task model trains.
+// The parameters of the encoder without its pooler (its model family's ParameterShapes,
+// trainer/model/model_family.h): a lower bound of what a task model trains.
 int64_t EncoderParameters(const BertConfig& config);
 
 inline double GiB(double bytes) { return bytes / (1024.0 * 1024.0 * 1024.0); }

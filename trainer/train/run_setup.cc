@@ -16,6 +16,7 @@
 #include "trainer/io/hf_model_folder.h"
 #include "trainer/model/pooling.h"
 #include "trainer/io/safetensors.h"
+#include "trainer/model/model_family_registry.h"
 #include "trainer/data/wordpiece_tokenizer.h"
 
 namespace tunefleet {
@@ -84,8 +85,7 @@ absl::StatusOr<RunParts> BuildRunParts(const TrainerConfig& c, const torch::Devi
         " use bf16 or fp32)"));
   }
   auto phase = Clock::now();
-  ASSIGN_OR_RETURN(WordPieceTokenizer tokenizer,
-                   WordPieceTokenizer::FromModelFolder(c.model.path));
+  ASSIGN_OR_RETURN(WordPieceTokenizer tokenizer, LoadModelTokenizer(c.model.path));
   ASSIGN_OR_RETURN(BertModel encoder, LoadEncoder(c));
   parts.model_seconds = SecondsSince(phase);
   phase = Clock::now();

@@ -1,0 +1,16 @@
+#include "trainer/model/all_families.h"
+
+#include "trainer/model/bert_family.h"
+
+namespace tunefleet {
+namespace trainer {
+
+const std::vector<const ModelFamily*>& AllModelFamilies() {
+  static const auto* const kFamilies = new std::vector<const ModelFamily*>{
+      &BertFamily(),
+  };
+  return *kFamilies;
+}
+
+}  // namespace trainer
+}  // namespace tunefleet

@@ -1,0 +1,77 @@
+// A model family: one kind of Hugging Face encoder folder (config.json's `model_type`), as the
+// trainer reads, builds, tokenizes for and writes it. Each family is one module
+// (trainer/model/NAME_family.{h,cc}) listed once in trainer/model/all_families.cc; everything
+// else asks trainer/model/model_family_registry.h and compares no model_type itself.
+//
+// What a family decides:
+//   - its config: config.json's keys parsed into the shared encoder's config (BertConfig, which
+//     trainer/model/bert_model.h builds: embeddings, layers, pooler), and written back as
+//     transformers writes it. The config it returns carries the family's model_type, so a model
+//     built from it is saved by the same family. How the embeddings are built (position ids,
+//     token types, ...) is decided by the fields the family sets there.
+//   - its weights' names: the encoder's parameters (module names and shapes), and the mapping
+//     between those and the names in a checkpoint's safetensors files, both ways;
+//   - its tokenizer: which files of a model folder it reads, and how.
+// This interface does not link LibTorch: `trainer tokenize` and hpo use it too.
+//
+// Thread-safety: a family is immutable and stateless; every method may run concurrently.
+#ifndef TUNEFLEET_TRAINER_MODEL_MODEL_FAMILY_H_
+#define TUNEFLEET_TRAINER_MODEL_MODEL_FAMILY_H_
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "trainer/data/wordpiece_tokenizer.h"
+#include "trainer/model/bert_config.h"
+
+namespace tunefleet {
+namespace trainer {
+
+// Parameter names (the encoder's module names) with their shapes, in transformers' order.
+using ParameterShapeList = std::vector<std::pair<std::string, std::vector<int64_t>>>;
+
+class ModelFamily {
+ public:
+  virtual ~ModelFamily() = default;
+
+  // config.json's `model_type` for this family ("bert"): the registry's key.
+  virtual absl::string_view model_type() const = 0;
+  // The transformers class its weights are named after ("BertModel"), for messages.
+  virtual absl::string_view architecture() const = 0;
+
+  // Parses config.json's text (`path` names it in errors: one line naming the file and the key).
+  // The result's model_type is this family's.
+  virtual absl::StatusOr<BertConfig> ParseConfig(absl::string_view json,
+                                                 absl::string_view path) const = 0;
+  // config.json's text as transformers writes it for this family; `dtype` ("float32",
+  // "bfloat16", "float16") is the weights' dtype.
+  virtual std::string ConfigToJson(const BertConfig& config, const std::string& dtype) const = 0;
+
+  // The encoder's parameters (module names, as trainer/model/bert_model.h registers them) and
+  // shapes; the pooler's last when `with_pooler`. Names starting "pooler." are the only optional
+  // ones (a checkpoint saved without pooling layer).
+  virtual ParameterShapeList ParameterShapes(const BertConfig& config,
+                                             bool with_pooler = true) const = 0;
+  // The module name a tensor named `file_name` in a checkpoint loads into; "" for a tensor the
+  // family ignores (a saved buffer). A name that is no parameter of ParameterShapes comes back
+  // as something that is not either, and is reported as an unexpected key.
+  virtual std::string ModuleName(absl::string_view file_name) const = 0;
+  // The name the parameter `module_name` is saved under, as the family's transformers class
+  // saves it (ModuleName(FileName(n)) == n).
+  virtual std::string FileName(absl::string_view module_name) const = 0;
+
+  // The tokenizer of the model folder `dir`, from the files this family's tokenizer reads; its
+  // errors name the file.
+  virtual absl::StatusOr<WordPieceTokenizer> LoadTokenizer(const std::string& dir) const = 0;
+  // The tokenizer files a saved folder copies from its source folder, when present there.
+  virtual std::vector<std::string> TokenizerFiles() const = 0;
+};
+
+}  // namespace trainer
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_TRAINER_MODEL_MODEL_FAMILY_H_
