@@ -5,6 +5,7 @@
 #include "trainer/model/fused_linear.h"
 #include "trainer/model/fused_norm.h"
 #include "trainer/model/pooling.h"
+#include "trainer/tasks/loss_registry.h"
 
 namespace tunefleet {
 namespace bench {
@@ -15,7 +16,7 @@ ThroughputTrainer::ThroughputTrainer(const ThroughputOptions& o,
     : device_(device),
       precision_(o.precision == "bf16" ? trainer::Precision::kBf16 : trainer::Precision::kFp32),
       model_(trainer::BertModel(config), trainer::Pooling::kCls,
-             trainer::TaskType::kClassification, kNumLabels) {
+             trainer::MakeTask("classification").value(), kNumLabels) {
   model_->bert()->set_fused_qkv(o.qkv == "fused");
   trainer::SetFusedNorm(o.kernels == "fused");
   trainer::SetFusedLinear(o.kernels == "fused");

@@ -15,6 +15,7 @@
 #include "trainer/commands/eval_command.h"
 #include "trainer/commands/train_command.h"
 #include "trainer/commands/worker_command.h"
+#include "trainer/tasks/loss_registry.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -51,6 +52,7 @@ namespace {
 int main(int argc, char** argv) {
   std::set_terminate(tunefleet::trainer::OnTerminate);
   tunefleet::InitBinary("trainer", /*rank_from_env=*/true);
+  tunefleet::trainer::SetTaskSectionReader(&tunefleet::trainer::LossRegistryReader());
   return tunefleet::RunSubcommands(
       "trainer", "tunefleet's worker, LibTorch part (run it as `trainer`).",
       {{"train", "train a model from a trainer YAML", tunefleet::trainer::RunTrain},

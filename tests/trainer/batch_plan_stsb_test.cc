@@ -25,7 +25,7 @@ const ExampleLengths& StsbLengths() {
     EXPECT_TRUE(tokenizer.ok()) << tokenizer.status();
     auto examples = ReadStsb("data/stsbenchmark/sts-train.csv");
     EXPECT_TRUE(examples.ok()) << examples.status();
-    auto data = TaskData::Make(TaskType::kSts, *examples, "stsb", *tokenizer, 128, "sts-train");
+    auto data = TaskData::Make(DataKind{"sts", RowTarget::kScore}, *examples, "stsb", *tokenizer, 128, "sts-train");
     EXPECT_TRUE(data.ok()) << data.status();
     return new ExampleLengths(data->Lengths());
   }();

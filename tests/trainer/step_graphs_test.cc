@@ -25,6 +25,7 @@
 #include "trainer/model/pooling.h"
 #include "trainer/train/step_graphs.h"
 #include "trainer/data/task_data.h"
+#include "trainer/tasks/loss_registry.h"
 #include "trainer/tasks/task_model.h"
 #include "trainer/train/train_loop.h"
 #include "trainer/data/wordpiece_tokenizer.h"
@@ -43,7 +44,7 @@ TaskData StsData(int64_t rows) {
   auto examples = ReadDataset("data/stsbenchmark/sts-dev.csv", "stsb");
   EXPECT_TRUE(examples.ok()) << examples.status();
   examples->resize(static_cast<size_t>(rows));
-  auto data = TaskData::Make(TaskType::kSts, *examples, "stsb", *tokenizer, 128, "sts-dev");
+  auto data = TaskData::Make(DataKind{"sts", RowTarget::kScore}, *examples, "stsb", *tokenizer, 128, "sts-dev");
   EXPECT_TRUE(data.ok()) << data.status();
   return std::move(*data);
 }
@@ -72,7 +73,7 @@ TEST(StepGraphs, PairPaddedToCommonLengthKeepsEmbeddingsAndLoss) {
 
   auto encoder = LoadBertModel("data/bert-tiny-random");
   ASSERT_TRUE(encoder.ok()) << encoder.status();
-  TaskModel model(*encoder, Pooling::kMean, TaskType::kSts, 2);
+  TaskModel model(*encoder, Pooling::kMean, MakeTask("sts").value(), 2);
   model->eval();
   torch::NoGradGuard no_grad;
   const auto [u0, v0] = model->EmbedPair(batch.first, batch.second);

@@ -1,6 +1,7 @@
 // TaskModel::EmbedPair (both sides of a pair in one encoder pass) against Embed of each side:
 // the same embeddings and the same gradients, in fp32 on the CPU, whether the sides differ in
 // length, are padded, or neither.
+#include "trainer/tasks/loss_registry.h"
 #include "trainer/tasks/task_model.h"
 
 #include <gtest/gtest.h>
@@ -20,7 +21,7 @@ TaskModel TinyModel() {
   c.hidden_dropout_prob = 0.0;
   c.attention_probs_dropout_prob = 0.0;
   torch::manual_seed(0);
-  return TaskModel(BertModel(c), Pooling::kMean, TaskType::kSts, 0);
+  return TaskModel(BertModel(c), Pooling::kMean, MakeTask("sts").value(), 0);
 }
 
 // B rows of ids in [1, 100); row r has lengths[r] real tokens, the rest padding (id 0, mask 0).

@@ -30,6 +30,7 @@
 #include "trainer/data/datasets.h"
 #include "trainer/model/pooling.h"
 #include "trainer/data/task_data.h"
+#include "trainer/tasks/loss_registry.h"
 #include "trainer/tasks/task_model.h"
 #include "trainer/data/wordpiece_tokenizer.h"
 #include "trainer/io/safetensors.h"
@@ -442,9 +443,9 @@ TEST(TaskData, PaddingToMultiplesChangesNoEmbedding) {
   ASSERT_TRUE(tokenizer.ok());
   auto rows = ReadStsb("data/stsbenchmark/sts-dev.csv");
   ASSERT_TRUE(rows.ok());
-  auto data = TaskData::Make(TaskType::kSts, *rows, "stsb", *tokenizer, 128, "sts-dev.csv");
+  auto data = TaskData::Make(DataKind{"sts", RowTarget::kScore}, *rows, "stsb", *tokenizer, 128, "sts-dev.csv");
   ASSERT_TRUE(data.ok()) << data.status();
-  TaskModel task(*model, Pooling::kMean, TaskType::kSts, 2);
+  TaskModel task(*model, Pooling::kMean, MakeTask("sts").value(), 2);
   task->eval();
   torch::NoGradGuard no_grad;
   const std::vector<int64_t> idx = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};

@@ -14,6 +14,7 @@
 #include "trainer/io/metrics_log.h"
 #include "trainer/model/pooling.h"
 #include "trainer/io/safetensors.h"
+#include "trainer/tasks/loss_registry.h"
 #include "trainer/data/task_data.h"
 #include "trainer/tasks/task_model.h"
 
@@ -43,11 +44,12 @@ int RunEval(const std::vector<std::string>& args) {
   std::string model_dir, task_name = "sts", data, format, pooling_name, device_name = "auto";
   int64_t batch_size = 64, max_len = 0;
   CommandLine cli(kProgram, "",
-                  "Evaluates a model folder on a data file: STS Spearman / Pearson correlation\n"
-                  "of cosine similarity (sts), or accuracy (nli, classification; the folder's\n"
-                  "head.safetensors). Prints one JSON line.");
+                  "Evaluates a model folder on a data file as the task's evaluation says: STS\n"
+                  "Spearman / Pearson correlation of cosine similarity (sts), or accuracy (a task\n"
+                  "with a head: nli, classification; the folder's head.safetensors). Prints one\n"
+                  "JSON line.");
   cli.AddString("model", &model_dir, "model directory (required)", "DIR");
-  cli.AddString("task", &task_name, "sts | nli | classification", "TASK");
+  cli.AddString("task", &task_name, TaskTypeChoices(), "TASK");
   cli.AddString("data", &data, "evaluation data file (required)", "FILE");
   cli.AddString("format", &format, "stsb | sick | paws | mrpc | tsv | jsonl (default: from the name)", "F");
   cli.AddInt("batch_size", &batch_size, "examples per forward pass");
@@ -59,9 +61,8 @@ int RunEval(const std::vector<std::string>& args) {
   if (status.ok() && (model_dir.empty() || data.empty())) {
     status = absl::InvalidArgumentError("--model and --data are required");
   }
-  absl::StatusOr<TaskType> type = ParseTaskType(task_name);
-  if (status.ok() && !type.ok()) status = type.status();
-  if (status.ok() && *type == TaskType::kMnrl) *type = TaskType::kSts;
+  absl::StatusOr<TaskPtr> task = MakeTask(task_name);
+  if (status.ok() && !task.ok()) status = task.status();
   if (status.ok()) status = CheckBatchSizeAndDevice(batch_size, device_name);
   if (!status.ok()) return Fail(kExitUsage, status);
   if (format.empty()) format = GuessFormat(data);
@@ -74,12 +75,13 @@ int RunEval(const std::vector<std::string>& args) {
 
   auto rows = ReadDataset(data, format);
   if (!rows.ok()) return Fail(kExitUsage, rows.status());
-  auto task_data = TaskData::Make(*type, *rows, format, loaded->tokenizer, max_len, data);
+  auto task_data =
+      TaskData::Make((*task)->eval_data(), *rows, format, loaded->tokenizer, max_len, data);
   if (!task_data.ok()) return Fail(kExitUsage, task_data.status());
 
   int64_t num_labels = 2;
   SafetensorsContents head;
-  if (HasClassifier(*type)) {
+  if ((*task)->has_head()) {
     const std::string head_path = JoinPath(model_dir, "head.safetensors");
     auto read = ReadSafetensors(head_path, SafetensorsReadOptions{true});
     if (!read.ok()) return Fail(kExitUsage, read.status());
@@ -91,8 +93,8 @@ int RunEval(const std::vector<std::string>& args) {
     }
     num_labels = it->second.size(0);
   }
-  TaskModel model(loaded->bert, *pooling, *type, num_labels);
-  if (HasClassifier(*type)) {
+  TaskModel model(loaded->bert, *pooling, *task, num_labels);
+  if ((*task)->has_head()) {
     absl::Status s = model->LoadHead(head.tensors);
     if (!s.ok()) return Fail(kExitUsage, absl::Status(s.code(), absl::StrCat(model_dir, "/head.safetensors: ", s.message())));
   }

@@ -28,28 +28,6 @@ TextBatch ToTensors(const std::vector<Encoding>& encodings, int32_t pad_id, int6
 
 }  // namespace
 
-absl::StatusOr<TaskType> ParseTaskType(absl::string_view name) {
-  if (name == "sts") return TaskType::kSts;
-  if (name == "mnrl") return TaskType::kMnrl;
-  if (name == "nli") return TaskType::kNli;
-  if (name == "classification") return TaskType::kClassification;
-  return absl::InvalidArgumentError(absl::StrCat(
-      "unknown task type \"", name, "\" (expected sts, mnrl, nli or classification)"));
-}
-
-const char* TaskTypeName(TaskType type) {
-  switch (type) {
-    case TaskType::kMnrl: return "mnrl";
-    case TaskType::kNli: return "nli";
-    case TaskType::kClassification: return "classification";
-    default: return "sts";
-  }
-}
-
-bool HasClassifier(TaskType type) {
-  return type == TaskType::kNli || type == TaskType::kClassification;
-}
-
 namespace {
 
 // `t` on `device`. From the CPU to a GPU it goes through pinned memory, so the copy is
@@ -83,12 +61,13 @@ TaskBatch TaskBatch::To(const torch::Device& device) const {
   return out;
 }
 
-absl::StatusOr<TaskData> TaskData::Make(TaskType type, const std::vector<Example>& examples,
+absl::StatusOr<TaskData> TaskData::Make(const DataKind& kind,
+                                        const std::vector<Example>& examples,
                                         const std::string& format,
                                         const WordPieceTokenizer& tokenizer, int64_t max_len,
                                         const std::string& source) {
   TaskData d;
-  d.type_ = type;
+  d.kind_ = kind;
   d.source_ = source;
   d.pad_id_ = tokenizer.pad_id();
   const double max_score = (format == "stsb" || format == "sick") ? 5.0 : 1.0;
@@ -96,11 +75,10 @@ absl::StatusOr<TaskData> TaskData::Make(TaskType type, const std::vector<Example
     const Example& e = examples[i];
     auto missing = [&](const char* what) {
       return absl::InvalidArgumentError(absl::StrCat(source, ": example ", i + 1, " has no ", what,
-                                                     ", which task type ", TaskTypeName(type),
-                                                     " needs"));
+                                                     ", which task type ", kind.task, " needs"));
     };
-    switch (type) {
-      case TaskType::kSts: {
+    switch (kind.target) {
+      case RowTarget::kScore: {
         if (!e.HasScore()) return missing("score");
         const double s = e.score / max_score;
         if (s < 0.0 || s > 1.0) {
@@ -111,19 +89,29 @@ absl::StatusOr<TaskData> TaskData::Make(TaskType type, const std::vector<Example
         d.scores_.push_back(static_cast<float>(s));
         break;
       }
-      case TaskType::kMnrl:
+      case RowTarget::kPositivePairs:
         if (e.HasLabel() && e.label == 0) continue;  // not a positive pair
         d.scores_.push_back(1.0f);
         break;
-      case TaskType::kNli:
-      case TaskType::kClassification:
+      case RowTarget::kBinaryLabel:
+        if (!e.HasLabel()) return missing("label");
+        if (e.label != 0 && e.label != 1) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(source, ": example ", i + 1, " has label ", e.label, ", but task type ",
+                           kind.task, " needs 0 or 1"));
+        }
+        d.labels_.push_back(e.label);
+        d.num_labels_ = 2;
+        d.scores_.push_back(static_cast<float>(e.label));
+        break;
+      case RowTarget::kLabel:
         if (!e.HasLabel()) return missing("label");
         d.labels_.push_back(e.label);
         d.num_labels_ = std::max<int64_t>(d.num_labels_, e.label + 1);
         d.scores_.push_back(0.0f);
         break;
     }
-    if (type == TaskType::kClassification) {
+    if (kind.joint_pair) {
       d.first_.push_back(tokenizer.EncodePair(e.a, e.b, max_len));
     } else {
       d.first_.push_back(tokenizer.Encode(e.a, max_len));
@@ -132,8 +120,8 @@ absl::StatusOr<TaskData> TaskData::Make(TaskType type, const std::vector<Example
   }
   if (d.scores_.empty()) {
     return absl::InvalidArgumentError(
-        absl::StrCat(source, ": no examples usable for task type ", TaskTypeName(type),
-                     type == TaskType::kMnrl ? " (every row is labelled 0)" : ""));
+        absl::StrCat(source, ": no examples usable for task type ", kind.task,
+                     kind.target == RowTarget::kPositivePairs ? " (every row is labelled 0)" : ""));
   }
   return d;
 }
@@ -160,7 +148,9 @@ TaskBatch TaskData::Batch(const std::vector<int64_t>& indices, int64_t pad_multi
   }
   b.first = ToTensors(first, pad_id_, pad_multiple, pad.first);
   if (!second.empty()) b.second = ToTensors(second, pad_id_, pad_multiple, pad.second);
-  if (type_ == TaskType::kSts) b.scores = torch::tensor(scores, torch::kFloat);
+  if (kind_.target == RowTarget::kScore || kind_.target == RowTarget::kBinaryLabel) {
+    b.scores = torch::tensor(scores, torch::kFloat);
+  }
   if (!labels.empty()) b.labels = torch::tensor(labels, torch::kLong);
   return b;
 }

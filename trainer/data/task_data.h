@@ -1,13 +1,15 @@
 // A task's examples, tokenized once, and the tensors of a batch of them.
 //
-// Task types (the trainer YAML's task.type) and what each example must carry:
-//   sts             a, b, score: CosineSimilarityLoss on score / max_score (5 for stsb and sick,
-//                   whose scores run to 5; 1 for tsv and jsonl, whose scores must lie in [0, 1])
-//   mnrl            a (anchor), b (positive); rows with label 0 (a non-paraphrase) are dropped
-//   nli             a, b, label: SoftmaxLoss
-//   classification  the pair [CLS] a [SEP] b [SEP] with token types, label: cross entropy
-// Evaluation data (task.eval) is read the same way with the evaluation's own type: STS Spearman
-// (sts, and mnrl) needs scores; accuracy (nli, classification) needs labels.
+// A task (trainer/tasks/task.h) names its data kind: what each example must carry and how it is
+// batched. The kinds:
+//   kScore          a, b, score: the score / max_score (5 for stsb and sick, whose scores run to
+//                   5; 1 for tsv and jsonl, whose scores must lie in [0, 1]); batches carry scores
+//   kPositivePairs  a (anchor), b (positive); rows with label 0 (a non-paraphrase) are dropped
+//   kLabel          a, b, an integer label; batches carry labels
+//   kBinaryLabel    a, b, a label 0 or 1; batches carry it as labels and as scores (so that the
+//                   similarity evaluation can rank by it)
+// With joint_pair the pair is one text, [CLS] a [SEP] b [SEP] with token types; else a and b are
+// two texts. Evaluation data (task.eval) is read with the task's evaluation data kind.
 // Thread-safety: immutable after Make(); Batch() may run concurrently.
 #ifndef TUNEFLEET_TRAINER_DATA_TASK_DATA_H_
 #define TUNEFLEET_TRAINER_DATA_TASK_DATA_H_
@@ -27,12 +29,15 @@
 namespace tunefleet {
 namespace trainer {
 
-enum class TaskType { kSts, kMnrl, kNli, kClassification };
+enum class RowTarget { kScore, kPositivePairs, kLabel, kBinaryLabel };
 
-absl::StatusOr<TaskType> ParseTaskType(absl::string_view name);
-const char* TaskTypeName(TaskType type);
-// Whether the task trains a classifier head (nli, classification).
-bool HasClassifier(TaskType type);
+struct DataKind {
+  std::string task;  // the task type, for errors ("which task type sts needs")
+  RowTarget target = RowTarget::kScore;
+  bool joint_pair = false;  // a and b as one text
+  // Texts an example is encoded as (1 joint pair, else 2).
+  int64_t texts() const { return joint_pair ? 1 : 2; }
+};
 
 // Token ids of a batch of texts, padded to the longest: int64 [B, T] each.
 struct TextBatch {
@@ -44,10 +49,10 @@ struct TextBatch {
 
 struct TaskBatch {
   int64_t size = 0;
-  TextBatch first;       // a, or the pair for classification
-  TextBatch second;      // b (sts, mnrl, nli); undefined for classification
-  torch::Tensor scores;  // float32 [B] in [0, 1] (sts)
-  torch::Tensor labels;  // int64 [B] (nli, classification)
+  TextBatch first;       // a, or the joint pair
+  TextBatch second;      // b; undefined for a joint pair
+  torch::Tensor scores;  // float32 [B] in [0, 1] (kScore, kBinaryLabel)
+  torch::Tensor labels;  // int64 [B] (kLabel, kBinaryLabel)
   TaskBatch To(const torch::Device& device) const;  // a copy on `device` (either way)
 };
 
@@ -55,13 +60,13 @@ class TaskData {
  public:
   // `source` names the data in errors (the file). `format` is the file's format, which sets
   // the score scale. Errors: no usable example, an example without the score or label the
-  // task needs (naming its index), a score out of range.
-  static absl::StatusOr<TaskData> Make(TaskType type, const std::vector<Example>& examples,
+  // task needs (naming its index), a score or binary label out of range.
+  static absl::StatusOr<TaskData> Make(const DataKind& kind, const std::vector<Example>& examples,
                                        const std::string& format,
                                        const WordPieceTokenizer& tokenizer, int64_t max_len,
                                        const std::string& source);
 
-  TaskType type() const { return type_; }
+  const DataKind& kind() const { return kind_; }
   int64_t size() const { return static_cast<int64_t>(scores_.size()); }
   // 1 + the largest label (0 when there are no labels).
   int64_t num_labels() const { return num_labels_; }
@@ -82,7 +87,7 @@ class TaskData {
                   PadLengths pad = {}) const;
 
  private:
-  TaskType type_ = TaskType::kSts;
+  DataKind kind_;
   std::string source_;
   int32_t pad_id_ = 0;
   std::vector<Encoding> first_, second_;

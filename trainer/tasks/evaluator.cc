@@ -15,15 +15,12 @@
 namespace tunefleet {
 namespace trainer {
 
-const char* PrimaryMetric(TaskType type) {
-  return HasClassifier(type) ? "eval/accuracy" : "eval/spearman";
-}
-
 absl::StatusOr<std::map<std::string, double>> Evaluate(TaskModel& model, const TaskData& data,
                                                        const torch::Device& device,
                                                        int64_t batch_size, Precision precision,
                                                        comm::ProcessGroup* group) {
   const bool was_training = model->is_training();
+  const bool accuracy = model->task().evaluation() == Evaluation::kAccuracy;
   model->eval();
   std::map<std::string, double> out;
   try {
@@ -50,7 +47,7 @@ absl::StatusOr<std::map<std::string, double>> Evaluate(TaskModel& model, const T
       const TaskBatch host = data.Batch(indices, device.is_cuda() ? 8 : 1);
       const TaskBatch batch = host.To(device);
       AutocastScope autocast(device.type(), precision);
-      if (HasClassifier(data.type())) {
+      if (accuracy) {
         const torch::Tensor logits = model->Logits(batch).to(torch::kFloat);
         loss_parts.push_back(torch::nn::functional::cross_entropy(
             logits, batch.labels,
@@ -89,8 +86,8 @@ absl::StatusOr<std::map<std::string, double>> Evaluate(TaskModel& model, const T
         return absl::OkStatus();
       };
       std::vector<double> counts = {loss_sum, static_cast<double>(correct)};
-      absl::Status s = HasClassifier(data.type()) ? reduce(counts) : reduce(predictions);
-      if (s.ok() && !HasClassifier(data.type())) s = reduce(truth);
+      absl::Status s = accuracy ? reduce(counts) : reduce(predictions);
+      if (s.ok() && !accuracy) s = reduce(truth);
       if (!s.ok()) {
         if (was_training) model->train();
         return absl::Status(s.code(), absl::StrCat("evaluation: ", s.message()));
@@ -98,7 +95,7 @@ absl::StatusOr<std::map<std::string, double>> Evaluate(TaskModel& model, const T
       loss_sum = counts[0];
       correct = static_cast<int64_t>(std::llround(counts[1]));
     }
-    if (HasClassifier(data.type())) {
+    if (accuracy) {
       out["eval/accuracy"] = static_cast<double>(correct) / static_cast<double>(n);
       out["eval/loss"] = loss_sum / static_cast<double>(n);
     } else {

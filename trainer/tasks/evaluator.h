@@ -1,10 +1,10 @@
 // Evaluation of a task model on a TaskData set, in eval mode and without gradients, batch by
 // batch (sentences sorted by length within the set for less padding; results in input order;
-// both sides of a pair in one encoder pass; results kept on the device until the end of the set):
-//   sts, mnrl       eval/spearman and eval/pearson of cos(pool(a), pool(b)) against the scores
+// both sides of a pair in one encoder pass; results kept on the device until the end of the set),
+// as the model's task says (trainer/tasks/task.h, Evaluation):
+//   kSimilarity     eval/spearman and eval/pearson of cos(pool(a), pool(b)) against the scores
 //                   (sentence-transformers' EmbeddingSimilarityEvaluator, cosine)
-//   nli,
-//   classification  eval/accuracy and eval/loss (mean cross entropy)
+//   kAccuracy       eval/accuracy and eval/loss (mean cross entropy) of the head's logits
 // With a process group (data parallelism) each rank evaluates every world_size-th example and
 // the results are all-reduced: every rank returns the same metrics, and every rank must call it.
 // The model is returned to its previous train/eval mode. LibTorch errors become a Status.
@@ -26,9 +26,6 @@
 
 namespace tunefleet {
 namespace trainer {
-
-// The metric that "best" means for an evaluation of `type` (always maximized).
-const char* PrimaryMetric(TaskType type);
 
 absl::StatusOr<std::map<std::string, double>> Evaluate(TaskModel& model, const TaskData& data,
                                                        const torch::Device& device,

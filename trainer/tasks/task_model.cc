@@ -6,26 +6,19 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "trainer/distributed/all_gather.h"
-#include "trainer/tasks/losses.h"
 
 namespace tunefleet {
 namespace trainer {
 
-TaskModelImpl::TaskModelImpl(BertModel bert, Pooling pooling, TaskType type, int64_t num_labels)
+TaskModelImpl::TaskModelImpl(BertModel bert, Pooling pooling, TaskPtr task, int64_t num_labels)
     : bert_(std::move(bert)),
       pooling_(pooling),
-      type_(type),
+      task_(std::move(task)),
       classifier_dropout_(bert_->config().hidden_dropout_prob) {
   register_module("bert", bert_);
-  const int64_t h = bert_->config().hidden_size;
-  if (type == TaskType::kNli) {
-    classifier_ = register_module("classifier", torch::nn::Linear(3 * h, num_labels));
-  } else if (type == TaskType::kClassification) {
-    classifier_ = register_module("classifier", torch::nn::Linear(h, num_labels));
-    torch::NoGradGuard no_grad;
-    classifier_->weight.normal_(0.0, 0.02);
-    classifier_->bias.zero_();
+  if (task_->has_head()) {
+    classifier_ = register_module("classifier",
+                                  task_->MakeHead(bert_->config().hidden_size, num_labels));
   }
 }
 
@@ -54,42 +47,16 @@ std::pair<torch::Tensor, torch::Tensor> TaskModelImpl::EmbedPair(const TextBatch
 }
 
 torch::Tensor TaskModelImpl::Logits(const TaskBatch& batch) {
-  TORCH_CHECK(!classifier_.is_empty(), "task ", TaskTypeName(type_), " has no classifier");
-  if (type_ == TaskType::kNli) {
-    const auto [u, v] = EmbedPair(batch.first, batch.second);
-    return classifier_(torch::cat({u, v, torch::abs(u - v)}, 1));
-  }
-  const BertOutput out =
-      bert_->forward(batch.first.input_ids, batch.first.token_type_ids,
-                     batch.first.padded ? batch.first.attention_mask : torch::Tensor());
-  TORCH_CHECK(out.pooler_output.defined(),
-              "classification needs a model with a pooler; this checkpoint has none");
-  return classifier_(torch::dropout(out.pooler_output, classifier_dropout_, is_training()));
+  TORCH_CHECK(!classifier_.is_empty(), "task ", task_->type(), " has no classifier");
+  return task_->Logits(*this, batch);
 }
 
-torch::Tensor TaskModelImpl::Loss(const TaskBatch& batch) {
-  switch (type_) {
-    case TaskType::kSts: {
-      const auto [u, v] = EmbedPair(batch.first, batch.second);
-      return CosineSimilarityLoss(u, v, batch.scores);
-    }
-    case TaskType::kMnrl: {
-      const auto [anchors, positives] = EmbedPair(batch.first, batch.second);
-      if (group_ != nullptr && mnrl_gather_ && group_->size() > 1) {
-        return MultipleNegativesRankingLoss(anchors, AllGatherWithGrad(group_, positives),
-                                            kMnrlScale, group_->rank() * anchors.size(0));
-      }
-      return MultipleNegativesRankingLoss(anchors, positives);
-    }
-    default:
-      return ClassificationLoss(Logits(batch).to(torch::kFloat), batch.labels);
-  }
-}
+torch::Tensor TaskModelImpl::Loss(const TaskBatch& batch) { return task_->Loss(*this, batch); }
 
 std::vector<torch::Tensor> TaskModelImpl::TrainableParameters() {
   std::vector<torch::Tensor> out;
   for (const auto& item : named_parameters(/*recurse=*/true)) {
-    if (type_ != TaskType::kClassification && absl::StartsWith(item.key(), "bert.pooler.")) continue;
+    if (!task_->uses_pooler() && absl::StartsWith(item.key(), "bert.pooler.")) continue;
     out.push_back(item.value());
   }
   return out;
@@ -104,7 +71,7 @@ absl::Status TaskModelImpl::LoadHead(const std::map<std::string, torch::Tensor>&
   std::map<std::string, torch::Tensor> head = HeadStateDict();
   if (head.empty()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("task ", TaskTypeName(type_), " has no classifier head to load"));
+        absl::StrCat("task ", task_->type(), " has no classifier head to load"));
   }
   for (const auto& [name, tensor] : tensors) {
     auto it = head.find(name);

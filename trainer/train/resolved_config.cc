@@ -61,6 +61,11 @@ std::string ResolvedConfigYaml(const TrainerConfig& c, const std::string& base_d
   out << YAML::Key << "format" << YAML::Value << c.task.format;
   out << YAML::Key << "num_labels" << YAML::Value << c.task.num_labels;
   out << YAML::Key << "mnrl_gather" << YAML::Value << c.task.mnrl_gather;
+  if (c.task.settings != nullptr) {  // the type's own keys (trainer/tasks/task.h)
+    for (const auto& [key, value] : c.task.settings->Values()) {
+      out << YAML::Key << key << YAML::Value << value;
+    }
+  }
   out << YAML::EndMap;
   const TrainConfig& t = c.train;
   out << YAML::Key << "train" << YAML::Value << YAML::BeginMap;

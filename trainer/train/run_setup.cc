@@ -16,6 +16,7 @@
 #include "trainer/io/hf_model_folder.h"
 #include "trainer/model/pooling.h"
 #include "trainer/io/safetensors.h"
+#include "trainer/tasks/loss_registry.h"
 #include "trainer/model/model_family_registry.h"
 #include "trainer/data/wordpiece_tokenizer.h"
 
@@ -52,21 +53,20 @@ absl::StatusOr<BertModel> LoadEncoder(const TrainerConfig& config) {
   return model;
 }
 
-// Reads and tokenizes the training set and, with task.eval, the evaluation set (mnrl's is
-// scored as sts) into `parts`.
+// Reads and tokenizes the training set and, with task.eval, the evaluation set (each as the
+// task's data kinds say) into `parts`.
 absl::Status ReadData(const TrainerConfig& c, const WordPieceTokenizer& tokenizer, int rank,
                       RunParts& parts) {
   std::ostream* const warnings = rank == 0 ? &std::cerr : nullptr;
   ASSIGN_OR_RETURN(std::vector<Example> train_rows,
                    ReadDataset(c.task.train, c.task.format, warnings));
-  ASSIGN_OR_RETURN(TaskData train, TaskData::Make(parts.type, train_rows, c.task.format, tokenizer,
+  ASSIGN_OR_RETURN(TaskData train, TaskData::Make(parts.task->train_data(), train_rows, c.task.format, tokenizer,
                                                   parts.max_len, c.task.train));
   parts.train = std::make_unique<TaskData>(std::move(train));
   if (c.task.eval.empty()) return absl::OkStatus();
   ASSIGN_OR_RETURN(std::vector<Example> eval_rows,
                    ReadDataset(c.task.eval, c.task.format, warnings));
-  const TaskType eval_type = parts.type == TaskType::kMnrl ? TaskType::kSts : parts.type;
-  ASSIGN_OR_RETURN(TaskData eval, TaskData::Make(eval_type, eval_rows, c.task.format, tokenizer,
+  ASSIGN_OR_RETURN(TaskData eval, TaskData::Make(parts.task->eval_data(), eval_rows, c.task.format, tokenizer,
                                                  parts.max_len, c.task.eval));
   parts.eval = std::make_unique<TaskData>(std::move(eval));
   return absl::OkStatus();
@@ -78,7 +78,9 @@ absl::StatusOr<RunParts> BuildRunParts(const TrainerConfig& c, const torch::Devi
                                        int rank, int world) {
   RunParts parts;
   ASSIGN_OR_RETURN(parts.precision, ParsePrecision(c.train.precision));
-  ASSIGN_OR_RETURN(parts.type, ParseTaskType(c.task.type));
+  absl::StatusOr<TaskPtr> task = MakeTask(c.task);
+  if (!task.ok()) return In(c.source, task.status());
+  parts.task = *std::move(task);
   if (!PrecisionSupported(device.type(), parts.precision)) {
     return absl::InvalidArgumentError(absl::StrCat(
         c.source, ": train.precision ", c.train.precision, " needs a GPU (on ", device.str(),
@@ -95,7 +97,7 @@ absl::StatusOr<RunParts> BuildRunParts(const TrainerConfig& c, const torch::Devi
   int64_t num_labels = std::max<int64_t>(parts.train->num_labels(), 2);
   if (parts.eval != nullptr) num_labels = std::max(num_labels, parts.eval->num_labels());
   if (c.task.num_labels > 0) {
-    if (num_labels > c.task.num_labels && HasClassifier(parts.type)) {
+    if (num_labels > c.task.num_labels && parts.task->has_head()) {
       return absl::InvalidArgumentError(absl::StrCat(
           c.source, ": task.num_labels is ", c.task.num_labels, " but the data has label ",
           num_labels - 1));
@@ -103,14 +105,14 @@ absl::StatusOr<RunParts> BuildRunParts(const TrainerConfig& c, const torch::Devi
     num_labels = c.task.num_labels;
   }
   ASSIGN_OR_RETURN(Pooling pooling, ParsePooling(c.model.pooling));
-  if (parts.type == TaskType::kClassification && !encoder->has_pooler()) {
+  if (parts.task->uses_pooler() && !encoder->has_pooler()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        c.model.path, ": has no pooler weights, which task type classification needs"));
+        c.model.path, ": has no pooler weights, which task type ", parts.task->type(), " needs"));
   }
 
   torch::manual_seed(static_cast<uint64_t>(c.train.seed));
   encoder->set_gradient_checkpointing(c.train.grad_checkpointing);
-  parts.model = TaskModel(encoder, pooling, parts.type, num_labels);
+  parts.model = TaskModel(encoder, pooling, parts.task, num_labels);
   if (!c.model.head.empty()) {
     ASSIGN_OR_RETURN(SafetensorsContents head,
                      ReadSafetensors(c.model.head, SafetensorsReadOptions{true}));

@@ -24,6 +24,7 @@
 #include "trainer/train/eval_schedule.h"
 #include "trainer/optim/lr_schedule.h"
 #include "trainer/data/task_data.h"
+#include "trainer/tasks/task.h"
 #include "trainer/tasks/task_model.h"
 #include "trainer/train/train_config.h"
 #include "trainer/train/train_state.h"
@@ -34,7 +35,7 @@ namespace trainer {
 // What a run's configuration and data determine.
 struct RunParts {
   Precision precision = Precision::kFp32;
-  TaskType type = TaskType::kSts;
+  TaskPtr task;  // task.type's, from the loss registry (trainer/tasks/loss_registry.h)
   std::unique_ptr<TaskData> train;
   std::unique_ptr<TaskData> eval;  // null without task.eval
   // On the CPU, seeded by train.seed, the head loaded from model.head when set.

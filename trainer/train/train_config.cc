@@ -1,5 +1,6 @@
 #include "trainer/train/train_config.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "absl/strings/match.h"
@@ -46,10 +47,22 @@ absl::Status ParseModel(const ConfigMap& m, ModelConfig* model) {
   return absl::OkStatus();
 }
 
+const TaskSectionReader* task_reader = nullptr;
+
 absl::Status ParseTask(const ConfigMap& m, TaskConfig* task) {
-  RETURN_IF_ERROR(m.AllowOnly({"type", "train", "eval", "format", "num_labels", "mnrl_gather"}));
-  RETURN_IF_ERROR(m.GetEnum("type", {"sts", "mnrl", "nli", "classification"}, &task->type,
-                            /*required=*/true));
+  std::vector<std::string> allowed = {"type", "train", "eval", "format", "num_labels",
+                                      "mnrl_gather"};
+  if (task_reader != nullptr) {
+    for (const std::string& key : task_reader->keys) {
+      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) allowed.push_back(key);
+    }
+  }
+  RETURN_IF_ERROR(m.AllowOnly(allowed));
+  if (task_reader != nullptr) {
+    RETURN_IF_ERROR(m.GetEnum("type", task_reader->types, &task->type, /*required=*/true));
+  } else {
+    RETURN_IF_ERROR(m.Get("type", &task->type));
+  }
   RETURN_IF_ERROR(m.Get("train", &task->train));
   if (task->train.empty()) return m.Error("train", "must name a data file");
   RETURN_IF_ERROR(m.GetOptional("eval", &task->eval));
@@ -59,9 +72,6 @@ absl::Status ParseTask(const ConfigMap& m, TaskConfig* task) {
   if (task->num_labels < 0 || task->num_labels == 1) {
     return m.Error("num_labels",
                    absl::StrCat("must be 0 (from the data) or at least 2, got ", task->num_labels));
-  }
-  if (task->num_labels != 0 && task->type != "classification" && task->type != "nli") {
-    return m.Error("num_labels", "only applies to task types classification and nli");
   }
   RETURN_IF_ERROR(m.GetOptional("mnrl_gather", &task->mnrl_gather));
   return absl::OkStatus();
@@ -223,9 +233,8 @@ absl::StatusOr<TrainerConfig> ParseTrainerConfig(const ConfigFile& file, int loc
   RETURN_IF_ERROR(ParseModel(model, &config.model));
   ASSIGN_OR_RETURN(ConfigMap task, root.GetMap("task"));
   RETURN_IF_ERROR(ParseTask(task, &config.task));
-  if (!config.model.head.empty() && config.task.type != "nli" &&
-      config.task.type != "classification") {
-    return model.Error("head", "only applies to task types nli and classification");
+  if (task_reader != nullptr) {
+    ASSIGN_OR_RETURN(config.task.settings, task_reader->read(task, model, config));
   }
   ASSIGN_OR_RETURN(ConfigMap train, root.GetOptionalMap("train"));
   RETURN_IF_ERROR(ParseTrain(train, &config.train));
@@ -242,6 +251,8 @@ absl::StatusOr<TrainerConfig> LoadTrainerConfig(const std::string& path,
   RETURN_IF_ERROR(file.ApplyOverrides(overrides));
   return ParseTrainerConfig(file, local_gpus);
 }
+
+void SetTaskSectionReader(const TaskSectionReader* reader) { task_reader = reader; }
 
 int64_t LocalRankCount(const TrainConfig& train, int local_gpus) {
   if (train.devices == -1) return local_gpus > 0 ? local_gpus : 1;

@@ -11,7 +11,9 @@
 #define TUNEFLEET_TRAINER_TRAIN_TRAIN_CONFIG_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -30,8 +32,17 @@ struct ModelConfig {
   std::string head;
 };
 
+// A task type's own settings (keys beyond the common ones, e.g. contrastive's margin), as its
+// entry in the trainer's loss registry (trainer/tasks/all_losses.h) parses them; opaque here.
+class TaskSettings {
+ public:
+  virtual ~TaskSettings() = default;
+  // Its keys with their values as YAML text, in its order (the resolved config writes them).
+  virtual std::vector<std::pair<std::string, std::string>> Values() const = 0;
+};
+
 struct TaskConfig {
-  std::string type;    // sts | mnrl | nli | classification
+  std::string type;    // a loss registry entry: sts | mnrl | nli | classification | contrastive
   std::string train;   // training data file
   std::string eval;    // evaluation data file; empty: no evaluation
   std::string format;  // stsb | sick | paws | mrpc | tsv | jsonl
@@ -39,6 +50,8 @@ struct TaskConfig {
   // mnrl under data parallelism: every rank's positives are negatives for every anchor (the
   // embeddings are all-gathered with gradients), as with one process and the global batch.
   bool mnrl_gather = true;
+  // The type's own settings; null: it has none, or its defaults.
+  std::shared_ptr<const TaskSettings> settings;
 };
 
 // The largest train.batch_size (and searched batch size) accepted: 2^20 examples a rank.
@@ -119,6 +132,23 @@ struct TrainerConfig {
   TrainConfig train;
   OutputConfig output;
 };
+
+// What depends on task.type, read by the trainer's loss registry (trainer/tasks/loss_registry.h),
+// which `trainer_torch` installs when it starts. Without one (a reader of the YAML that links no
+// LibTorch) task.type may be any name, only the common task keys are accepted, and what a type
+// takes is checked when the trainer builds the task.
+struct TaskSectionReader {
+  std::vector<std::string> types;  // task.type's choices, in order
+  std::vector<std::string> keys;   // the task keys some type takes beyond the common ones
+  // Checks the keys that depend on config.task.type (in `task`, and model.head in `model`) and
+  // reads the type's own settings; errors name the file, line and dotted key.
+  absl::StatusOr<std::shared_ptr<const TaskSettings>> (*read)(const ConfigMap& task,
+                                                              const ConfigMap& model,
+                                                              const TrainerConfig& config);
+};
+// Installs `reader` (a static, or null to remove it) for every later parse. Call it at start-up,
+// before any thread parses a config.
+void SetTaskSectionReader(const TaskSectionReader* reader);
 
 // `local_gpus`: the GPUs of the machine that trains, for the checks of train.devices that depend
 // on it (a list of GPU ids on a CPU-only machine, an id the machine lacks, more ranks than GPUs);

@@ -31,6 +31,7 @@
 #include "trainer/io/model_saver.h"
 #include "trainer/train/progress_watchdog.h"
 #include "trainer/distributed/rank_consensus.h"
+#include "trainer/train/run_output.h"
 #include "trainer/train/run_setup.h"
 #include "trainer/train/step_graphs.h"
 #include "trainer/train/train_state.h"
@@ -44,26 +45,8 @@ using Clock = std::chrono::steady_clock;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
-
-// LibTorch's allocator throws OutOfMemoryError; cuBLAS and the CUDA runtime say it in words.
-bool IsOutOfMemory(const c10::Error& e) {
-  return dynamic_cast<const c10::OutOfMemoryError*>(&e) != nullptr ||
-         absl::StrContains(e.what_without_backtrace(), "out of memory") ||
-         absl::StrContains(e.what_without_backtrace(), "CUBLAS_STATUS_ALLOC_FAILED");
-}
-
 double SecondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-// "  eta H:MM:SS" for `left` steps at the pace of the `done` ones so far (evaluations
-// included); "" before the first step or after the last.
-std::string EtaText(double seconds, int64_t done, int64_t left) {
-  if (done <= 0 || left <= 0) return "";
-  const int64_t eta = static_cast<int64_t>(seconds / static_cast<double>(done) *
-                                           static_cast<double>(left) + 0.5);
-  return absl::StrFormat("  eta %d:%02d:%02d", eta / 3600, eta / 60 % 60, eta % 60);
 }
 
 // Everything a run holds.
@@ -92,8 +75,6 @@ class Run {
   }
 
  private:
-  static double WallSeconds() { return absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch()); }
-
   absl::StatusOr<TrainSummary> GoCaught() {
     try {
       return GoUnchecked();
@@ -109,27 +90,6 @@ class Run {
           "training failed ", looping_ ? absl::StrCat("at step ", step_ + 1) : "in its set-up",
           ": ", FirstLine(what)));
     }
-  }
-
-  // OUTPUT_DIR/tensorboard's event file, and under a sweep (TUNEFLEET_HPARAMS) the HParams
-  // plugin's session start.
-  absl::Status OpenEvents() {
-    auto events = EventFileWriter::Open(JoinPath(c_.output.dir, "tensorboard"), WallSeconds());
-    if (!events.ok()) {
-      return absl::Status(events.status().code(),
-                          absl::StrCat("tensorboard: ", events.status().message()));
-    }
-    events_ = std::move(*events);
-    const char* json = std::getenv("TUNEFLEET_HPARAMS");
-    if (json == nullptr || *json == '\0') return absl::OkStatus();
-    auto hparams = ParseHParams(json);
-    if (!hparams.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("TUNEFLEET_HPARAMS: ", hparams.status().message()));
-    }
-    RETURN_IF_ERROR(events_->WriteSessionStart(*hparams, c_.output.dir, WallSeconds()));
-    session_started_ = true;
-    return absl::OkStatus();
   }
 
   absl::StatusOr<TrainSummary> GoUnchecked() {
@@ -262,7 +222,7 @@ absl::Status Run::Setup() {
   summary_.times.setup_model = p_.model_seconds;
   summary_.times.setup_data = p_.data_seconds;
   summary_.total_steps = p_.total_steps;
-  summary_.primary_metric = PrimaryMetric(p_.type);
+  summary_.primary_metric = PrimaryMetric(p_.task->evaluation());
   if (absl::Status s = MakeDirs(c_.output.dir); !s.ok()) {
     return absl::PermissionDeniedError(absl::StrCat("output.dir: ", s.message()));
   }
@@ -285,7 +245,7 @@ absl::Status Run::Setup() {
 absl::Status Run::PrepareTraining(const TrainStateFiles* resumed) {
   p_.model->to(device_);
   p_.model->train();
-  p_.model->set_process_group(group_, c_.task.mnrl_gather);
+  p_.model->set_process_group(group_);
   train_step_ = std::make_unique<TrainStep>(c_.train, device_, p_.precision, p_.model, group_,
                                             graphs_note_, quiet_);
   RETURN_IF_ERROR(train_step_->Init());
@@ -301,15 +261,15 @@ absl::Status Run::PrepareTraining(const TrainStateFiles* resumed) {
   }
   if (rank_ == 0) {
     RETURN_IF_ERROR(log_.Open(JoinPath(c_.output.dir, "metrics.jsonl"), o_.resume ? step_ : -1));
-    RETURN_IF_ERROR(OpenEvents());
+    ASSIGN_OR_RETURN(events_, OpenRunEvents(c_.output.dir, &session_started_));
   }
   RETURN_IF_ERROR(CheckBatchCanFit(
       p_.model->bert()->config(), train_step_->num_parameters(), c_.train.batch_size,
-      p_.type == TaskType::kClassification ? 1 : 2, p_.precision, c_.train.grad_checkpointing,
+      p_.task->train_data().texts(), p_.precision, c_.train.grad_checkpointing,
       train_step_->sharded() ? world_ : 1, device_));
   const MemoryEstimate estimate = EstimateTrainingMemory(
       p_.model->bert()->config(), train_step_->num_parameters(), c_.train.batch_size, p_.max_len,
-      p_.type == TaskType::kClassification ? 1 : 2, p_.precision, c_.train.grad_checkpointing,
+      p_.task->train_data().texts(), p_.precision, c_.train.grad_checkpointing,
       train_step_->sharded() ? world_ : 1);
   summary_.estimate_bytes = estimate.total_bytes();
   if (!quiet_) PrintSetup(estimate);
@@ -318,43 +278,32 @@ absl::Status Run::PrepareTraining(const TrainStateFiles* resumed) {
 }
 
 void Run::PrintSetup(const MemoryEstimate& estimate) const {
-  std::printf("data     %lld training examples%s; %lld steps (%lld an epoch)%s\n",
-              static_cast<long long>(p_.train->size()),
-              p_.eval ? absl::StrCat(", ", p_.eval->size(), " for evaluation").c_str() : "",
-              static_cast<long long>(p_.total_steps), static_cast<long long>(p_.steps_per_epoch),
-              o_.resume ? absl::StrCat(", resuming after step ", step_).c_str() : "");
-  std::printf("memory   estimate %s\n", estimate.Describe().c_str());
-  std::printf("optim    AdamW (%s), %s, warmup %lld steps\n",
-              train_step_->optimizer_implementation(), c_.train.schedule.c_str(),
-              static_cast<long long>(p_.schedule->warmup_steps()));
-  std::printf("batches  %s\n", DescribeBatchPlan(plan_options_, p_.train->size()).c_str());
-  if (device_.is_cuda()) {
-    std::printf("steps    %s\n",
-                graphs_note_.empty()
-                    ? "replayed as CUDA graphs from the second step (train.cuda_graphs)"
-                    : absl::StrCat("eager: ", graphs_note_).c_str());
-  }
+  RunSetupFacts f;
+  f.train_examples = p_.train->size();
+  f.eval_examples = p_.eval ? p_.eval->size() : -1;
+  f.total_steps = p_.total_steps;
+  f.steps_per_epoch = p_.steps_per_epoch;
+  f.resumed_after = o_.resume ? step_ : -1;
+  f.memory = estimate.Describe();
+  f.optimizer = train_step_->optimizer_implementation();
+  f.schedule = c_.train.schedule;
+  f.warmup_steps = p_.schedule->warmup_steps();
+  f.batches = DescribeBatchPlan(plan_options_, p_.train->size());
+  f.cuda = device_.is_cuda();
+  f.graphs_note = graphs_note_;
+  f.zero1 = c_.train.strategy == "zero1";
   if (group_ != nullptr) {
-    std::printf("%s %d ranks (%s), batch %lld per rank = %lld global, %lld gradient "
-                "buckets of <= %lld MiB%s%s\n",
-                train_step_->sharded() ? "zero1   " : "ddp     ", world_,
-                comm::ProcessGroup::BackendName(group_->backend()),
-                static_cast<long long>(c_.train.batch_size),
-                static_cast<long long>(c_.train.batch_size * world_ * c_.train.grad_accum),
-                static_cast<long long>(train_step_->grad_sync()->num_buckets()),
-                static_cast<long long>(c_.train.ddp_bucket_mb),
-                c_.train.ddp_comm_dtype == "bf16" &&
-                        group_->backend() == comm::ProcessGroup::Backend::kNccl
-                    ? ", averaged in bf16"
-                    : "",
-                train_step_->sharded()
-                    ? " (reduce-scattered; each rank updates 1/N of the parameters and keeps "
-                      "1/N of the AdamW state)"
-                    : "");
-  } else if (c_.train.strategy == "zero1") {
-    std::printf("zero1    one rank: nothing to shard, AdamW keeps all its state\n");
+    f.world = world_;
+    f.sharded = train_step_->sharded();
+    f.backend = comm::ProcessGroup::BackendName(group_->backend());
+    f.batch_size = c_.train.batch_size;
+    f.grad_accum = c_.train.grad_accum;
+    f.buckets = train_step_->grad_sync()->num_buckets();
+    f.bucket_mb = c_.train.ddp_bucket_mb;
+    f.bf16_buckets = c_.train.ddp_comm_dtype == "bf16" &&
+                     group_->backend() == comm::ProcessGroup::Backend::kNccl;
   }
-  std::fflush(stdout);
+  PrintRunSetup(f);
 }
 
 TaskBatch Run::MicroBatch(int64_t m) {
