@@ -129,7 +129,7 @@ Distribution ToDistribution(const ParamSpec& spec) {
   return d;
 }
 
-SearchSpace BuildSearchSpace(const SweepConfig& config) {
+SearchSpace BuildSearchSpace(const SearchSettings& config) {
   SearchSpace space;
   Distribution lr = ToDistribution(config.lr);
   lr.integer_choices = false;  // learning rates are floats, 1.0 included

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "hpo/config/sweep_config.h"
+#include "hpo/samplers/search_settings.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -42,7 +42,7 @@ using SearchSpace = std::map<std::string, Distribution>;
 inline constexpr char kLrParam[] = "lr";
 inline constexpr char kBatchParam[] = "batch_size";
 
-SearchSpace BuildSearchSpace(const SweepConfig& config);
+SearchSpace BuildSearchSpace(const SearchSettings& config);
 // The distribution of one parameter spec.
 Distribution ToDistribution(const ParamSpec& spec);
 

@@ -389,10 +389,8 @@ void SweepDriver::Interrupt() {
 SweepProgress SweepDriver::Progress() const {
   SweepProgress p;
   p.elapsed = absl::Now() - start_;
-  const RandomThenGridSampler& sampler = engine_->sampler();
-  p.planned = sampler.random_points();
-  if (sampler.grid().has_value()) {
-    p.planned += static_cast<int64_t>(sampler.grid()->size());
+  if (const std::optional<int64_t> planned = engine_->sampler().PlannedTrials()) {
+    p.planned = *planned;
     p.planned_exact = true;
   } else {
     p.planned = MaxPlannedTrials(config_);

@@ -14,6 +14,7 @@
 #include "hpo/lr_scaling.h"
 #include "hpo/report/progress_table.h"
 #include "hpo/journal/py_json.h"
+#include "hpo/samplers/sampler_registry.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -29,7 +30,7 @@ SweepEngine::SweepEngine(const SweepConfig& config, JournalWriter* journal)
     : config_(config),
       journal_(journal),
       space_(BuildSearchSpace(config_)),
-      sampler_(config_),
+      sampler_(MakeSampler(config_)),
       pruner_(config_.pruner->MakePruner()) {
   study_.name = config_.name;
   study_.maximize = config_.maximize;
@@ -96,7 +97,7 @@ absl::StatusOr<SweepEngine::Resumed> SweepEngine::Resume(JournalContents content
   std::map<int64_t, int64_t> latest;  // point -> latest trial number
   for (const Trial& t : study_.trials) latest[t.point] = t.number;
   for (const auto& [point, number] : latest) {
-    if (point >= 0 && !sampler_.Settled(study_, point)) retries_.push_back(number);
+    if (point >= 0 && !sampler_->Settled(study_, point)) retries_.push_back(number);
   }
   r.to_rerun = static_cast<int64_t>(retries_.size());
   return r;
@@ -107,7 +108,7 @@ absl::StatusOr<std::optional<int64_t>> SweepEngine::StartTrial() {
   if (!retries_.empty()) {
     retry_of = retries_.front();
     retries_.pop_front();
-  } else if (sampler_.NextAvailability(study_) != Availability::kReady) {
+  } else if (sampler_->NextAvailability(study_) != Availability::kReady) {
     return std::optional<int64_t>();
   }
   Trial t;
@@ -124,7 +125,7 @@ absl::StatusOr<std::optional<int64_t>> SweepEngine::StartTrial() {
     t.retry_history = failed.retry_history;
     t.retry_history.push_back(failed.number);
   } else {
-    SampleTrial(sampler_, study_, &t, space_);
+    SampleTrial(*sampler_, study_, &t, space_);
     t.lr_effective = EffectiveLr(config_, t.params);
   }
   study_.trials.push_back(t);
@@ -149,12 +150,12 @@ absl::StatusOr<std::vector<int64_t>> SweepEngine::Fill() {
 
 bool SweepEngine::Done() {
   return running_.empty() && retries_.empty() &&
-         sampler_.NextAvailability(study_) == Availability::kExhausted;
+         sampler_->NextAvailability(study_) == Availability::kExhausted;
 }
 
 bool SweepEngine::Stuck() {
   return running_.empty() && retries_.empty() &&
-         sampler_.NextAvailability(study_) == Availability::kWait;
+         sampler_->NextAvailability(study_) == Availability::kWait;
 }
 
 absl::StatusOr<bool> SweepEngine::Report(int64_t number, int64_t samples, double value,
@@ -195,7 +196,7 @@ absl::Status SweepEngine::Finish(Trial& t, TrialState state) {
   }
   if (state == TrialState::kFail) t.value.reset();
   if (journal_ != nullptr) RETURN_IF_ERROR(journal_->Finish(t));
-  sampler_.AfterTrial(study_, t);
+  sampler_->AfterTrial(study_, t);
   return absl::OkStatus();
 }
 
@@ -252,7 +253,7 @@ absl::StatusOr<SweepEngine::Ended> SweepEngine::EndTrial(int64_t number, RunEnd 
     if (end == RunEnd::kRefused) {
       ended.refused = true;
       refused_points_.insert(t.point);
-    } else if (!sampler_.Settled(study_, t.point)) {
+    } else if (!sampler_->Settled(study_, t.point)) {
       retries_.push_back(t.number);
       ended.retried = true;
     } else {
@@ -315,7 +316,7 @@ SweepEngine::Outcome SweepEngine::GetOutcome() const {
     // Settled without finishing (it failed more often than it may), or refused (a failure a
     // retry cannot help).
     if (finished.count(point) == 0 &&
-        (refused_points_.count(point) > 0 || sampler_.Settled(study_, point))) {
+        (refused_points_.count(point) > 0 || sampler_->Settled(study_, point))) {
       ++o.failed_points;
     }
   }

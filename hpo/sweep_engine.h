@@ -36,7 +36,7 @@
 #include "hpo/journal/journal_replay.h"
 #include "hpo/journal/journal_writer.h"
 #include "hpo/pruners/pruner.h"
-#include "hpo/samplers/random_then_grid_sampler.h"
+#include "hpo/samplers/sampler.h"
 #include "hpo/search_space.h"
 #include "hpo/config/sweep_config.h"
 #include "hpo/trial.h"
@@ -145,7 +145,7 @@ class SweepEngine {
   JournalContents Snapshot() const;
   const SweepConfig& config() const { return config_; }
   const SearchSpace& space() const { return space_; }
-  const RandomThenGridSampler& sampler() const { return sampler_; }
+  const Sampler& sampler() const { return *sampler_; }
   // The running trials, ascending.
   std::vector<int64_t> Running() const;
   bool IsRunning(int64_t number) const { return running_.count(number) > 0; }
@@ -164,7 +164,7 @@ class SweepEngine {
   SweepConfig config_;
   JournalWriter* journal_;
   SearchSpace space_;
-  RandomThenGridSampler sampler_;
+  std::unique_ptr<Sampler> sampler_;  // of config.method (hpo/samplers/sampler_registry.h)
   std::unique_ptr<Pruner> pruner_;
   Study study_;
   std::map<int64_t, RunState> running_;

@@ -19,6 +19,7 @@
 #include "hpo/config/config_checks.h"
 #include "hpo/config/multirun.h"
 #include "hpo/pruners/pruner_registry.h"
+#include "hpo/samplers/sampler_registry.h"
 #include "trainer/data/datasets.h"
 #include "trainer/train/train_config.h"
 
@@ -92,7 +93,7 @@ absl::Status ParseTrainer(const ConfigMap& m, TrainerSpec* t) {
 absl::Status ParseSearch(const ConfigMap& m, SweepConfig* c, bool read_method) {
   RETURN_IF_ERROR(m.AllowOnly({"method", "random", "grid"}));
   if (read_method) {
-    RETURN_IF_ERROR(m.GetEnum("method", {"random", "grid", "random_then_grid"}, &c->method));
+    RETURN_IF_ERROR(m.GetEnum("method", SamplerMethods(), &c->method));
   }
   ASSIGN_OR_RETURN(ConfigMap random, m.GetOptionalMap("random"));
   RETURN_IF_ERROR(random.AllowOnly({"trials", "seed"}));
@@ -108,11 +109,7 @@ absl::Status ParseSearch(const ConfigMap& m, SweepConfig* c, bool read_method) {
                                               "smallest grid lr), got ", c->grid.lr_span));
   }
   RETURN_IF_ERROR(GetAtLeast(grid, "batch_neighbors", &c->grid.batch_neighbors, 0));
-  if (c->method == "random_then_grid" && c->grid.top_k > c->random.trials) {
-    return grid.Error("top_k", absl::StrCat("is ", c->grid.top_k, " but the random phase runs only ",
-                                            c->random.trials, " trials"));
-  }
-  return absl::OkStatus();
+  return FindSamplerKind(c->method)->validate(m, *c);
 }
 
 // The samples of one epoch across `ranks`: the training examples, padded to a multiple of the
@@ -222,7 +219,7 @@ absl::StatusOr<SweepConfig> ParseSweepConfig(const ConfigFile& file) {
                                    file.name()));
   }
   if (top_level_method) {
-    RETURN_IF_ERROR(root.GetEnum("method", {"random", "grid", "random_then_grid"}, &c.method,
+    RETURN_IF_ERROR(root.GetEnum("method", SamplerMethods(), &c.method,
                                  /*required=*/true));
   }
   RETURN_IF_ERROR(ParseSearch(search, &c, /*read_method=*/!top_level_method));

@@ -43,6 +43,7 @@
 #include "hpo/pruners/nop_pruner.h"
 #include "hpo/pruners/pruner_kind.h"
 #include "hpo/config/sweep_parameters.h"
+#include "hpo/samplers/search_settings.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -72,32 +73,17 @@ struct TrainerSpec {
   int64_t samples_per_epoch = 0;
 };
 
-using LrSpec = ParamSpec;
-
 struct LrScalingSpec {
   std::string rule = "linear";  // linear | none
   int64_t base_batch = 32;
 };
 
-struct RandomPhaseSpec {
-  int64_t trials = 8;
-  int64_t seed = 0;
-};
-
-// The full grid's lr_points lrs over the range; random_then_grid's second phase refines on
-// them (hpo/samplers/grid_sampler.h). Defaults from bench/search_efficiency (docs/BENCHMARKS.md).
-struct GridPhaseSpec {
-  int64_t top_k = 2;
-  int64_t lr_points = 10;
-  double lr_span = 10.0;
-  int64_t batch_neighbors = 1;
-};
-
-struct SweepConfig {
+// The search settings (lr, batch_sizes, params, maximize, method, random, grid,
+// max_failures_per_trial) are its SearchSettings part (hpo/samplers/search_settings.h).
+struct SweepConfig : SearchSettings {
   std::string source;  // the file it came from
   std::string name;
   std::string metric_name;
-  bool maximize = true;
   TrainerSpec trainer;
   int64_t gpus_per_trial = 1;  // ranks per trial
   // Files and folders the trials need, staged to agents that share no file system with hpo
@@ -117,20 +103,12 @@ struct SweepConfig {
   // resources.worker_max_trials: a warm worker is recycled after this many trials
   // (TrialSpec.worker_max_trials), bounding what one process can leak or fragment.
   int64_t worker_max_trials = 16;
-  LrSpec lr;
-  std::vector<int64_t> batch_sizes;  // ascending, unique
-  // The other trainer keys searched, in file order (never lr or batch_size).
-  std::vector<ParamSpec> params;
   LrScalingSpec lr_scaling;
-  std::string method = "random_then_grid";  // random | grid | random_then_grid
-  RandomPhaseSpec random;
-  GridPhaseSpec grid;
   // early_terminate: the pruner's settings as its module parsed them (never null; type()
   // names it). LoadSweepConfig resolves them against the resource axis (PrunerSettings::
   // Resolve); ParseSweepConfig does not. The types and their keys: hpo/pruners/all_pruners.h.
   PrunerSettingsPtr pruner = NoPruning();
   int64_t max_concurrent_trials = 1;
-  int64_t max_failures_per_trial = 2;
   std::string journal;  // default runs/NAME/journal.log
   // What the command line changed beyond its own values, one line each for hpo to print
   // ("early_terminate.type=none (override): dropped n_startup_trials from lr.yaml").

@@ -1,6 +1,7 @@
 // The plan of a sweep, as `hpo sweep --dry_run` prints it: the search space, the scaling rule,
 // the phases with their trial counts, the first kPlanRandomPoints random points with their
-// lr_effective, the pruner in words. Pure function of the validated config; its cost does not
+// lr_effective, the pruner in words. The sampler and the pruner describe themselves
+// (SamplerKind::describe, PrunerSettings::Describe). Pure function of the validated config; its cost does not
 // grow with the number of trials or grid points.
 #ifndef TUNEFLEET_HPO_CONFIG_SWEEP_PLAN_H_
 #define TUNEFLEET_HPO_CONFIG_SWEEP_PLAN_H_
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "hpo/config/sweep_config.h"
+#include "hpo/samplers/grid_plan.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -16,13 +18,11 @@ namespace hpo {
 // The random points the plan lists; "... N more random points" stands for the rest.
 inline constexpr int64_t kPlanRandomPoints = 20;
 
-// Upper bound on the number of trials the search proposes. Cheap for any sizes (no loop over
-// the points: counts that saturate at INT64_MAX); exact for grids small enough to list.
+// Upper bound on the number of trials the search proposes: the sampler's own bound
+// (SamplerKind::max_planned_trials). Cheap for any sizes (no loop over the points: counts that
+// saturate at INT64_MAX); exact for grids small enough to list. The grids' arithmetic
+// (FullGridBound, GridBatchCount): hpo/samplers/grid_plan.h.
 int64_t MaxPlannedTrials(const SweepConfig& config);
-// The full grid's size before de-duplication, by arithmetic.
-int64_t FullGridBound(const SweepConfig& config);
-// How many batch sizes a grid around one batch size covers.
-int64_t GridBatchCount(const SweepConfig& config);
 
 std::string DescribePruner(const SweepConfig& config);
 std::string DescribeSweepPlan(const SweepConfig& config);

@@ -24,7 +24,7 @@ std::vector<double> LogSpaced(double low, double high, int64_t n, bool log) {
 }
 
 // Values of a categorical lr nearest `center`, in list order.
-std::vector<double> NearestListed(const SweepConfig& c, double center) {
+std::vector<double> NearestListed(const SearchSettings& c, double center) {
   std::vector<double> out;
   const std::vector<double>& v = c.lr.values;
   const auto it = std::min_element(v.begin(), v.end(), [&](double a, double b) {
@@ -38,7 +38,7 @@ std::vector<double> NearestListed(const SweepConfig& c, double center) {
   return out;
 }
 
-std::vector<double> NeighbourBatches(const SweepConfig& c, double batch) {
+std::vector<double> NeighbourBatches(const SearchSettings& c, double batch) {
   const std::vector<int64_t>& v = c.batch_sizes;
   int64_t index = 0;
   for (size_t i = 0; i < v.size(); ++i) {
@@ -108,7 +108,7 @@ class PointSet {
 
 }  // namespace
 
-std::vector<double> LocalLrs(const SweepConfig& c, double center) {
+std::vector<double> LocalLrs(const SearchSettings& c, double center) {
   if (c.lr.distribution == "categorical") return NearestListed(c, center);
   const bool log = c.lr.distribution == "log_uniform";
   // The window: ratio lr_span around the centre (for a uniform lr too), slid inside [min, max].
@@ -169,7 +169,7 @@ bool SamePoint(const Params& a, const Params& b) {
   return true;
 }
 
-std::vector<Params> LocalGrid(const SweepConfig& config, const Study& study,
+std::vector<Params> LocalGrid(const SearchSettings& config, const Study& study,
                               const std::vector<const Trial*>& random_trials) {
   std::vector<const Trial*> ranked;
   for (const Trial* t : random_trials) {
@@ -200,7 +200,7 @@ std::vector<Params> LocalGrid(const SweepConfig& config, const Study& study,
   return out;
 }
 
-std::vector<Params> FullGrid(const SweepConfig& config) {
+std::vector<Params> FullGrid(const SearchSettings& config) {
   std::vector<double> lrs = config.lr.distribution == "categorical"
                                 ? config.lr.values
                                 : LogSpaced(config.lr.min, config.lr.max, config.grid.lr_points,

@@ -24,17 +24,17 @@
 #include <vector>
 
 #include "hpo/samplers/sampler.h"
-#include "hpo/config/sweep_config.h"
+#include "hpo/samplers/search_settings.h"
 
 namespace tunefleet {
 namespace hpo {
 
-std::vector<Params> LocalGrid(const SweepConfig& config, const Study& study,
+std::vector<Params> LocalGrid(const SearchSettings& config, const Study& study,
                               const std::vector<const Trial*>& random_trials);
-std::vector<Params> FullGrid(const SweepConfig& config);
+std::vector<Params> FullGrid(const SearchSettings& config);
 
 // The lr values of a local grid around `center`, ascending.
-std::vector<double> LocalLrs(const SweepConfig& config, double center);
+std::vector<double> LocalLrs(const SearchSettings& config, double center);
 
 // True when the two points have the same parameters: equal values, but floats within relative
 // 1e-9.

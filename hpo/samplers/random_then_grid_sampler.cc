@@ -1,30 +1,24 @@
 #include "hpo/samplers/random_then_grid_sampler.h"
 
+#include <cmath>
+#include <memory>
 #include <set>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "hpo/samplers/grid_plan.h"
 #include "hpo/samplers/grid_sampler.h"
 
 namespace tunefleet {
 namespace hpo {
 
-RandomThenGridSampler::RandomThenGridSampler(const SweepConfig& config)
+RandomThenGridSampler::RandomThenGridSampler(const SearchSettings& config)
     : config_(config),
       space_(BuildSearchSpace(config)),
       random_(static_cast<uint64_t>(config.random.seed), -1),
       random_points_(config.method == "grid" ? 0 : config.random.trials) {
   if (config.method == "grid") grid_ = FullGrid(config);
   if (config.method == "random") grid_ = std::vector<Params>{};
-}
-
-bool LostWithItsNode(const Trial& t) {
-  // The head's reason for the runs of an agent it lost: "agent NAME lost (no heartbeat ...)".
-  return t.state == TrialState::kFail && t.fail_reason.rfind("agent ", 0) == 0 &&
-         t.fail_reason.find(" lost (") != std::string::npos;
-}
-
-bool CountsAsFailedAttempt(const Trial& t) {
-  return t.state == TrialState::kFail && t.fail_reason.rfind("interrupted", 0) != 0 &&
-         !LostWithItsNode(t);
 }
 
 bool RandomThenGridSampler::Settled(const Study& study, int64_t point) const {
@@ -78,6 +72,11 @@ Availability RandomThenGridSampler::NextAvailability(const Study& study) {
                                                                       : Availability::kExhausted;
 }
 
+std::optional<int64_t> RandomThenGridSampler::PlannedTrials() const {
+  if (!grid_.has_value()) return std::nullopt;
+  return random_points_ + static_cast<int64_t>(grid_->size());
+}
+
 SearchSpace RandomThenGridSampler::InferRelativeSearchSpace(const Study&, const Trial&) {
   return space_;  // both parameters are sampled jointly, from the plan
 }
@@ -100,6 +99,72 @@ double RandomThenGridSampler::SampleIndependent(const Study& study, const Trial&
                                                 const std::string& name,
                                                 const Distribution& distribution) {
   return random_.SampleIndependent(study, trial, name, distribution);
+}
+
+namespace {
+
+absl::Status NoChecks(const ConfigMap&, const SearchSettings&) { return absl::OkStatus(); }
+
+absl::Status TopKWithinRandom(const ConfigMap& search, const SearchSettings& s) {
+  if (s.grid.top_k <= s.random.trials) return absl::OkStatus();
+  absl::StatusOr<ConfigMap> grid = search.GetOptionalMap("grid");
+  if (!grid.ok()) return grid.status();
+  return grid->Error("top_k", absl::StrCat("is ", s.grid.top_k,
+                                           " but the random phase runs only ", s.random.trials,
+                                           " trials"));
+}
+
+std::string DescribeRandom(const SearchSettings& s) {
+  return absl::StrFormat("    random      %d trials, seed %d\n", s.random.trials, s.random.seed);
+}
+
+std::string DescribeGrid(const SearchSettings& s) {
+  return absl::StrFormat("    grid        %d lr points x %d batch sizes%s\n",
+                         s.lr.distribution == "categorical" ? s.lr.values.size() : s.grid.lr_points,
+                         s.batch_sizes.size(),
+                         s.params.empty() ? "" : " x the other parameters' values");
+}
+
+std::string DescribeRandomThenGrid(const SearchSettings& s) {
+  const double half = std::sqrt(s.grid.lr_span);
+  return DescribeRandom(s) +
+         absl::StrFormat(
+             "    grid        around each of the %d best random trials: the full grid's lrs (%d "
+             "over the range) within [lr/%.3g, lr*%.3g] (slid inside the range at a bound) x "
+             "its batch and %d neighbour(s) each side%s, minus points already run\n",
+             s.grid.top_k, s.grid.lr_points, half, half, s.grid.batch_neighbors,
+             s.params.empty() ? "" : ", the other parameters at its values");
+}
+
+int64_t RandomTrials(const SearchSettings& s) { return s.random.trials; }
+int64_t NoRandomTrials(const SearchSettings&) { return 0; }
+int64_t RandomThenGridTrials(const SearchSettings& s) {
+  return SaturatingAdd(s.random.trials, LocalGridBound(s));
+}
+
+std::unique_ptr<Sampler> Make(const SearchSettings& s) {
+  return std::make_unique<RandomThenGridSampler>(s);
+}
+
+}  // namespace
+
+const SamplerKind& RandomSearchKind() {
+  static const auto* const kKind =
+      new SamplerKind{"random", NoChecks, DescribeRandom, RandomTrials, RandomTrials, Make};
+  return *kKind;
+}
+
+const SamplerKind& GridSearchKind() {
+  static const auto* const kKind =
+      new SamplerKind{"grid", NoChecks, DescribeGrid, FullGridTrials, NoRandomTrials, Make};
+  return *kKind;
+}
+
+const SamplerKind& RandomThenGridKind() {
+  static const auto* const kKind =
+      new SamplerKind{"random_then_grid", TopKWithinRandom, DescribeRandomThenGrid,
+                      RandomThenGridTrials,  RandomTrials,     Make};
+  return *kKind;
 }
 
 }  // namespace hpo

@@ -5,7 +5,8 @@
 // random point is settled: it has a COMPLETE or PRUNED trial, or more than
 // max_failures_per_trial failed ones (the driver retries failed points itself; a trial
 // failed with a reason starting "interrupted" — the sweep, not the trial, stopped — does not
-// count, nor one lost with its node, of which more than kMaxNodeLosses settle the point).
+// count, nor one lost with its node, of which more than kMaxNodeLosses settle the point:
+// CountsAsFailedAttempt and LostWithItsNode, hpo/samplers/sampler.h).
 //
 // Everything is derived from the study, so a resumed sweep proposes exactly the points the
 // interrupted one had left: the local grid is computed from the random phase's trials alone
@@ -18,27 +19,24 @@
 #include <set>
 #include <vector>
 
-#include "hpo/samplers/sampler.h"
 #include "hpo/samplers/random_sampler.h"
-#include "hpo/config/sweep_config.h"
+#include "hpo/samplers/sampler.h"
+#include "hpo/samplers/sampler_kind.h"
+#include "hpo/samplers/search_settings.h"
 
 namespace tunefleet {
 namespace hpo {
 
-// Whether `trial` counts as a failed attempt of its point: FAIL for a reason other than
-// "interrupted..." (the sweep, not the trial, stopped) or its node's loss ("agent NAME lost
-// (...)": the trial did nothing wrong). Settled() and the retry line's attempt number
-// (SweepEngine::Attempt) count with it.
-bool CountsAsFailedAttempt(const Trial& trial);
-// Whether `trial` failed because the head lost the agent it ran on. Such attempts do not use
-// up max_failures_per_trial, but a point is given up after kMaxNodeLosses of them, so that a
-// node that keeps dying cannot retry a point forever.
-bool LostWithItsNode(const Trial& trial);
-inline constexpr int64_t kMaxNodeLosses = 3;
+// The registry's entries (hpo/samplers/all_samplers.cc) for the three methods this sampler
+// runs: `random` (random.trials random points), `grid` (the full grid) and `random_then_grid`
+// (random.trials random points, then the local grid around the top_k best).
+const SamplerKind& RandomSearchKind();
+const SamplerKind& GridSearchKind();
+const SamplerKind& RandomThenGridKind();
 
 class RandomThenGridSampler : public Sampler {
  public:
-  explicit RandomThenGridSampler(const SweepConfig& config);
+  explicit RandomThenGridSampler(const SearchSettings& settings);
 
   Availability NextAvailability(const Study& study) override;
   SearchSpace InferRelativeSearchSpace(const Study& study, const Trial& trial) override;
@@ -49,7 +47,9 @@ class RandomThenGridSampler : public Sampler {
   void BeforeTrial(const Study& study, Trial* trial) override;
 
   // Whether a point is settled (see above).
-  bool Settled(const Study& study, int64_t point) const;
+  bool Settled(const Study& study, int64_t point) const override;
+  // random_points() plus the grid's size, once the grid is known.
+  std::optional<int64_t> PlannedTrials() const override;
   // The grid points, once known (empty optional before the random phase settles).
   const std::optional<std::vector<Params>>& grid() const { return grid_; }
   int64_t random_points() const { return random_points_; }
@@ -58,7 +58,7 @@ class RandomThenGridSampler : public Sampler {
   int64_t NextUntakenPoint(const Study& study) const;
   Params PointParams(int64_t point) const;
 
-  SweepConfig config_;
+  SearchSettings config_;
   SearchSpace space_;
   RandomSampler random_;
   int64_t random_points_;

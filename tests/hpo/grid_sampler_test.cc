@@ -11,8 +11,8 @@ namespace tunefleet {
 namespace hpo {
 namespace {
 
-SweepConfig Config() {
-  SweepConfig c;
+SearchSettings Config() {
+  SearchSettings c;
   c.maximize = true;
   c.lr.name = "lr";
   c.lr.distribution = "log_uniform";
@@ -73,7 +73,7 @@ TEST(LocalGridTest, FollowsTheRule) {
 TEST(LocalGridTest, AHugeGridIsBuiltInAboutASecond) {
   Study study;
   study.trials = {Complete(0, 1e-4, 32, 0.9), Complete(1, 2e-4, 32, 0.5)};
-  SweepConfig c = Config();
+  SearchSettings c = Config();
   c.grid = {2, 300000, 10.0, 1};
   const auto start = std::chrono::steady_clock::now();
   std::vector<Params> grid = LocalGrid(c, study, All(study));
@@ -93,7 +93,7 @@ TEST(LocalGridTest, SlidesTheWindowInsideTheRange) {
   // window [1e-3/sqrt(10), 1e-3*sqrt(10)] slides to [1e-4, 1e-3], five grid lrs (1e-3 run).
   Study study;
   study.trials = {Complete(0, 1e-3, 16, 0.9), Complete(1, 1e-5, 16, 0.1)};
-  SweepConfig c = Config();
+  SearchSettings c = Config();
   c.grid = {1, 9, 10.0, 0};
   std::vector<Params> grid = LocalGrid(c, study, All(study));
   ASSERT_EQ(grid.size(), 4u);
@@ -128,7 +128,7 @@ TEST(LocalGridTest, SlidesTheWindowInsideTheRange) {
 }
 
 TEST(LocalGridTest, OtherParametersKeepTheCentresValues) {
-  SweepConfig c = Config();
+  SearchSettings c = Config();
   c.grid = {1, 5, 10.0, 0};
   Study study;
   Trial best = Complete(0, 1e-4, 32, 0.9);
@@ -151,7 +151,7 @@ TEST(LocalGridTest, MinimizeRanksLowestFirstAndSkipsPrunedAndFailed) {
   Trial failed = Complete(3, 3e-4, 32, -9);
   failed.state = TrialState::kFail;
   study.trials = {Complete(0, 1e-4, 32, 0.5), Complete(1, 4e-5, 64, 0.2), pruned, failed};
-  SweepConfig c = Config();
+  SearchSettings c = Config();
   c.maximize = false;
   c.grid = {1, 1, 4.0, 0};  // a one-lr grid: sqrt(1e-5 * 1e-3) = 1e-4
   std::vector<Params> grid = LocalGrid(c, study, All(study));
@@ -167,7 +167,7 @@ TEST(LocalGridTest, MinimizeRanksLowestFirstAndSkipsPrunedAndFailed) {
 }
 
 TEST(LocalGridTest, CategoricalLrTakesNearestListedValues) {
-  SweepConfig c = Config();
+  SearchSettings c = Config();
   c.lr.distribution = "categorical";
   c.lr.values = {1e-5, 3e-5, 1e-4, 3e-4, 1e-3};
   c.grid = {1, 3, 4.0, 0};
@@ -180,7 +180,7 @@ TEST(LocalGridTest, CategoricalLrTakesNearestListedValues) {
 }
 
 TEST(FullGridTest, SpansTheRange) {
-  SweepConfig c = Config();
+  SearchSettings c = Config();
   c.grid.lr_points = 3;
   c.batch_sizes = {32, 64};
   std::vector<Params> grid = FullGrid(c);
@@ -192,7 +192,7 @@ TEST(FullGridTest, SpansTheRange) {
 }
 
 TEST(FullGridTest, MultipliesByTheOtherParameters) {
-  SweepConfig c = Config();
+  SearchSettings c = Config();
   c.grid.lr_points = 2;
   c.batch_sizes = {32};
   ParamSpec wd;

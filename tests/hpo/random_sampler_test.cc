@@ -10,7 +10,7 @@ namespace hpo {
 namespace {
 
 SearchSpace Space() {
-  SweepConfig c;
+  SearchSettings c;
   c.lr = {"lr", "log_uniform", 1e-5, 1e-3, {}};
   c.batch_sizes = {16, 32, 64, 128};
   return BuildSearchSpace(c);

@@ -9,8 +9,8 @@ namespace tunefleet {
 namespace hpo {
 namespace {
 
-SweepConfig Config() {
-  SweepConfig c;
+SearchSettings Config() {
+  SearchSettings c;
   c.method = "random_then_grid";
   c.lr = {"lr", "log_uniform", 1e-5, 1e-3, {}};
   c.batch_sizes = {16, 32, 64, 128};
@@ -97,7 +97,7 @@ TEST(RandomThenGridSamplerTest, InterruptedTrialsDoNotCountAsFailures) {
 }
 
 TEST(RandomThenGridSamplerTest, TrialsLostWithTheirNodeAreRetriedButNotForever) {
-  SweepConfig c = Config();
+  SearchSettings c = Config();
   c.max_failures_per_trial = 0;  // one real failure settles a point
   RandomThenGridSampler sampler(c);
   Study study;
@@ -127,7 +127,7 @@ TEST(RandomThenGridSamplerTest, TrialsLostWithTheirNodeAreRetriedButNotForever) 
 
 // Exhaustion after the last point, for every method: tests/hpo/sampler_conformance_test.cc.
 TEST(RandomThenGridSamplerTest, GridOnlyRunsTheFullGrid) {
-  SweepConfig grid_only = Config();
+  SearchSettings grid_only = Config();
   grid_only.method = "grid";
   RandomThenGridSampler g(grid_only);
   Study s2;

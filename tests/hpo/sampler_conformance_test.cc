@@ -1,7 +1,7 @@
 // What every sampler of hpo/samplers/ promises (hpo/samplers/sampler.h), checked the same way for each:
-// RandomSampler (bounded and unlimited) and RandomThenGridSampler for each of the methods
-// random, grid and random_then_grid, each on a few search spaces (a log-uniform lr, a uniform
-// lr with an int and a string parameter, lists of values only, a one-point space).
+// RandomSampler (bounded and unlimited) and the registry's sampler for each method
+// (random, grid, random_then_grid: RandomThenGridSampler), each on a few search spaces (a
+// log-uniform lr, a uniform lr with an int and a string parameter, lists of values only, a one-point space).
 //
 // - A resumed sweep proposes the same points: the study as it was before trial k, its running
 //   trials ended FAIL "interrupted" as SweepEngine::Resume ends them, given to a fresh sampler,
@@ -24,6 +24,7 @@
 #include "hpo/samplers/grid_sampler.h"
 #include "hpo/samplers/random_sampler.h"
 #include "hpo/samplers/random_then_grid_sampler.h"
+#include "hpo/samplers/sampler_registry.h"
 #include "hpo/search_space.h"
 #include "hpo/config/sweep_plan.h"
 
@@ -109,7 +110,8 @@ struct UnlimitedRandomSamplerTraits {
   static constexpr bool kUnlimited = true;
 };
 
-// RandomThenGridSampler, the sweep's sampler, for `Method::kName`.
+// The registry's sampler for search.method `Method::kName` (hpo/samplers/sampler_registry.h),
+// as SweepEngine builds it.
 template <typename Method>
 struct PlanTraits {
   static SweepConfig For(SweepConfig c) {
@@ -117,11 +119,10 @@ struct PlanTraits {
     return c;
   }
   static std::unique_ptr<Sampler> Make(const SweepConfig& c) {
-    return std::make_unique<RandomThenGridSampler>(For(c));
+    return MakeSampler(For(c));
   }
   static int64_t Planned(const Sampler& sampler, const SweepConfig&) {
-    const auto& s = dynamic_cast<const RandomThenGridSampler&>(sampler);
-    return s.grid().has_value() ? s.random_points() + static_cast<int64_t>(s.grid()->size()) : -1;
+    return sampler.PlannedTrials().value_or(-1);
   }
   static int64_t MaxPlanned(const SweepConfig& c) { return MaxPlannedTrials(For(c)); }
   static constexpr bool kUpFront = Method::kUpFront;

@@ -7,7 +7,7 @@ namespace hpo {
 namespace {
 
 TEST(SearchSpaceTest, OptunaJsonShapes) {
-  SweepConfig c;
+  SearchSettings c;
   c.lr = {"lr", "log_uniform", 1e-5, 1e-3, {}};
   c.batch_sizes = {16, 32};
   SearchSpace space = BuildSearchSpace(c);
@@ -22,7 +22,7 @@ TEST(SearchSpaceTest, OptunaJsonShapes) {
 }
 
 TEST(SearchSpaceTest, CategoricalLr) {
-  SweepConfig c;
+  SearchSettings c;
   c.lr = {"lr", "categorical", 1e-5, 1e-4, {1e-5, 3e-5, 1e-4}};
   c.batch_sizes = {8};
   SearchSpace space = BuildSearchSpace(c);

@@ -1,0 +1,18 @@
+#include "hpo/samplers/all_samplers.h"
+
+#include "hpo/samplers/random_then_grid_sampler.h"
+
+namespace tunefleet {
+namespace hpo {
+
+const std::vector<const SamplerKind*>& AllSamplerKinds() {
+  static const auto* const kKinds = new std::vector<const SamplerKind*>{
+      &RandomSearchKind(),
+      &GridSearchKind(),
+      &RandomThenGridKind(),
+  };
+  return *kKinds;
+}
+
+}  // namespace hpo
+}  // namespace tunefleet

@@ -1,0 +1,51 @@
+// What a sampler works from: the searched parameters, the study's direction and the `search`
+// section's settings (hpo/config/sweep_config.h's SweepConfig derives from it, so a sweep's
+// config is passed wherever these are wanted). Plain data, validated by whoever parses it
+// (ParseSweepConfig, with the sampler's own checks: hpo/samplers/sampler_kind.h).
+//
+// Thread-safety: plain data; const use from several threads is safe.
+#ifndef TUNEFLEET_HPO_SAMPLERS_SEARCH_SETTINGS_H_
+#define TUNEFLEET_HPO_SAMPLERS_SEARCH_SETTINGS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hpo/config/sweep_parameters.h"
+
+namespace tunefleet {
+namespace hpo {
+
+using LrSpec = ParamSpec;
+
+struct RandomPhaseSpec {
+  int64_t trials = 8;
+  int64_t seed = 0;
+};
+
+// The full grid's lr_points lrs over the range; random_then_grid's second phase refines on
+// them (hpo/samplers/grid_sampler.h). Defaults from bench/search_efficiency (docs/BENCHMARKS.md).
+struct GridPhaseSpec {
+  int64_t top_k = 2;
+  int64_t lr_points = 10;
+  double lr_span = 10.0;
+  int64_t batch_neighbors = 1;
+};
+
+struct SearchSettings {
+  bool maximize = true;  // metric.goal
+  LrSpec lr;
+  std::vector<int64_t> batch_sizes;  // ascending, unique
+  // The other trainer keys searched, in file order (never lr or batch_size).
+  std::vector<ParamSpec> params;
+  // search.method: the sampler (hpo/samplers/all_samplers.h lists them).
+  std::string method = "random_then_grid";
+  RandomPhaseSpec random;
+  GridPhaseSpec grid;
+  int64_t max_failures_per_trial = 2;
+};
+
+}  // namespace hpo
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_HPO_SAMPLERS_SEARCH_SETTINGS_H_
