@@ -1,6 +1,7 @@
 #include "trainer/tasks/all_losses.h"
 
 #include "trainer/tasks/classification_task.h"
+#include "trainer/tasks/contrastive_loss.h"
 #include "trainer/tasks/mnrl_task.h"
 #include "trainer/tasks/nli_task.h"
 #include "trainer/tasks/sts_task.h"
@@ -14,6 +15,7 @@ const std::vector<const LossKind*>& AllLossKinds() {
       &MnrlLossKind(),
       &NliLossKind(),
       &ClassificationLossKind(),
+      &ContrastiveLossKind(),
   };
   return *kKinds;
 }
