@@ -19,6 +19,9 @@ PACKAGES=(
   python3 python3-optuna iproute2 procps bc
   # tests: a localhost Slurm cluster (tests/integration/slurm_test, //tests/launcher:slurm_hostlist_test)
   slurmctld slurmd slurm-client
+  # tests: head --start_agents pdsh through pdsh's exec module (tests/integration/pdsh_test,
+  # //tests/launcher:pdsh_backend_test)
+  pdsh
 )
 
 missing=()

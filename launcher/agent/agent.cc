@@ -3,7 +3,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <future>
 
@@ -14,8 +13,9 @@
 #include "comm/zmq_channel.h"
 #include "common/logging.h"
 #include "common/runtime_dir.h"
+#include "launcher/agent/agent_reregister.h"
+#include "launcher/agent/agent_slots.h"
 #include "launcher/agent/agent_staging.h"
-#include "launcher/host_filter.h"
 
 namespace tunefleet {
 namespace launcher {
@@ -27,24 +27,10 @@ Agent::~Agent() = default;
 
 absl::Status Agent::Setup() {
   if (options_.name.empty()) options_.name = comm::HostName().value_or("localhost");
-  std::string why;
-  gpus_ = DetectGpus(&why);
-  if (!options_.gpu_ids.empty() || !options_.exclude_gpu_ids.empty()) {
-    absl::StatusOr<std::vector<GpuInfo>> selected =
-        SelectGpus(gpus_, options_.gpu_ids, options_.exclude_gpu_ids);
-    if (!selected.ok()) return selected.status();
-    gpus_ = *std::move(selected);
-  }
-  if (!gpus_.empty()) {
-    slots_ = static_cast<int>(gpus_.size());
-    if (options_.slots > 0) slots_ = std::min(slots_, options_.slots);
-    TF_LOG(INFO) << "using " << slots_ << " of " << gpus_.size() << " GPU(s): " << gpus_[0].name;
-    StartTelemetry();
-  } else {
-    slots_ = options_.slots > 0 ? options_.slots : 1;
-    TF_LOG(INFO) << why << "; running " << slots_ << " CPU slot(s)";
-  }
-  slot_owner_.assign(static_cast<size_t>(slots_), 0);
+  absl::StatusOr<std::unique_ptr<AgentSlots>> slots =
+      AgentSlots::Detect(options_.slots, options_.gpu_ids, options_.exclude_gpu_ids);
+  if (!slots.ok()) return slots.status();
+  slots_ = *std::move(slots);
   if (options_.runtime_dir.empty()) {
     absl::StatusOr<std::string> dir = RuntimeSubdir("agent-" + options_.name);
     if (!dir.ok()) return dir.status();
@@ -78,8 +64,8 @@ absl::Status Agent::Setup() {
   launch.log_dir = options_.log_dir;
   launch.allow_dirs = options_.allow_dirs;
   launch.allow_env = options_.allow_env;
-  launch.gpus = gpus_;
-  launch.slots = slots_;
+  launch.gpus = slots_->gpus();
+  launch.slots = slots_->count();
   launch.kill_grace = options_.kill_grace;
   launcher_ = std::make_unique<RankLauncher>(std::move(launch), workers_.get());
   fetch_back_ = std::make_unique<AgentFetchBack>(options_.address, options_.allow_dirs);
@@ -101,16 +87,12 @@ comm::Envelope Agent::MakeRegister() const {
   r->set_name(options_.name);
   r->set_hostname(comm::HostName().value_or("localhost"));
   r->set_address(options_.address);
-  r->set_slots(slots_);
-  for (const GpuInfo& g : gpus_) r->add_gpus(g.name);
+  r->set_slots(slots_->count());
+  for (const GpuInfo& g : slots_->gpus()) r->add_gpus(g.name);
   r->set_pid(::getpid());
   r->set_previous_session(head_->session());
-  if (!head_->session().empty()) {
-    // Registering again: everything a restarted head needs to adopt this node's runs. The
-    // frame stays under the size cap: the oldest ended runs go first.
-    for (const auto& [id, run] : runs_) *r->add_runs() = run.Held(id);
-    ended_.AddToRegister(envelope);
-  }
+  // Registering again: everything a restarted head needs to adopt this node's runs.
+  if (!head_->session().empty()) AddRunsToRegister(runs_, ended_, envelope);
   return envelope;
 }
 
@@ -185,7 +167,7 @@ absl::Status Agent::Run() {
       StopAll(fatal_);
     }
     for (auto& [id, run] : runs_) run.KillOverdue(now);
-    if (telemetry_ != nullptr && now >= next_sample_) SampleGpus(now);
+    if (slots_->SampleDue(now)) SampleGpus(now);
     // Shutting down: the idle warm workers too (and one handed back meanwhile).
     if (shutting_down_) workers_->StopAll(now);
     for (const auto& [run_id, reason] : workers_->Tick(now)) {
@@ -247,24 +229,11 @@ void Agent::HandleWelcome(const comm::Welcome& welcome) {
                  << welcome.session() << "), holding " << runs_.size()
                  << " run(s); it was away "
                  << absl::FormatDuration(absl::Trunc(now - w.lost_at, absl::Milliseconds(100)));
-    // What happened after the Register this Welcome answers was not in it: the Exits of runs
-    // that ended while the head was away, the reports still unanswered. The head drops what it
-    // already has (an Exit for an ended part; hpo keeps a step's first value).
-    for (const comm::Exit& exit : ended_.ExitsSince(w.lost_at)) {
-      comm::Envelope envelope;
-      *envelope.mutable_exit() = exit;
-      SendToHead(envelope);
-    }
-    for (const auto& [id, run] : runs_) {
-      for (const comm::Report& r : run.unanswered) {
-        comm::Envelope report;
-        *report.mutable_report() = r;
-        SendToHead(report);
-      }
-    }
+    // What happened after the Register this Welcome answers was not in it.
+    for (const comm::Envelope& missed : MissedWhileAway(runs_, ended_, w.lost_at)) SendToHead(missed);
   } else if (w.first) {
     TF_LOG(INFO) << "registered with the head at " << options_.head << " as " << options_.name
-                 << " (" << slots_ << " slot(s), address " << options_.address << ")";
+                 << " (" << slots_->count() << " slot(s), address " << options_.address << ")";
   }
   if (w.first && options_.on_registered) options_.on_registered();
 }
@@ -366,10 +335,7 @@ void Agent::StartRun(const comm::Assign& assign) {
     run.cancel_reason = "agent is shutting down";
     return;
   }
-  std::vector<int> free;
-  for (int s = 0; s < slots_; ++s) {
-    if (slot_owner_[static_cast<size_t>(s)] == 0) free.push_back(s);
-  }
+  std::vector<int> free = slots_->Free();
   if (free.size() < static_cast<size_t>(assign.ranks_size())) {
     run.start_error = absl::StrCat("agent ", options_.name, " has ", free.size(),
                                    " free slot(s), the head assigned ", assign.ranks_size());
@@ -378,7 +344,7 @@ void Agent::StartRun(const comm::Assign& assign) {
   free.resize(static_cast<size_t>(assign.ranks_size()));
   if (spec.stage_size() > 0) {
     // Fetch what the ranks need first (a thread: the loop goes on heartbeating), then start.
-    for (int s : free) slot_owner_[static_cast<size_t>(s)] = run_id;
+    slots_->Hold(free, run_id);
     run.staged_slots = free;
     run.staged_assign = assign;
     run.staging = std::async(std::launch::async, StageFiles, comm::EndpointHost(options_.head),
@@ -390,9 +356,10 @@ void Agent::StartRun(const comm::Assign& assign) {
 
 void Agent::SpawnRanks(uint64_t run_id, LocalRun& run, const comm::Assign& assign,
                        const std::vector<int>& free) {
-  std::optional<comm::Envelope> started = launcher_->Spawn(run_id, run, assign, free, slot_owner_);
+  std::optional<comm::Envelope> started =
+      launcher_->Spawn(run_id, run, assign, free, slots_->owners());
   if (started.has_value()) SendToHead(*started);
-  SampleRun(run_id, run, /*baseline=*/true);  // where its energy counters start
+  slots_->SampleRun(run_id, run, /*baseline=*/true);  // where its energy counters start
 }
 
 void Agent::FinishStaging() {
@@ -480,10 +447,8 @@ void Agent::FinishRuns() {
       continue;
     }
     comm::Exit exit = run.MakeExit(it->first, options_.name);
-    SampleRun(it->first, run, /*baseline=*/false);  // its last, while it holds the slots
-    for (uint64_t& owner : slot_owner_) {
-      if (owner == it->first) owner = 0;
-    }
+    slots_->SampleRun(it->first, run, /*baseline=*/false);  // its last, while it holds the slots
+    slots_->Release(it->first);
     if ((exit.outcome() == comm::Exit::COMPLETED || exit.outcome() == comm::Exit::STOPPED) &&
         fetch_back_->Offer(run, &exit)) {
       run.exit = exit;  // sent once the folder is hashed
@@ -495,44 +460,10 @@ void Agent::FinishRuns() {
   }
 }
 
-void Agent::StartTelemetry() {
-  std::string why;
-  const std::vector<GpuInfo> mine(gpus_.begin(), gpus_.begin() + slots_);
-  telemetry_ = GpuTelemetry::Start(mine, &why);
-  if (telemetry_ == nullptr) {
-    TF_LOG(INFO) << "no GPU telemetry (" << why << "); trials run without it";
-  } else {
-    TF_LOG(INFO) << "GPU telemetry: sampling " << telemetry_->gpus() << " GPU(s) through NVML every "
-                 << absl::FormatDuration(kSampleInterval)
-                 << (why.empty() ? "" : absl::StrCat("; left out: ", why));
-  }
-}
-
 void Agent::SampleGpus(absl::Time now) {
-  next_sample_ = now + kSampleInterval;
-  std::set<uint64_t> sampled;
-  for (const SlotSample& s : telemetry_->Sample()) {
-    const uint64_t owner = slot_owner_[static_cast<size_t>(s.slot)];
-    auto it = runs_.find(owner);
-    if (owner == 0 || it == runs_.end()) continue;
-    it->second.gpu_usage.Add(s, now);
-    sampled.insert(owner);
-  }
+  const std::set<uint64_t> sampled = slots_->SampleAll(now, runs_);
   if (!head_->welcomed()) return;  // cumulative: the next one after the head is back will do
   for (uint64_t id : sampled) SendTelemetry(id, runs_.at(id));
-}
-
-void Agent::SampleRun(uint64_t run_id, LocalRun& run, bool baseline) {
-  if (telemetry_ == nullptr) return;
-  const absl::Time now = absl::Now();
-  for (const SlotSample& s : telemetry_->Sample()) {
-    if (slot_owner_[static_cast<size_t>(s.slot)] != run_id) continue;
-    if (baseline) {
-      run.gpu_usage.Baseline(s, now);
-    } else {
-      run.gpu_usage.Add(s, now);
-    }
-  }
 }
 
 void Agent::SendTelemetry(uint64_t run_id, const LocalRun& run) {

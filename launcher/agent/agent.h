@@ -41,8 +41,8 @@
 #include "common/gpu_detect.h"
 #include "common/signals.h"
 #include "launcher/agent/agent_fetch_back.h"
+#include "launcher/agent/agent_slots.h"
 #include "launcher/head/ended_runs.h"
-#include "launcher/agent/gpu_telemetry.h"
 #include "launcher/agent/local_run.h"
 #include "launcher/agent/rank_launch.h"
 #include "launcher/agent/trainer_channel.h"
@@ -120,25 +120,15 @@ class Agent {
   // The head is gone or another one answers: keep the runs, register again (logged once).
   void LoseHead(const std::string& why);
   void LogHeadLost(const std::string& why) const;
-  // GPU telemetry (launcher/agent/gpu_telemetry.h): loads NVML, or says once why not.
-  void StartTelemetry();
   // Adds each GPU's sample to the run holding its slot and sends those runs' Telemetry.
   void SampleGpus(absl::Time now);
-  // Samples the run's own GPUs: as it starts (`baseline`: its energy's starting point), and
-  // before its Exit.
-  void SampleRun(uint64_t run_id, LocalRun& run, bool baseline);
   void SendTelemetry(uint64_t run_id, const LocalRun& run);
   // Sends the run's Exit (or keeps it for the next Register) and remembers it.
   void SendExit(uint64_t run_id, const LocalRun& run, const comm::Exit& exit);
 
   Options options_;
   SignalFd* signals_;
-  std::vector<GpuInfo> gpus_;
-  int slots_ = 0;
-  std::vector<uint64_t> slot_owner_;  // run id per slot, 0 = free
-  static constexpr absl::Duration kSampleInterval = absl::Seconds(1);
-  std::unique_ptr<GpuTelemetry> telemetry_;  // null: no GPUs, or no NVML
-  absl::Time next_sample_ = absl::InfinitePast();
+  std::unique_ptr<AgentSlots> slots_;  // its GPUs or CPU slots, their runs, their telemetry
   zmq::context_t context_;
   std::unique_ptr<comm::HeadSession> head_;
   std::unique_ptr<TrainerChannel> trainers_;

@@ -7,12 +7,12 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "comm/codec.h"
 #include "comm/liveness.h"
 #include "common/logging.h"
 #include "launcher/head/head_status.h"
 #include "launcher/head/head_text.h"
+#include "launcher/head/peer_loss.h"
 
 namespace tunefleet {
 namespace launcher {
@@ -38,13 +38,6 @@ Head::Options Normalized(Head::Options options) {
     options.recovery_window = 2 * comm::kDefaultLiveness * options.heartbeat_interval;
   }
   return options;
-}
-
-// "REASON; DOING run(s) 1, 2", or REASON alone when there are no runs.
-std::string WithRuns(const std::string& reason, const char* doing,
-                     const std::vector<uint64_t>& ids) {
-  if (ids.empty()) return reason;
-  return absl::StrCat(reason, "; ", doing, " run(s) ", absl::StrJoin(ids, ", "));
 }
 
 // The Exit a queued run's client gets when the run ends before it was placed.
@@ -402,55 +395,18 @@ void Head::LosePeer(const std::string& identity, const std::string& reason) {
   const Peer peer = *found;
   peers_.Erase(identity);
   if (peer.role == comm::AGENT) {
-    const std::vector<uint64_t> ids = runs_.RunsOnAgent(identity);
-    TF_LOG(WARNING) << WithRuns(reason, "failing", ids);
-    for (uint64_t id : ids) {
-      RunRecord& run = *runs_.Find(id);
-      comm::Exit lost;
-      lost.set_run_id(id);
-      lost.set_trial(run.spec.trial());
-      lost.set_outcome(comm::Exit::FAILED);
-      lost.set_rank(run.LivePart(identity)->ranks.front());
-      lost.set_reason(reason);
-      lost.set_agent(peer.name);
-      runs_.RecordExit(run, identity, lost);
-      if (!run.cancel_sent && !run.AllEnded()) CancelRun(run, reason);
-      ReportAndMaybeErase(run);
-    }
+    FailRunsOfLostAgent(runs_, *this, identity, peer.name, reason);
   } else {
     // Its placed runs wait for it to register again (HeadRecovery); queued ones it submits
     // again then.
-    const std::vector<uint64_t> ids = runs_.RunsOfClient(identity);
-    const absl::Time until = absl::Now() + options_.client_grace;
-    std::vector<uint64_t> kept;
-    for (uint64_t id : ids) {
-      RunRecord& run = *runs_.Find(id);
-      if (run.queued) {
-        runs_.Erase(id);
-      } else if (run.reported || run.cancel_sent) {
-        runs_.DetachClient(run);
-        run.reported = true;
-      } else {
-        runs_.Orphan(run, until);
-        kept.push_back(id);
-      }
-    }
-    TF_LOG(WARNING) << WithRuns(
-        kept.empty() ? reason
-                     : absl::StrCat(reason, "; it may register again within ",
-                                    FormatSpan(options_.client_grace), " and claim its runs"),
-        "keeping", kept);
+    KeepRunsOfLostClient(runs_, identity, reason, absl::Now(), options_.client_grace);
   }
   Dispatch();
 }
 
 void Head::Tick(absl::Time now) {
-  std::vector<std::string> lost;
-  for (const auto& [id, peer] : peers_.peers()) {
-    if (!peer.liveness.Alive(now)) lost.push_back(id);
-  }
   const std::string silence = FormatSpan(options_.heartbeat_interval * comm::kDefaultLiveness);
-  for (const std::string& id : lost) {
+  for (const std::string& id : peers_.Silent(now)) {
     const Peer* peer = peers_.Find(id);
     if (peer == nullptr) continue;  // lost with an earlier one (re-registration)
     LosePeer(id, absl::StrCat(RoleName(peer->role), " ", peer->name,
@@ -458,11 +414,7 @@ void Head::Tick(absl::Time now) {
   }
   comm::Envelope heartbeat;
   heartbeat.mutable_heartbeat();
-  std::vector<std::string> due;
-  for (const auto& [id, peer] : peers_.peers()) {
-    if (peer.liveness.HeartbeatDue(now)) due.push_back(id);
-  }
-  for (const std::string& id : due) Send(id, heartbeat);
+  for (const std::string& id : peers_.HeartbeatDue(now)) Send(id, heartbeat);
   next_tick_ = now + std::max(absl::Milliseconds(1), options_.heartbeat_interval / 10);
   recovery_.Tick(now);
   FinishFetchBacks();

@@ -80,6 +80,22 @@ std::pair<Peer*, bool> PeerTable::Upsert(const std::string& identity, const comm
   return {&peer, inserted};
 }
 
+std::vector<std::string> PeerTable::Silent(absl::Time now) const {
+  std::vector<std::string> out;
+  for (const auto& [id, peer] : peers_) {
+    if (!peer.liveness.Alive(now)) out.push_back(id);
+  }
+  return out;
+}
+
+std::vector<std::string> PeerTable::HeartbeatDue(absl::Time now) const {
+  std::vector<std::string> out;
+  for (const auto& [id, peer] : peers_) {
+    if (peer.liveness.HeartbeatDue(now)) out.push_back(id);
+  }
+  return out;
+}
+
 std::vector<std::string> PeerTable::AgentsInOrder() const {
   std::vector<std::pair<std::pair<int, uint64_t>, std::string>> keyed;
   for (const auto& [id, peer] : peers_) {

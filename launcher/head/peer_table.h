@@ -58,6 +58,10 @@ class PeerTable {
 
   // Agent identities in placement order.
   std::vector<std::string> AgentsInOrder() const;
+  // Identities of the peers silent too long at `now` (comm/liveness.h), and of those owed a
+  // heartbeat then.
+  std::vector<std::string> Silent(absl::Time now) const;
+  std::vector<std::string> HeartbeatDue(absl::Time now) const;
   int TotalSlots() const;
   bool has_hosts() const { return !hosts_.empty(); }
   // Hosts-file entries no registered agent stands for.

@@ -54,7 +54,7 @@ kill -TERM "$hp"; wait "$hp"
 [ -e "$sock" ] && fail "the head left its socket $sock behind"
 rm -rf "$XDG_RUNTIME_DIR"; unset XDG_RUNTIME_DIR
 one_line_error "$HEAD" --nodes /nonexistent/hosts.txt
-one_line_error "$HEAD" --start_agents=pdsh
+one_line_error "$HEAD" --start_agents=kubernetes
 one_line_error "$HPO" sweep --dry_run /nonexistent/sweep.yaml
 one_line_error "$HPO" sweep --dry_run configs/lr.yaml search.random.trials=many
 one_line_error "$TRAINER" train --config configs/sbert_stsb.yaml train.precision=fp8

@@ -1,0 +1,51 @@
+#include "launcher/backends/launcher_backend.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+
+namespace tunefleet {
+namespace launcher {
+
+absl::Status LauncherBackend::CheckFlags(const BackendFlags&) const { return absl::OkStatus(); }
+
+absl::StatusOr<BackendHosts> LauncherBackend::Hosts(const BackendFlags&) const {
+  return absl::InvalidArgumentError(
+      absl::StrCat("--start_agents ", name(), " has no hosts of its own: give --nodes hosts.txt"));
+}
+
+std::string ShellQuote(const std::string& word) {
+  if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                              "0123456789@%+=:,./_-") == std::string::npos) {
+    return word;
+  }
+  return absl::StrCat("'", absl::StrReplaceAll(word, {{"'", "'\\''"}}), "'");
+}
+
+std::string AgentHostArgs(const HostEntry& host) {
+  std::string args;
+  if (host.slots > 0) absl::StrAppend(&args, " --slots ", host.slots);
+  if (!host.gpu_ids.empty()) absl::StrAppend(&args, " --gpu_ids ", absl::StrJoin(host.gpu_ids, ","));
+  if (!host.exclude_gpu_ids.empty()) {
+    absl::StrAppend(&args, " --exclude_gpu_ids ", absl::StrJoin(host.exclude_gpu_ids, ","));
+  }
+  return args;
+}
+
+std::string AgentKeysArg(const LaunchSettings& settings) {
+  return settings.keys_dir.empty() ? "" : absl::StrCat(" --keys ", ShellQuote(settings.keys_dir));
+}
+
+std::string LastLine(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  const size_t nl = text.rfind('\n');
+  return nl == std::string::npos ? text : text.substr(nl + 1);
+}
+
+std::string EndedDetail(const std::string& what, const CommandEnd& end, const std::string& why) {
+  return absl::StrCat(what, " ended (", end.exit_text, ") before an agent registered",
+                      why.empty() ? "" : ": ", why);
+}
+
+}  // namespace launcher
+}  // namespace tunefleet
