@@ -6,11 +6,13 @@
 //   search_efficiency --table JOURNAL --sweep SWEEP.yaml [--seeds 20] [--within 0.005]
 //                     [--methods LABEL,...] [key=value ...]  (overrides of the sweep file)
 //
-// Methods: the sweep's search, random, grid and random_then_grid, each with the pruners none,
-// median, successive_halving and hyperband ("tunefleet:METHOD+PRUNER"); Optuna's TPESampler
-// and RandomSampler with MedianPruner, SuccessiveHalvingPruner and HyperbandPruner
-// ("optuna:tpe+median", ...). A pruner's settings are the sweep's when it uses that pruner,
-// else its defaults, the same for both; hyperband's min_resource "auto" is one evaluation
+// Methods: each search.method of the sampler registry (random, grid, random_then_grid), each
+// with each pruner of the pruner registry that the sweep configures or that has defaults for
+// all its keys (none, median, successive_halving, hyperband; "tunefleet:METHOD+PRUNER");
+// Optuna's TPESampler and RandomSampler with each of those pruners that prunes
+// ("optuna:tpe+median", ...). A new sampler or pruner shows up here without an edit. A
+// pruner's settings are the sweep's when it uses that pruner, else its defaults, the same for
+// both; hyperband's min_resource "auto" is one evaluation
 // interval of the table's epoch. Seed s sets search.random.seed and Optuna's sampler seed.
 // Every method may spend at most the full grid's compute; a method whose plan ends before
 // (grid, random_then_grid) stops there.
@@ -47,6 +49,7 @@
 #include "common/status_macros.h"
 #include "hpo/pruners/median_pruner.h"
 #include "hpo/pruners/pruner_registry.h"
+#include "hpo/samplers/sampler_registry.h"
 #include "hpo/search_space.h"
 #include "hpo/config/sweep_config.h"
 #include "hpo/sweep_engine.h"
@@ -61,19 +64,30 @@ constexpr double kAt = 0.35;  // best_at_35pct
 struct Method {
   std::string label;    // "tunefleet:random+median", "optuna:tpe+hyperband"
   bool optuna = false;
-  std::string search;   // random | grid | random_then_grid (tunefleet) or tpe | random (optuna)
-  std::string pruner;   // none | median | successive_halving | hyperband
+  std::string search;   // a search.method (tunefleet) or tpe | random (optuna)
+  std::string pruner;   // an early_terminate.type
 };
 
-std::vector<Method> AllMethods() {
+// Every sampler of the registry (hpo/samplers/all_samplers.h) with every pruner of its registry
+// (hpo/pruners/all_pruners.h) that can run here: the sweep's, or one whose keys all have
+// defaults; then Optuna's TPE and random samplers with each of those pruners that prunes.
+std::vector<Method> AllMethods(const hpo::SweepConfig& sweep) {
+  std::vector<std::string> pruners, pruning;
+  for (const std::string& type : hpo::PrunerTypes()) {
+    absl::StatusOr<hpo::PrunerSettingsPtr> settings = sweep.pruner;
+    if (type != sweep.pruner->type()) settings = hpo::DefaultPrunerSettings(type);
+    if (!settings.ok()) continue;
+    pruners.push_back(type);
+    if ((*settings)->prunes()) pruning.push_back(type);
+  }
   std::vector<Method> out;
-  for (const char* search : {"random_then_grid", "random", "grid"}) {
-    for (const char* pruner : {"none", "median", "successive_halving", "hyperband"}) {
+  for (const std::string& search : hpo::SamplerMethods()) {
+    for (const std::string& pruner : pruners) {
       out.push_back({absl::StrCat("tunefleet:", search, "+", pruner), false, search, pruner});
     }
   }
   for (const char* sampler : {"tpe", "random"}) {
-    for (const char* pruner : {"median", "successive_halving", "hyperband"}) {
+    for (const std::string& pruner : pruning) {
       out.push_back({absl::StrCat("optuna:", sampler, "+", pruner), true, sampler, pruner});
     }
   }
@@ -92,7 +106,9 @@ absl::StatusOr<hpo::SweepConfig> Variant(const hpo::SweepConfig& base, const Met
   c.random.seed = seed;
   if (!m.optuna) {
     c.method = m.search;
-    if (m.search == "random") c.random.trials = 1 << 20;  // bounded by the compute
+    // A plan of random points only is bounded by the compute, not by random.trials.
+    const hpo::SamplerKind& kind = hpo::SamplerKindOf(c);
+    if (kind.random_points(c) == kind.max_planned_trials(c)) c.random.trials = 1 << 20;
   }
   return c;
 }
@@ -205,7 +221,7 @@ int Main(int argc, char** argv) {
     auto found = FindSiblingBinary("bench/optuna_policy.py");
     script = found.ok() ? *found : "bench/optuna_policy.py";
   }
-  std::vector<Method> methods = AllMethods();
+  std::vector<Method> methods = AllMethods(*sweep);
   if (!methods_arg.empty()) {
     std::vector<Method> chosen;
     for (absl::string_view label : absl::StrSplit(methods_arg, ',')) {

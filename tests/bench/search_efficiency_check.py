@@ -1,7 +1,9 @@
 """Checks bench/search_efficiency on a recorded table (run with Debian's python3: optuna 3.1).
 
-1. The benchmark as CI runs it (3 seeds): one well-formed JSON line per method, the 12
-   tunefleet and 6 Optuna methods, one of them the sweep as configured, figures in range.
+1. The benchmark as CI runs it (3 seeds): one well-formed JSON line per method, every
+   tunefleet sampler with every pruner (at least random, grid, random_then_grid x none, median,
+   successive_halving, hyperband) and Optuna's TPE and random with each pruner that prunes, one
+   of them the sweep as configured, figures in range.
 2. Its accounting, against an independent computation from the journal: the table's own grid
    replayed one trial at a time without pruning finds the best after the samples of the trials
    up to the first one within EPS, in trial order, and has at 35% of the compute the best of
@@ -88,10 +90,17 @@ def main():
     # 1. The benchmark, 3 seeds.
     lines, _ = bench(binary, "--table", table, "--sweep", sweep, "--seeds", "3")
     labels = [l.get("method") for l in lines]
-    want = [f"tunefleet:{s}+{p}" for s in ("random_then_grid", "random", "grid")
-            for p in ("none", "median", "successive_halving", "hyperband")]
-    want += [f"optuna:{s}+{p}" for s in ("tpe", "random")
-             for p in ("median", "successive_halving", "hyperband")]
+    # The samplers and pruners come from hpo's registries: every pair, in registry order; at
+    # least the ones this table was recorded for.
+    ours = [l.split(":", 1)[1].split("+") for l in labels if l and l.startswith("tunefleet:")]
+    samplers = list(dict.fromkeys(s for s, _ in ours))
+    pruners = list(dict.fromkeys(p for _, p in ours))
+    for need, have in ((("random", "grid", "random_then_grid"), samplers),
+                       (("none", "median", "successive_halving", "hyperband"), pruners)):
+        if not set(need) <= set(have):
+            fail(f"methods {labels} lack some of {need}")
+    want = [f"tunefleet:{s}+{p}" for s in samplers for p in pruners]
+    want += [f"optuna:{s}+{p}" for s in ("tpe", "random") for p in pruners if p != "none"]
     if labels != want:
         fail(f"methods {labels}, want {want}")
     for l in lines:
