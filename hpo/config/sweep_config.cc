@@ -7,6 +7,7 @@
 
 #include <climits>
 #include <cmath>
+#include <cstdlib>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -20,8 +21,7 @@
 #include "hpo/config/multirun.h"
 #include "hpo/pruners/pruner_registry.h"
 #include "hpo/samplers/sampler_registry.h"
-#include "trainer/data/datasets.h"
-#include "trainer/train/train_config.h"
+#include "hpo/config/sweep_parameters.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -110,16 +110,6 @@ absl::Status ParseSearch(const ConfigMap& m, SweepConfig* c, bool read_method) {
   }
   RETURN_IF_ERROR(GetAtLeast(grid, "batch_neighbors", &c->grid.batch_neighbors, 0));
   return FindSamplerKind(c->method)->validate(m, *c);
-}
-
-// The samples of one epoch across `ranks`: the training examples, padded to a multiple of the
-// ranks (DistributedSampler); 0 when the data cannot be read here.
-int64_t SamplesPerEpoch(const trainer::TrainerConfig& t, int64_t ranks) {
-  absl::StatusOr<std::vector<trainer::Example>> rows =
-      trainer::ReadDataset(t.task.train, t.task.format);
-  if (!rows.ok()) return 0;
-  const int64_t n = static_cast<int64_t>(rows->size());
-  return (n + ranks - 1) / ranks * ranks;
 }
 
 // The samples of one evaluation interval on the resource axis (the synthetic trainer's is one
@@ -245,7 +235,7 @@ const ParamSpec* SweepConfig::FindParam(const std::string& param) const {
 
 absl::StatusOr<SweepConfig> LoadSweepConfig(const std::string& path,
                                             const std::vector<std::string>& overrides,
-                                            bool multirun) {
+                                            bool multirun, const AskTrainer& ask_trainer) {
   ASSIGN_OR_RETURN(ConfigFile file, ConfigFile::Load(path));
   if (multirun) {
     RETURN_IF_ERROR(ApplyMultirunOverrides(overrides, SweepSections(), &file));
@@ -271,16 +261,26 @@ absl::StatusOr<SweepConfig> LoadSweepConfig(const std::string& path,
           (slash == std::string::npos ? "" : path.substr(0, slash + 1)) + trainer_path;
       if (FileExists(beside)) trainer_path = beside;
     }
-    auto trainer = trainer::LoadTrainerConfig(trainer_path, config.trainer.overrides);
-    if (!trainer.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          path, ": trainer.config: ", trainer.status().message()));
+    // The trainer judges its config, its overrides and every searched value, and counts the
+    // data, in one dry run (hpo/config/trainer_query.h).
+    TrainerQuery query;
+    query.config = trainer_path;
+    query.overrides = config.trainer.overrides;
+    query.checks = TrainerChecks(config.params);
+    query.world_size = config.gpus_per_trial;
+    absl::StatusOr<TrainerAnswer> answer =
+        QueryTrainer(ask_trainer ? ask_trainer : TrainerBinary(), query);
+    if (!answer.ok()) {
+      return absl::Status(answer.status().code(), absl::StrCat(path, ": trainer.config: ",
+                                                               answer.status().message()));
     }
     config.trainer.config = trainer_path;
-    config.trainer.grad_accum = trainer->train.grad_accum;
-    RETURN_IF_ERROR(CheckParametersWithTrainer(config.params, config.trainer.overrides,
-                                               trainer_path, path));
-    config.trainer.samples_per_epoch = SamplesPerEpoch(*trainer, config.gpus_per_trial);
+    config.trainer.keys = answer->keys;
+    if (auto it = answer->keys.find("train.grad_accum"); it != answer->keys.end()) {
+      config.trainer.grad_accum = std::strtoll(it->second.c_str(), nullptr, 10);
+    }
+    RETURN_IF_ERROR(CheckParametersWithTrainer(config.params, answer->checks, path));
+    config.trainer.samples_per_epoch = answer->samples_per_epoch;
   }
   ASSIGN_OR_RETURN(config.pruner,
                    config.pruner->Resolve({EvaluationInterval(config.trainer)}, path));

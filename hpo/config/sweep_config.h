@@ -43,6 +43,7 @@
 #include "hpo/pruners/nop_pruner.h"
 #include "hpo/pruners/pruner_kind.h"
 #include "hpo/config/sweep_parameters.h"
+#include "hpo/config/trainer_query.h"
 #include "hpo/samplers/search_settings.h"
 
 namespace tunefleet {
@@ -65,11 +66,15 @@ struct TrainerSpec {
   std::vector<std::string> overrides;  // "key=value", applied to that config in file order
   // Evaluations per epoch under the sweep (train.eval_every_epochs = 1 / evals_per_epoch).
   int64_t evals_per_epoch = 8;
-  // From the trainer config (with its overrides), when LoadSweepConfig loads it:
+  // From the trainer's dry run on its config (with its overrides), when LoadSweepConfig asks it
+  // (hpo/config/trainer_query.h):
   int64_t grad_accum = 1;  // for lr scaling
+  // Every trainer key with its resolved value (TrainerAnswer::keys): the files hpo checks.
+  std::map<std::string, std::string> keys;
   // The samples of one epoch across the ranks (the training examples, padded to a multiple of
-  // gpus_per_trial as DistributedSampler pads them); 0 when the training data could not be
-  // read here. The synthetic trainer's "epoch" is its steps * samples_per_step.
+  // gpus_per_trial as DistributedSampler pads them), as the trainer counts them; 0 when the
+  // training data could not be read here. The synthetic trainer's "epoch" is its steps *
+  // samples_per_step.
   int64_t samples_per_epoch = 0;
 };
 
@@ -121,12 +126,14 @@ struct SweepConfig : SearchSettings {
 
 // Loads `path` and applies `overrides` ("search.random.trials=4"; with `multirun`, as
 // hpo/config/multirun.h says; without, an error about an override holding a comma suggests
-// --multirun). A trainer config named by the sweep is loaded and validated too (relative to the
-// working directory, else to the sweep file's folder), so that a bad trainer config fails
-// before any trial starts.
+// --multirun). A trainer config named by the sweep (relative to the working directory, else to
+// the sweep file's folder) is validated too, by the trainer (`ask_trainer`; empty: the trainer
+// binary beside hpo, TrainerBinary()), once, with the searched values, so that a bad trainer
+// config fails before any trial starts.
 absl::StatusOr<SweepConfig> LoadSweepConfig(const std::string& path,
                                             const std::vector<std::string>& overrides = {},
-                                            bool multirun = false);
+                                            bool multirun = false,
+                                            const AskTrainer& ask_trainer = {});
 // Parses an already loaded file; the trainer config is not opened.
 absl::StatusOr<SweepConfig> ParseSweepConfig(const ConfigFile& file);
 

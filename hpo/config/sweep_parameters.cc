@@ -12,7 +12,7 @@
 #include "common/clip.h"
 #include "common/number_text.h"
 #include "common/status_macros.h"
-#include "trainer/train/train_config.h"
+#include "trainer/train/config_keys.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -291,18 +291,27 @@ absl::Status ParseParameters(const ConfigMap& m, ParamSpec* lr, std::vector<int6
   return absl::OkStatus();
 }
 
-absl::Status CheckParametersWithTrainer(const std::vector<ParamSpec>& others,
-                                        const std::vector<std::string>& trainer_overrides,
-                                        const std::string& trainer_path,
-                                        const std::string& sweep_source) {
+std::vector<std::string> TrainerChecks(const std::vector<ParamSpec>& others) {
+  std::vector<std::string> checks;
+  for (const ParamSpec& p : others) {
+    for (double probe : Probes(p)) checks.push_back(p.name + "=" + ParamValueText(p, probe));
+  }
+  return checks;
+}
+
+absl::Status CheckParametersWithTrainer(
+    const std::vector<ParamSpec>& others,
+    const std::vector<std::pair<std::string, std::string>>& verdicts,
+    const std::string& sweep_source) {
+  size_t next = 0;
   for (const ParamSpec& p : others) {
     for (double probe : Probes(p)) {
-      std::vector<std::string> overrides = trainer_overrides;
-      overrides.push_back(p.name + "=" + ParamValueText(p, probe));
-      absl::StatusOr<trainer::TrainerConfig> loaded =
-          trainer::LoadTrainerConfig(trainer_path, overrides);
-      if (loaded.ok()) continue;
-      std::string why(loaded.status().message());
+      if (next >= verdicts.size()) {
+        return absl::InternalError(absl::StrCat("the trainer judged ", verdicts.size(),
+                                                " values, fewer than the sweep searches"));
+      }
+      std::string why = verdicts[next++].second;
+      if (why.empty()) continue;
       const size_t quote = why.find("': ");  // "FILE: override 'k=v': MESSAGE"
       if (quote != std::string::npos) why = why.substr(quote + 3);
       std::string hint;

@@ -9,7 +9,7 @@
 //     model.pooling: {values: [mean, cls]}
 //
 // Names: `lr` and `batch_size` (`train.lr`, `train.batch_size` name them too); any other entry
-// is a trainer key (trainer/train/train_config.h), by its dotted name or by its last part alone when
+// is a trainer key (trainer/train/config_keys.h), by its dotted name or by its last part alone when
 // exactly one trainer key ends so. An entry holding distribution, min, max or values is a
 // parameter; any other mapping is a namespace (the nested form). Keys that hpo sets for every
 // trial are not parameters: output.dir and the evaluation cadence (train.eval_every_*).
@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -68,16 +69,20 @@ absl::Status ParseParameters(const ConfigMap& parameters, ParamSpec* lr,
 // ("weight_decay" -> "train.weight_decay"); else an error saying why (no location).
 absl::StatusOr<std::string> ParameterName(const std::string& name);
 
-// Checks the searched trainer keys against the trainer config the trials run (with the
-// sweep's trainer overrides): the config must load with each parameter at its bounds, at a
-// point inside them, and at each of its values, so that a key the trainer does not read, a
-// value out of the trainer's range or a fraction for an integer key fails before any trial
-// starts. The error names the parameter and quotes the trainer's own message.
-// `sweep_source` is the sweep file, for the message.
-absl::Status CheckParametersWithTrainer(const std::vector<ParamSpec>& others,
-                                        const std::vector<std::string>& trainer_overrides,
-                                        const std::string& trainer_path,
-                                        const std::string& sweep_source);
+// The overrides the trainer is asked about before a sweep (hpo/config/trainer_query.h), in
+// order: each searched trainer key at its bounds, at a point inside them, and at each of its
+// values ("train.epochs=1", "model.pooling=cls").
+std::vector<std::string> TrainerChecks(const std::vector<ParamSpec>& others);
+
+// Checks the searched trainer keys against the trainer's verdicts on TrainerChecks(others)
+// (override, error or "" when the config loads with it; the sweep's trainer overrides applied),
+// so that a key the trainer does not read, a value out of the trainer's range or a fraction for
+// an integer key fails before any trial starts. The error names the parameter and quotes the
+// trainer's own message. `sweep_source` is the sweep file, for the message.
+absl::Status CheckParametersWithTrainer(
+    const std::vector<ParamSpec>& others,
+    const std::vector<std::pair<std::string, std::string>>& verdicts,
+    const std::string& sweep_source);
 
 // A parameter's value as the trainer override gives it: "0.05", "3", "cls".
 std::string ParamValueText(const ParamSpec& spec, double value);

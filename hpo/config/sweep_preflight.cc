@@ -21,7 +21,6 @@
 #include "trainer/model/bert_config.h"
 #include "trainer/model/model_family_registry.h"
 #include "trainer/model/memory_formula.h"
-#include "trainer/train/train_config.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -76,19 +75,24 @@ LocalHost ThisHost() {
 
 absl::Status CheckDevModeBatchSizes(const SweepConfig& config, const LocalHost& host) {
   if (config.trainer.synthetic || host.memory_bytes <= 0) return absl::OkStatus();
-  absl::StatusOr<trainer::TrainerConfig> t =
-      trainer::LoadTrainerConfig(config.trainer.config, config.trainer.overrides);
-  if (!t.ok()) return absl::OkStatus();  // CheckSweepTrainerFiles says why
+  // The trainer's resolved keys (LoadSweepConfig asked it: hpo/config/trainer_query.h).
+  auto key = [&](const std::string& name) {
+    auto it = config.trainer.keys.find(name);
+    return it == config.trainer.keys.end() ? std::string() : it->second;
+  };
+  if (key("model.path").empty()) return absl::OkStatus();  // CheckSweepTrainerFiles says why
   absl::StatusOr<trainer::BertConfig> model =
-      trainer::ReadModelConfig(JoinPath(t->model.path, "config.json"));
+      trainer::ReadModelConfig(JoinPath(key("model.path"), "config.json"));
   if (!model.ok()) return absl::OkStatus();  // likewise
   const int64_t parameters = trainer::EncoderParameters(*model);
-  const int passes = t->task.type == "classification" ? 1 : 2;
-  const int shards = t->train.strategy == "zero1" ? static_cast<int>(config.gpus_per_trial) : 1;
+  const int passes = key("task.type") == "classification" ? 1 : 2;
+  const int shards =
+      key("train.strategy") == "zero1" ? static_cast<int>(config.gpus_per_trial) : 1;
   for (int64_t batch : config.batch_sizes) {
     const trainer::MemoryEstimate least =
         trainer::LeastTrainingMemory(*model, parameters, batch, passes,
-                                     t->train.precision == "fp32", t->train.grad_checkpointing,
+                                     key("train.precision") == "fp32",
+                                     key("train.grad_checkpointing") == "true",
                                      shards);
     if (least.total_bytes() <= host.memory_bytes) continue;
     return absl::InvalidArgumentError(absl::StrFormat(

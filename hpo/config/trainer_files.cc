@@ -72,11 +72,16 @@ absl::Status CheckKey(const std::string& key, const std::string& value) {
 
 }  // namespace
 
-absl::Status CheckTrainerFiles(const trainer::TrainerConfig& t) {
-  RETURN_IF_ERROR(CheckKey("model.path", t.model.path));
-  RETURN_IF_ERROR(CheckKey("task.train", t.task.train));
-  if (!t.task.eval.empty()) RETURN_IF_ERROR(CheckKey("task.eval", t.task.eval));
-  if (!t.model.head.empty()) RETURN_IF_ERROR(CheckKey("model.head", t.model.head));
+absl::Status CheckTrainerFiles(const std::map<std::string, std::string>& keys) {
+  auto value = [&](const std::string& key) {
+    auto it = keys.find(key);
+    return it == keys.end() ? std::string() : it->second;
+  };
+  RETURN_IF_ERROR(CheckKey("model.path", value("model.path")));
+  RETURN_IF_ERROR(CheckKey("task.train", value("task.train")));
+  for (const char* optional : {"task.eval", "model.head"}) {
+    if (!value(optional).empty()) RETURN_IF_ERROR(CheckKey(optional, value(optional)));
+  }
   return absl::OkStatus();
 }
 
@@ -84,24 +89,9 @@ absl::Status CheckSweepTrainerFiles(const SweepConfig& sweep) {
   if (sweep.trainer.synthetic) return absl::OkStatus();
   const std::string where =
       absl::StrCat(sweep.source, ": trainer config ", ClipPath(sweep.trainer.config), ": ");
-  absl::StatusOr<trainer::TrainerConfig> loaded =
-      trainer::LoadTrainerConfig(sweep.trainer.config, sweep.trainer.overrides);
-  if (!loaded.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(where, loaded.status().message()));
-  }
   // A searched key's values replace the config's own value in every trial.
-  auto searched = [&](const std::string& key) -> const ParamSpec* {
-    for (const ParamSpec& p : sweep.params) {
-      if (p.name == key) return &p;
-    }
-    return nullptr;
-  };
-  std::vector<std::pair<std::string, std::string>> files = {{"model.path", loaded->model.path},
-                                                            {"task.train", loaded->task.train},
-                                                            {"task.eval", loaded->task.eval},
-                                                            {"model.head", loaded->model.head}};
-  for (const auto& [key, value] : files) {
-    if (const ParamSpec* p = searched(key)) {
+  for (const std::string key : {"model.path", "task.train", "task.eval", "model.head"}) {
+    if (const ParamSpec* p = sweep.FindParam(key)) {
       for (const std::string& label : p->labels) {
         absl::Status s = label.empty() ? absl::OkStatus() : CheckKey(key, label);
         if (!s.ok()) {
@@ -111,6 +101,8 @@ absl::Status CheckSweepTrainerFiles(const SweepConfig& sweep) {
       }
       continue;
     }
+    auto it = sweep.trainer.keys.find(key);
+    const std::string value = it == sweep.trainer.keys.end() ? "" : it->second;
     if (value.empty() && (key == "task.eval" || key == "model.head")) continue;  // optional
     absl::Status s = CheckKey(key, value);
     if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat(where, s.message()));

@@ -17,22 +17,24 @@
 #ifndef TUNEFLEET_HPO_CONFIG_TRAINER_FILES_H_
 #define TUNEFLEET_HPO_CONFIG_TRAINER_FILES_H_
 
+#include <map>
 #include <string>
 
 #include "absl/status/status.h"
 #include "hpo/config/sweep_config.h"
-#include "trainer/train/train_config.h"
 
 namespace tunefleet {
 namespace hpo {
 
-// The first missing or unreadable file of `trainer`, as "KEY: PATH: what is wrong"
+// The first missing or unreadable file of a trainer config's resolved `keys` (model.path,
+// task.train, and task.eval and model.head when set), as "KEY: PATH: what is wrong"
 // (InvalidArgument); OK when all are there.
-absl::Status CheckTrainerFiles(const trainer::TrainerConfig& trainer);
+absl::Status CheckTrainerFiles(const std::map<std::string, std::string>& keys);
 
-// For a sweep loaded by LoadSweepConfig: loads its trainer config (with the sweep's trainer
-// overrides) and checks its files and the searched values of those keys; the error names the
-// sweep file and the trainer config. OK for the synthetic trainer.
+// For a sweep loaded by LoadSweepConfig: checks the files of its trainer config as the trainer
+// resolved it with the sweep's trainer overrides (TrainerSpec::keys) and the searched values of
+// those keys; the error names the sweep file and the trainer config. OK for the synthetic
+// trainer.
 absl::Status CheckSweepTrainerFiles(const SweepConfig& sweep);
 
 }  // namespace hpo

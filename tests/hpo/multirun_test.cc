@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/hpo/trainer_in_process.h"
 #include "hpo/config/sweep_config.h"
 #include "hpo/config/sweep_plan.h"
 
@@ -60,7 +61,7 @@ TEST(SplitSweepValuesTest, SplitsAtCommasOutsideBrackets) {
 
 TEST(MultirunTest, SweepsExactlyTheListedCombinations) {
   const std::string path = Sweep("mr_grid.yaml", kLrAndBatch);
-  auto c = LoadSweepConfig(path, {"lr=1e-5,3e-5,1e-4", "batch_size=32,16"}, /*multirun=*/true);
+  auto c = LoadSweepConfigInProcess(path, {"lr=1e-5,3e-5,1e-4", "batch_size=32,16"}, /*multirun=*/true);
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->method, "grid");
   EXPECT_EQ(c->lr.distribution, "categorical");
@@ -82,7 +83,7 @@ TEST(MultirunTest, OneValueFixesAParameterAndTrainerKeysSweepToo) {
       "mr_keys.yaml", {"train: {lr: {values: [2.0e-5]}}", "batch_size: {values: [32]}",
                        "train.weight_decay: {distribution: uniform, min: 0.0, max: 0.1}",
                        "warmup_ratio: {values: [0.1]}"});
-  auto c = LoadSweepConfig(path, {"weight_decay=0.0,0.01", "model.pooling=mean,cls",
+  auto c = LoadSweepConfigInProcess(path, {"weight_decay=0.0,0.01", "model.pooling=mean,cls",
                                   "search.random.trials=2"},
                            /*multirun=*/true);
   ASSERT_TRUE(c.ok()) << c.status();
@@ -98,7 +99,7 @@ TEST(MultirunTest, OneValueFixesAParameterAndTrainerKeysSweepToo) {
   EXPECT_EQ(c->random.trials, 2);  // a section's override applies as without --multirun
   EXPECT_EQ(MaxPlannedTrials(*c), 4);
   // And a swept lr replaces the file's, whatever its spelling (train: {lr: ...}).
-  auto lr = LoadSweepConfig(path, {"lr=1e-4,1e-3", "weight_decay=0"}, /*multirun=*/true);
+  auto lr = LoadSweepConfigInProcess(path, {"lr=1e-4,1e-3", "weight_decay=0"}, /*multirun=*/true);
   ASSERT_TRUE(lr.ok()) << lr.status();
   EXPECT_EQ(lr->lr.values, (std::vector<double>{1e-4, 1e-3}));
   EXPECT_EQ(MaxPlannedTrials(*lr), 2);
@@ -106,11 +107,11 @@ TEST(MultirunTest, OneValueFixesAParameterAndTrainerKeysSweepToo) {
 
 TEST(MultirunTest, AnUnsweptParameterWithSeveralValuesIsRefused) {
   const std::string path = Sweep("mr_refuse.yaml", kLrAndBatch);
-  EXPECT_EQ(std::string(LoadSweepConfig(path, {"lr=1e-5,1e-4"}, true).status().message()),
+  EXPECT_EQ(std::string(LoadSweepConfigInProcess(path, {"lr=1e-5,1e-4"}, true).status().message()),
             path + ":8: parameters.batch_size: takes 4 values, but --multirun runs only the "
                    "combinations listed on the command line: sweep it too (batch_size=A,B) or "
                    "give it one value (batch_size=A)");
-  EXPECT_EQ(std::string(LoadSweepConfig(path, {"batch_size=16"}, true).status().message()),
+  EXPECT_EQ(std::string(LoadSweepConfigInProcess(path, {"batch_size=16"}, true).status().message()),
             path + ":7: parameters.lr: takes a range, but --multirun runs only the combinations "
                    "listed on the command line: sweep it too (lr=A,B) or give it one value "
                    "(lr=A)");
@@ -119,7 +120,7 @@ TEST(MultirunTest, AnUnsweptParameterWithSeveralValuesIsRefused) {
 TEST(MultirunTest, ErrorsNameTheOverrideAsTyped) {
   const std::string path = Sweep("mr_errors.yaml", kLrAndBatch);
   auto error = [&](const std::vector<std::string>& overrides) {
-    return std::string(LoadSweepConfig(path, overrides, /*multirun=*/true).status().message());
+    return std::string(LoadSweepConfigInProcess(path, overrides, /*multirun=*/true).status().message());
   };
   EXPECT_EQ(error({"lr=1e-5", "batch_size=16,abc"}),
             path + ": override 'batch_size=16,abc': parameters.batch_size.values[1]: expected "
@@ -140,7 +141,7 @@ TEST(MultirunTest, ErrorsNameTheOverrideAsTyped) {
 
 TEST(MultirunTest, WandbTopLevelMethodBecomesGrid) {
   const std::string path = Sweep("mr_wandb.yaml", kLrAndBatch, "method: random");
-  auto c = LoadSweepConfig(path, {"lr=1e-5,1e-4", "batch_size=16"}, /*multirun=*/true);
+  auto c = LoadSweepConfigInProcess(path, {"lr=1e-5,1e-4", "batch_size=16"}, /*multirun=*/true);
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->method, "grid");
   EXPECT_EQ(MaxPlannedTrials(*c), 2);

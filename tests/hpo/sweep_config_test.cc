@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
+#include "tests/hpo/trainer_in_process.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -58,11 +59,11 @@ std::string BaseWith(int line, const std::string& text) {
 
 // The message of the error that loading `path` (with `overrides`) gives; "" when it loads.
 std::string LoadError(const std::string& path, const std::vector<std::string>& overrides = {}) {
-  return std::string(LoadSweepConfig(path, overrides).status().message());
+  return std::string(LoadSweepConfigInProcess(path, overrides).status().message());
 }
 
 TEST(SweepConfigTest, BaseParses) {
-  auto c = LoadSweepConfig(WriteFile("base.yaml", BaseWith(0, "")));
+  auto c = LoadSweepConfigInProcess(WriteFile("base.yaml", BaseWith(0, "")));
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->name, "t");
   EXPECT_EQ(c->metric_name, "eval/spearman");
@@ -83,7 +84,7 @@ TEST(SweepConfigTest, BaseParses) {
 }
 
 TEST(SweepConfigTest, OverridesApply) {
-  auto c = LoadSweepConfig(WriteFile("ov.yaml", BaseWith(0, "")),
+  auto c = LoadSweepConfigInProcess(WriteFile("ov.yaml", BaseWith(0, "")),
                            {"search.random.trials=4", "parameters.batch_size.values=[64, 8]",
                             "early_terminate={type: successive_halving, reduction_factor: 3}"});
   ASSERT_TRUE(c.ok()) << c.status();
@@ -96,13 +97,13 @@ TEST(SweepConfigTest, OverridesApply) {
 
 TEST(SweepConfigTest, ShippedConfigsParse) {
   // Runs from the workspace root of the runfiles tree, as a user runs from the repo root.
-  auto lr = LoadSweepConfig("configs/lr.yaml");
+  auto lr = LoadSweepConfigInProcess("configs/lr.yaml");
   ASSERT_TRUE(lr.ok()) << lr.status();
   EXPECT_FALSE(lr->trainer.synthetic);
   EXPECT_EQ(lr->trainer.config, "configs/sbert_stsb.yaml");
   EXPECT_EQ(lr->trainer.overrides,
             (std::vector<std::string>{"train.epochs=1", "output.checkpoint=false"}));
-  auto synthetic = LoadSweepConfig("configs/synthetic.yaml");
+  auto synthetic = LoadSweepConfigInProcess("configs/synthetic.yaml");
   ASSERT_TRUE(synthetic.ok()) << synthetic.status();
   EXPECT_TRUE(synthetic->trainer.synthetic);
   EXPECT_EQ(synthetic->max_concurrent_trials, 4);
@@ -219,7 +220,7 @@ class SweepConfigBadInputTest : public ::testing::TestWithParam<BadCase> {};
 TEST_P(SweepConfigBadInputTest, NamesFileLineAndKey) {
   const BadCase& bad = GetParam();
   const std::string path = WriteFile("bad_sweep.yaml", BaseWith(bad.line, bad.text));
-  auto c = LoadSweepConfig(path);
+  auto c = LoadSweepConfigInProcess(path);
   ASSERT_FALSE(c.ok()) << "accepted: " << bad.text;
   EXPECT_EQ(std::string(c.status().message()),
             path + ":" + std::to_string(bad.line) + ": " + bad.message);
@@ -228,27 +229,27 @@ TEST_P(SweepConfigBadInputTest, NamesFileLineAndKey) {
 INSTANTIATE_TEST_SUITE_P(BadInputs, SweepConfigBadInputTest, ::testing::ValuesIn(kBadCases));
 
 TEST(SweepConfigTest, ResourcesEnvReachesTheConfig) {
-  auto c = LoadSweepConfig(
+  auto c = LoadSweepConfigInProcess(
       WriteFile("env.yaml", BaseWith(4, "resources: {env: {NCCL_DEBUG: WARN, MY_FLAG: 1}}")));
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->env, (std::map<std::string, std::string>{{"MY_FLAG", "1"}, {"NCCL_DEBUG", "WARN"}}));
 }
 
 TEST(SweepConfigTest, WarmWorkersByDefault) {
-  auto c = LoadSweepConfig(WriteFile("warm_default.yaml", BaseWith(0, "")));
+  auto c = LoadSweepConfigInProcess(WriteFile("warm_default.yaml", BaseWith(0, "")));
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_TRUE(c->reuse_workers);
   EXPECT_EQ(c->worker_max_trials, 16);
 }
 
 TEST(SweepConfigTest, WarmWorkerKeysReachTheConfig) {
-  auto c = LoadSweepConfig(WriteFile(
+  auto c = LoadSweepConfigInProcess(WriteFile(
       "warm_off.yaml", BaseWith(4, "resources: {reuse_workers: false, worker_max_trials: 3}")));
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_FALSE(c->reuse_workers);
   EXPECT_EQ(c->worker_max_trials, 3);
   // And as overrides on the command line.
-  auto o = LoadSweepConfig(WriteFile("warm_ov.yaml", BaseWith(0, "")),
+  auto o = LoadSweepConfigInProcess(WriteFile("warm_ov.yaml", BaseWith(0, "")),
                            {"resources.worker_max_trials=1", "resources.reuse_workers=true"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_TRUE(o->reuse_workers);
@@ -309,7 +310,7 @@ TEST(SweepConfigTest, TrainerConfigGivesGradAccum) {
                 "train: {grad_accum: 4}\n");
   const std::string path =
       WriteFile("accum.yaml", BaseWith(3, "trainer: {config: " + trainer + "}"));
-  auto c = LoadSweepConfig(path);
+  auto c = LoadSweepConfigInProcess(path);
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->trainer.grad_accum, 4);
 }
@@ -319,7 +320,7 @@ TEST(SweepConfigWandbTest, TopLevelMethodAndLogUniformValues) {
   std::string text = BaseWith(6, "  lr: {distribution: log_uniform_values, min: 1.0e-5, max: 1.0e-3}");
   text += "method: random\n";
   text.replace(text.find("  method: random_then_grid\n"), 27, "");
-  auto c = LoadSweepConfig(WriteFile("wandb_method.yaml", text));
+  auto c = LoadSweepConfigInProcess(WriteFile("wandb_method.yaml", text));
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->method, "random");
   EXPECT_EQ(c->lr.distribution, "log_uniform");
@@ -328,7 +329,7 @@ TEST(SweepConfigWandbTest, TopLevelMethodAndLogUniformValues) {
 
 // The synthetic trainer's evaluation interval is samples_per_step (64 in kBase).
 TEST(SweepConfigWandbTest, HyperbandIterationsAreEvaluationIntervals) {
-  auto c = LoadSweepConfig(WriteFile(
+  auto c = LoadSweepConfigInProcess(WriteFile(
       "hb_iter.yaml",
       BaseWith(13, "early_terminate: {type: hyperband, min_iter: 2, max_iter: 18, eta: 3}")));
   ASSERT_TRUE(c.ok()) << c.status();
@@ -338,7 +339,7 @@ TEST(SweepConfigWandbTest, HyperbandIterationsAreEvaluationIntervals) {
   EXPECT_EQ(PrunerField(*c, "reduction_factor"), std::to_string(3));
   EXPECT_TRUE(c->notes.empty());
   // max_iter alone: min_resource stays one interval (auto).
-  auto m = LoadSweepConfig(WriteFile(
+  auto m = LoadSweepConfigInProcess(WriteFile(
       "hb_max.yaml", BaseWith(13, "early_terminate: {type: hyperband, max_iter: 10, eta: 2}")));
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_EQ(PrunerField(*m, "min_resource"), std::to_string(64));
@@ -356,7 +357,7 @@ TEST(SweepConfigWandbTest, HyperbandBracketsFromMaxIter) {
                         Case{"{type: hyperband, max_iter: 27, s: 2, eta: 2}", 6},
                         Case{"{type: hyperband, max_iter: 81, s: 3, eta: 3}", 3},
                         Case{"{type: hyperband, max_iter: 5, s: 0}", 5}}) {
-    auto c = LoadSweepConfig(
+    auto c = LoadSweepConfigInProcess(
         WriteFile("hb_s.yaml", BaseWith(13, std::string("early_terminate: ") + k.yaml)));
     ASSERT_TRUE(c.ok()) << k.yaml << ": " << c.status();
     EXPECT_EQ(PrunerField(*c, "min_resource"), std::to_string(k.min_iter * 64)) << k.yaml;
@@ -374,7 +375,7 @@ TEST(SweepConfigWandbTest, HyperbandIterationsOfARealTrainer) {
   const std::string train = WriteFile("hb_train.csv", rows);
   const std::string trainer = WriteFile(
       "hb_trainer.yaml", "model: {path: m}\ntask: {type: sts, train: " + train + ", format: stsb}\n");
-  auto c = LoadSweepConfig(
+  auto c = LoadSweepConfigInProcess(
       WriteFile("hb_real.yaml",
                 BaseWith(3, "trainer: {config: " + trainer + ", evals_per_epoch: 5}")),
       {"early_terminate={type: hyperband, min_iter: 3, max_iter: 15}"});
@@ -425,20 +426,20 @@ INSTANTIATE_TEST_SUITE_P(BadHyperband, SweepConfigBadInputTest, ::testing::Value
 // A type set on the command line drops the file's keys of the old type, and says so.
 TEST(SweepConfigTypeOverrideTest, DropsTheFilesKeysOfTheOldType) {
   const std::string path = WriteFile("type_ov.yaml", BaseWith(0, ""));
-  auto none = LoadSweepConfig(path, {"early_terminate.type=none"});
+  auto none = LoadSweepConfigInProcess(path, {"early_terminate.type=none"});
   ASSERT_TRUE(none.ok()) << none.status();
   EXPECT_EQ(none->pruner->type(), "none");
   EXPECT_EQ(none->notes, std::vector<std::string>{
                              "early_terminate.type=none (override): dropped n_startup_trials, "
                              "n_warmup_steps, interval_steps from " + path});
-  auto hb = LoadSweepConfig(path, {"early_terminate.type=hyperband", "early_terminate.eta=2"});
+  auto hb = LoadSweepConfigInProcess(path, {"early_terminate.type=hyperband", "early_terminate.eta=2"});
   ASSERT_TRUE(hb.ok()) << hb.status();
   EXPECT_EQ(hb->pruner->type(), "hyperband");
   EXPECT_EQ(PrunerField(*hb, "reduction_factor"), std::to_string(2));
   EXPECT_EQ(PrunerField(*hb, "min_resource"), std::to_string(64));
   EXPECT_EQ(hb->notes.size(), 1u);
   // The same type again drops nothing.
-  auto same = LoadSweepConfig(path, {"early_terminate.type=median"});
+  auto same = LoadSweepConfigInProcess(path, {"early_terminate.type=median"});
   ASSERT_TRUE(same.ok()) << same.status();
   EXPECT_EQ(PrunerField(*same, "n_startup_trials"), std::to_string(3));
   EXPECT_TRUE(same->notes.empty());
@@ -468,14 +469,14 @@ TEST(SweepConfigTypeOverrideTest, AKeyGivenWithTheNewTypeIsStillChecked) {
 // W&B's method and search.method: the command line's spelling wins over the file's.
 TEST(SweepConfigTypeOverrideTest, MethodOnTheCommandLineWinsOverTheOtherSpelling) {
   const std::string path = WriteFile("method_ov.yaml", BaseWith(0, ""));
-  auto c = LoadSweepConfig(path, {"method=random"});
+  auto c = LoadSweepConfigInProcess(path, {"method=random"});
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->method, "random");
   EXPECT_EQ(c->notes,
             std::vector<std::string>{"method (override): ignored search.method from " + path});
   std::string text = BaseWith(10, "  # method: W&B's spelling below") + "method: grid\n";
   const std::string top = WriteFile("method_top.yaml", text);
-  auto s = LoadSweepConfig(top, {"search.method=random_then_grid"});
+  auto s = LoadSweepConfigInProcess(top, {"search.method=random_then_grid"});
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(s->method, "random_then_grid");
   // Both spellings in the file stay an error.

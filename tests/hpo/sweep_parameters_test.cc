@@ -9,6 +9,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/hpo/trainer_in_process.h"
 #include "hpo/search_space.h"
 #include "hpo/config/sweep_config.h"
 #include "trainer/train/train_config.h"
@@ -55,7 +56,7 @@ TEST(SweepParametersTest, AnyTrainerKeyByDottedNameNestingOrLastPart) {
       "  warmup_ratio: {distribution: log_uniform_values, min: 0.01, max: 0.2}\n"
       "  max_grad_norm: {distribution: categorical, values: [0.5, 1.0]}\n"
       "  grad_accum: {distribution: int_uniform, min: 1, max: 2}\n");
-  auto c = LoadSweepConfig(path);
+  auto c = LoadSweepConfigInProcess(path);
   ASSERT_TRUE(c.ok()) << c.status();
   ASSERT_EQ(c->params.size(), 7u);
   EXPECT_EQ(c->params[0].name, "train.weight_decay");
@@ -94,7 +95,7 @@ TEST(SweepParametersTest, AliasesAndOverridesOfDottedEntries) {
       "  train.lr: {distribution: log_uniform, min: 1.0e-5, max: 1.0e-3}\n"
       "  train.batch_size: {values: [32, 16]}\n"
       "  train.weight_decay: {distribution: uniform, min: 0.0, max: 0.1}\n");
-  auto c = LoadSweepConfig(path, {"parameters.train.weight_decay.max=0.2", "method=grid"});
+  auto c = LoadSweepConfigInProcess(path, {"parameters.train.weight_decay.max=0.2", "method=grid"});
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->lr.max, 1e-3);
   EXPECT_EQ(c->batch_sizes, (std::vector<int64_t>{16, 32}));
@@ -112,7 +113,7 @@ class SweepParametersBadTest : public ::testing::TestWithParam<Bad> {};
 
 TEST_P(SweepParametersBadTest, OneLineNamingFileLineAndKey) {
   const std::string path = Sweep("bad_params.yaml", kLrBatch + GetParam().parameters);
-  auto c = LoadSweepConfig(path);
+  auto c = LoadSweepConfigInProcess(path);
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(std::string(c.status().message()), path + ":" + GetParam().message);
 }
@@ -181,7 +182,7 @@ TEST(SweepParametersTest, AmbiguousLastPartIsAnError) {
     if (count > 1) {
       const std::string path = Sweep("ambiguous.yaml", std::string(kLrBatch) + "  " + part +
                                                            ": {values: [1]}\n");
-      EXPECT_THAT(std::string(LoadSweepConfig(path).status().message()),
+      EXPECT_THAT(std::string(LoadSweepConfigInProcess(path).status().message()),
                   HasSubstr("names several trainer keys"));
     }
   }
@@ -192,7 +193,7 @@ TEST(SweepParametersTest, TheSyntheticTrainerTakesOnlyLrAndBatch) {
       "synthetic_params.yaml",
       "name: s\nmetric: {name: m}\ntrainer: {synthetic: {steps: 3}}\nparameters:\n" +
           std::string(kLrBatch) + "  weight_decay: {values: [0.0]}\n");
-  EXPECT_EQ(std::string(LoadSweepConfig(path).status().message()),
+  EXPECT_EQ(std::string(LoadSweepConfigInProcess(path).status().message()),
             path + ":5: parameters: the synthetic trainer takes only lr and batch_size, not "
                    "train.weight_decay");
 }

@@ -11,10 +11,14 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hpo/config/trainer_query.h"
+#include "tests/hpo/trainer_in_process.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -40,9 +44,9 @@ class TrainerFilesTest : public ::testing::Test {
     Write(dir_ + "/train.csv", "x\n");
     Write(dir_ + "/dev.csv", "x\n");
     Write(dir_ + "/head.safetensors", "x");
-    config_.model.path = dir_ + "/model";
-    config_.task.train = dir_ + "/train.csv";
-    config_.task.eval = dir_ + "/dev.csv";
+    config_["model.path"] = dir_ + "/model";
+    config_["task.train"] = dir_ + "/train.csv";
+    config_["task.eval"] = dir_ + "/dev.csv";
   }
   static void Write(const std::string& path, const std::string& text) {
     std::ofstream(path) << text;
@@ -50,20 +54,20 @@ class TrainerFilesTest : public ::testing::Test {
   std::string Check() { return std::string(CheckTrainerFiles(config_).message()); }
 
   std::string dir_;
-  trainer::TrainerConfig config_;
+  std::map<std::string, std::string> config_;  // the trainer's resolved keys
 };
 
 TEST_F(TrainerFilesTest, AllPresentIsOk) {
   EXPECT_TRUE(CheckTrainerFiles(config_).ok()) << Check();
-  config_.task.eval.clear();  // optional
-  config_.model.head = dir_ + "/head.safetensors";
+  config_["task.eval"].clear();  // optional
+  config_["model.head"] = dir_ + "/head.safetensors";
   EXPECT_TRUE(CheckTrainerFiles(config_).ok()) << Check();
 }
 
 TEST_F(TrainerFilesTest, AMissingModelFolder) {
-  config_.model.path = dir_ + "/no-model";
+  config_["model.path"] = dir_ + "/no-model";
   EXPECT_EQ(Check(), "model.path: " + dir_ + "/no-model: no such folder");
-  config_.model.path = dir_ + "/train.csv";
+  config_["model.path"] = dir_ + "/train.csv";
   EXPECT_EQ(Check(), "model.path: " + dir_ + "/train.csv: not a folder");
 }
 
@@ -83,15 +87,15 @@ TEST_F(TrainerFilesTest, AConfigJsonTheTrainerCannotRead) {
 }
 
 TEST_F(TrainerFilesTest, MissingDataAndHead) {
-  config_.task.train = dir_ + "/nope.csv";
+  config_["task.train"] = dir_ + "/nope.csv";
   EXPECT_EQ(Check(), "task.train: " + dir_ + "/nope.csv: no such file");
-  config_.task.train = dir_ + "/model";
+  config_["task.train"] = dir_ + "/model";
   EXPECT_EQ(Check(), "task.train: " + dir_ + "/model: is a folder, not a file");
-  config_.task.train = dir_ + "/train.csv";
-  config_.task.eval = dir_ + "/nope-dev.csv";
+  config_["task.train"] = dir_ + "/train.csv";
+  config_["task.eval"] = dir_ + "/nope-dev.csv";
   EXPECT_EQ(Check(), "task.eval: " + dir_ + "/nope-dev.csv: no such file");
-  config_.task.eval = dir_ + "/dev.csv";
-  config_.model.head = dir_ + "/nope.safetensors";
+  config_["task.eval"] = dir_ + "/dev.csv";
+  config_["model.head"] = dir_ + "/nope.safetensors";
   EXPECT_EQ(Check(), "model.head: " + dir_ + "/nope.safetensors: no such file");
 }
 
@@ -138,16 +142,28 @@ TEST_F(TrainerFilesTest, RelativePathsAreTakenFromTheWorkingDirectory) {
   char cwd[4096];
   ASSERT_NE(::getcwd(cwd, sizeof(cwd)), nullptr);
   ASSERT_EQ(::chdir(dir_.c_str()), 0);
-  config_.model.path = "model";
-  config_.task.train = "train.csv";
-  config_.task.eval = "dev.csv";
+  config_["model.path"] = "model";
+  config_["task.train"] = "train.csv";
+  config_["task.eval"] = "dev.csv";
   EXPECT_TRUE(CheckTrainerFiles(config_).ok()) << Check();
-  config_.task.train = "missing/train.csv";
+  config_["task.train"] = "missing/train.csv";
   EXPECT_EQ(Check(), "task.train: missing/train.csv: no such file");
   ASSERT_EQ(::chdir(cwd), 0);
 }
 
-// A sweep: its trainer config loaded with the sweep's overrides, and searched values checked.
+// The keys the trainer resolves for `config` with `overrides` (its dry run, in-process).
+std::map<std::string, std::string> Resolved(const std::string& config,
+                                            const std::vector<std::string>& overrides) {
+  TrainerQuery query;
+  query.config = config;
+  query.overrides = overrides;
+  absl::StatusOr<TrainerAnswer> answer = QueryTrainer(InProcessTrainer(), query);
+  EXPECT_TRUE(answer.ok()) << answer.status();
+  return answer.ok() ? answer->keys : std::map<std::string, std::string>();
+}
+
+// A sweep: its trainer config as the trainer resolved it with the sweep's overrides, and
+// searched values checked.
 TEST_F(TrainerFilesTest, ASweepNamesItsFileAndTheTrainerConfig) {
   const std::string trainer = dir_ + "/train.yaml";
   Write(trainer, "model: {path: " + dir_ + "/model}\n"
@@ -157,12 +173,13 @@ TEST_F(TrainerFilesTest, ASweepNamesItsFileAndTheTrainerConfig) {
   SweepConfig sweep;
   sweep.source = "s.yaml";
   sweep.trainer.config = trainer;
+  sweep.trainer.keys = Resolved(trainer, {});
   EXPECT_TRUE(CheckSweepTrainerFiles(sweep).ok()) << CheckSweepTrainerFiles(sweep);
-  sweep.trainer.overrides = {"model.path=" + dir_ + "/missing-model"};
+  sweep.trainer.keys = Resolved(trainer, {"model.path=" + dir_ + "/missing-model"});
   EXPECT_EQ(CheckSweepTrainerFiles(sweep).message(),
             "s.yaml: trainer config " + trainer + ": model.path: " + dir_ +
                 "/missing-model: no such folder");
-  sweep.trainer.overrides.clear();
+  sweep.trainer.keys = Resolved(trainer, {});
   ParamSpec p;
   p.name = "task.train";
   p.distribution = "categorical";

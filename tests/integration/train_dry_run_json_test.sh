@@ -36,6 +36,13 @@ field "c = v['checks']; assert c[0]['override'] == 'train.epochs=1.5' and 'expec
   fail "checks: $out"
 field "assert v['keys']['train.epochs'] == 1" <<< "$out" || fail "a check leaked into keys: $out"
 
+# As the real run: the loss registry (in trainer_torch) checks task.type and takes its own keys.
+out=$(json task.type=contrastive task.margin=0.25) || fail "contrastive exited $?"
+field "assert v['keys']['task.type'] == 'contrastive' and v['keys']['task.margin'] == '0.25', v['keys']" \
+  <<< "$out" || fail "task settings: $out"
+one_line_error json task.type=nope
+expect 2 "task.type" json task.type=nope
+
 # Data that cannot be read here: data_error, samples_per_epoch 0, exit 0.
 out=$(json task.train=/nonexistent/train.csv) || fail "missing data exited $?"
 field "assert v['samples_per_epoch'] == 0 and v['data_error'] != ''" <<< "$out" || fail "data_error: $out"

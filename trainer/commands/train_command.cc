@@ -160,7 +160,8 @@ int LaunchLocalRanks(const TrainerConfig& config, const std::vector<std::string>
 }  // namespace
 
 int RunTrain(const std::vector<std::string>& args) {
-  if (WantsDryRunJson(args)) return RunTrainDryRunJson(args);  // what `trainer` runs itself
+  // The JSON dry run hpo asks for: here, where the loss registry checks task.type's keys.
+  if (WantsDryRunJson(args)) return RunTrainDryRunJson(args);
   std::string config_path, gpu_ids;
   bool dry_run = false, resume = false;
   CommandLine cli(kProgram, "[key=value ...]",

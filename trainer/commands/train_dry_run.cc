@@ -67,6 +67,9 @@ nlohmann::ordered_json Keys(const TrainerConfig& c) {
   k["output.save"] = c.output.save;
   k["output.checkpoint"] = c.output.checkpoint;
   k["output.checkpoint_every_s"] = c.output.checkpoint_every_s;
+  if (c.task.settings != nullptr) {
+    for (const auto& [key, text] : c.task.settings->Values()) k["task." + key] = text;
+  }
   return k;
 }
 

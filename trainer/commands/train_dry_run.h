@@ -1,9 +1,10 @@
 // `trainer train --config TRAIN.yaml --dry_run --json [--check KEY=VALUE ...] [key=value ...]`:
 // what a sweep asks the trainer before it starts any trial (hpo/config/trainer_query.h), so that
 // hpo links none of the trainer's readers. Loads and validates the config with its overrides as
-// a rank under a launcher does (the checks of train.devices that depend on the machine that
-// trains are skipped, as for an agent's rank), reads the training data to count it, and prints
-// one JSON object on stdout:
+// a rank under a launcher does (in trainer_torch, which `trainer train` execs, so the loss
+// registry checks task.type and its keys; the checks of train.devices that depend on the machine
+// that trains are skipped, as for an agent's rank), reads the training data to count it, and
+// prints one JSON object on stdout:
 //
 //   {"config": "configs/sbert_stsb.yaml",       the file, as given
 //    "world_size": 2,                           $WORLD_SIZE (1 when unset), as the ranks see it
@@ -14,7 +15,8 @@
 //    "keys": {"model.path": "data/bert-tiny-random", "train.lr": 2e-05, ...},
 //                                               every trainer key (TrainerConfigKeys()) with its
 //                                               resolved value: paths as written, numbers,
-//                                               strings, booleans, lists
+//                                               strings, booleans, lists; and the task type's
+//                                               own keys ("task.margin": "0.5", as YAML text)
 //    "checks": [{"override": "train.epochs=1.5", "error": "…: expected an integer, got '1.5'"}]}
 //                                               each --check applied alone on top of the
 //                                               overrides: "" when the config loads with it

@@ -18,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/yaml_config.h"
+#include "trainer/train/config_keys.h"  // TrainerConfigKeys, kMaxBatchSize
 
 namespace tunefleet {
 namespace trainer {
@@ -53,9 +54,6 @@ struct TaskConfig {
   // The type's own settings; null: it has none, or its defaults.
   std::shared_ptr<const TaskSettings> settings;
 };
-
-// The largest train.batch_size (and searched batch size) accepted: 2^20 examples a rank.
-inline constexpr int64_t kMaxBatchSize = int64_t{1} << 20;
 
 struct TrainConfig {
   int64_t epochs = 1;
@@ -165,10 +163,6 @@ absl::StatusOr<TrainerConfig> ParseTrainerConfig(const ConfigFile& file,
 // How many ranks train.devices asks for on a machine with `local_gpus` GPUs (>= 0): -1 is
 // one per GPU, or 1 without GPUs.
 int64_t LocalRankCount(const TrainConfig& train, int local_gpus);
-
-// Every key of the trainer YAML, dotted ("model.path", ..., "output.checkpoint_every_s"), in
-// the order above: what a sweep may search (hpo/config/sweep_parameters.h).
-const std::vector<std::string>& TrainerConfigKeys();
 
 }  // namespace trainer
 }  // namespace tunefleet
