@@ -169,7 +169,7 @@ void SweepDriver::Submit(int64_t number) {
   spec->set_trial(t.number);
   spec->set_sweep(config_.name);
   spec->set_world_size(static_cast<int32_t>(config_.gpus_per_trial));
-  for (const std::string& a : TrainerArgs(config_, t, run_dir_)) spec->add_argv(a);
+  FillTrainerCommand(config_, t, run_dir_, spec);
   spec->set_log_dir(run_dir_ + "/logs");
   for (const std::string& path : config_.stage) spec->add_stage()->set_path(path);
   // The trainer writes them into its TensorBoard event file (the HParams view).

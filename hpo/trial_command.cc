@@ -4,9 +4,11 @@
 
 #include <climits>
 #include <cstdio>
+#include <cmath>
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
+#include "comm/trainer_overrides.h"
 #include "common/number_text.h"
 #include "hpo/journal/py_json.h"
 #include "hpo/search_space.h"
@@ -44,36 +46,63 @@ std::string TrialHParamsJson(const SweepConfig& config, const Trial& trial) {
   return out + "}";
 }
 
-std::vector<std::string> TrainerArgs(const SweepConfig& config, const Trial& trial,
-                                     const std::string& run_dir) {
+void FillTrainerCommand(const SweepConfig& config, const Trial& trial, const std::string& run_dir,
+                        comm::TrialSpec* spec) {
   const std::string lr = ExactNumber(trial.lr_effective);
-  const std::string batch = std::to_string(static_cast<long long>(trial.params.at(kBatchParam)));
+  const auto batch = static_cast<int64_t>(trial.params.at(kBatchParam));
+  spec->clear_argv();
+  spec->clear_overrides();
   if (config.trainer.synthetic) {
     const SyntheticSpec& s = config.trainer.synthetic_spec;
-    return {"synthetic",        "--steps",        std::to_string(s.steps),
-            "--samples_per_step", std::to_string(s.samples_per_step),
-            "--seconds_per_step", ExactNumber(s.seconds_per_step),
-            "--noise",          ExactNumber(s.noise),
-            "--seed",           std::to_string(s.seed),
-            "--lr_effective",   lr,
-            "--batch_size",     batch,
-            "--metric",         config.metric_name};
+    for (const std::string& a :
+         {std::string("synthetic"), std::string("--steps"), std::to_string(s.steps),
+          std::string("--samples_per_step"), std::to_string(s.samples_per_step),
+          std::string("--seconds_per_step"), ExactNumber(s.seconds_per_step),
+          std::string("--noise"), ExactNumber(s.noise), std::string("--seed"),
+          std::to_string(s.seed), std::string("--lr_effective"), lr, std::string("--batch_size"),
+          std::to_string(batch), std::string("--metric"), config.metric_name}) {
+      spec->add_argv(a);
+    }
+    return;
   }
-  std::vector<std::string> args = {"train", "--config", Absolute(config.trainer.config)};
-  for (const std::string& o : config.trainer.overrides) args.push_back(o);
+  for (const char* a : {"train", "--config"}) spec->add_argv(a);
+  spec->add_argv(Absolute(config.trainer.config));
+  auto add = [&](const std::string& key) {
+    comm::TrainerOverride* o = spec->add_overrides();
+    o->set_key(key);
+    return o;
+  };
+  for (const std::string& text : config.trainer.overrides) {  // "key=YAML", as the file wrote it
+    absl::StatusOr<comm::TrainerOverride> o = comm::ParseOverrideArg(text);
+    if (o.ok()) {
+      *spec->add_overrides() = *std::move(o);
+    } else {
+      const size_t eq = text.find('=');
+      add(text.substr(0, eq))->set_yaml_value(eq == std::string::npos ? "" : text.substr(eq + 1));
+    }
+  }
   // The resource axis: the same evaluation points per epoch for every batch size.
-  args.push_back("train.eval_every_steps=0");
-  args.push_back("train.eval_every_samples=0");
-  args.push_back("train.eval_every_epochs=" +
-                 ExactNumber(1.0 / static_cast<double>(config.trainer.evals_per_epoch)));
+  add("train.eval_every_steps")->set_int_value(0);
+  add("train.eval_every_samples")->set_int_value(0);
+  add("train.eval_every_epochs")
+      ->set_double_value(1.0 / static_cast<double>(config.trainer.evals_per_epoch));
   for (const ParamSpec& p : config.params) {
     auto value = trial.params.find(p.name);
-    if (value != trial.params.end()) args.push_back(p.name + "=" + ParamValueText(p, value->second));
+    if (value == trial.params.end()) continue;
+    comm::TrainerOverride* o = add(p.name);
+    const double v = value->second;
+    if (!p.labels.empty()) {
+      o->set_string_value(ParamValueText(p, v));
+    } else if (p.distribution == "int" ||
+               (p.distribution == "categorical" && v == std::floor(v) && std::fabs(v) < 9e15)) {
+      o->set_int_value(std::llround(v));
+    } else {
+      o->set_double_value(v);
+    }
   }
-  args.push_back("train.lr=" + lr);
-  args.push_back("train.batch_size=" + batch);
-  args.push_back(absl::StrCat("output.dir=", run_dir, "/trial-", trial.number));
-  return args;
+  add("train.lr")->set_double_value(trial.lr_effective);
+  add("train.batch_size")->set_int_value(batch);
+  add("output.dir")->set_string_value(absl::StrCat(run_dir, "/trial-", trial.number));
 }
 
 }  // namespace hpo

@@ -1,26 +1,30 @@
-// The trainer command line for a trial, after the trainer binary: what the agent runs for every
-// rank. The trainer gets lr_effective (the base lr scaled by the global batch), never the base lr.
-//   synthetic:  synthetic --steps N --samples_per_step M --seconds_per_step S --noise X
+// The trainer command of a trial, in its TrialSpec: what the agent runs for every rank. The
+// trainer gets lr_effective (the base lr scaled by the global batch), never the base lr.
+//   synthetic:  argv synthetic --steps N --samples_per_step M --seconds_per_step S --noise X
 //               --seed K --lr_effective LR --batch_size B --metric NAME
-//   config:     train --config /abs/path.yaml OVERRIDES... train.eval_every_steps=0
-//               train.eval_every_samples=0 train.eval_every_epochs=1/EVALS_PER_EPOCH
-//               KEY=VALUE (each searched trainer key) train.lr=LR train.batch_size=B
-//               output.dir=RUN_DIR/trial-N
+//   config:     argv train --config /abs/path.yaml, and typed overrides (TrialSpec.overrides,
+//               comm/trainer_overrides.h), in order: the sweep's trainer.overrides,
+//               train.eval_every_steps=0 train.eval_every_samples=0
+//               train.eval_every_epochs=1/EVALS_PER_EPOCH, each searched trainer key (a double,
+//               an int for `int` and whole categorical numbers, a string for a categorical's
+//               label), train.lr=LR, train.batch_size=B, output.dir=RUN_DIR/trial-N
 #ifndef TUNEFLEET_HPO_TRIAL_COMMAND_H_
 #define TUNEFLEET_HPO_TRIAL_COMMAND_H_
 
 #include <string>
 #include <vector>
 
+#include "comm/proto/messages.pb.h"
 #include "hpo/config/sweep_config.h"
 #include "hpo/trial.h"
 
 namespace tunefleet {
 namespace hpo {
 
-// `run_dir`: where the sweep keeps its files (the journal's folder), absolute.
-std::vector<std::string> TrainerArgs(const SweepConfig& config, const Trial& trial,
-                                     const std::string& run_dir);
+// Sets spec's argv and overrides. `run_dir`: where the sweep keeps its files (the journal's
+// folder), absolute.
+void FillTrainerCommand(const SweepConfig& config, const Trial& trial, const std::string& run_dir,
+                        comm::TrialSpec* spec);
 
 // The trial's hyperparameters as a flat JSON object, which the trainer writes into its TensorBoard
 // event file for the HParams view (TUNEFLEET_HPARAMS, trainer/io/event_file.h): every searched

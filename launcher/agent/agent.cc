@@ -376,12 +376,7 @@ void Agent::FinishStaging() {
     }
     if (run.cancelled) continue;
     comm::Assign assign = run.staged_assign;
-    std::vector<std::string> rewritten;
-    for (std::string& arg : *assign.mutable_trial()->mutable_argv()) {
-      std::string local_arg = RewriteStaged(arg, *local);
-      if (local_arg != arg) rewritten.push_back(local_arg);
-      arg = std::move(local_arg);
-    }
+    const std::vector<std::string> rewritten = RewriteStagedTrial(*local, assign.mutable_trial());
     TF_LOG(INFO) << "run " << run_id << ": the ranks read the staged copies: "
                  << (rewritten.empty() ? std::string("(no argument names a staged path)")
                                        : absl::StrJoin(rewritten, " "));

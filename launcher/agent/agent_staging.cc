@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "comm/bulk_fetch.h"
+#include "comm/trainer_overrides.h"
 #include "common/logging.h"
 
 namespace tunefleet {
@@ -50,6 +51,24 @@ std::string RewriteStaged(const std::string& arg, const std::map<std::string, st
     }
   }
   return arg;
+}
+
+std::vector<std::string> RewriteStagedTrial(const std::map<std::string, std::string>& local,
+                                            comm::TrialSpec* spec) {
+  std::vector<std::string> rewritten;
+  for (std::string& arg : *spec->mutable_argv()) {
+    std::string local_arg = RewriteStaged(arg, local);
+    if (local_arg != arg) rewritten.push_back(local_arg);
+    arg = std::move(local_arg);
+  }
+  for (comm::TrainerOverride& o : *spec->mutable_overrides()) {
+    if (o.value_case() != comm::TrainerOverride::kStringValue) continue;
+    std::string local_path = RewriteStaged(o.string_value(), local);
+    if (local_path == o.string_value()) continue;
+    o.set_string_value(std::move(local_path));
+    rewritten.push_back(comm::OverrideArg(o));
+  }
+  return rewritten;
 }
 
 }  // namespace launcher

@@ -8,6 +8,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "comm/proto/messages.pb.h"
@@ -25,6 +26,11 @@ absl::StatusOr<std::map<std::string, std::string>> StageFiles(const std::string&
 
 // An argument naming a staged path (PATH, or KEY=PATH) names its local copy instead.
 std::string RewriteStaged(const std::string& arg, const std::map<std::string, std::string>& local);
+
+// RewriteStaged on each of spec's argv, and on each string value of its typed overrides that is
+// a staged path; returns the rewritten ones as the trainer gets them ("model.path=/cache/..").
+std::vector<std::string> RewriteStagedTrial(const std::map<std::string, std::string>& local,
+                                            comm::TrialSpec* spec);
 
 }  // namespace launcher
 }  // namespace tunefleet

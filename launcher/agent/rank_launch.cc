@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "comm/endpoint.h"
+#include "comm/trainer_overrides.h"
 #include "common/child_process.h"
 #include "common/file_util.h"
 #include "common/logging.h"
@@ -66,7 +67,7 @@ std::optional<comm::Envelope> RankLauncher::Spawn(uint64_t run_id, LocalRun& run
     slot_owner[static_cast<size_t>(rank.slot)] = run_id;
     ProcessSpec ps;
     ps.binary = config_.trainer_binary;
-    ps.args.assign(spec.argv().begin(), spec.argv().end());
+    ps.args = comm::TrainerArgv(spec);  // argv, then the typed overrides as key=VALUE
     ps.env = {{"RANK", std::to_string(rank.rank)},
               {"WORLD_SIZE", std::to_string(spec.world_size())},
               {"LOCAL_RANK", std::to_string(i)},
@@ -136,7 +137,7 @@ absl::StatusOr<std::string> RankLauncher::LendWorker(
   comm::RunTrial* rt = envelope.mutable_run_trial();
   rt->set_run_id(run_id);
   rt->set_trial(spec.trial());
-  rt->mutable_argv()->CopyFrom(spec.argv());
+  for (const std::string& arg : comm::TrainerArgv(spec)) rt->add_argv(arg);
   rt->mutable_env()->insert(env.begin(), env.end());
   rt->set_log_path(rank.log_path);
   absl::StatusOr<WarmWorkers::Lent> lent =
