@@ -1,8 +1,9 @@
 #include "common/child_process.h"
 
 #include <fcntl.h>
-#include <signal.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -11,6 +12,7 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "common/exec_args.h"
@@ -18,7 +20,6 @@
 #include "common/signals.h"
 
 namespace tunefleet {
-namespace launcher {
 namespace {
 
 // What the child needs between clone and execve; it calls only async-signal-safe functions
@@ -28,22 +29,26 @@ struct ChildSetup {
   pid_t parent = 0;
   int log_fd = -1;
   bool stderr_to_log = false;
+  bool inherit_stdio = false;
   int err_w = -1;     // the stderr pipe's write end
   int status_w = -1;  // gets execve's errno if it fails (close-on-exec: EOF when it succeeds)
 };
 
 constexpr size_t kChildStackBytes = 64 * 1024;
+constexpr absl::Duration kReapPoll = absl::Milliseconds(20);
 
 int RunChild(void* arg) {
   const ChildSetup& s = *static_cast<const ChildSetup*>(arg);
   ::setpgid(0, 0);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != s.parent) _exit(127);  // the agent died between clone and prctl
-  RestoreChildSignalMask();
-  const int devnull = ::open("/dev/null", O_RDONLY);
-  if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
-  if (s.log_fd >= 0) ::dup2(s.log_fd, STDOUT_FILENO);
-  ::dup2(s.stderr_to_log ? s.log_fd : s.err_w, STDERR_FILENO);
+  if (::getppid() != s.parent) _exit(127);  // the parent died between clone and prctl
+  RestoreChildSignalMask();  // handlers to default first, then the (all-blocked) mask cleared
+  if (!s.inherit_stdio) {
+    const int devnull = ::open("/dev/null", O_RDONLY);
+    if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
+    if (s.log_fd >= 0) ::dup2(s.log_fd, STDOUT_FILENO);
+    ::dup2(s.stderr_to_log ? s.log_fd : s.err_w, STDERR_FILENO);
+  }
   ::execve(s.exec->argv()[0], s.exec->argv(), s.exec->envp());
   const int e = errno;
   ssize_t ignored = ::write(s.status_w, &e, sizeof(e));
@@ -51,11 +56,20 @@ int RunChild(void* arg) {
   _exit(127);
 }
 
+// Reaps what has ended among `children`; true while any runs.
+bool ReapAll(const std::vector<ChildProcess*>& children) {
+  bool running = false;
+  for (ChildProcess* c : children) {
+    if (c != nullptr && !c->Reap()) running = true;
+  }
+  return running;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(const ProcessSpec& spec) {
   std::unique_ptr<ChildProcess> child(new ChildProcess());
-  if (!spec.log_path.empty()) {
+  if (!spec.log_path.empty() && !spec.inherit_stdio) {
     // Its folders made, and the log opened, never through a link planted on the way
     // (common/safe_path.h).
     absl::StatusOr<int> log = OpenSafeFile(spec.log_path, O_WRONLY | O_CREAT | O_APPEND, 0666,
@@ -63,9 +77,14 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(const ProcessS
     if (!log.ok()) return log.status();
     child->log_fd_ = *log;
   }
-  int err_pipe[2], status_pipe[2];
-  if (::pipe2(err_pipe, O_CLOEXEC) != 0 || ::pipe2(status_pipe, O_CLOEXEC) != 0) {
-    return absl::InternalError(absl::StrCat("pipe: ", std::strerror(errno)));
+  int err_pipe[2] = {-1, -1}, status_pipe[2];
+  if ((!spec.inherit_stdio && ::pipe2(err_pipe, O_CLOEXEC) != 0) ||
+      ::pipe2(status_pipe, O_CLOEXEC) != 0) {
+    const int e = errno;
+    for (int fd : err_pipe) {
+      if (fd >= 0) ::close(fd);
+    }
+    return absl::InternalError(absl::StrCat("pipe: ", std::strerror(e)));
   }
   const ExecArgs exec(spec.binary, spec.args, spec.env);  // nothing is allocated in the child
   ChildSetup setup;
@@ -73,22 +92,30 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(const ProcessS
   setup.parent = ::getpid();
   setup.log_fd = child->log_fd_;
   setup.stderr_to_log = spec.stderr_to_log && setup.log_fd >= 0;
+  setup.inherit_stdio = spec.inherit_stdio;
   setup.err_w = err_pipe[1];
   setup.status_w = status_pipe[1];
-  const bool stderr_to_log = setup.stderr_to_log;
-  // The child runs on its own stack in the agent's memory until it execs (CLONE_VM |
+  const bool keep_stderr_pipe = !spec.inherit_stdio && !setup.stderr_to_log;
+  // The child runs on its own stack in the parent's memory until it execs (CLONE_VM |
   // CLONE_VFORK, as glibc's posix_spawn), so starting a trainer copies none of the agent's
   // page tables: fork did, for 18% of the CPU of a 10,000-trial sweep. This thread waits
-  // meanwhile; the others do not touch the child's stack.
+  // meanwhile; the others do not touch the child's stack. Every signal stays blocked until the
+  // child has reset its handlers, so none of the parent's handlers runs in the shared memory.
+  sigset_t all, old_mask;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &old_mask);
   std::unique_ptr<char[]> stack(new char[kChildStackBytes]);
   const pid_t pid = ::clone(RunChild, stack.get() + kChildStackBytes,
                             CLONE_VM | CLONE_VFORK | SIGCHLD, &setup);
+  const int clone_errno = errno;
+  ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
   if (pid < 0) {
-    const int e = errno;
-    for (int fd : {err_pipe[0], err_pipe[1], status_pipe[0], status_pipe[1]}) ::close(fd);
-    return absl::InternalError(absl::StrCat("clone: ", std::strerror(e)));
+    for (int fd : {err_pipe[0], err_pipe[1], status_pipe[0], status_pipe[1]}) {
+      if (fd >= 0) ::close(fd);
+    }
+    return absl::InternalError(absl::StrCat("clone: ", std::strerror(clone_errno)));
   }
-  ::close(err_pipe[1]);
+  if (err_pipe[1] >= 0) ::close(err_pipe[1]);
   ::close(status_pipe[1]);
   child->pid_ = pid;
   int exec_errno = 0;
@@ -98,15 +125,14 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(const ProcessS
   } while (n < 0 && errno == EINTR);
   ::close(status_pipe[0]);
   if (n == static_cast<ssize_t>(sizeof(exec_errno))) {
-    ::close(err_pipe[0]);
-    int status;
-    ::waitpid(pid, &status, 0);
+    if (err_pipe[0] >= 0) ::close(err_pipe[0]);
+    child->Wait();
     child->pid_ = -1;
     return absl::FailedPreconditionError(
         absl::StrCat("cannot run ", spec.binary, ": ", std::strerror(exec_errno)));
   }
-  if (stderr_to_log) {
-    ::close(err_pipe[0]);
+  if (!keep_stderr_pipe) {
+    if (err_pipe[0] >= 0) ::close(err_pipe[0]);
     return child;
   }
   child->stderr_fd_ = err_pipe[0];
@@ -117,8 +143,7 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(const ProcessS
 ChildProcess::~ChildProcess() {
   if (pid_ > 0 && !exited_) {
     ::kill(-pid_, SIGKILL);
-    int status;
-    ::waitpid(pid_, &status, 0);
+    Wait();
   }
   if (stderr_fd_ >= 0) ::close(stderr_fd_);
   if (log_fd_ >= 0) ::close(log_fd_);
@@ -158,6 +183,50 @@ void ChildProcess::Signal(int signal) {
   if (pid_ > 0 && !exited_) ::kill(-pid_, signal);
 }
 
+bool ChildProcess::Reap() {
+  if (exited_ || pid_ <= 0) return true;
+  int status = 0;
+  if (::waitpid(pid_, &status, WNOHANG) != pid_) return false;
+  SetExitStatus(status);
+  return true;
+}
+
+void ChildProcess::Wait() {
+  if (exited_ || pid_ <= 0) return;
+  int status = 0;
+  pid_t got;
+  do {
+    got = ::waitpid(pid_, &status, 0);
+  } while (got < 0 && errno == EINTR);
+  if (got == pid_) {
+    SetExitStatus(status);
+  } else {
+    exited_ = true;  // not our child any more (reaped elsewhere): nothing left to wait for
+  }
+}
+
+void ChildProcess::Stop(absl::Duration grace, const std::function<bool()>& cut_short) {
+  StopAll({this}, grace, cut_short);
+}
+
+void StopAll(const std::vector<ChildProcess*>& children, absl::Duration grace,
+             const std::function<bool()>& cut_short) {
+  if (!ReapAll(children)) return;
+  for (ChildProcess* c : children) {
+    if (c != nullptr) c->Signal(SIGTERM);
+  }
+  const absl::Time deadline = absl::Now() + grace;
+  while (absl::Now() < deadline && !(cut_short && cut_short())) {
+    absl::SleepFor(kReapPoll);
+    if (!ReapAll(children)) return;
+  }
+  for (ChildProcess* c : children) {
+    if (c == nullptr || c->exited()) continue;
+    c->Signal(SIGKILL);
+    c->Wait();
+  }
+}
+
 void ChildProcess::SetExitStatus(int wait_status) {
   exited_ = true;
   if (WIFEXITED(wait_status)) {
@@ -177,5 +246,8 @@ std::string ChildProcess::DescribeExit() const {
   return absl::StrCat("exit code ", exit_code_);
 }
 
-}  // namespace launcher
+std::string ChildProcess::HowItEnded() const {
+  return absl::StrCat(term_signal_ != 0 ? "was " : "exited with ", DescribeExit());
+}
+
 }  // namespace tunefleet

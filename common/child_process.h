@@ -1,25 +1,37 @@
-// A trainer process started by the agent: fork/exec with extra environment, in its own process
-// group (so it can be signalled as a whole and a terminal's Ctrl-C reaches only the agent),
-// killed by the kernel if the agent dies (PR_SET_PDEATHSIG), stdout to a log file, stderr
-// through a pipe that the agent's poll loop drains into the same log and a bounded tail.
+// Process supervision, the one place for it: a child started by fork/exec (clone with
+// CLONE_VM | CLONE_VFORK, as glibc's posix_spawn) with extra environment, in its own process
+// group (so it can be signalled as a whole and a terminal's Ctrl-C reaches only the parent),
+// killed by the kernel if the parent dies (PR_SET_PDEATHSIG); reaped with waitpid, by the owner
+// (Reap, Wait) or by a loop that reaps every child (SetExitStatus); stopped gracefully, then
+// hard (Stop, StopAll: SIGTERM to the group, SIGKILL after a grace).
+//
+// Its output: stdout to a log file (or the parent's), stderr through a pipe that the owner's
+// poll loop drains into the same log and a bounded tail (or straight into the log), or all
+// three streams the parent's (inherit_stdio).
+//
+// Users: the agent's trainers and remote shells (launcher/), hpo's dev-mode head and agent
+// (hpo/dev_cluster.h), the trainer's own local ranks (trainer/distributed/local_ranks.h).
 //
 // An exec failure (missing binary, no permission) is reported by Start() itself, through a
 // close-on-exec status pipe, not as a mysterious exit code 127.
-// Thread-safety: owned by the agent's poll loop.
+// Thread-safety: a ChildProcess is owned by one thread (the one that started it: the
+// parent-death signal follows that thread); Start blocks every signal in the calling thread
+// while the child shares its memory, so no handler of the parent's runs on the child's side.
 #ifndef TUNEFLEET_COMMON_CHILD_PROCESS_H_
 #define TUNEFLEET_COMMON_CHILD_PROCESS_H_
 
 #include <sys/types.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 
 namespace tunefleet {
-namespace launcher {
 
 struct ProcessSpec {
   std::string binary;
@@ -27,11 +39,15 @@ struct ProcessSpec {
   std::map<std::string, std::string> env;  // set on top of the inherited environment
   std::string log_path;                    // stdout and stderr copy; created with its folders
   bool stderr_to_log = false;              // stderr straight into the log: no pipe, no tail
+  // stdin, stdout and stderr stay the parent's (log_path must be empty): no pipe, no tail.
+  // Otherwise stdin is /dev/null.
+  bool inherit_stdio = false;
 };
 
 class ChildProcess {
  public:
   static absl::StatusOr<std::unique_ptr<ChildProcess>> Start(const ProcessSpec& spec);
+  // A child still running is killed (SIGKILL to its group) and reaped.
   ~ChildProcess();
 
   pid_t pid() const { return pid_; }
@@ -41,17 +57,32 @@ class ChildProcess {
   void DrainStderr();
   // The last kTailBytes of stderr, starting at a line boundary when possible.
   std::string StderrTail() const;
-  // Sends `signal` to the process group.
+  // Sends `signal` to the process group (nothing once it exited).
   void Signal(int signal);
 
-  // Exit bookkeeping, filled by the owner when waitpid reports the pid.
-  bool exited() const { return exited_; }
+  // Reaping. Reap: waitpid without blocking; true once it exited. Wait: blocks until it exits.
+  // Both record the exit status. An owner whose loop reaps every child (waitpid(-1)) calls
+  // SetExitStatus with what waitpid reported for pid() instead.
+  bool Reap();
+  void Wait();
   void SetExitStatus(int wait_status);
+
+  // Graceful, then hard: SIGTERM to the group, reaping until it exits or `grace` passes (or
+  // `cut_short` says so: a second Ctrl-C), then SIGKILL to the group and Wait. Returns once
+  // it is reaped; nothing when it exited already.
+  void Stop(absl::Duration grace, const std::function<bool()>& cut_short = nullptr);
+
+  bool exited() const { return exited_; }
   int exit_code() const { return exit_code_; }      // -1 when killed by a signal
   int term_signal() const { return term_signal_; }  // 0 when it exited
   bool succeeded() const { return exited_ && exit_code_ == 0; }
+  // As a shell reports it: the exit code, or 128 + the signal.
+  int ShellExitCode() const { return term_signal_ != 0 ? 128 + term_signal_ : exit_code_; }
   // "exit code 1", "killed by signal 9 (Killed)".
   std::string DescribeExit() const;
+  // The same as a phrase after its name: "exited with exit code 1", "was killed by signal 9
+  // (Killed)".
+  std::string HowItEnded() const;
 
   static constexpr size_t kTailBytes = 4096;
 
@@ -66,7 +97,12 @@ class ChildProcess {
   int term_signal_ = 0;
 };
 
-}  // namespace launcher
+// ChildProcess::Stop for several children at once, under one grace: SIGTERM to every running
+// one's group, then SIGKILL to those still running after `grace` (or once `cut_short` says so).
+// Returns once all are reaped. Null entries are skipped.
+void StopAll(const std::vector<ChildProcess*>& children, absl::Duration grace,
+             const std::function<bool()>& cut_short = nullptr);
+
 }  // namespace tunefleet
 
 #endif  // TUNEFLEET_COMMON_CHILD_PROCESS_H_

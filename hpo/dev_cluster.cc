@@ -5,14 +5,12 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <fstream>
-#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -36,29 +34,6 @@ std::string LastLines(const std::string& path, size_t n) {
     if (lines.size() > n) lines.erase(lines.begin());
   }
   return absl::StrJoin(lines, " | ");
-}
-
-bool Reap(launcher::ChildProcess* child) {
-  if (child == nullptr || child->exited()) return true;
-  int status = 0;
-  if (::waitpid(child->pid(), &status, WNOHANG) == child->pid()) {
-    child->SetExitStatus(status);
-    return true;
-  }
-  return false;
-}
-
-void StopChild(launcher::ChildProcess* child, absl::Duration grace) {
-  if (child == nullptr || Reap(child)) return;
-  child->Signal(SIGTERM);
-  const absl::Time deadline = absl::Now() + grace;
-  while (absl::Now() < deadline) {
-    if (Reap(child)) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  child->Signal(SIGKILL);
-  int status = 0;
-  if (::waitpid(child->pid(), &status, 0) == child->pid()) child->SetExitStatus(status);
 }
 
 // A fresh private folder PARENT/BASE, or BASE-2, BASE-3, ... when one of that name is left over
@@ -105,11 +80,6 @@ int RemoveStaleDevDirs(const std::string& parent) {
   int removed = 0;
   for (const std::string& path : stale) removed += RemoveTree(path).ok();
   return removed;
-}
-
-// "was killed by signal 9 (Killed)", "exited with exit code 1".
-std::string HowItEnded(const launcher::ChildProcess& child) {
-  return absl::StrCat(child.term_signal() != 0 ? "was " : "exited with ", child.DescribeExit());
 }
 
 }  // namespace
@@ -170,7 +140,7 @@ absl::StatusOr<std::unique_ptr<DevCluster>> DevCluster::Start(const Options& opt
   agent.spec.stderr_to_log = true;
 
   for (Member* m : {&head, &agent}) {
-    auto process = launcher::ChildProcess::Start(m->spec);
+    auto process = ChildProcess::Start(m->spec);
     if (!process.ok()) return process.status();
     m->process = std::move(*process);
     m->started_at = absl::Now();
@@ -180,8 +150,8 @@ absl::StatusOr<std::unique_ptr<DevCluster>> DevCluster::Start(const Options& opt
 
 absl::Status DevCluster::Supervise(Member& m, absl::Time now) {
   if (m.process != nullptr) {
-    if (!Reap(m.process.get())) return absl::OkStatus();  // running
-    m.how = HowItEnded(*m.process);
+    if (!m.process->Reap()) return absl::OkStatus();  // running
+    m.how = m.process->HowItEnded();
     m.process.reset();
     while (!m.deaths.empty() && now - m.deaths.front() > options_.restart_window) m.deaths.pop_front();
     m.deaths.push_back(now);
@@ -207,7 +177,7 @@ absl::Status DevCluster::Supervise(Member& m, absl::Time now) {
     }
   }
   if (now < m.restart_at) return absl::OkStatus();
-  auto process = launcher::ChildProcess::Start(m.spec);
+  auto process = ChildProcess::Start(m.spec);
   if (!process.ok()) {
     return absl::UnavailableError(absl::StrCat("the local ", m.name, " ", m.how,
                                                " and could not be restarted: ",
@@ -241,8 +211,9 @@ absl::Status DevCluster::CheckAlive() {
 
 void DevCluster::Stop() {
   stopped_ = true;
-  StopChild(agent_.process.get(), absl::Seconds(10));
-  StopChild(head_.process.get(), absl::Seconds(3));
+  // Graceful, then hard (common/child_process.h): the agent first, so it stops its trainers.
+  if (agent_.process != nullptr) agent_.process->Stop(absl::Seconds(10));
+  if (head_.process != nullptr) head_.process->Stop(absl::Seconds(3));
   for (std::string* dir : {&socket_dir_, &dir_}) {
     if (dir->empty()) continue;
     (void)RemoveTree(*dir);  // best effort: the folder is private, and the next one is fresh

@@ -76,9 +76,9 @@ class DevCluster {
  private:
   struct Member {
     const char* name = "";  // "head" or "agent"
-    launcher::ProcessSpec spec;
+    ProcessSpec spec;
     std::string log;
-    std::unique_ptr<launcher::ChildProcess> process;
+    std::unique_ptr<ChildProcess> process;
     absl::Time started_at;
     std::deque<absl::Time> deaths;  // within restart_window
     absl::Time restart_at = absl::InfiniteFuture();  // set while dead, awaiting its restart

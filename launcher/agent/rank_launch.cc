@@ -13,6 +13,7 @@
 #include "common/child_process.h"
 #include "common/file_util.h"
 #include "common/logging.h"
+#include "common/rank_env.h"
 #include "common/runtime_dir.h"
 #include "launcher/agent/trial_guard.h"
 
@@ -68,18 +69,21 @@ std::optional<comm::Envelope> RankLauncher::Spawn(uint64_t run_id, LocalRun& run
     ProcessSpec ps;
     ps.binary = config_.trainer_binary;
     ps.args = comm::TrainerArgv(spec);  // argv, then the typed overrides as key=VALUE
-    ps.env = {{"RANK", std::to_string(rank.rank)},
-              {"WORLD_SIZE", std::to_string(spec.world_size())},
-              {"LOCAL_RANK", std::to_string(i)},
-              {"LOCAL_WORLD_SIZE", std::to_string(assign.ranks_size())},
-              {"MASTER_ADDR", master_addr},
-              {"MASTER_PORT", std::to_string(master_port)},
-              {"CUDA_VISIBLE_DEVICES",
-               config_.gpus.empty() ? "" : config_.gpus[static_cast<size_t>(rank.slot)].id},
-              {"TUNEFLEET_AGENT_ENDPOINT", config_.trainer_endpoint},
-              {"TUNEFLEET_RUN_ID", std::to_string(run_id)},
-              {"TUNEFLEET_TRIAL", std::to_string(spec.trial())},
-              {"TUNEFLEET_SWEEP", spec.sweep()}};
+    RankPlace place;
+    place.rank = rank.rank;
+    place.local_rank = i;
+    place.world_size = spec.world_size();
+    place.local_world_size = assign.ranks_size();
+    place.master_addr = master_addr;
+    place.master_port = master_port;
+    ps.env = TorchrunEnv(place);
+    ps.env.insert(
+        {{"CUDA_VISIBLE_DEVICES",
+          config_.gpus.empty() ? "" : config_.gpus[static_cast<size_t>(rank.slot)].id},
+         {"TUNEFLEET_AGENT_ENDPOINT", config_.trainer_endpoint},
+         {"TUNEFLEET_RUN_ID", std::to_string(run_id)},
+         {"TUNEFLEET_TRIAL", std::to_string(spec.trial())},
+         {"TUNEFLEET_SWEEP", spec.sweep()}});
     if (config_.gpus.empty() && std::getenv("OMP_NUM_THREADS") == nullptr) {
       ps.env["OMP_NUM_THREADS"] =
           std::to_string(std::max(1u, cores / static_cast<unsigned>(config_.slots)));

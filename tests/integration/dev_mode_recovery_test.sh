@@ -23,7 +23,7 @@ run_sweep() { start_synthetic_sweep "$WORK/$1.out" "$WORK/$1/journal.log" "$POIN
 # The dev-mode processes of sweep NAME, by their command lines (which name the test's folder:
 # the head's --log_dir is the sweep's log folder, the agent's --runtime_dir lies in $RUNTIME).
 head_pid() { pgrep -f -- "/head --bind ipc://.* --log_dir $WORK/$1/logs( |$)" | head -1; }
-agent_pid() { pgrep -f -- "/launcher/agent --head ipc://.* --runtime_dir $RUNTIME/dev-[0-9-]*/agent .*--log_dir $WORK/$1/logs( |$)" | head -1; }
+agent_pid() { pgrep -f -- "/agent --head ipc://.* --runtime_dir $RUNTIME/dev-[0-9-]*/agent .*--log_dir $WORK/$1/logs( |$)" | head -1; }
 trainers() { pgrep -P "$(agent_pid "$1")" 2>/dev/null | sort | tr '\n' ' '; }  # the agent's children
 finished() { [ "$(grep -cE '^trial [0-9]+ (COMPLETE|PRUNED)' "$WORK/$1.out")" -ge "$2" ]; }
 running() { [ -n "$(trainers "$1")" ]; }

@@ -3,134 +3,49 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <map>
+#include <memory>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "common/child_process.h"
 #include "common/cli.h"
-#include "common/exec_args.h"
+#include "common/rank_env.h"
 #include "common/signals.h"
-
 
 namespace tunefleet {
 namespace trainer {
 namespace {
 
-// The last of SIGINT / SIGTERM / SIGHUP the parent got, and how many.
-volatile sig_atomic_t g_signal = 0;
-volatile sig_atomic_t g_signals = 0;
-
-void OnSignal(int sig) {
-  g_signal = sig;
-  g_signals = g_signals + 1;
-}
-
-constexpr int kParentSignals[] = {SIGINT, SIGTERM, SIGHUP};
 constexpr std::chrono::milliseconds kPoll{50};
 
-struct Rank {
-  pid_t pid = -1;
-  bool running = false;
-  int wait_status = 0;
-};
-
-bool EndedBadly(int wait_status) {
-  return !WIFEXITED(wait_status) || WEXITSTATUS(wait_status) != 0;
-}
-
-std::string DescribeEnd(int wait_status) {
-  if (WIFSIGNALED(wait_status)) {
-    const int sig = WTERMSIG(wait_status);
-    return absl::StrCat("was killed by signal ", sig, " (", strsignal(sig), ")");
-  }
-  return absl::StrCat("exited with exit code ", WEXITSTATUS(wait_status));
-}
-
-int ExitCodeOf(int wait_status) {
-  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
-  return WEXITSTATUS(wait_status);
-}
-
-// Forks and execs rank `rank`; the child's environment is the parent's with `env` on top.
-absl::StatusOr<pid_t> Spawn(const LocalRanksSpec& spec,
-                            const std::map<std::string, std::string>& env) {
-  const ExecArgs exec(spec.binary, spec.args, env);  // nothing is allocated after fork
-  const std::string exec_failed = absl::StrCat("cannot run ", spec.binary, "\n");
-  const pid_t parent = ::getpid();
-
-  const pid_t pid = ::fork();
-  if (pid < 0) return absl::InternalError(absl::StrCat("fork: ", std::strerror(errno)));
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) _exit(127);  // the parent died between fork and prctl
-    RestoreChildSignalMask();
-    ::execve(exec.argv()[0], exec.argv(), exec.envp());
-    ssize_t ignored = ::write(STDERR_FILENO, exec_failed.data(), exec_failed.size());
-    (void)ignored;
-    _exit(127);
-  }
-  ::setpgid(pid, pid);  // also here, so that a signal sent right away reaches its group
-  return pid;
-}
+using Ranks = std::vector<std::unique_ptr<ChildProcess>>;
 
 // Reaps what has ended; the first rank that ended badly (one killed by a signal before one
-// that exited, within one pass: the others usually exit because it is gone) into *culprit.
-void Reap(std::vector<Rank>* ranks, int* culprit) {
+// that exited, within one pass: the others usually exit because it is gone), or -1.
+int Reap(const Ranks& ranks) {
   int found = -1;
-  for (size_t i = 0; i < ranks->size(); ++i) {
-    Rank& r = (*ranks)[i];
-    if (!r.running) continue;
-    int status = 0;
-    if (::waitpid(r.pid, &status, WNOHANG) != r.pid) continue;
-    r.running = false;
-    r.wait_status = status;
-    if (!EndedBadly(status)) continue;
-    if (found < 0 || (WIFSIGNALED(status) && !WIFSIGNALED((*ranks)[found].wait_status))) {
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    ChildProcess& r = *ranks[i];
+    if (r.exited() || !r.Reap() || r.succeeded()) continue;
+    if (found < 0 || (r.term_signal() != 0 && ranks[found]->term_signal() == 0)) {
       found = static_cast<int>(i);
     }
   }
-  if (*culprit < 0) *culprit = found;
+  return found;
 }
 
-bool AnyRunning(const std::vector<Rank>& ranks) {
-  for (const Rank& r : ranks) {
-    if (r.running) return true;
+bool AnyRunning(const Ranks& ranks) {
+  for (const auto& r : ranks) {
+    if (!r->exited()) return true;
   }
   return false;
-}
-
-// SIGTERM to every running rank's process group, SIGKILL after `grace` (or at a second signal
-// to the parent); returns once every rank is reaped.
-void EndAll(std::vector<Rank>* ranks, std::chrono::milliseconds grace) {
-  const int signals_before = g_signals;
-  for (const Rank& r : *ranks) {
-    if (r.running) ::kill(-r.pid, SIGTERM);
-  }
-  const auto deadline = std::chrono::steady_clock::now() + grace;
-  int ignored = -1;
-  while (AnyRunning(*ranks) && std::chrono::steady_clock::now() < deadline &&
-         g_signals == signals_before) {
-    std::this_thread::sleep_for(kPoll);
-    Reap(ranks, &ignored);
-  }
-  for (Rank& r : *ranks) {
-    if (!r.running) continue;
-    ::kill(-r.pid, SIGKILL);
-    int status = 0;
-    while (::waitpid(r.pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    r.running = false;
-    r.wait_status = status;
-  }
 }
 
 }  // namespace
@@ -170,47 +85,46 @@ int RunLocalRanks(const LocalRanksSpec& spec, const std::string& program) {
     PrintError(program, port.status());
     return kExitFailure;
   }
-  g_signal = 0;
-  g_signals = 0;
-  struct sigaction action = {}, old[3];
-  action.sa_handler = OnSignal;
-  sigemptyset(&action.sa_mask);
-  for (int i = 0; i < 3; ++i) ::sigaction(kParentSignals[i], &action, &old[i]);
-
+  const SignalLatch signals({SIGINT, SIGTERM, SIGHUP});
   const bool set_omp = spec.omp_threads > 0 && std::getenv("OMP_NUM_THREADS") == nullptr;
-  std::vector<Rank> ranks(static_cast<size_t>(spec.ranks));
+  Ranks ranks;
   absl::Status failed;
-  for (int i = 0; i < spec.ranks && failed.ok(); ++i) {
-    std::map<std::string, std::string> env = {
-        {"RANK", std::to_string(i)},
-        {"LOCAL_RANK", std::to_string(i)},
-        {"WORLD_SIZE", std::to_string(spec.ranks)},
-        {"LOCAL_WORLD_SIZE", std::to_string(spec.ranks)},
-        {"MASTER_ADDR", "127.0.0.1"},
-        {"MASTER_PORT", std::to_string(*port)},
-        {kLocalRanksEnv, "1"}};
+  for (int i = 0; i < spec.ranks; ++i) {
+    ProcessSpec ps;
+    ps.binary = spec.binary;
+    ps.args = spec.args;
+    ps.inherit_stdio = true;
+    RankPlace place;  // one machine: each rank's local rank is its rank
+    place.rank = place.local_rank = i;
+    place.world_size = place.local_world_size = spec.ranks;
+    place.master_addr = "127.0.0.1";
+    place.master_port = *port;
+    ps.env = TorchrunEnv(place);
+    ps.env[kLocalRanksEnv] = "1";
     if (static_cast<size_t>(i) < spec.cuda_visible_devices.size()) {
-      env["CUDA_VISIBLE_DEVICES"] = spec.cuda_visible_devices[i];
+      ps.env["CUDA_VISIBLE_DEVICES"] = spec.cuda_visible_devices[i];
     }
-    if (set_omp) env["OMP_NUM_THREADS"] = std::to_string(spec.omp_threads);
-    absl::StatusOr<pid_t> pid = Spawn(spec, env);
-    if (!pid.ok()) {
-      failed = absl::Status(pid.status().code(),
-                            absl::StrCat("starting rank ", i, ": ", pid.status().message()));
+    if (set_omp) ps.env["OMP_NUM_THREADS"] = std::to_string(spec.omp_threads);
+    absl::StatusOr<std::unique_ptr<ChildProcess>> rank = ChildProcess::Start(ps);
+    if (!rank.ok()) {
+      failed = absl::Status(rank.status().code(),
+                            absl::StrCat("starting rank ", i, ": ", rank.status().message()));
       break;
     }
-    ranks[i].pid = *pid;
-    ranks[i].running = true;
+    ranks.push_back(std::move(*rank));
   }
 
   int culprit = -1;
-  while (failed.ok() && g_signal == 0 && culprit < 0 && AnyRunning(ranks)) {
+  while (failed.ok() && signals.last() == 0 && culprit < 0 && AnyRunning(ranks)) {
     std::this_thread::sleep_for(kPoll);
-    Reap(&ranks, &culprit);
+    culprit = Reap(ranks);
   }
-  const int interrupted = g_signal;
-  EndAll(&ranks, spec.grace);
-  for (int i = 0; i < 3; ++i) ::sigaction(kParentSignals[i], &old[i], nullptr);
+  const int interrupted = signals.last();
+  // SIGTERM to every rank's process group, SIGKILL after the grace or at a second signal.
+  const int signals_before = signals.count();
+  std::vector<ChildProcess*> all;
+  for (const auto& r : ranks) all.push_back(r.get());
+  StopAll(all, absl::FromChrono(spec.grace), [&] { return signals.count() != signals_before; });
 
   if (!failed.ok()) {
     PrintError(program, failed);
@@ -223,12 +137,12 @@ int RunLocalRanks(const LocalRanksSpec& spec, const std::string& program) {
     return 128 + interrupted;
   }
   if (culprit >= 0) {
-    const int status = ranks[culprit].wait_status;
+    const ChildProcess& r = *ranks[culprit];
     PrintError(program,
-               absl::InternalError(absl::StrCat("rank ", culprit, " (pid ", ranks[culprit].pid,
-                                                ") ", DescribeEnd(status),
+               absl::InternalError(absl::StrCat("rank ", culprit, " (pid ", r.pid(), ") ",
+                                                r.HowItEnded(),
                                                 spec.ranks > 1 ? "; ended the other ranks" : "")));
-    return ExitCodeOf(status);
+    return r.ShellExitCode();
   }
   return kExitOk;
 }

@@ -1,21 +1,23 @@
 // `trainer train` as its own launcher (train.devices, `--gpu_ids`): starts N ranks of this
 // binary on this machine, as `torchrun --nproc_per_node=N` would, and waits for them.
 //
-// Each rank is `binary args...` (the parent's own command line) with the torchrun environment:
-// RANK = LOCAL_RANK = i, WORLD_SIZE = LOCAL_WORLD_SIZE = N, MASTER_ADDR = 127.0.0.1,
-// MASTER_PORT = a free loopback port, plus kLocalRanksEnv (so a rank knows its launcher was the
-// trainer itself) and, per rank, CUDA_VISIBLE_DEVICES naming its one GPU when there are GPUs.
-// So the ranks are exactly those of a torchrun job: the same rendezvous, the same process group.
+// Each rank is `binary args...` (the parent's own command line) with the torchrun environment
+// (common/rank_env.h): RANK = LOCAL_RANK = i, WORLD_SIZE = LOCAL_WORLD_SIZE = N,
+// MASTER_ADDR = 127.0.0.1, MASTER_PORT = a free loopback port, plus kLocalRanksEnv (so a rank
+// knows its launcher was the trainer itself) and, per rank, CUDA_VISIBLE_DEVICES naming its one
+// GPU when there are GPUs. So the ranks are exactly those of a torchrun job: the same
+// rendezvous, the same process group.
 //
-// Contract between the parent and its ranks:
-//   - the ranks inherit stdout and stderr (rank 0 prints progress, the others print only
+// Contract between the parent and its ranks (each a common/child_process.h child):
+//   - the ranks inherit stdin, stdout and stderr (rank 0 prints progress, the others print only
 //     errors); each is its own process group (a terminal's Ctrl-C reaches the parent alone) and
 //     gets SIGKILL from the kernel if the parent dies (PR_SET_PDEATHSIG), so none outlives it;
+//   - a rank that cannot start (exec fails) ends those started and returns 1, naming it;
 //   - the first rank that ends badly (an exit code other than 0, or a signal), or SIGINT /
 //     SIGTERM / SIGHUP to the parent, ends every rank: SIGTERM to each rank's process group, then
-//     SIGKILL after kGrace; the parent prints one line naming the rank and how it ended (or the
-//     signal it got) and returns that rank's exit code, 128 + its signal, or 128 + the parent's
-//     signal;
+//     SIGKILL after the grace (or at a second signal); the parent prints one line naming the
+//     rank and how it ended (or the signal it got) and returns that rank's exit code, 128 + its
+//     signal, or 128 + the parent's signal;
 //   - all ranks exiting 0 returns 0.
 // Thread-safety: RunLocalRanks installs process-wide SIGINT / SIGTERM / SIGHUP handlers for its
 // duration; call it from the main thread, once.
