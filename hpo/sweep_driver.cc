@@ -1,6 +1,5 @@
 #include "hpo/sweep_driver.h"
 
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,7 +7,6 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
-#include <set>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -36,23 +34,6 @@ std::string FormatSeconds(absl::Duration d) {
   char text[32];
   std::snprintf(text, sizeof(text), "%.1f s", absl::ToDoubleSeconds(d));
   return text;
-}
-
-int TerminalRows() {
-  winsize ws{};
-  if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 8) return ws.ws_row;
-  return 24;
-}
-
-// The warm worker that runs rank 0 ("" for a fresh process, or when this agent runs other
-// ranks): workers[i] belongs to ranks[i]; a Started without ranks lists rank 0 first.
-std::string RankZeroWorker(const comm::Started& s) {
-  for (int i = 0; i < s.workers_size(); ++i) {
-    if (s.ranks_size() == 0 ? i == 0 : (i < s.ranks_size() && s.ranks(i) == 0)) {
-      return s.workers(i);
-    }
-  }
-  return "";
 }
 
 }  // namespace
@@ -182,7 +163,7 @@ void SweepDriver::Submit(int64_t number) {
     spec->set_fetch_back(absl::StrCat(run_dir_, "/trial-", t.number));  // its output.dir
   }
   Send(envelope);
-  running_[t.number] = Running{};
+  running_[t.number] = RunningTrial{};
   running_[t.number].spec = *spec;
   // Interrupted attempts do not count in its attempt number (as the sampler's Settled()).
   if (!options_.live) std::cout << engine_->RetryLine(t.number);
@@ -226,17 +207,10 @@ absl::Status SweepDriver::HandleReport(const comm::Report& report) {
   return absl::OkStatus();
 }
 
-absl::Status SweepDriver::RecordGpuUsage(int64_t trial, const Running& run) {
-  int64_t samples = 0;
-  double util = 0, peak = 0, energy = 0;
-  for (const auto& [agent, usage] : run.gpu_usage) {
-    samples += usage.samples();
-    util += usage.util_mean() * usage.samples();
-    peak = std::max(peak, usage.mem_peak_mib());
-    energy += usage.energy_j();
-  }
-  if (samples == 0) return absl::OkStatus();
-  return engine_->SetGpuUsage(trial, util / static_cast<double>(samples), peak, energy);
+absl::Status SweepDriver::RecordGpuUsage(int64_t trial, const RunningTrial& run) {
+  const std::optional<GpuTotals> gpu = CombinedGpuUsage(run);
+  if (!gpu.has_value()) return absl::OkStatus();
+  return engine_->SetGpuUsage(trial, gpu->util_mean, gpu->mem_peak_mib, gpu->energy_j);
 }
 
 absl::Status SweepDriver::HandleExit(const comm::Exit& exit) {
@@ -312,9 +286,7 @@ absl::Status SweepDriver::HandleMessage(const comm::Envelope& envelope) {
       const comm::Started& s = envelope.started();
       if (it->second.started == absl::InfinitePast()) {
         it->second.started = absl::Now();
-        int started = 0;
-        for (const auto& [number, run] : running_) started += run.started != absl::InfinitePast();
-        most_running_ = std::max(most_running_, started);
+        most_running_ = std::max(most_running_, StartedCount(running_));
       }
       it->second.placed[s.agent()].assign(s.slots().begin(), s.slots().end());
       // Journaled as the trial's user attr "placement" (Optuna shows it too).
@@ -387,47 +359,13 @@ void SweepDriver::Interrupt() {
 }
 
 SweepProgress SweepDriver::Progress() const {
-  SweepProgress p;
-  p.elapsed = absl::Now() - start_;
-  if (const std::optional<int64_t> planned = engine_->sampler().PlannedTrials()) {
-    p.planned = *planned;
-    p.planned_exact = true;
-  } else {
-    p.planned = MaxPlannedTrials(config_);
-  }
-  const absl::Time now = absl::Now();
-  std::vector<absl::Duration> running_for;
-  int64_t queued = 0;
-  for (const auto& [number, run] : running_) {
-    p.where[number] = run.placed.empty() ? "queued" : "running";
-    if (run.started == absl::InfinitePast()) {
-      ++queued;
-    } else {
-      running_for.push_back(now - run.started);
-    }
-    double util = 0;
-    for (const auto& [agent, usage] : run.gpu_usage) util += usage.util_now();
-    if (!run.gpu_usage.empty()) p.gpu_util[number] = util / static_cast<double>(run.gpu_usage.size());
-  }
-  std::set<int64_t> taken;  // points some trial has taken (retries share theirs)
-  for (const Trial& t : engine_->study().trials) taken.insert(t.point);
-  const int64_t not_started = std::max<int64_t>(0, p.planned - static_cast<int64_t>(taken.size())) + queued;
-  p.eta = EstimateRemaining(trial_durations_, running_for, not_started,
-                            static_cast<int>(std::min<int64_t>(std::max(1, most_running_), config_.max_concurrent_trials)));
-  return p;
+  return ProgressOf(*engine_, config_, running_, trial_durations_, most_running_, start_,
+                    absl::Now());
 }
 
 void SweepDriver::Show(bool force) {
-  const absl::Time now = absl::Now();
-  if (!options_.live || (!force && now - last_shown_ < absl::Milliseconds(250))) return;
-  last_shown_ = now;
-  std::string block = table_.Render(engine_->study(), Progress(), std::max(4, TerminalRows() - 4));
-  std::string out;
-  if (shown_lines_ > 0) out = absl::StrCat("\x1b[", shown_lines_, "F\x1b[J");
-  out += block;
-  shown_lines_ = static_cast<int>(std::count(block.begin(), block.end(), '\n'));
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  std::fflush(stdout);
+  if (!options_.live || !live_.Due(force, absl::Now())) return;
+  live_.Draw(table_.Render(engine_->study(), Progress(), std::max(4, LiveBlock::TerminalRows() - 4)));
 }
 
 std::string SweepDriver::Summary() const {

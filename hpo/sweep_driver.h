@@ -25,9 +25,11 @@
 #include "comm/proto/messages.pb.h"
 #include "common/signals.h"
 #include "hpo/journal/journal_writer.h"
+#include "hpo/report/live_block.h"
 #include "hpo/report/progress_table.h"
 #include "hpo/config/sweep_config.h"
 #include "hpo/report/report_writer.h"
+#include "hpo/running_trials.h"
 #include "hpo/sweep_engine.h"
 
 namespace tunefleet {
@@ -67,15 +69,6 @@ class SweepDriver {
   std::string Summary() const;
 
  private:
-  // The transport's view of a running trial (the engine holds its study side).
-  struct Running {
-    std::map<std::string, std::vector<int32_t>> placed;  // agent -> slots, from Started
-    bool missing_metric_logged = false;
-    comm::TrialSpec spec;  // as submitted, to submit again to a restarted head
-    absl::Time started = absl::InfinitePast();        // its first Started
-    std::map<std::string, comm::GpuUsage> gpu_usage;  // agent -> its latest Telemetry
-  };
-
   absl::Status OpenJournal();
   // Registers with the head (comm/head_session.h) and waits for its Welcome.
   absl::Status Connect();
@@ -96,7 +89,7 @@ class SweepDriver {
   void Show(bool force);
   SweepProgress Progress() const;
   // Records the trial's GPU telemetry, all its agents together, before its end.
-  absl::Status RecordGpuUsage(int64_t trial, const Running& run);
+  absl::Status RecordGpuUsage(int64_t trial, const RunningTrial& run);
   absl::Status WriteReport() const;
 
   SweepConfig config_;
@@ -106,7 +99,7 @@ class SweepDriver {
   std::unique_ptr<JournalWriter> journal_;
   std::unique_ptr<SweepEngine> engine_;  // after journal_, which it writes to
   ProgressTable table_;
-  std::map<int64_t, Running> running_;
+  RunningTrials running_;
   // How long the trials that ran to their end or were pruned took, from Started to Exit (ETA).
   std::vector<absl::Duration> trial_durations_;
   int most_running_ = 0;  // the most trials seen running at once (ETA)
@@ -115,9 +108,8 @@ class SweepDriver {
   zmq::context_t context_;
   std::unique_ptr<comm::HeadSession> head_;  // after context_, whose socket it holds
   absl::Time start_;
-  absl::Time last_shown_ = absl::InfinitePast();
   absl::Time last_health_check_ = absl::InfinitePast();
-  int shown_lines_ = 0;
+  LiveBlock live_;  // the progress table, with Options::live
   bool interrupting_ = false;
   absl::Time interrupt_deadline_ = absl::InfiniteFuture();
 };

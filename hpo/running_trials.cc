@@ -1,0 +1,75 @@
+#include "hpo/running_trials.h"
+
+#include <algorithm>
+#include <set>
+
+#include "hpo/config/sweep_plan.h"
+
+namespace tunefleet {
+namespace hpo {
+
+std::string RankZeroWorker(const comm::Started& s) {
+  for (int i = 0; i < s.workers_size(); ++i) {
+    if (s.ranks_size() == 0 ? i == 0 : (i < s.ranks_size() && s.ranks(i) == 0)) {
+      return s.workers(i);
+    }
+  }
+  return "";
+}
+
+int StartedCount(const RunningTrials& running) {
+  int started = 0;
+  for (const auto& [number, run] : running) started += run.started != absl::InfinitePast();
+  return started;
+}
+
+std::optional<GpuTotals> CombinedGpuUsage(const RunningTrial& run) {
+  int64_t samples = 0;
+  GpuTotals totals;
+  double util = 0;
+  for (const auto& [agent, usage] : run.gpu_usage) {
+    samples += usage.samples();
+    util += usage.util_mean() * usage.samples();
+    totals.mem_peak_mib = std::max(totals.mem_peak_mib, usage.mem_peak_mib());
+    totals.energy_j += usage.energy_j();
+  }
+  if (samples == 0) return std::nullopt;
+  totals.util_mean = util / static_cast<double>(samples);
+  return totals;
+}
+
+SweepProgress ProgressOf(const SweepEngine& engine, const SweepConfig& config,
+                         const RunningTrials& running,
+                         const std::vector<absl::Duration>& finished, int most_running,
+                         absl::Time start, absl::Time now) {
+  SweepProgress p;
+  p.elapsed = now - start;
+  if (const std::optional<int64_t> planned = engine.sampler().PlannedTrials()) {
+    p.planned = *planned;
+    p.planned_exact = true;
+  } else {
+    p.planned = MaxPlannedTrials(config);
+  }
+  std::vector<absl::Duration> running_for;
+  int64_t queued = 0;
+  for (const auto& [number, run] : running) {
+    p.where[number] = run.placed.empty() ? "queued" : "running";
+    if (run.started == absl::InfinitePast()) {
+      ++queued;
+    } else {
+      running_for.push_back(now - run.started);
+    }
+    double util = 0;
+    for (const auto& [agent, usage] : run.gpu_usage) util += usage.util_now();
+    if (!run.gpu_usage.empty()) p.gpu_util[number] = util / static_cast<double>(run.gpu_usage.size());
+  }
+  std::set<int64_t> taken;  // points some trial has taken (retries share theirs)
+  for (const Trial& t : engine.study().trials) taken.insert(t.point);
+  const int64_t not_started = std::max<int64_t>(0, p.planned - static_cast<int64_t>(taken.size())) + queued;
+  p.eta = EstimateRemaining(finished, running_for, not_started,
+                            static_cast<int>(std::min<int64_t>(std::max(1, most_running), config.max_concurrent_trials)));
+  return p;
+}
+
+}  // namespace hpo
+}  // namespace tunefleet
