@@ -34,12 +34,10 @@
 
 #include <torch/cuda.h>
 #include <torch/torch.h>
-#include <zmq.hpp>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "comm/proto/messages.pb.h"
-#include "comm/zmq_channel.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/trainer/trainer_test_util.h"
