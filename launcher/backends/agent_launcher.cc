@@ -1,7 +1,6 @@
 #include "launcher/backends/agent_launcher.h"
 
 #include <signal.h>
-#include <sys/wait.h>
 
 #include <utility>
 
@@ -69,11 +68,7 @@ void AgentLauncher::Poll(absl::Time now, const absl::flat_hash_set<std::string>&
   for (auto& process : processes_) {
     if (process == nullptr || process->exited()) continue;
     process->DrainStderr();
-    int wait_status = 0;
-    if (::waitpid(process->pid(), &wait_status, WNOHANG) == process->pid()) {
-      process->SetExitStatus(wait_status);
-      process->DrainStderr();
-    }
+    if (process->Reap()) process->DrainStderr();
   }
   for (size_t i = 0; i < hosts_.size(); ++i) {
     const HostStatus& s = status_[i];

@@ -62,13 +62,6 @@ TEST(LocalRanksTest, RankGpusNamesTheListedOrTheFirstGpus) {
   EXPECT_TRUE(RankGpus(2, {}, {}).empty());  // CPU ranks: CUDA_VISIBLE_DEVICES left alone
 }
 
-TEST(LocalRanksTest, FreeLoopbackPort) {
-  absl::StatusOr<int> port = FreeLoopbackPort();
-  ASSERT_TRUE(port.ok()) << port.status();
-  EXPECT_GT(*port, 0);
-  EXPECT_LT(*port, 65536);
-}
-
 }  // namespace
 }  // namespace trainer
 }  // namespace tunefleet

@@ -1,9 +1,6 @@
 #include "trainer/distributed/local_ranks.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "comm/endpoint.h"
 #include "common/child_process.h"
 #include "common/cli.h"
 #include "common/rank_env.h"
@@ -61,26 +59,8 @@ std::vector<std::string> RankGpus(int ranks, const std::vector<int64_t>& gpu_ids
   return out;
 }
 
-absl::StatusOr<int> FreeLoopbackPort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return absl::InternalError(absl::StrCat("socket: ", std::strerror(errno)));
-  sockaddr_in addr = {};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof(addr);
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    const int e = errno;
-    ::close(fd);
-    return absl::InternalError(absl::StrCat("no free port on 127.0.0.1: ", std::strerror(e)));
-  }
-  ::close(fd);
-  return static_cast<int>(ntohs(addr.sin_port));
-}
-
 int RunLocalRanks(const LocalRanksSpec& spec, const std::string& program) {
-  absl::StatusOr<int> port = FreeLoopbackPort();
+  absl::StatusOr<int> port = comm::FreeTcpPort("127.0.0.1");
   if (!port.ok()) {
     PrintError(program, port.status());
     return kExitFailure;

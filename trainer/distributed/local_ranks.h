@@ -54,9 +54,6 @@ struct LocalRanksSpec {
 std::vector<std::string> RankGpus(int ranks, const std::vector<int64_t>& gpu_ids,
                                   const std::vector<std::string>& visible);
 
-// A port on 127.0.0.1 that was free a moment ago (bound to port 0, read back, closed).
-absl::StatusOr<int> FreeLoopbackPort();
-
 // Starts the ranks and waits for them; returns the exit code for the parent. Errors (one line
 // each) go to stderr prefixed with `program`.
 int RunLocalRanks(const LocalRanksSpec& spec, const std::string& program);

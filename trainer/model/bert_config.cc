@@ -5,7 +5,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "common/file_util.h"
 #include "common/status_macros.h"
 #include "trainer/io/hf_folder_util.h"
 
@@ -94,11 +93,6 @@ absl::StatusOr<BertConfig> ParseBertConfig(absl::string_view json, absl::string_
                                                         ")"));
   }
   return c;
-}
-
-absl::StatusOr<BertConfig> ReadBertConfig(const std::string& path) {
-  ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-  return ParseBertConfig(text, path);
 }
 
 std::string BertConfigToJson(const BertConfig& c, const std::string& dtype) {

@@ -49,7 +49,6 @@ struct BertConfig {
 
 // Parses config.json text; `path` names the file in errors.
 absl::StatusOr<BertConfig> ParseBertConfig(absl::string_view json, absl::string_view path);
-absl::StatusOr<BertConfig> ReadBertConfig(const std::string& path);
 // config.json text as transformers writes it (sorted keys, indent 2), with "architectures":
 // ["BertModel"] and "model_type": "bert"; `dtype` ("float32") updates dtype/torch_dtype if present.
 std::string BertConfigToJson(const BertConfig& config, const std::string& dtype = "float32");
