@@ -20,7 +20,7 @@
 #include "common/cli.h"
 #include "common/logging.h"
 #include "trainer/model/bert_model.h"
-#include "trainer/io/hf_model_folder.h"
+#include "trainer/model/hf_model_folder.h"
 
 namespace tunefleet {
 namespace bench {

@@ -12,7 +12,7 @@
 #include "common/clip.h"
 #include "common/number_text.h"
 #include "common/status_macros.h"
-#include "trainer/train/config_keys.h"
+#include "trainer/config/config_keys.h"
 
 namespace tunefleet {
 namespace hpo {

@@ -9,7 +9,7 @@
 //     model.pooling: {values: [mean, cls]}
 //
 // Names: `lr` and `batch_size` (`train.lr`, `train.batch_size` name them too); any other entry
-// is a trainer key (trainer/train/config_keys.h), by its dotted name or by its last part alone when
+// is a trainer key (trainer/config/config_keys.h), by its dotted name or by its last part alone when
 // exactly one trainer key ends so. An entry holding distribution, min, max or values is a
 // parameter; any other mapping is a namespace (the nested form). Keys that hpo sets for every
 // trial are not parameters: output.dir and the evaluation cadence (train.eval_every_*).

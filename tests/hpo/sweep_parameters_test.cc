@@ -12,7 +12,7 @@
 #include "tests/hpo/trainer_in_process.h"
 #include "hpo/search_space.h"
 #include "hpo/config/sweep_config.h"
-#include "trainer/train/train_config.h"
+#include "trainer/config/train_config.h"
 
 namespace tunefleet {
 namespace hpo {

@@ -1,8 +1,8 @@
-// The warm workers' checkpoint cache (trainer/io/checkpoint_cache.h): off by default, a hit returns
+// The warm workers' checkpoint cache (trainer/model/checkpoint_cache.h): off by default, a hit returns
 // exactly LoadBertCheckpoint's tensors (copies the caller may change), a different folder
 // replaces the entry, and a weight file rewritten (contents, size, or only its mtime) or a
 // changed config.json is read again.
-#include "trainer/io/checkpoint_cache.h"
+#include "trainer/model/checkpoint_cache.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -15,7 +15,7 @@
 #include "nlohmann/json.hpp"
 #include "tests/trainer/trainer_test_util.h"
 #include "trainer/model/bert_model.h"
-#include "trainer/io/hf_model_folder.h"
+#include "trainer/model/hf_model_folder.h"
 
 namespace tunefleet {
 namespace trainer {

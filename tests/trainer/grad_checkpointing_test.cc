@@ -10,7 +10,7 @@
 #include "gtest/gtest.h"
 #include "trainer/model/autocast.h"
 #include "trainer/model/bert_model.h"
-#include "trainer/io/hf_model_folder.h"
+#include "trainer/model/hf_model_folder.h"
 
 namespace tunefleet {
 namespace trainer {

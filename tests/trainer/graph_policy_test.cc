@@ -4,7 +4,7 @@
 #include "trainer/train/graph_policy.h"
 
 #include "gtest/gtest.h"
-#include "trainer/train/train_config.h"
+#include "trainer/config/train_config.h"
 
 namespace tunefleet {
 namespace trainer {

@@ -1,8 +1,8 @@
-// Hugging Face model folders (trainer/io/hf_model_folder.h, trainer/model/bert_config.h,
+// Hugging Face model folders (trainer/model/hf_model_folder.h, trainer/model/bert_config.h,
 // trainer/model/st_modules.h): the sharded bert-tiny-random checkpoint, the "bert."-prefixed layout
 // with extra heads, f16/bf16 weights, save -> load bit-identical, the sentence-transformers
 // files, and one-line errors naming the file for each broken folder.
-#include "trainer/io/hf_model_folder.h"
+#include "trainer/model/hf_model_folder.h"
 
 #include <stdlib.h>
 

@@ -10,7 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "trainer/tasks/all_losses.h"
-#include "trainer/train/train_config.h"
+#include "trainer/config/train_config.h"
 
 namespace tunefleet {
 namespace trainer {

@@ -1,7 +1,7 @@
-// trainer/train/progress_watchdog.h with real time: petted more often than its limit it never fires;
+// trainer/distributed/progress_watchdog.h with real time: petted more often than its limit it never fires;
 // left alone it fires once, after the limit and well before twice the limit, reporting the idle
 // time; destruction stops it promptly.
-#include "trainer/train/progress_watchdog.h"
+#include "trainer/distributed/progress_watchdog.h"
 
 #include <atomic>
 #include <chrono>

@@ -1,5 +1,5 @@
 // Trainer YAML: the shipped config parses, and bad inputs name the file, the line and the key.
-#include "trainer/train/train_config.h"
+#include "trainer/config/train_config.h"
 
 #include <fstream>
 

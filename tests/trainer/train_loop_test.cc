@@ -26,7 +26,7 @@
 #include "nlohmann/json.hpp"
 #include "tests/trainer/trainer_test_util.h"
 #include "trainer/model/bert_model.h"
-#include "trainer/io/hf_model_folder.h"
+#include "trainer/model/hf_model_folder.h"
 #include "trainer/data/datasets.h"
 #include "trainer/model/pooling.h"
 #include "trainer/data/task_data.h"

@@ -5,7 +5,7 @@
 #include "absl/status/status.h"
 #include "common/cli.h"
 #include "trainer/model/bert_model.h"
-#include "trainer/io/hf_model_folder.h"
+#include "trainer/model/hf_model_folder.h"
 #include "trainer/model/pooling.h"
 
 namespace tunefleet {

@@ -6,7 +6,7 @@
 // read as Python's errors="replace" reads it (each bad byte sequence is U+FFFD, which the tokenizer
 // drops; trainer/data/utf8_check.h) and gives one warning line on stderr naming the file, its first such
 // line and how many lines had one (from rank 0 only under a launcher). The model folder is a
-// Hugging Face / sentence-transformers one (trainer/io/hf_model_folder.h) with a vocab.txt (uncased
+// Hugging Face / sentence-transformers one (trainer/model/hf_model_folder.h) with a vocab.txt (uncased
 // WordPiece, trainer/data/wordpiece_tokenizer.h). Pooling is --pooling, else the folder's
 // sentence-transformers Pooling module, else mean (sentence-transformers' default); a Normalize
 // module L2-normalizes the embeddings, as SentenceTransformer.encode does. Truncation is --max_len,

@@ -25,7 +25,7 @@
 #include "trainer/distributed/local_ranks.h"
 #include "trainer/commands/train_dry_run.h"
 #include "trainer/train/memory_estimate.h"
-#include "trainer/train/train_config.h"
+#include "trainer/config/train_config.h"
 #include "trainer/train/resolved_config.h"
 #include "trainer/train/train_loop.h"
 #include "trainer/distributed/trial_group.h"

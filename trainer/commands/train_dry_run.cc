@@ -9,7 +9,7 @@
 #include "common/cli.h"
 #include "nlohmann/json.hpp"
 #include "trainer/data/datasets.h"
-#include "trainer/train/train_config.h"
+#include "trainer/config/train_config.h"
 
 namespace tunefleet {
 namespace trainer {

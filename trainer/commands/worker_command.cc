@@ -26,7 +26,7 @@
 #include "common/file_util.h"
 #include "common/safe_path.h"
 #include "common/logging.h"
-#include "trainer/io/checkpoint_cache.h"
+#include "trainer/model/checkpoint_cache.h"
 #include "trainer/commands/train_command.h"
 #include "trainer/distributed/trial_group.h"
 #include "trainer/data/utf8_check.h"

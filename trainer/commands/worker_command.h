@@ -14,7 +14,7 @@
 //     own TRAINER connection,
 //   - answers TrialDone{run_id, exit_code, retiring, stderr_tail: the log's last 4 KiB}.
 // Between trials it keeps the last model folder's weights in host memory
-// (trainer/io/checkpoint_cache.h), so a trial from the same folder does not read them again.
+// (trainer/model/checkpoint_cache.h), so a trial from the same folder does not read them again.
 // It retires (TrialDone.retiring, then exits 0) after a trial that failed (exit code != 0: a
 // failure may leave the process in any state, e.g. out of memory) or after
 // TUNEFLEET_WORKER_MAX_TRIALS trials (default 16). Between trials it exits 0 on SIGTERM or

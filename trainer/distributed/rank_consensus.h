@@ -6,7 +6,7 @@
 //     agent and hears the pruner's decision, every rank learns it at that same step (a
 //     broadcast), and all leave the loop together;
 //   - errors: a peer that stalls or dies leaves this rank blocked in a collective, so a
-//     watchdog (trainer/train/progress_watchdog.h) ends the process a little before the collectives'
+//     watchdog (trainer/distributed/progress_watchdog.h) ends the process a little before the collectives'
 //     own timeout (train.ddp_timeout_s).
 // With one process (no group) every call is local and nothing is communicated. All ranks make
 // the same calls in the same order (they are collectives).
@@ -25,7 +25,7 @@
 #include "absl/status/statusor.h"
 #include "comm/process_group.h"
 #include "trainer/distributed/agent_client.h"
-#include "trainer/train/progress_watchdog.h"
+#include "trainer/distributed/progress_watchdog.h"
 
 namespace tunefleet {
 namespace trainer {

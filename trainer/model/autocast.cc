@@ -5,7 +5,7 @@
 #include <ATen/autocast_mode.h>
 
 #include "absl/strings/str_cat.h"
-#include "trainer/tasks/enum_names.h"
+#include "trainer/model/enum_names.h"
 #include "trainer/torch_version.h"
 
 namespace tunefleet {

@@ -6,7 +6,7 @@
 // The additive attention mask is (1 - mask) * lowest value of the compute dtype, as transformers
 // builds it. Parameter names are exactly BertModel's state_dict names
 // ("embeddings.word_embeddings.weight", "encoder.layer.0.attention.self.query.weight", ...,
-// "pooler.dense.weight"), so checkpoints load and save by name (trainer/io/hf_model_folder.h).
+// "pooler.dense.weight"), so checkpoints load and save by name (trainer/model/hf_model_folder.h).
 // Fresh parameters are initialised like transformers (normal(0, 0.02), zero biases, LayerNorm 1/0,
 // the padding row of the word embeddings zero).
 // Thread-safety: a module is not thread-safe; use one per thread (or per DDP rank).
@@ -25,7 +25,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "trainer/io/hf_model_folder.h"
+#include "trainer/model/hf_model_folder.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -89,7 +89,7 @@ absl::Status LoadBertWeights(BertModel& model, std::map<std::string, torch::Tens
 // The parameters by name (the tensors themselves, not copies).
 std::map<std::string, torch::Tensor> BertStateDict(const BertModel& model);
 
-// Loads a Hugging Face model folder (trainer/io/hf_model_folder.h) into a model on the CPU in eval mode.
+// Loads a Hugging Face model folder (trainer/model/hf_model_folder.h) into a model on the CPU in eval mode.
 // A checkpoint without pooler weights gives a model without pooler (a warning is logged).
 // `info`, when given, receives the checkpoint's report (tensors cleared).
 absl::StatusOr<BertModel> LoadBertModel(const std::string& dir, BertCheckpoint* info = nullptr);

@@ -4,7 +4,7 @@
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
-#include "trainer/tasks/enum_names.h"
+#include "trainer/model/enum_names.h"
 
 namespace tunefleet {
 namespace trainer {

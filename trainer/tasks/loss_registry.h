@@ -1,6 +1,6 @@
 // The loss registry (trainer/tasks/all_losses.h) put to use: the task of a config, and the
 // reader of the trainer YAML's task section that `trainer_torch` installs
-// (trainer/train/train_config.h, SetTaskSectionReader), which checks what depends on task.type:
+// (trainer/config/train_config.h, SetTaskSectionReader), which checks what depends on task.type:
 //   - task.type is a registered type;
 //   - a key some types take (task.num_labels, task.margin, ...) is given only to a type that
 //     takes it ("task.num_labels: only applies to task types classification and nli"), where
@@ -17,7 +17,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "trainer/tasks/task.h"
-#include "trainer/train/train_config.h"
+#include "trainer/config/train_config.h"
 
 namespace tunefleet {
 namespace trainer {

@@ -6,7 +6,7 @@
 //   - its loss on a batch;
 //   - its evaluation (trainer/tasks/evaluator.h): the similarity of the pair's embeddings
 //     against scores, or a classifier's accuracy.
-// A LossKind parses the type's own YAML keys into TaskSettings (trainer/train/train_config.h),
+// A LossKind parses the type's own YAML keys into TaskSettings (trainer/config/train_config.h),
 // and builds the Task. Nothing outside an entry's module knows its type name or settings.
 // Thread-safety: kinds are immutable statics; a Task is immutable and may be shared, but the
 // TaskModel its methods take is used from one thread.
@@ -24,7 +24,7 @@
 #include "absl/status/statusor.h"
 #include "common/yaml_config.h"
 #include "trainer/data/task_data.h"
-#include "trainer/train/train_config.h"
+#include "trainer/config/train_config.h"
 
 namespace tunefleet {
 namespace trainer {

@@ -22,7 +22,7 @@
 #include <optional>
 
 #include "absl/status/statusor.h"
-#include "trainer/train/train_config.h"
+#include "trainer/config/train_config.h"
 
 namespace tunefleet {
 namespace trainer {

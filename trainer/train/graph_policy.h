@@ -17,7 +17,7 @@
 
 #include <string>
 
-#include "trainer/train/train_config.h"
+#include "trainer/config/train_config.h"
 
 namespace tunefleet {
 namespace trainer {

@@ -26,7 +26,7 @@
 #include "trainer/data/task_data.h"
 #include "trainer/tasks/task.h"
 #include "trainer/tasks/task_model.h"
-#include "trainer/train/train_config.h"
+#include "trainer/config/train_config.h"
 #include "trainer/train/train_state.h"
 
 namespace tunefleet {

@@ -61,7 +61,7 @@
 #include "absl/status/statusor.h"
 #include "comm/process_group.h"
 #include "trainer/distributed/agent_client.h"
-#include "trainer/train/train_config.h"
+#include "trainer/config/train_config.h"
 
 namespace tunefleet {
 namespace trainer {

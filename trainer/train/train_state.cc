@@ -7,7 +7,7 @@
 #include "common/file_util.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
-#include "trainer/io/hf_model_folder.h"
+#include "trainer/model/hf_model_folder.h"
 #include "trainer/io/safetensors.h"
 
 namespace tunefleet {

@@ -33,7 +33,7 @@
 #include "trainer/train/step_graphs.h"
 #include "trainer/data/task_data.h"
 #include "trainer/tasks/task_model.h"
-#include "trainer/train/train_config.h"
+#include "trainer/config/train_config.h"
 
 namespace tunefleet {
 namespace trainer {

@@ -1,8 +1,8 @@
-// The keys of the trainer YAML contract (trainer/train/train_config.h reads them) and its batch
+// The keys of the trainer YAML contract (trainer/config/train_config.h reads them) and its batch
 // size limit: the small interface that hpo names trainer keys by (hpo/config/sweep_parameters.h),
 // without linking the trainer's config reader. Thread-safety: constants.
-#ifndef TUNEFLEET_TRAINER_TRAIN_CONFIG_KEYS_H_
-#define TUNEFLEET_TRAINER_TRAIN_CONFIG_KEYS_H_
+#ifndef TUNEFLEET_TRAINER_CONFIG_CONFIG_KEYS_H_
+#define TUNEFLEET_TRAINER_CONFIG_CONFIG_KEYS_H_
 
 #include <cstdint>
 #include <string>
@@ -21,4 +21,4 @@ const std::vector<std::string>& TrainerConfigKeys();
 }  // namespace trainer
 }  // namespace tunefleet
 
-#endif  // TUNEFLEET_TRAINER_TRAIN_CONFIG_KEYS_H_
+#endif  // TUNEFLEET_TRAINER_CONFIG_CONFIG_KEYS_H_

@@ -7,8 +7,8 @@
 //   const char* name = NameOfEnum(kPoolingNames, Pooling::kMax, /*unknown=*/"?");  // "max"
 //
 // Callers word their own error for an unknown name. Thread-safety: stateless.
-#ifndef TUNEFLEET_TRAINER_TASKS_ENUM_NAMES_H_
-#define TUNEFLEET_TRAINER_TASKS_ENUM_NAMES_H_
+#ifndef TUNEFLEET_TRAINER_MODEL_ENUM_NAMES_H_
+#define TUNEFLEET_TRAINER_MODEL_ENUM_NAMES_H_
 
 #include <cstddef>
 #include <optional>
@@ -45,4 +45,4 @@ const char* NameOfEnum(const EnumName<E> (&table)[N], E value, const char* unkno
 }  // namespace trainer
 }  // namespace tunefleet
 
-#endif  // TUNEFLEET_TRAINER_TASKS_ENUM_NAMES_H_
+#endif  // TUNEFLEET_TRAINER_MODEL_ENUM_NAMES_H_

@@ -1,7 +1,7 @@
 // Where a training run's model and checkpoints go (rank 0 alone writes them):
 //   OUTPUT_DIR/model       the model to keep (output.save: the best evaluated one, or the last),
 //                          a Hugging Face / sentence-transformers folder
-//                          (trainer/io/hf_model_folder.h), with head.safetensors when the task has
+//                          (trainer/model/hf_model_folder.h), with head.safetensors when the task has
 //                          a head;
 //   OUTPUT_DIR/checkpoint  the resumable state (trainer/train/train_state.h).
 // The model and checkpoints reach the disk on a background thread (trainer/io/background_writer.h),
@@ -10,8 +10,8 @@
 // model found before then replaces it unwritten. A checkpoint whose step is the staged model's
 // reuses its copies. The run waits for the last write before it ends (Wait()).
 // Thread-safety: one per training run, used from the training loop's thread.
-#ifndef TUNEFLEET_TRAINER_IO_MODEL_SAVER_H_
-#define TUNEFLEET_TRAINER_IO_MODEL_SAVER_H_
+#ifndef TUNEFLEET_TRAINER_TRAIN_MODEL_SAVER_H_
+#define TUNEFLEET_TRAINER_TRAIN_MODEL_SAVER_H_
 
 #include <chrono>
 #include <cstdint>
@@ -23,7 +23,7 @@
 #include "trainer/io/background_writer.h"
 #include "trainer/io/host_snapshot.h"
 #include "trainer/tasks/task_model.h"
-#include "trainer/train/train_config.h"
+#include "trainer/config/train_config.h"
 #include "trainer/train/train_state.h"
 
 namespace tunefleet {
@@ -72,4 +72,4 @@ class ModelSaver {
 }  // namespace trainer
 }  // namespace tunefleet
 
-#endif  // TUNEFLEET_TRAINER_IO_MODEL_SAVER_H_
+#endif  // TUNEFLEET_TRAINER_TRAIN_MODEL_SAVER_H_

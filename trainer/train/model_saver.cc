@@ -1,4 +1,4 @@
-#include "trainer/io/model_saver.h"
+#include "trainer/train/model_saver.h"
 
 #include <string>
 #include <utility>
@@ -6,7 +6,7 @@
 #include "common/file_util.h"
 #include "common/status_macros.h"
 #include "trainer/model/bert_model.h"
-#include "trainer/io/hf_model_folder.h"
+#include "trainer/model/hf_model_folder.h"
 #include "trainer/io/safetensors.h"
 
 namespace tunefleet {

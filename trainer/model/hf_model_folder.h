@@ -22,8 +22,8 @@
 // the names the config's family saves them), each written atomically; the family's tokenizer
 // files copied from a source folder; optionally the sentence-transformers files that name the
 // pooling. Thread-safety: thread-compatible.
-#ifndef TUNEFLEET_TRAINER_IO_HF_MODEL_FOLDER_H_
-#define TUNEFLEET_TRAINER_IO_HF_MODEL_FOLDER_H_
+#ifndef TUNEFLEET_TRAINER_MODEL_HF_MODEL_FOLDER_H_
+#define TUNEFLEET_TRAINER_MODEL_HF_MODEL_FOLDER_H_
 
 #include <cstdint>
 #include <map>
@@ -57,7 +57,7 @@ struct BertCheckpoint {
 absl::StatusOr<BertCheckpoint> LoadBertCheckpoint(const std::string& dir);
 
 // Logs the unexpected and missing keys of a checkpoint read from `dir` as transformers warns
-// about them (LoadBertCheckpoint does; trainer/io/checkpoint_cache.h repeats it on a hit).
+// about them (LoadBertCheckpoint does; trainer/model/checkpoint_cache.h repeats it on a hit).
 void LogCheckpointKeyWarnings(const std::string& dir, const BertCheckpoint& checkpoint);
 
 struct CheckpointSaveOptions {
@@ -80,4 +80,4 @@ absl::Status SaveBertCheckpoint(const std::string& dir, const BertConfig& config
 }  // namespace trainer
 }  // namespace tunefleet
 
-#endif  // TUNEFLEET_TRAINER_IO_HF_MODEL_FOLDER_H_
+#endif  // TUNEFLEET_TRAINER_MODEL_HF_MODEL_FOLDER_H_

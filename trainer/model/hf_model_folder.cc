@@ -1,4 +1,4 @@
-#include "trainer/io/hf_model_folder.h"
+#include "trainer/model/hf_model_folder.h"
 
 #include <sys/stat.h>
 

@@ -1,4 +1,4 @@
-#include "trainer/train/progress_watchdog.h"
+#include "trainer/distributed/progress_watchdog.h"
 
 #include <utility>
 

@@ -1,4 +1,4 @@
-#include "trainer/train/config_keys.h"
+#include "trainer/config/config_keys.h"
 
 namespace tunefleet {
 namespace trainer {

@@ -7,8 +7,8 @@
 //   output: {dir: runs/sbert, save: best, checkpoint: true, checkpoint_every_s: 300}
 //
 // Parsing checks types and ranges only; whether the files exist is checked when training starts.
-#ifndef TUNEFLEET_TRAINER_TRAIN_TRAIN_CONFIG_H_
-#define TUNEFLEET_TRAINER_TRAIN_TRAIN_CONFIG_H_
+#ifndef TUNEFLEET_TRAINER_CONFIG_TRAIN_CONFIG_H_
+#define TUNEFLEET_TRAINER_CONFIG_TRAIN_CONFIG_H_
 
 #include <cstdint>
 #include <memory>
@@ -18,7 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/yaml_config.h"
-#include "trainer/train/config_keys.h"  // TrainerConfigKeys, kMaxBatchSize
+#include "trainer/config/config_keys.h"  // TrainerConfigKeys, kMaxBatchSize
 
 namespace tunefleet {
 namespace trainer {
@@ -167,4 +167,4 @@ int64_t LocalRankCount(const TrainConfig& train, int local_gpus);
 }  // namespace trainer
 }  // namespace tunefleet
 
-#endif  // TUNEFLEET_TRAINER_TRAIN_TRAIN_CONFIG_H_
+#endif  // TUNEFLEET_TRAINER_CONFIG_TRAIN_CONFIG_H_

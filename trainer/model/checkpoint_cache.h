@@ -1,4 +1,4 @@
-// A process-wide host-memory cache of one Hugging Face BERT checkpoint (trainer/io/hf_model_folder.h),
+// A process-wide host-memory cache of one Hugging Face BERT checkpoint (trainer/model/hf_model_folder.h),
 // for warm trainer workers (trainer/commands/worker_command.h): the trials of a sweep start from the same
 // model folder, and reading and parsing its safetensors files is most of a warm trial's setup.
 //
@@ -15,13 +15,13 @@
 // sentence-transformers files (pooling, normalize, max length) are small and re-read on every hit.
 // Holding the entry costs the checkpoint's size in host memory (BERT-base: 0.44 GB).
 // Thread-safety: thread-safe (one mutex; a load holds it).
-#ifndef TUNEFLEET_TRAINER_IO_CHECKPOINT_CACHE_H_
-#define TUNEFLEET_TRAINER_IO_CHECKPOINT_CACHE_H_
+#ifndef TUNEFLEET_TRAINER_MODEL_CHECKPOINT_CACHE_H_
+#define TUNEFLEET_TRAINER_MODEL_CHECKPOINT_CACHE_H_
 
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "trainer/io/hf_model_folder.h"
+#include "trainer/model/hf_model_folder.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -41,4 +41,4 @@ absl::StatusOr<BertCheckpoint> LoadBertCheckpointCached(const std::string& dir,
 }  // namespace trainer
 }  // namespace tunefleet
 
-#endif  // TUNEFLEET_TRAINER_IO_CHECKPOINT_CACHE_H_
+#endif  // TUNEFLEET_TRAINER_MODEL_CHECKPOINT_CACHE_H_

@@ -5,8 +5,8 @@
 // or died leaves within the timeout whatever its backend does (NCCL's own watchdog notices at
 // the timeout but then held the process about a minute more on the 2xH200 host).
 // Thread-safety: Pet() from any thread; the destructor stops the watchdog's thread.
-#ifndef TUNEFLEET_TRAINER_TRAIN_PROGRESS_WATCHDOG_H_
-#define TUNEFLEET_TRAINER_TRAIN_PROGRESS_WATCHDOG_H_
+#ifndef TUNEFLEET_TRAINER_DISTRIBUTED_PROGRESS_WATCHDOG_H_
+#define TUNEFLEET_TRAINER_DISTRIBUTED_PROGRESS_WATCHDOG_H_
 
 #include <atomic>
 #include <chrono>
@@ -47,4 +47,4 @@ class ProgressWatchdog {
 }  // namespace trainer
 }  // namespace tunefleet
 
-#endif  // TUNEFLEET_TRAINER_TRAIN_PROGRESS_WATCHDOG_H_
+#endif  // TUNEFLEET_TRAINER_DISTRIBUTED_PROGRESS_WATCHDOG_H_

@@ -1,4 +1,4 @@
-#include "trainer/io/checkpoint_cache.h"
+#include "trainer/model/checkpoint_cache.h"
 
 #include <limits.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include "trainer/train/train_config.h"
+#include "trainer/config/train_config.h"
 
 #include <algorithm>
 #include <cmath>
