@@ -73,7 +73,7 @@ out=$(printf 'Hello\r\n\n' | "$TRAINER" tokenize --vocab "$VOCAB" | tr '\n' '|')
 
 # Bad input.
 "$TRAINER" tokenize --help | grep -q -- '--pair' || fail "--help lacks --pair"
-one_line_error '--vocab is required' "$TRAINER" tokenize < /dev/null
+one_line_error 'give one of --vocab and --model' "$TRAINER" tokenize < /dev/null
 one_line_error '/nonexistent/vocab.txt: cannot open' \
   "$TRAINER" tokenize --vocab /nonexistent/vocab.txt < /dev/null
 printf 'hello\nworld\n' > "$tmp/vocab.txt"
