@@ -1,6 +1,7 @@
 #include "common/child_process.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -31,6 +32,7 @@ struct ChildSetup {
   bool stderr_to_log = false;
   bool inherit_stdio = false;
   int err_w = -1;     // the stderr pipe's write end
+  int out_w = -1;     // the stdout pipe's write end (capture_stdout)
   int status_w = -1;  // gets execve's errno if it fails (close-on-exec: EOF when it succeeds)
 };
 
@@ -46,7 +48,11 @@ int RunChild(void* arg) {
   if (!s.inherit_stdio) {
     const int devnull = ::open("/dev/null", O_RDONLY);
     if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
-    if (s.log_fd >= 0) ::dup2(s.log_fd, STDOUT_FILENO);
+    if (s.out_w >= 0) {
+      ::dup2(s.out_w, STDOUT_FILENO);
+    } else if (s.log_fd >= 0) {
+      ::dup2(s.log_fd, STDOUT_FILENO);
+    }
     ::dup2(s.stderr_to_log ? s.log_fd : s.err_w, STDERR_FILENO);
   }
   ::execve(s.exec->argv()[0], s.exec->argv(), s.exec->envp());
@@ -77,11 +83,12 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(const ProcessS
     if (!log.ok()) return log.status();
     child->log_fd_ = *log;
   }
-  int err_pipe[2] = {-1, -1}, status_pipe[2];
+  const bool capture = spec.capture_stdout && !spec.inherit_stdio;
+  int err_pipe[2] = {-1, -1}, out_pipe[2] = {-1, -1}, status_pipe[2];
   if ((!spec.inherit_stdio && ::pipe2(err_pipe, O_CLOEXEC) != 0) ||
-      ::pipe2(status_pipe, O_CLOEXEC) != 0) {
+      (capture && ::pipe2(out_pipe, O_CLOEXEC) != 0) || ::pipe2(status_pipe, O_CLOEXEC) != 0) {
     const int e = errno;
-    for (int fd : err_pipe) {
+    for (int fd : {err_pipe[0], err_pipe[1], out_pipe[0], out_pipe[1]}) {
       if (fd >= 0) ::close(fd);
     }
     return absl::InternalError(absl::StrCat("pipe: ", std::strerror(e)));
@@ -94,6 +101,7 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(const ProcessS
   setup.stderr_to_log = spec.stderr_to_log && setup.log_fd >= 0;
   setup.inherit_stdio = spec.inherit_stdio;
   setup.err_w = err_pipe[1];
+  setup.out_w = out_pipe[1];
   setup.status_w = status_pipe[1];
   const bool keep_stderr_pipe = !spec.inherit_stdio && !setup.stderr_to_log;
   // The child runs on its own stack in the parent's memory until it execs (CLONE_VM |
@@ -110,12 +118,14 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(const ProcessS
   const int clone_errno = errno;
   ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
   if (pid < 0) {
-    for (int fd : {err_pipe[0], err_pipe[1], status_pipe[0], status_pipe[1]}) {
+    for (int fd : {err_pipe[0], err_pipe[1], out_pipe[0], out_pipe[1], status_pipe[0],
+                   status_pipe[1]}) {
       if (fd >= 0) ::close(fd);
     }
     return absl::InternalError(absl::StrCat("clone: ", std::strerror(clone_errno)));
   }
   if (err_pipe[1] >= 0) ::close(err_pipe[1]);
+  if (out_pipe[1] >= 0) ::close(out_pipe[1]);
   ::close(status_pipe[1]);
   child->pid_ = pid;
   int exec_errno = 0;
@@ -126,11 +136,13 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(const ProcessS
   ::close(status_pipe[0]);
   if (n == static_cast<ssize_t>(sizeof(exec_errno))) {
     if (err_pipe[0] >= 0) ::close(err_pipe[0]);
+    if (out_pipe[0] >= 0) ::close(out_pipe[0]);
     child->Wait();
     child->pid_ = -1;
     return absl::FailedPreconditionError(
         absl::StrCat("cannot run ", spec.binary, ": ", std::strerror(exec_errno)));
   }
+  child->stdout_fd_ = out_pipe[0];
   if (!keep_stderr_pipe) {
     if (err_pipe[0] >= 0) ::close(err_pipe[0]);
     return child;
@@ -146,7 +158,26 @@ ChildProcess::~ChildProcess() {
     Wait();
   }
   if (stderr_fd_ >= 0) ::close(stderr_fd_);
+  if (stdout_fd_ >= 0) ::close(stdout_fd_);
   if (log_fd_ >= 0) ::close(log_fd_);
+}
+
+void ChildProcess::DrainUntilClosed() {
+  while (stdout_fd_ >= 0 || stderr_fd_ >= 0) {
+    pollfd fds[2] = {{stdout_fd_, POLLIN, 0}, {stderr_fd_, POLLIN, 0}};
+    if (::poll(fds, 2, -1) < 0 && errno != EINTR) return;
+    if (fds[0].revents != 0) {
+      char buf[65536];
+      const ssize_t n = ::read(stdout_fd_, buf, sizeof(buf));
+      if (n > 0) {
+        stdout_.append(buf, static_cast<size_t>(n));
+      } else if (n == 0 || errno != EINTR) {
+        ::close(stdout_fd_);
+        stdout_fd_ = -1;
+      }
+    }
+    if (fds[1].revents != 0) DrainStderr();
+  }
 }
 
 void ChildProcess::DrainStderr() {

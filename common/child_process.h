@@ -5,12 +5,14 @@
 // (Reap, Wait) or by a loop that reaps every child (SetExitStatus); stopped gracefully, then
 // hard (Stop, StopAll: SIGTERM to the group, SIGKILL after a grace).
 //
-// Its output: stdout to a log file (or the parent's), stderr through a pipe that the owner's
-// poll loop drains into the same log and a bounded tail (or straight into the log), or all
-// three streams the parent's (inherit_stdio).
+// Its output: stdout to a log file (or the parent's), or through a pipe into memory
+// (capture_stdout: a command whose answer is its output); stderr through a pipe that the
+// owner's poll loop drains into the same log and a bounded tail (or straight into the log);
+// or all three streams the parent's (inherit_stdio).
 //
 // Users: the agent's trainers and remote shells (launcher/), hpo's dev-mode head and agent
-// (hpo/dev_cluster.h), the trainer's own local ranks (trainer/distributed/local_ranks.h).
+// (hpo/dev_cluster.h), the trainer's own local ranks (trainer/distributed/local_ranks.h),
+// hpo's pre-sweep question to the trainer (hpo/config/trainer_query.h).
 //
 // An exec failure (missing binary, no permission) is reported by Start() itself, through a
 // close-on-exec status pipe, not as a mysterious exit code 127.
@@ -42,6 +44,8 @@ struct ProcessSpec {
   // stdin, stdout and stderr stay the parent's (log_path must be empty): no pipe, no tail.
   // Otherwise stdin is /dev/null.
   bool inherit_stdio = false;
+  // stdout through a pipe, kept whole in memory (captured_stdout()); log_path must be empty.
+  bool capture_stdout = false;
 };
 
 class ChildProcess {
@@ -57,6 +61,10 @@ class ChildProcess {
   void DrainStderr();
   // The last kTailBytes of stderr, starting at a line boundary when possible.
   std::string StderrTail() const;
+  // With capture_stdout: what stdout has written so far.
+  const std::string& captured_stdout() const { return stdout_; }
+  // Drains stdout (with capture_stdout) and stderr, blocking, until both reach end of file.
+  void DrainUntilClosed();
   // Sends `signal` to the process group (nothing once it exited).
   void Signal(int signal);
 
@@ -90,8 +98,10 @@ class ChildProcess {
   ChildProcess() = default;
   pid_t pid_ = -1;
   int stderr_fd_ = -1;
+  int stdout_fd_ = -1;
   int log_fd_ = -1;
   std::string tail_;
+  std::string stdout_;
   bool exited_ = false;
   int exit_code_ = -1;
   int term_signal_ = 0;

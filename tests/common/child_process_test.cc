@@ -120,6 +120,20 @@ TEST(ChildProcessTest, StderrGoesToTheLogAndTheTail) {
   EXPECT_THAT(log, HasSubstr("to-stderr\n"));
 }
 
+TEST(ChildProcessTest, CapturedStdoutIsKeptWholeAndApartFromStderr) {
+  // More than a pipe holds (64 KiB), so the child blocks unless both pipes are drained.
+  ProcessSpec spec = Shell(
+      "head -c 200000 /dev/zero | tr '\\0' x; echo; echo to-stderr >&2; exit 3");
+  spec.capture_stdout = true;
+  absl::StatusOr<std::unique_ptr<ChildProcess>> child = ChildProcess::Start(spec);
+  ASSERT_TRUE(child.ok()) << child.status();
+  (*child)->DrainUntilClosed();
+  (*child)->Wait();
+  EXPECT_EQ((*child)->captured_stdout(), std::string(200000, 'x') + "\n");
+  EXPECT_EQ((*child)->StderrTail(), "to-stderr\n");
+  EXPECT_EQ((*child)->exit_code(), 3);
+}
+
 TEST(ChildProcessTest, InheritedStdioWritesToTheParentsStreams) {
   const std::string dir = FreshTestDir("child_process_stdio");
   const std::string out = dir + "/parent-stderr";
