@@ -3,7 +3,9 @@
 // must replay the forward's random masks), the loss and every parameter gradient agree to float
 // rounding in fp32, and under bf16 autocast (the recomputation must run under the forward's
 // autocast state). Also: a batch without padding gives the same result with no mask as with an
-// all-ones mask (the path that lets SDPA pick its flash kernel).
+// all-ones mask (the path that lets SDPA pick its flash kernel). MPNet
+// (data/golden/families/mpnet): its relative position bias, one table all layers share, gets the
+// same gradient through the recomputation.
 #include <map>
 #include <string>
 
@@ -17,9 +19,10 @@ namespace trainer {
 namespace {
 
 constexpr char kModel[] = "data/bert-tiny-random";
+constexpr char kMpnet[] = "data/golden/families/mpnet";
 
-BertModel TrainingModel(bool checkpointing) {
-  auto checkpoint = LoadBertCheckpoint(kModel);
+BertModel TrainingModel(bool checkpointing, const char* dir = kModel) {
+  auto checkpoint = LoadBertCheckpoint(dir);
   EXPECT_TRUE(checkpoint.ok()) << checkpoint.status();
   BertModel model(checkpoint->config);  // dropout 0.1 from config.json
   EXPECT_TRUE(LoadBertWeights(model, checkpoint->tensors).ok());
@@ -35,7 +38,9 @@ struct Result {
 
 Result LossAndGrads(BertModel& model, Precision precision, uint64_t dropout_seed = 11) {
   torch::manual_seed(3);
-  const torch::Tensor ids = torch::randint(1000, 30000, {4, 12}, torch::kLong);
+  const int64_t vocab = model->config().vocab_size;
+  const torch::Tensor ids =
+      torch::randint(vocab / 30, vocab * 30000 / 30522, {4, 12}, torch::kLong);
   torch::Tensor mask = torch::ones({4, 12}, torch::kLong);
   mask.index_put_({1, torch::indexing::Slice(7)}, 0);
   mask.index_put_({3, torch::indexing::Slice(3)}, 0);
@@ -71,6 +76,16 @@ TEST(GradCheckpointing, SameGradientsInFp32WithDropout) {
   const Result a = LossAndGrads(plain, Precision::kFp32);
   const Result b = LossAndGrads(checkpointed, Precision::kFp32);
   EXPECT_EQ(a.grads.size(), plain->parameters().size());
+  ExpectSame(a, b, 1e-5);
+}
+
+TEST(GradCheckpointing, SameGradientsForMpnetsRelativePositionBias) {
+  BertModel plain = TrainingModel(false, kMpnet), checkpointed = TrainingModel(true, kMpnet);
+  const Result a = LossAndGrads(plain, Precision::kFp32);
+  const Result b = LossAndGrads(checkpointed, Precision::kFp32);
+  EXPECT_EQ(a.grads.size(), plain->parameters().size());
+  ASSERT_EQ(b.grads.count("encoder.relative_attention_bias.weight"), 1u);
+  EXPECT_GT(b.grads.at("encoder.relative_attention_bias.weight").abs().max().item<double>(), 0);
   ExpectSame(a, b, 1e-5);
 }
 

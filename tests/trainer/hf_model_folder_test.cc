@@ -191,7 +191,7 @@ TEST(CheckpointTest, MalformedConfigNamesFileAndKey) {
       {with("\"hidden_act\": \"gelu\"", "\"hidden_act\": \"gelu_42\""), {"\"hidden_act\"", "gelu_42"}},
       {with("\"hidden_dropout_prob\": 0.1", "\"hidden_dropout_prob\": 2"), {"\"hidden_dropout_prob\""}},
       {with("\"vocab_size\": 30522", "\"vocab_size\": -5"), {"\"vocab_size\"", ">= 1"}},
-      {with("\"model_type\": \"bert\"", "\"model_type\": \"roberta\""), {"\"model_type\"", "roberta"}},
+      {with("\"model_type\": \"bert\"", "\"model_type\": \"gpt2\""), {"\"model_type\"", "gpt2"}},
       {with("\"pad_token_id\": 0", "\"pad_token_id\": null"), {"\"pad_token_id\""}},
       {"[1, 2]", {"config.json", "object"}},
   };

@@ -46,7 +46,8 @@ absl::Status GetJsonInt(const Json& j, absl::string_view path, const char* key, 
   if (!it->is_number_integer()) {
     return JsonKeyError(path, key, absl::StrCat("must be an integer, got ", JsonBrief(*it)));
   }
-  if (it->is_number_unsigned() ? it->get<uint64_t>() > INT64_MAX : it->get<int64_t>() < min) {
+  // (A parsed non-negative number is unsigned: the bound applies to it too.)
+  if ((it->is_number_unsigned() && it->get<uint64_t>() > INT64_MAX) || it->get<int64_t>() < min) {
     return JsonKeyError(path, key, absl::StrCat("must be >= ", min, ", got ", JsonBrief(*it)));
   }
   *out = it->get<int64_t>();

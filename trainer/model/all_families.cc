@@ -1,6 +1,8 @@
 #include "trainer/model/all_families.h"
 
 #include "trainer/model/bert_family.h"
+#include "trainer/model/mpnet_family.h"
+#include "trainer/model/roberta_family.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -8,6 +10,9 @@ namespace trainer {
 const std::vector<const ModelFamily*>& AllModelFamilies() {
   static const auto* const kFamilies = new std::vector<const ModelFamily*>{
       &BertFamily(),
+      &RobertaFamily(),
+      &XlmRobertaFamily(),
+      &MpnetFamily(),
   };
   return *kFamilies;
 }

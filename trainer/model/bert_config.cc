@@ -2,6 +2,7 @@
 
 #include <iterator>
 #include <set>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -28,10 +29,14 @@ constexpr IntKey kSizeKeys[] = {{"vocab_size", &BertConfig::vocab_size, 1},
                                 {"num_hidden_layers", &BertConfig::num_hidden_layers, 1},
                                 {"num_attention_heads", &BertConfig::num_attention_heads, 1},
                                 {"intermediate_size", &BertConfig::intermediate_size, 1}};
-// After hidden_act.
-constexpr IntKey kEmbeddingKeys[] = {
-    {"max_position_embeddings", &BertConfig::max_position_embeddings, 1},
-    {"type_vocab_size", &BertConfig::type_vocab_size, 1}};
+// After hidden_act; the last two where the dialect has them. transformers' MPNet buckets relative
+// positions into 32 whatever its config says (MPNetEncoder.compute_position_bias), so fewer rows
+// would be indexed out of range.
+constexpr IntKey kPositionKey = {"max_position_embeddings", &BertConfig::max_position_embeddings,
+                                 1};
+constexpr IntKey kTypeKey = {"type_vocab_size", &BertConfig::type_vocab_size, 1};
+constexpr IntKey kBucketKey = {"relative_attention_num_buckets",
+                               &BertConfig::relative_attention_num_buckets, 32};
 constexpr DoubleKey kDoubleKeys[] = {
     {"layer_norm_eps", &BertConfig::layer_norm_eps},
     {"hidden_dropout_prob", &BertConfig::hidden_dropout_prob},
@@ -44,6 +49,14 @@ absl::Status GetInts(const Json& j, absl::string_view path, const IntKey* begin,
     RETURN_IF_ERROR(GetJsonInt(j, path, k->key, k->min, &(c.*(k->field))));
   }
   return absl::OkStatus();
+}
+
+// The integer keys after hidden_act, as `dialect` has them.
+std::vector<IntKey> EmbeddingKeys(const ConfigDialect& dialect) {
+  std::vector<IntKey> keys = {kPositionKey};
+  if (dialect.token_types) keys.push_back(kTypeKey);
+  if (dialect.relative_attention) keys.push_back(kBucketKey);
+  return keys;
 }
 
 absl::Status GetHiddenAct(const Json& j, absl::string_view path, BertConfig& c) {
@@ -62,21 +75,32 @@ absl::Status GetHiddenAct(const Json& j, absl::string_view path, BertConfig& c) 
 
 }  // namespace
 
-absl::StatusOr<BertConfig> ParseBertConfig(absl::string_view json, absl::string_view path) {
+int64_t MaxSequenceLength(const BertConfig& c) {
+  return c.padded_position_ids ? c.max_position_embeddings - c.pad_token_id - 1
+                               : c.max_position_embeddings;
+}
+
+absl::StatusOr<BertConfig> ParseEncoderConfig(absl::string_view json, absl::string_view path,
+                                              const ConfigDialect& dialect) {
   const std::string p(path);
   ASSIGN_OR_RETURN(Json j, ParseJsonFile(p, std::string(json)));
   if (!j.is_object()) {
     return absl::InvalidArgumentError(absl::StrCat(p, ": expected a JSON object"));
   }
   BertConfig c;
+  c.model_type = dialect.model_type;
   c.source_json = std::string(json);
+  c.padded_position_ids = dialect.padded_position_ids;
+  if (!dialect.token_types) c.type_vocab_size = 0;
   if (auto it = j.find("position_embedding_type"); it != j.end() && *it != "absolute") {
     return JsonKeyError(p, "position_embedding_type",
                         absl::StrCat("must be \"absolute\", got ", JsonBrief(*it)));
   }
   RETURN_IF_ERROR(GetInts(j, p, std::begin(kSizeKeys), std::end(kSizeKeys), c));
   RETURN_IF_ERROR(GetHiddenAct(j, p, c));
-  RETURN_IF_ERROR(GetInts(j, p, std::begin(kEmbeddingKeys), std::end(kEmbeddingKeys), c));
+  const std::vector<IntKey> embedding_keys = EmbeddingKeys(dialect);
+  RETURN_IF_ERROR(
+      GetInts(j, p, embedding_keys.data(), embedding_keys.data() + embedding_keys.size(), c));
   for (const DoubleKey& k : kDoubleKeys) {
     RETURN_IF_ERROR(GetJsonDouble(j, p, k.key, 0.0, 1.0, &(c.*(k.field))));
   }
@@ -92,19 +116,30 @@ absl::StatusOr<BertConfig> ParseBertConfig(absl::string_view json, absl::string_
                                                         ") must be < vocab_size (", c.vocab_size,
                                                         ")"));
   }
+  if (MaxSequenceLength(c) < 1) {
+    return JsonKeyError(
+        p, "max_position_embeddings",
+        absl::StrCat("(", c.max_position_embeddings, ") must exceed pad_token_id + 1 (",
+                     c.pad_token_id + 1, "): position ids start after the padding id"));
+  }
   return c;
 }
 
-std::string BertConfigToJson(const BertConfig& c, const std::string& dtype) {
+absl::StatusOr<BertConfig> ParseBertConfig(absl::string_view json, absl::string_view path) {
+  return ParseEncoderConfig(json, path, kBertDialect);
+}
+
+std::string EncoderConfigToJson(const BertConfig& c, const std::string& dtype,
+                                const ConfigDialect& dialect) {
   Json j = Json::object();
   if (!c.source_json.empty()) {
     Json source = Json::parse(c.source_json, nullptr, /*allow_exceptions=*/false);
     if (source.is_object()) j = std::move(source);
   }
-  j["architectures"] = {"BertModel"};
-  j["model_type"] = kBertModelType;
+  j["architectures"] = {dialect.architecture};
+  j["model_type"] = dialect.model_type;
   for (const IntKey& k : kSizeKeys) j[k.key] = c.*(k.field);
-  for (const IntKey& k : kEmbeddingKeys) j[k.key] = c.*(k.field);
+  for (const IntKey& k : EmbeddingKeys(dialect)) j[k.key] = c.*(k.field);
   j["hidden_act"] = c.hidden_act;
   for (const DoubleKey& k : kDoubleKeys) j[k.key] = c.*(k.field);
   j[kPadKey.key] = c.pad_token_id;
@@ -115,16 +150,23 @@ std::string BertConfigToJson(const BertConfig& c, const std::string& dtype) {
   return JsonText(j);
 }
 
+std::string BertConfigToJson(const BertConfig& c, const std::string& dtype) {
+  return EncoderConfigToJson(c, dtype, kBertDialect);
+}
+
 std::vector<std::pair<std::string, std::vector<int64_t>>> BertParameterShapes(
     const BertConfig& c, bool with_pooler) {
   const int64_t h = c.hidden_size, in = c.intermediate_size;
   std::vector<std::pair<std::string, std::vector<int64_t>>> out = {
       {"embeddings.word_embeddings.weight", {c.vocab_size, h}},
       {"embeddings.position_embeddings.weight", {c.max_position_embeddings, h}},
-      {"embeddings.token_type_embeddings.weight", {c.type_vocab_size, h}},
       {"embeddings.LayerNorm.weight", {h}},
       {"embeddings.LayerNorm.bias", {h}},
   };
+  if (c.type_vocab_size > 0) {
+    out.insert(out.begin() + 2,
+               {"embeddings.token_type_embeddings.weight", {c.type_vocab_size, h}});
+  }
   for (int64_t i = 0; i < c.num_hidden_layers; ++i) {
     const std::string l = absl::StrCat("encoder.layer.", i, ".");
     for (const char* qkv : {"query", "key", "value"}) {
@@ -141,6 +183,10 @@ std::vector<std::pair<std::string, std::vector<int64_t>>> BertParameterShapes(
     out.push_back({l + "output.dense.bias", {h}});
     out.push_back({l + "output.LayerNorm.weight", {h}});
     out.push_back({l + "output.LayerNorm.bias", {h}});
+  }
+  if (c.relative_attention_num_buckets > 0) {
+    out.push_back({"encoder.relative_attention_bias.weight",
+                   {c.relative_attention_num_buckets, c.num_attention_heads}});
   }
   if (with_pooler) {
     out.push_back({"pooler.dense.weight", {h, h}});

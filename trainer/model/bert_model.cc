@@ -20,6 +20,7 @@
 #include "trainer/model/autocast.h"
 #include "trainer/model/fused_linear.h"
 #include "trainer/model/fused_norm.h"
+#include "trainer/model/positions.h"
 
 // LibTorch 2.0 brought the fused attention kernels (flash / memory-efficient / math).
 #if TORCH_VERSION_MAJOR >= 2
@@ -33,21 +34,6 @@ namespace trainer {
 namespace {
 
 constexpr double kInitializerRange = 0.02;  // transformers' BertConfig default
-
-// torch.finfo(dtype).min, which transformers puts at masked positions.
-double LowestValue(torch::ScalarType dtype) {
-  switch (dtype) {
-    case torch::kHalf: return -65504.0;
-    case torch::kBFloat16: return -3.3895313892515355e38;
-    case torch::kDouble: return std::numeric_limits<double>::lowest();
-    default: return std::numeric_limits<float>::lowest();
-  }
-}
-
-// [B, T] 1 = attend, 0 = padding -> additive bias [B, 1, 1, T] in `dtype`.
-torch::Tensor AttentionBias(const torch::Tensor& mask, torch::ScalarType dtype) {
-  return (1.0 - mask.to(dtype)).mul(LowestValue(dtype)).unsqueeze(1).unsqueeze(2);
-}
 
 torch::Tensor Activate(const torch::Tensor& x, const std::string& act) {
   if (act == "gelu") return torch::gelu(x);  // exact (erf)
@@ -89,8 +75,9 @@ class SelfAttentionImpl : public torch::nn::Module {
 
   void set_fused_qkv(bool on) { fused_qkv_ = on; }
 
-  // x [B, T, H], mask [B, T] -> context [B, T, H]
-  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& mask) {
+  // x [B, T, H], mask [B, T], position_bias [1, heads, T, T] or undefined -> context [B, T, H]
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& mask,
+                        const torch::Tensor& position_bias) {
     const int64_t b = x.size(0), t = x.size(1);
     auto heads = [&](const torch::Tensor& y) {
       return y.view({b, t, heads_, head_dim_}).transpose(1, 2);  // [B, heads, T, d]
@@ -113,7 +100,7 @@ class SelfAttentionImpl : public torch::nn::Module {
     }
     // No mask: nothing is padded (transformers drops an all-ones mask too), so SDPA may pick
     // the flash kernel.
-    const torch::Tensor bias = mask.defined() ? AttentionBias(mask, q.scalar_type()) : torch::Tensor();
+    const torch::Tensor bias = AttentionBias(mask, position_bias, q.scalar_type());
     const double p = is_training() ? dropout_ : 0.0;
 #if TUNEFLEET_HAS_SDPA
     const torch::Tensor context =
@@ -164,29 +151,42 @@ class ResidualNormImpl : public torch::nn::Module {
 
 class BertEmbeddingsImpl : public torch::nn::Module {
  public:
-  explicit BertEmbeddingsImpl(const BertConfig& c) : dropout_(c.hidden_dropout_prob) {
+  explicit BertEmbeddingsImpl(const BertConfig& c)
+      : dropout_(c.hidden_dropout_prob),
+        padded_positions_(c.padded_position_ids),
+        pad_(c.pad_token_id) {
     word_ = register_module(
         "word_embeddings",
         torch::nn::Embedding(
             torch::nn::EmbeddingOptions(c.vocab_size, c.hidden_size).padding_idx(c.pad_token_id)));
-    position_ = register_module("position_embeddings",
-                                torch::nn::Embedding(c.max_position_embeddings, c.hidden_size));
-    token_type_ = register_module("token_type_embeddings",
-                                  torch::nn::Embedding(c.type_vocab_size, c.hidden_size));
+    auto positions = torch::nn::EmbeddingOptions(c.max_position_embeddings, c.hidden_size);
+    if (padded_positions_) positions.padding_idx(pad_);
+    position_ = register_module("position_embeddings", torch::nn::Embedding(positions));
+    if (c.type_vocab_size > 0) {
+      token_type_ = register_module("token_type_embeddings",
+                                    torch::nn::Embedding(c.type_vocab_size, c.hidden_size));
+    }
     norm_ = register_module(
         "LayerNorm",
         torch::nn::LayerNorm(torch::nn::LayerNormOptions({c.hidden_size}).eps(c.layer_norm_eps)));
   }
 
+  // token_types undefined: zeros.
   torch::Tensor forward(const torch::Tensor& ids, const torch::Tensor& token_types) {
-    const torch::Tensor positions = torch::arange(ids.size(1), ids.options()).unsqueeze(0);
-    torch::Tensor x = word_(ids) + token_type_(token_types);
+    const torch::Tensor positions = padded_positions_
+                                        ? PaddedPositionIds(ids, pad_)
+                                        : torch::arange(ids.size(1), ids.options()).unsqueeze(0);
+    torch::Tensor x = word_(ids);
+    if (token_type_)
+      x = x + token_type_(token_types.defined() ? token_types : torch::zeros_like(ids));
     x = x + position_(positions);
     return torch::dropout(norm_(x), dropout_, is_training());
   }
 
  private:
   double dropout_;
+  bool padded_positions_;
+  int64_t pad_;
   torch::nn::Embedding word_{nullptr}, position_{nullptr}, token_type_{nullptr};
   torch::nn::LayerNorm norm_{nullptr};
 };
@@ -208,8 +208,10 @@ class BertLayerImpl : public torch::nn::Module {
   void set_fused_qkv(bool on) { self_->set_fused_qkv(on); }
 
   // x.full is the residual stream; x.for_matmul() what the projections read (trainer/model/fused_norm.h).
-  NormOutput forward(const NormOutput& x, const torch::Tensor& mask) {
-    const NormOutput a = attention_output_->forward(self_->forward(x.for_matmul(), mask), x.full);
+  NormOutput forward(const NormOutput& x, const torch::Tensor& mask,
+                     const torch::Tensor& position_bias) {
+    const NormOutput a =
+        attention_output_->forward(self_->forward(x.for_matmul(), mask, position_bias), x.full);
     return output_->forward(Activate(intermediate_->forward(a.for_matmul()), act_), a.full);
   }
 
@@ -226,11 +228,17 @@ namespace {
 // Activation checkpointing of one layer, as torch.utils.checkpoint (reentrant) does it: the
 // forward runs without recording, keeping only its input; the backward runs the layer again
 // with recording on, under the forward's autocast state and random-number state (so dropout
-// draws the same mask), and back-propagates through that.
+// draws the same mask), and back-propagates through that. An absent mask or position bias travels
+// as an empty tensor (LibTorch 1.13's custom functions take no undefined ones).
+torch::Tensor OrEmpty(const torch::Tensor& t, const torch::Tensor& like) {
+  return t.defined() ? t : torch::empty({0}, like.options());
+}
+torch::Tensor OrNone(const torch::Tensor& t) { return t.numel() == 0 ? torch::Tensor() : t; }
+
 struct CheckpointedLayer : public torch::autograd::Function<CheckpointedLayer> {
   static torch::Tensor forward(torch::autograd::AutogradContext* ctx, torch::Tensor x,
-                               torch::Tensor mask, int64_t layer) {
-    ctx->save_for_backward({x, mask});
+                               torch::Tensor mask, torch::Tensor position_bias, int64_t layer) {
+    ctx->save_for_backward({x, mask, position_bias});
     ctx->saved_data["layer"] = layer;
     ctx->saved_data["precision"] = static_cast<int64_t>(CurrentAutocast(x.device().type()));
     at::Generator gen = at::globalContext().defaultGenerator(x.device());
@@ -238,13 +246,17 @@ struct CheckpointedLayer : public torch::autograd::Function<CheckpointedLayer> {
       std::lock_guard<std::mutex> lock(gen.mutex());
       ctx->saved_data["rng"] = gen.get_state();
     }
-    return reinterpret_cast<BertLayerImpl*>(layer)->forward(NormOutput{x, {}}, mask).full;
+    return reinterpret_cast<BertLayerImpl*>(layer)
+        ->forward(NormOutput{x, {}}, OrNone(mask), OrNone(position_bias))
+        .full;
   }
 
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
                                                  torch::autograd::variable_list grads) {
     const auto saved = ctx->get_saved_variables();
     torch::Tensor x = saved[0].detach().requires_grad_(true);
+    torch::Tensor bias = OrNone(saved[2]);  // MPNet's relative position bias: its gradient too
+    if (bias.defined() && bias.requires_grad()) bias = bias.detach().requires_grad_(true);
     auto* layer = reinterpret_cast<BertLayerImpl*>(ctx->saved_data["layer"].toInt());
     const auto precision = static_cast<Precision>(ctx->saved_data["precision"].toInt());
     at::Generator gen = at::globalContext().defaultGenerator(x.device());
@@ -258,14 +270,15 @@ struct CheckpointedLayer : public torch::autograd::Function<CheckpointedLayer> {
     {
       torch::AutoGradMode enable(true);
       AutocastScope autocast(x.device().type(), precision);
-      y = layer->forward(NormOutput{x, {}}, saved[1]).full;
+      y = layer->forward(NormOutput{x, {}}, OrNone(saved[1]), bias).full;
     }
     {
       std::lock_guard<std::mutex> lock(gen.mutex());
       gen.set_state(outer_rng);
     }
     torch::autograd::backward({y}, {grads[0]});
-    return {x.grad(), torch::Tensor(), torch::Tensor()};
+    return {x.grad(), torch::Tensor(), bias.defined() ? bias.grad() : torch::Tensor(),
+            torch::Tensor()};
   }
 };
 
@@ -279,6 +292,11 @@ BertModelImpl::BertModelImpl(const BertConfig& config, bool add_pooling_layer, b
   for (int64_t i = 0; i < config.num_hidden_layers; ++i) {
     layers_.push_back(std::make_shared<BertLayerImpl>(config));
     layers->push_back(layers_.back());
+  }
+  if (config.relative_attention_num_buckets > 0) {
+    relative_attention_bias_ = encoder->register_module(
+        "relative_attention_bias",
+        torch::nn::Embedding(config.relative_attention_num_buckets, config.num_attention_heads));
   }
   if (add_pooling_layer) {
     auto pooler = register_module("pooler", std::make_shared<torch::nn::Module>());
@@ -309,16 +327,23 @@ void BertModelImpl::set_fused_qkv(bool on) {
 BertOutput BertModelImpl::forward(const torch::Tensor& input_ids,
                                   const torch::Tensor& token_type_ids,
                                   const torch::Tensor& attention_mask) {
-  const torch::Tensor types = token_type_ids.defined() ? token_type_ids : torch::zeros_like(input_ids);
+  // One token type or none: the ids given are ignored (a RoBERTa under a BertTokenizer gets 1s).
+  const torch::Tensor types = config_.type_vocab_size > 1 ? token_type_ids : torch::Tensor();
   const torch::Tensor& mask = attention_mask;  // undefined: nothing is padded
   NormOutput h{embeddings_->forward(input_ids, types), {}};
+  torch::Tensor position_bias;  // MPNet's [1, heads, T, T], shared by all layers
+  if (relative_attention_bias_) {
+    position_bias = RelativePositionBias(relative_attention_bias_, input_ids.size(1));
+  }
   const bool checkpoint = gradient_checkpointing_ && is_training() && torch::GradMode::is_enabled();
   for (const auto& layer : layers_) {
     if (checkpoint && h.full.requires_grad()) {
       h = NormOutput{
-          CheckpointedLayer::apply(h.full, mask, reinterpret_cast<int64_t>(layer.get())), {}};
+          CheckpointedLayer::apply(h.full, OrEmpty(mask, h.full), OrEmpty(position_bias, h.full),
+                                   reinterpret_cast<int64_t>(layer.get())),
+          {}};
     } else {
-      h = layer->forward(h, mask);
+      h = layer->forward(h, mask, position_bias);
     }
   }
   BertOutput out;
@@ -349,15 +374,21 @@ absl::StatusOr<BertOutput> BertForward(BertModel& model, const torch::Tensor& in
   try {
     if (!input_ids.defined()) return absl::InvalidArgumentError("input_ids is undefined");
     RETURN_IF_ERROR(check(input_ids, "input_ids", c.vocab_size));
-    RETURN_IF_ERROR(check(token_type_ids, "token_type_ids", c.type_vocab_size));
+    // One token type or none: any ids are taken as zeros.
+    RETURN_IF_ERROR(
+        check(token_type_ids, "token_type_ids",
+              c.type_vocab_size > 1 ? c.type_vocab_size : std::numeric_limits<int64_t>::max()));
     RETURN_IF_ERROR(check(attention_mask, "attention_mask", 2));
     if (input_ids.size(0) == 0 || input_ids.size(1) == 0) {
       return absl::InvalidArgumentError("input_ids is empty");
     }
-    if (input_ids.size(1) > c.max_position_embeddings) {
-      return absl::InvalidArgumentError(absl::StrCat("sequence length ", input_ids.size(1),
-                                                     " exceeds max_position_embeddings ",
-                                                     c.max_position_embeddings));
+    if (input_ids.size(1) > MaxSequenceLength(c)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("sequence length ", input_ids.size(1), " exceeds max_position_embeddings ",
+                       c.max_position_embeddings,
+                       c.padded_position_ids
+                           ? absl::StrCat(" less pad_token_id + 1 (", MaxSequenceLength(c), ")")
+                           : ""));
     }
     const torch::Device device = model->parameters().front().device();
     auto on = [&](const torch::Tensor& t) { return t.defined() ? t.to(device) : t; };

@@ -1,10 +1,15 @@
-// The BERT encoder of Hugging Face transformers' BertModel, as LibTorch modules:
-//   embeddings: word + token_type + position, LayerNorm(eps), dropout;
-//   N layers: self-attention (softmax(QK^T/sqrt(d) + mask) V; scaled_dot_product_attention on
-//   LibTorch >= 2.0), dense + dropout + residual LayerNorm, feed-forward (hidden_act, GELU = erf),
+// The BERT encoder of Hugging Face transformers' BertModel, as LibTorch modules, shared by the
+// model families (trainer/model/model_family.h), whose config fields pick their variants:
+//   embeddings: word + token_type + position, LayerNorm(eps), dropout; position ids 0, 1, 2, ...
+//   or after the padding id (padded_position_ids: RoBERTa, MPNet); no token_type_embeddings when
+//   type_vocab_size is 0 (MPNet), token_type_ids ignored when it is at most 1;
+//   N layers: self-attention (softmax(QK^T/sqrt(d) + bias) V; scaled_dot_product_attention on
+//   LibTorch >= 2.0; bias = padding mask, plus MPNet's relative position bias from
+//   encoder.relative_attention_bias, computed once per forward: trainer/model/positions.h),
+//   dense + dropout + residual LayerNorm, feed-forward (hidden_act, GELU = erf),
 //   dense + dropout + residual LayerNorm; pooler: tanh(dense(state of [CLS])).
 // The additive attention mask is (1 - mask) * lowest value of the compute dtype, as transformers
-// builds it. Parameter names are exactly BertModel's state_dict names
+// builds it. Parameter names are exactly BertModel's state_dict names (the families map theirs)
 // ("embeddings.word_embeddings.weight", "encoder.layer.0.attention.self.query.weight", ...,
 // "pooler.dense.weight"), so checkpoints load and save by name (trainer/model/hf_model_folder.h).
 // Fresh parameters are initialised like transformers (normal(0, 0.02), zero biases, LayerNorm 1/0,
@@ -19,6 +24,7 @@
 #include <vector>
 
 #include <torch/nn/module.h>
+#include <torch/nn/modules/embedding.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 #include <torch/types.h>
@@ -69,10 +75,11 @@ class BertModelImpl : public torch::nn::Module {
   std::shared_ptr<BertEmbeddingsImpl> embeddings_;
   std::vector<std::shared_ptr<BertLayerImpl>> layers_;
   std::shared_ptr<BertDenseImpl> pooler_dense_;
+  torch::nn::Embedding relative_attention_bias_{nullptr};  // MPNet's; null without
 };
 TORCH_MODULE(BertModel);
 
-// Checks the inputs (shapes, dtypes, id ranges, length <= max_position_embeddings), then runs
+// Checks the inputs (shapes, dtypes, id ranges, length <= MaxSequenceLength), then runs
 // the model; LibTorch errors become a Status.
 absl::StatusOr<BertOutput> BertForward(BertModel& model, const torch::Tensor& input_ids,
                                        const torch::Tensor& token_type_ids,

@@ -37,7 +37,7 @@ int64_t MaxLenOrDefault(int64_t flag, const BertCheckpoint& info) {
   if (max_len == 0) {
     max_len = info.max_seq_length > 0 ? info.max_seq_length : WordPieceTokenizer::kDefaultMaxLen;
   }
-  return std::min(max_len, info.config.max_position_embeddings);
+  return std::min(max_len, MaxSequenceLength(info.config));
 }
 
 absl::StatusOr<torch::Device> TargetDevice(const std::string& device, int local_rank) {

@@ -1,14 +1,18 @@
 // A model family: one kind of Hugging Face encoder folder (config.json's `model_type`), as the
 // trainer reads, builds, tokenizes for and writes it. Each family is one module
-// (trainer/model/NAME_family.{h,cc}) listed once in trainer/model/all_families.cc; everything
-// else asks trainer/model/model_family_registry.h and compares no model_type itself.
+// (trainer/model/NAME_family.{h,cc}: bert, roberta (with xlm-roberta), mpnet) listed once in
+// trainer/model/all_families.cc; everything else asks trainer/model/model_family_registry.h and
+// compares no model_type itself. The families derive from trainer/model/encoder_family.h, which
+// does the config (in the family's ConfigDialect), the parameters and the tokenizer; a family
+// adds the names of its checkpoints' tensors.
 //
 // What a family decides:
 //   - its config: config.json's keys parsed into the shared encoder's config (BertConfig, which
 //     trainer/model/bert_model.h builds: embeddings, layers, pooler), and written back as
 //     transformers writes it. The config it returns carries the family's model_type, so a model
-//     built from it is saved by the same family. How the embeddings are built (position ids,
-//     token types, ...) is decided by the fields the family sets there.
+//     built from it is saved by the same family. How the embeddings and attention are built
+//     (position ids after the padding id, no or one token type, a relative position bias) is
+//     decided by the fields the family sets there.
 //   - its weights' names: the encoder's parameters (module names and shapes), and the mapping
 //     between those and the names in a checkpoint's safetensors files, both ways;
 //   - its tokenizer: which files of a model folder it reads, and how.

@@ -31,7 +31,7 @@ const ModelFamily& FamilyOf(const BertConfig& config);
 // config.json's text (`path` names it in errors) parsed by the family its "model_type" names;
 // without model_type, by the first family (BERT). Errors are one line naming the file and the
 // key: invalid JSON, not an object, a model_type no family reads ("PATH: key \"model_type\" is
-// \"roberta\", which no model family reads (known: bert)"), or the family's own.
+// \"gpt2\", which no model family reads (known: bert, roberta, ...)"), or the family's own.
 absl::StatusOr<BertConfig> ParseModelConfig(absl::string_view json, absl::string_view path);
 // The file at `path` read (common/file_util.h's errors) and parsed as above.
 absl::StatusOr<BertConfig> ReadModelConfig(const std::string& path);

@@ -91,7 +91,7 @@ absl::StatusOr<RunParts> BuildRunParts(const TrainerConfig& c, const torch::Devi
   ASSIGN_OR_RETURN(BertModel encoder, LoadEncoder(c));
   parts.model_seconds = SecondsSince(phase);
   phase = Clock::now();
-  parts.max_len = std::min<int64_t>(c.model.max_seq_len, encoder->config().max_position_embeddings);
+  parts.max_len = std::min<int64_t>(c.model.max_seq_len, MaxSequenceLength(encoder->config()));
   RETURN_IF_ERROR(ReadData(c, tokenizer, rank, parts));
   parts.data_seconds = SecondsSince(phase);
   int64_t num_labels = std::max<int64_t>(parts.train->num_labels(), 2);

@@ -1,0 +1,52 @@
+#include "trainer/model/encoder_family.h"
+
+#include <utility>
+
+#include "absl/strings/strip.h"
+
+namespace tunefleet {
+namespace trainer {
+
+EncoderFamily::EncoderFamily(const ConfigDialect& dialect,
+                             std::vector<std::string> vocabulary_files)
+    : dialect_(dialect), vocabulary_files_(std::move(vocabulary_files)) {}
+
+absl::StatusOr<BertConfig> EncoderFamily::ParseConfig(absl::string_view json,
+                                                      absl::string_view path) const {
+  return ParseEncoderConfig(json, path, dialect_);
+}
+
+std::string EncoderFamily::ConfigToJson(const BertConfig& config, const std::string& dtype) const {
+  return EncoderConfigToJson(config, dtype, dialect_);
+}
+
+ParameterShapeList EncoderFamily::ParameterShapes(const BertConfig& config,
+                                                  bool with_pooler) const {
+  return BertParameterShapes(config, with_pooler);
+}
+
+std::string EncoderFamily::FileName(absl::string_view module_name) const {
+  return std::string(module_name);
+}
+
+absl::StatusOr<WordPieceTokenizer> EncoderFamily::LoadTokenizer(const std::string& dir) const {
+  return WordPieceTokenizer::FromModelFolder(dir);
+}
+
+std::vector<std::string> EncoderFamily::TokenizerFiles() const {
+  std::vector<std::string> files = vocabulary_files_;
+  for (const char* file : {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
+                           "added_tokens.json"}) {
+    files.emplace_back(file);
+  }
+  return files;
+}
+
+std::string EncoderFamily::WithoutPrefix(absl::string_view file_name, absl::string_view prefix) {
+  absl::ConsumePrefix(&file_name, prefix);
+  if (file_name == "embeddings.position_ids") return "";
+  return std::string(file_name);
+}
+
+}  // namespace trainer
+}  // namespace tunefleet

@@ -1,0 +1,51 @@
+// What the model families (trainer/model/model_family.h) of the shared encoder have in common:
+// model_type, architecture, config.json read and written in the family's dialect
+// (trainer/model/bert_config.h's ConfigDialect), the encoder's parameters its config implies, and
+// the tokenizer (for now WordPiece, trainer/data/wordpiece_tokenizer.h's FromModelFolder, for
+// every family) with the files it is saved with: the family's vocabulary files, then
+// tokenizer.json, tokenizer_config.json, special_tokens_map.json and added_tokens.json. A
+// family's module derives from EncoderFamily and adds its weights' names in checkpoints
+// (FileName is the module name unless it says otherwise).
+// Thread-safety: immutable.
+#ifndef TUNEFLEET_TRAINER_MODEL_ENCODER_FAMILY_H_
+#define TUNEFLEET_TRAINER_MODEL_ENCODER_FAMILY_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "trainer/model/bert_config.h"
+#include "trainer/model/model_family.h"
+
+namespace tunefleet {
+namespace trainer {
+
+class EncoderFamily : public ModelFamily {
+ public:
+  EncoderFamily(const ConfigDialect& dialect, std::vector<std::string> vocabulary_files);
+
+  absl::string_view model_type() const final { return dialect_.model_type; }
+  absl::string_view architecture() const final { return dialect_.architecture; }
+  absl::StatusOr<BertConfig> ParseConfig(absl::string_view json,
+                                         absl::string_view path) const final;
+  std::string ConfigToJson(const BertConfig& config, const std::string& dtype) const final;
+  ParameterShapeList ParameterShapes(const BertConfig& config, bool with_pooler) const final;
+  std::string FileName(absl::string_view module_name) const override;
+  absl::StatusOr<WordPieceTokenizer> LoadTokenizer(const std::string& dir) const final;
+  std::vector<std::string> TokenizerFiles() const final;
+
+ protected:
+  // A checkpoint's tensor name without the task models' `prefix` ("bert.", as BertForMaskedLM
+  // saves it); "" for the buffer embeddings.position_ids that older transformers saved.
+  static std::string WithoutPrefix(absl::string_view file_name, absl::string_view prefix);
+
+ private:
+  ConfigDialect dialect_;
+  std::vector<std::string> vocabulary_files_;  // the tokenizer's own ("vocab.txt")
+};
+
+}  // namespace trainer
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_TRAINER_MODEL_ENCODER_FAMILY_H_
