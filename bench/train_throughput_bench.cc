@@ -3,6 +3,9 @@
 // Face BertForSequenceClassification in eager PyTorch). Same workload as the anchor:
 //   - model: --model bert-base (hidden 768, 12 layers, 12 heads, intermediate 3072) or minilm-l6
 //     (384 / 6 / 12 / 1536); vocab 30522, 512 positions, random init (normal 0.02), seed 0;
+//     or the Hub's roberta-base (vocab 50265), xlm-r-base (vocab 250002) and mpnet-base (vocab
+//     30527, relative attention bias), 768 / 12 / 12 / 3072, 514 positions, built from their
+//     config.json by their model family (bench/gpu/family_anchor.py is their anchor);
 //   - head: the trainer's classification task model (trainer/tasks/task_model.h): pooler (tanh dense
 //     of [CLS]) -> dropout -> linear(hidden, 2), cross entropy; dropout 0.1 everywhere
 //     (transformers' defaults; --dropout changes all of them);
@@ -29,6 +32,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -44,6 +49,7 @@
 #include "comm/process_group.h"
 #include "common/cli.h"
 #include "trainer/model/bert_config.h"
+#include "trainer/model/model_family_registry.h"
 #include "trainer/device.h"
 #include "trainer/model/fused_linear.h"
 #include "trainer/model/fused_norm.h"
@@ -54,6 +60,13 @@
 namespace tunefleet {
 namespace bench {
 namespace {
+
+// The Hub's base encoders beyond BERT share this shape.
+constexpr char kBaseShape[] =
+    R"("hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12, )"
+    R"("intermediate_size": 3072, "hidden_act": "gelu", "max_position_embeddings": 514, )"
+    R"("layer_norm_eps": 1e-05, "hidden_dropout_prob": 0.1, )"
+    R"("attention_probs_dropout_prob": 0.1, "pad_token_id": 1)";
 
 constexpr char kProgram[] = "train_throughput_bench";
 // Graph variant: eager (fused) steps on the side stream before the capture; the capturing step
@@ -152,9 +165,24 @@ Result RunGraph(ThroughputTrainer& trainer, const ThroughputOptions& o,
 }
 #endif
 
+// The other families' base shapes as the Hub's config.json files give them (roberta-base,
+// xlm-roberta-base, all-mpnet-base-v2), as bench/gpu/family_anchor.py builds them.
+const std::map<std::string, std::string>& FamilyShapes() {
+  static const auto* const kShapes = new std::map<std::string, std::string>{
+      {"roberta-base", absl::StrCat(R"({"model_type": "roberta", "vocab_size": 50265, )",
+                                    kBaseShape, R"(, "type_vocab_size": 1})")},
+      {"xlm-r-base", absl::StrCat(R"({"model_type": "xlm-roberta", "vocab_size": 250002, )",
+                                  kBaseShape, R"(, "type_vocab_size": 1})")},
+      {"mpnet-base", absl::StrCat(R"({"model_type": "mpnet", "vocab_size": 30527, )", kBaseShape,
+                                  R"(, "relative_attention_num_buckets": 32})")},
+  };
+  return *kShapes;
+}
+
 absl::Status Validate(const ThroughputOptions& o) {
-  if (o.model != "bert-base" && o.model != "minilm-l6") {
-    return absl::InvalidArgumentError("--model must be bert-base or minilm-l6");
+  if (o.model != "bert-base" && o.model != "minilm-l6" && FamilyShapes().count(o.model) == 0) {
+    return absl::InvalidArgumentError(
+        "--model must be bert-base, minilm-l6, roberta-base, xlm-r-base or mpnet-base");
   }
   if (o.precision != "fp32" && o.precision != "bf16") {
     return absl::InvalidArgumentError("--precision must be fp32 or bf16");
@@ -208,6 +236,15 @@ trainer::BertConfig ModelConfig(const ThroughputOptions& o) {
     c.num_hidden_layers = 6;
     c.num_attention_heads = 12;
     c.intermediate_size = 1536;
+  } else if (auto it = FamilyShapes().find(o.model); it != FamilyShapes().end()) {
+    // Parsed by the family, so the bench builds what a folder of that family builds.
+    absl::StatusOr<trainer::BertConfig> parsed =
+        trainer::ParseModelConfig(it->second, "--model " + o.model);
+    if (!parsed.ok()) {
+      PrintError(kProgram, parsed.status());
+      std::exit(kExitFailure);
+    }
+    c = *parsed;
   }
   c.hidden_dropout_prob = o.dropout;
   c.attention_probs_dropout_prob = o.dropout;
@@ -220,7 +257,8 @@ int Main(int argc, char** argv) {
   CommandLine cli(kProgram, "",
                   "Training samples/s of tunefleet's BERT with a classification head: the C++\n"
                   "counterpart of shared/bench/pytorch_anchor.py (see the file comment).");
-  cli.AddString("model", &o.model, "bert-base or minilm-l6", "NAME");
+  cli.AddString("model", &o.model,
+                "bert-base, minilm-l6, roberta-base, xlm-r-base or mpnet-base", "NAME");
   cli.AddString("precision", &o.precision, "fp32 or bf16 (autocast)", "P");
   cli.AddString("variant", &o.variant,
                 "eager (torch::optim::AdamW), fused (multi-tensor AdamW) or graph (fused step "

@@ -10,6 +10,8 @@
 #include "common/clip.h"
 #include "common/status_macros.h"
 #include "hpo/config/sweep_parameters.h"
+#include "trainer/data/tokenizer.h"
+#include "trainer/data/tokenizer_folder.h"
 #include "trainer/model/bert_config.h"
 #include "trainer/model/model_family_registry.h"
 
@@ -44,7 +46,7 @@ absl::Status CheckPath(const std::string& key, const std::string& path, Kind kin
 
 absl::Status CheckModelFolder(const std::string& key, const std::string& dir) {
   RETURN_IF_ERROR(CheckPath(key, dir, Kind::kFolder));
-  for (const char* name : {"config.json", "vocab.txt"}) {
+  for (const char* name : {"config.json"}) {
     const std::string file = absl::StrCat(dir, dir.back() == '/' ? "" : "/", name);
     struct stat st;
     if (::stat(file.c_str(), &st) != 0 || S_ISDIR(st.st_mode)) {
@@ -58,6 +60,12 @@ absl::Status CheckModelFolder(const std::string& key, const std::string& dir) {
   absl::StatusOr<trainer::BertConfig> config =
       trainer::ReadModelConfig(absl::StrCat(dir, dir.back() == '/' ? "" : "/", "config.json"));
   if (!config.ok()) return absl::InvalidArgumentError(absl::StrCat(key, ": ", config.status().message()));
+  // And a tokenizer it cannot read (none, or a malformed tokenizer.json / vocab.txt / .model).
+  absl::StatusOr<std::shared_ptr<const trainer::Tokenizer>> tokenizer =
+      trainer::LoadFolderTokenizer(dir);
+  if (!tokenizer.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(key, ": ", tokenizer.status().message()));
+  }
   return absl::OkStatus();
 }
 

@@ -40,7 +40,7 @@ class TrainerFilesTest : public ::testing::Test {
     ::mkdir(dir_.c_str(), 0755);
     ::mkdir((dir_ + "/model").c_str(), 0755);
     Write(dir_ + "/model/config.json", kConfig);
-    Write(dir_ + "/model/vocab.txt", "[PAD]\n");
+    Write(dir_ + "/model/vocab.txt", "[PAD]\n[UNK]\n[CLS]\n[SEP]\nhello\n");
     Write(dir_ + "/train.csv", "x\n");
     Write(dir_ + "/dev.csv", "x\n");
     Write(dir_ + "/head.safetensors", "x");
@@ -73,9 +73,18 @@ TEST_F(TrainerFilesTest, AMissingModelFolder) {
 
 TEST_F(TrainerFilesTest, AModelFolderWithoutItsFiles) {
   ::unlink((dir_ + "/model/vocab.txt").c_str());
-  EXPECT_EQ(Check(), "model.path: " + dir_ + "/model: the model folder holds no vocab.txt");
+  EXPECT_EQ(Check(), "model.path: " + dir_ + "/model has no tokenizer: none of tokenizer.json, "
+                     "vocab.txt, sentencepiece.bpe.model");
   ::unlink((dir_ + "/model/config.json").c_str());
   EXPECT_EQ(Check(), "model.path: " + dir_ + "/model: the model folder holds no config.json");
+}
+
+TEST_F(TrainerFilesTest, ATokenizerTheTrainerCannotRead) {
+  Write(dir_ + "/model/vocab.txt", "[PAD]\nhello\n");
+  EXPECT_THAT(Check(), HasSubstr(dir_ + "/model/vocab.txt: vocab lacks the special token(s) [CLS]"));
+  ::unlink((dir_ + "/model/vocab.txt").c_str());
+  Write(dir_ + "/model/tokenizer.json", "{\"model\": {\"type\": \"BPE\"}}");
+  EXPECT_THAT(Check(), HasSubstr(dir_ + "/model/tokenizer.json: key \"model.type\" is \"BPE\""));
 }
 
 // What every trial would fail on is refused before the sweep.

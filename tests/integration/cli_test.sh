@@ -143,7 +143,7 @@ expect 2 "journal_dir: is a folder, not a file" "$HPO" sweep --dry_run "$tmp/jou
 
 # The trainer's files are checked before any trial starts, in the dry run and in a real sweep:
 # one line naming the key and the path.
-mkdir -p "$tmp/model" && cp data/bert-tiny-random/config.json "$tmp/model/" && echo '[PAD]' > "$tmp/model/vocab.txt"
+mkdir -p "$tmp/model" && cp data/bert-tiny-random/config.json "$tmp/model/" && cp data/bert-tiny-random/vocab.txt "$tmp/model/"
 echo 'x' > "$tmp/train.csv" && echo 'x' > "$tmp/dev.csv"
 trainer_sweep() {  # trainer_sweep NAME MODEL TRAIN EVAL: a sweep of a trainer config naming them
   printf 'model: {path: %s, pooling: mean}\ntask: {type: sts, train: %s, eval: %s, format: stsb}\n' \

@@ -204,7 +204,7 @@ TEST(EncodeCommandTest, UnknownModelTypeExitsTwoInOneLine) {
   EXPECT_EQ(rc, 2);
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
   EXPECT_THAT(err, ::testing::HasSubstr(dir + "/config.json: key \"model_type\" is \"gpt2\", "
-                                        "which no model family reads (known: bert)"));
+                                        "which no model family reads (known: bert, roberta, xlm-roberta, mpnet)"));
 }
 
 }  // namespace

@@ -85,7 +85,7 @@ TEST(InferenceModelTest, LoadsTheModelAndItsTokenizer) {
   auto loaded = LoadInferenceModel("data/bert-tiny-random");
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_EQ(loaded->bert->config().hidden_size, loaded->info.config.hidden_size);
-  EXPECT_EQ(loaded->tokenizer.vocab_size(), loaded->info.config.vocab_size);
+  EXPECT_EQ(loaded->tokenizer->vocab_size(), loaded->info.config.vocab_size);
   EXPECT_FALSE(LoadInferenceModel("/nonexistent").ok());
 }
 

@@ -1,7 +1,7 @@
 // The model family registry (trainer/model/model_family_registry.h) and what every family must
 // do (trainer/model/model_family.h), checked for each registered family; and the BERT family's
 // choices against transformers' BertConfig / BertModel names (data/bert-tiny-random is a folder
-// transformers saved) and its tokenizer against tokenizers' (data/golden/tokens_sts_dev.jsonl).
+// transformers saved).
 #include "trainer/model/model_family_registry.h"
 
 #include <fstream>
@@ -115,7 +115,6 @@ TEST(ModelFamilyRegistryTest, EveryFamilyRoundTripsItsConfigAndWeightNames) {
     for (size_t i = without.size(); i < with.size(); ++i) {
       EXPECT_TRUE(absl::StartsWith(with[i].first, "pooler.")) << with[i].first;
     }
-    EXPECT_FALSE(family->TokenizerFiles().empty());
   }
 }
 
@@ -144,24 +143,6 @@ TEST(BertFamilyTest, NamesWeightsAsTransformersBertModel) {
     if (!module.empty()) theirs.insert(module);
   }
   EXPECT_EQ(ours, theirs);
-}
-
-TEST(BertFamilyTest, ReadsTheFolderTokenizerAsTokenizersDoes) {
-  absl::StatusOr<WordPieceTokenizer> t = LoadModelTokenizer(kModel);
-  ASSERT_TRUE(t.ok()) << t.status();
-  std::ifstream in("data/golden/tokens_sts_dev.jsonl");
-  ASSERT_TRUE(in) << "data/golden/tokens_sts_dev.jsonl";
-  int checked = 0;
-  for (std::string line; std::getline(in, line) && checked < 20; ++checked) {
-    const nlohmann::json row = nlohmann::json::parse(line);
-    std::vector<int32_t> want;
-    for (const auto& id : row.at("ids")) want.push_back(id.get<int32_t>());
-    EXPECT_EQ(t->Encode(row.at("text").get<std::string>()).ids, want) << row.at("text");
-  }
-  EXPECT_EQ(checked, 20);
-  absl::StatusOr<WordPieceTokenizer> none = LoadModelTokenizer("/nonexistent");
-  ASSERT_FALSE(none.ok());
-  EXPECT_TRUE(absl::StrContains(none.status().message(), "/nonexistent/config.json"));
 }
 
 }  // namespace

@@ -122,7 +122,7 @@ TEST(TokenizeCommandTest, VocabXorModelAndBadFoldersExitTwoInOneLine) {
     EXPECT_EQ(r.out, "");
   }
   EXPECT_THAT(TokenizeWith({"--model", "/nonexistent/model"}, "x\n").err,
-              ::testing::HasSubstr("/nonexistent/model/config.json"));
+              ::testing::HasSubstr("/nonexistent/model has no tokenizer"));
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 //   cosine  sts on sts-train.csv (CosineSimilarityLoss, score / 5)
 //   mnrl    mnrl on paws-wiki dev.tsv (rows labelled 1; in-batch negatives, scale 20)
 //   cls     classification on SICK.txt, the pair through the pooler and the golden linear head
+// And the other model families (data/golden/families/family_goldens.json's "cosine": 3 steps of
+// the cosine loss from a RoBERTa, an XLM-R and an MPNet folder, their own tokenizers).
 #include <cmath>
 #include <fstream>
 #include <string>
@@ -19,7 +21,7 @@
 #include "trainer/data/datasets.h"
 #include "trainer/model/pooling.h"
 #include "trainer/train/train_loop.h"
-#include "trainer/data/wordpiece_tokenizer.h"
+#include "trainer/data/tokenizer_folder.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -40,13 +42,13 @@ Json Golden(const std::string& kind) {
 torch::Tensor DevEmbeddings(const std::string& model_dir) {
   auto model = LoadBertModel(model_dir);
   EXPECT_TRUE(model.ok()) << model.status();
-  auto tokenizer = WordPieceTokenizer::FromVocabFile(model_dir + "/vocab.txt");
+  auto tokenizer = LoadFolderTokenizer(model_dir);
   EXPECT_TRUE(tokenizer.ok()) << tokenizer.status();
   auto rows = ReadStsb("data/stsbenchmark/sts-dev.csv");
   EXPECT_TRUE(rows.ok()) << rows.status();
   std::vector<Encoding> enc;
-  for (int i = 0; i < 8; ++i) enc.push_back(tokenizer->Encode((*rows)[i].a, 128));
-  PaddedBatch p = PadBatch(enc, tokenizer->pad_id());
+  for (int i = 0; i < 8; ++i) enc.push_back((*tokenizer)->Encode((*rows)[i].a, 128));
+  PaddedBatch p = PadBatch(enc, (*tokenizer)->pad_id());
   auto t = [&](std::vector<int64_t>& v) {
     return torch::from_blob(v.data(), {p.rows, p.cols}, torch::kLong).clone();
   };
@@ -56,13 +58,12 @@ torch::Tensor DevEmbeddings(const std::string& model_dir) {
   return Pool(out.last_hidden_state, mask, Pooling::kMean);
 }
 
-void CheckTrajectory(const std::string& kind, TrainerConfig config) {
-  const Json g = Golden(kind);
+void CheckTrajectory(const std::string& kind, TrainerConfig config, const Json& g) {
   TrainOptions options;
   options.quiet = true;
   auto summary = RunTraining(config, options);
   ASSERT_TRUE(summary.ok()) << summary.status();
-  EXPECT_EQ(summary->steps, 30);
+  EXPECT_EQ(summary->steps, g.at("steps").get<int64_t>());
 
   const std::vector<Json> lines = ReadJsonLines(config.output.dir + "/metrics.jsonl");
   const auto& losses = g.at("losses");
@@ -100,12 +101,12 @@ std::string OutDir(const std::string& kind) { return TestTempPath("trajectory-" 
 TEST(TrainTrajectory, CosineMatchesSentenceTransformers) {
   const Json g = Golden("cosine");
   CheckTrajectory("cosine", GoldenTrainerConfig(g, "sts", "data/stsbenchmark/sts-train.csv", "stsb",
-                                         OutDir("cosine")));
+                                         OutDir("cosine")), g);
 }
 
 TEST(TrainTrajectory, MnrlMatchesSentenceTransformers) {
   const Json g = Golden("mnrl");
-  CheckTrajectory("mnrl", GoldenTrainerConfig(g, "mnrl", "data/paws-wiki/dev.tsv", "paws", OutDir("mnrl")));
+  CheckTrajectory("mnrl", GoldenTrainerConfig(g, "mnrl", "data/paws-wiki/dev.tsv", "paws", OutDir("mnrl")), g);
 }
 
 TEST(TrainTrajectory, ClassificationMatchesTransformers) {
@@ -113,8 +114,28 @@ TEST(TrainTrajectory, ClassificationMatchesTransformers) {
   TrainerConfig c = GoldenTrainerConfig(g, "classification", "data/sick/SICK.txt", "sick", OutDir("cls"));
   c.model.head = "data/golden/cls_head.safetensors";
   c.task.num_labels = 3;
-  CheckTrajectory("cls", c);
+  CheckTrajectory("cls", c, g);
 }
+
+class FamilyTrajectory : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FamilyTrajectory, CosineMatchesSentenceTransformers) {
+  std::ifstream in("data/golden/families/family_goldens.json");
+  ASSERT_TRUE(in.good());
+  const Json g = Json::parse(in).at(GetParam()).at("cosine");
+  TrainerConfig c = GoldenTrainerConfig(g, "sts", "data/stsbenchmark/sts-train.csv", "stsb",
+                                        OutDir("family-" + GetParam()));
+  c.model.path = "data/golden/families/" + GetParam();
+  CheckTrajectory(GetParam(), c, g);
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, FamilyTrajectory,
+                         ::testing::Values("roberta-klue", "xlm-r", "mpnet"),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (char& ch : n) ch = std::isalnum(ch) ? ch : '_';
+                           return n;
+                         });
 
 }  // namespace
 }  // namespace trainer

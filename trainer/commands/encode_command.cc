@@ -22,7 +22,7 @@
 #include "trainer/model/inference_model.h"
 #include "trainer/model/pooling.h"
 #include "trainer/data/utf8_check.h"
-#include "trainer/data/wordpiece_tokenizer.h"
+#include "trainer/data/tokenizer.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -123,7 +123,7 @@ int RunEncode(const std::vector<std::string>& args) {
   if (!loaded.ok()) return Fail(kExitUsage, loaded.status());
   BertModel& model = loaded->bert;
   const BertCheckpoint& info = loaded->info;
-  const WordPieceTokenizer& tokenizer = loaded->tokenizer;
+  const Tokenizer& tokenizer = *loaded->tokenizer;
   auto pooling = ParsePooling(PoolingNameOrDefault(pooling_name, info));
   if (!pooling.ok()) {
     return Fail(kExitUsage, cli.WasSet("pooling")

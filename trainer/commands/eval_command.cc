@@ -76,7 +76,7 @@ int RunEval(const std::vector<std::string>& args) {
   auto rows = ReadDataset(data, format);
   if (!rows.ok()) return Fail(kExitUsage, rows.status());
   auto task_data =
-      TaskData::Make((*task)->eval_data(), *rows, format, loaded->tokenizer, max_len, data);
+      TaskData::Make((*task)->eval_data(), *rows, format, *loaded->tokenizer, max_len, data);
   if (!task_data.ok()) return Fail(kExitUsage, task_data.status());
 
   int64_t num_labels = 2;

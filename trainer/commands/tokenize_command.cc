@@ -1,6 +1,7 @@
 #include "trainer/commands/tokenize_command.h"
 
 #include <iostream>
+#include <memory>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -8,7 +9,7 @@
 #include "common/cli.h"
 #include "trainer/data/utf8_check.h"
 #include "trainer/data/wordpiece_tokenizer.h"
-#include "trainer/model/model_family_registry.h"
+#include "trainer/data/tokenizer_folder.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -28,6 +29,18 @@ void AppendIds(const char* key, const std::vector<int32_t>& ids, std::string* li
   absl::StrAppend(line, "\"", key, "\": [", absl::StrJoin(ids, ", "), "]");
 }
 
+// --vocab's WordPiece (uncased unless `cased`), or --model's folder tokenizer.
+absl::StatusOr<std::shared_ptr<const Tokenizer>> LoadTokenizer(const std::string& vocab_path,
+                                                               const std::string& model_dir,
+                                                               bool cased) {
+  if (!model_dir.empty()) return LoadFolderTokenizer(model_dir);
+  WordPieceTokenizer::Options options;
+  options.lowercase = !cased;
+  absl::StatusOr<WordPieceTokenizer> t = WordPieceTokenizer::FromVocabFile(vocab_path, options);
+  if (!t.ok()) return t.status();
+  return std::shared_ptr<const Tokenizer>(std::make_shared<WordPieceTokenizer>(*std::move(t)));
+}
+
 }  // namespace
 
 int RunTokenize(const std::vector<std::string>& args) {
@@ -38,19 +51,21 @@ int RunTokenize(const std::vector<std::string>& args) {
 int RunTokenizeOn(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
                   std::ostream& err) {
   std::string vocab_path, model_dir;
-  int64_t max_len = WordPieceTokenizer::kDefaultMaxLen;
+  int64_t max_len = Tokenizer::kDefaultMaxLen;
   bool pair = false;
   bool cased = false;
   CommandLine cli(kProgram, "",
-                  "Reads text lines on stdin; writes one JSON object {\"ids\": [...]} a line with\n"
-                  "[CLS]/[SEP], truncated to --max_len (BERT WordPiece, uncased, as Hugging Face's\n"
-                  "BertWordPieceTokenizer; with --cased, as BertTokenizerFast(do_lower_case=False):\n"
-                  "no lowercasing, no accent stripping). With --pair each line is two tab-separated\n"
-                  "sentences: [CLS] A [SEP] B [SEP], longest-first truncation, and \"token_type_ids\"\n"
-                  "too.");
+                  "Reads text lines on stdin; writes one JSON object {\"ids\": [...]} a line, with\n"
+                  "the special tokens, truncated to --max_len. With --model, exactly as\n"
+                  "AutoTokenizer.from_pretrained(DIR)(line, truncation=True, max_length=N): the\n"
+                  "folder's WordPiece (vocab.txt or tokenizer.json) or SentencePiece unigram\n"
+                  "(sentencepiece.bpe.model or tokenizer.json) with its special tokens. With --vocab,\n"
+                  "BERT WordPiece, uncased as Hugging Face's BertWordPieceTokenizer; with --cased as\n"
+                  "BertTokenizerFast(do_lower_case=False). With --pair each line is two tab-separated\n"
+                  "sentences (longest-first truncation), and \"token_type_ids\" are written too.");
   cli.AddString("vocab", &vocab_path, "WordPiece vocab.txt (this or --model)", "FILE");
   cli.AddString("model", &model_dir,
-                "model folder: its tokenizer, as its config.json's model family reads it "
+                "model folder: its tokenizer, as transformers' AutoTokenizer reads it "
                 "(this or --vocab; not with --cased)",
                 "DIR");
   cli.AddBool("cased", &cased, "keep case and accents (cased and multilingual BERT vocabularies)");
@@ -78,10 +93,7 @@ int RunTokenizeOn(const std::vector<std::string>& args, std::istream& in, std::o
     PrintErrorTo(err, status);
     return kExitUsage;
   }
-  WordPieceTokenizer::Options options;
-  options.lowercase = !cased;
-  auto tokenizer = model_dir.empty() ? WordPieceTokenizer::FromVocabFile(vocab_path, options)
-                                     : LoadModelTokenizer(model_dir);
+  absl::StatusOr<std::shared_ptr<const Tokenizer>> tokenizer = LoadTokenizer(vocab_path, model_dir, cased);
   if (!tokenizer.ok()) {
     PrintErrorTo(err, tokenizer.status());
     return kExitUsage;
@@ -101,9 +113,9 @@ int RunTokenizeOn(const std::vector<std::string>& args, std::istream& in, std::o
                               parts.size(), " field(s)")));
         return kExitUsage;
       }
-      e = tokenizer->EncodePair(parts[0], parts[1], max_len);
+      e = (*tokenizer)->EncodePair(parts[0], parts[1], max_len);
     } else {
-      e = tokenizer->Encode(text, max_len);
+      e = (*tokenizer)->Encode(text, max_len);
     }
     line.assign("{");
     AppendIds("ids", e.ids, &line);

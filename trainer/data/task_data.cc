@@ -64,7 +64,7 @@ TaskBatch TaskBatch::To(const torch::Device& device) const {
 absl::StatusOr<TaskData> TaskData::Make(const DataKind& kind,
                                         const std::vector<Example>& examples,
                                         const std::string& format,
-                                        const WordPieceTokenizer& tokenizer, int64_t max_len,
+                                        const Tokenizer& tokenizer, int64_t max_len,
                                         const std::string& source) {
   TaskData d;
   d.kind_ = kind;

@@ -24,7 +24,7 @@
 #include "absl/strings/string_view.h"
 #include "trainer/data/batch_plan.h"
 #include "trainer/data/datasets.h"
-#include "trainer/data/wordpiece_tokenizer.h"
+#include "trainer/data/tokenizer.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -63,7 +63,7 @@ class TaskData {
   // task needs (naming its index), a score or binary label out of range.
   static absl::StatusOr<TaskData> Make(const DataKind& kind, const std::vector<Example>& examples,
                                        const std::string& format,
-                                       const WordPieceTokenizer& tokenizer, int64_t max_len,
+                                       const Tokenizer& tokenizer, int64_t max_len,
                                        const std::string& source);
 
   const DataKind& kind() const { return kind_; }

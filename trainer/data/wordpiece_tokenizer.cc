@@ -236,20 +236,26 @@ absl::StatusOr<WordPieceTokenizer> WordPieceTokenizer::FromTokens(
     t.vocab_[TrimEnd(tokens[i])] = static_cast<int32_t>(i);  // a repeated token: last id wins
   }
   std::vector<std::string> missing;
-  for (const char* name : {"[CLS]", "[SEP]", "[UNK]", "[PAD]"}) {
-    if (t.TokenId(name) < 0) missing.push_back(name);
+  for (const std::string* name :
+       {&options.cls_token, &options.sep_token, &options.unk_token, &options.pad_token}) {
+    if (t.TokenId(*name) < 0) missing.push_back(*name);
   }
   if (!missing.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         source, ": vocab lacks the special token(s) ", absl::StrJoin(missing, ", "), " (",
-        tokens.size(), " lines; is this a BERT WordPiece vocab.txt?)"));
+        tokens.size(), " lines; is this a WordPiece vocab.txt?)"));
   }
-  t.pad_id_ = t.TokenId("[PAD]");
-  t.unk_id_ = t.TokenId("[UNK]");
-  t.cls_id_ = t.TokenId("[CLS]");
-  t.sep_id_ = t.TokenId("[SEP]");
-  for (const char* name : {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"}) {
-    if (int32_t id = t.TokenId(name); id >= 0) t.specials_.emplace_back(name, id);
+  t.pad_id_ = t.TokenId(options.pad_token);
+  t.unk_id_ = t.TokenId(options.unk_token);
+  t.cls_id_ = t.TokenId(options.cls_token);
+  t.sep_id_ = t.TokenId(options.sep_token);
+  t.template_ = SpecialTemplate::Bert(t.cls_id_, t.sep_id_);
+  for (const std::string* name : {&options.pad_token, &options.unk_token, &options.cls_token,
+                                  &options.sep_token, &options.mask_token}) {
+    const int32_t id = t.TokenId(*name);
+    const bool seen = std::any_of(t.added_.begin(), t.added_.end(),
+                                  [&](const AddedToken& a) { return a.content == *name; });
+    if (id >= 0 && !seen) t.added_.push_back(AddedToken{*name, id});
   }
   return t;
 }
@@ -278,6 +284,23 @@ absl::Status ReadOptions(const nlohmann::json& j, const std::string& path, const
     options->strip_accents = strip_accents;
   }
   return flag(chinese, &options->split_chinese);
+}
+
+// A special token's name under `key` of `j`: a string, or an object with "content" (older
+// tokenizer_config.json files); absent or null keeps `out`.
+absl::Status ReadToken(const nlohmann::json& j, const std::string& path, const char* key,
+                       std::string* out) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return absl::OkStatus();
+  if (it->is_string()) {
+    *out = it->get<std::string>();
+  } else if (it->is_object() && it->contains("content") && (*it)["content"].is_string()) {
+    *out = (*it)["content"].get<std::string>();
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": key \"", key, "\" must be a token string, not ", it->dump()));
+  }
+  return absl::OkStatus();
 }
 
 // The JSON object in `path`, or null when the file is absent.
@@ -311,6 +334,13 @@ absl::StatusOr<WordPieceTokenizer::Options> WordPieceTokenizer::ModelOptions(
       if (!s.ok()) return s;
     }
   }
+  if (fast->is_object()) {
+    auto model = fast->find("model");
+    if (model != fast->end() && model->is_object()) {
+      absl::Status s = ReadToken(*model, fast_path + " (model)", "unk_token", &options.unk_token);
+      if (!s.ok()) return s;
+    }
+  }
   const std::string config_path = JoinPath(dir, "tokenizer_config.json");
   absl::StatusOr<nlohmann::json> config = ReadJsonObject(config_path);
   if (!config.ok()) return config.status();
@@ -318,6 +348,13 @@ absl::StatusOr<WordPieceTokenizer::Options> WordPieceTokenizer::ModelOptions(
     absl::Status s = ReadOptions(*config, config_path, "do_lower_case", "strip_accents",
                                  "tokenize_chinese_chars", &options);
     if (!s.ok()) return s;
+    for (auto [key, token] : {std::pair<const char*, std::string*>{"cls_token", &options.cls_token},
+                              {"sep_token", &options.sep_token},
+                              {"unk_token", &options.unk_token},
+                              {"pad_token", &options.pad_token},
+                              {"mask_token", &options.mask_token}}) {
+      if (absl::Status t = ReadToken(*config, config_path, key, token); !t.ok()) return t;
+    }
   }
   return options;
 }
@@ -325,7 +362,30 @@ absl::StatusOr<WordPieceTokenizer::Options> WordPieceTokenizer::ModelOptions(
 absl::StatusOr<WordPieceTokenizer> WordPieceTokenizer::FromModelFolder(const std::string& dir) {
   absl::StatusOr<Options> options = ModelOptions(dir);
   if (!options.ok()) return options.status();
-  return FromVocabFile(JoinPath(dir, "vocab.txt"), *options);
+  const std::string vocab = JoinPath(dir, "vocab.txt");
+  const std::string fast_path = JoinPath(dir, "tokenizer.json");
+  if (PathExists(vocab) || !PathExists(fast_path)) return FromVocabFile(vocab, *options);
+  // A folder transformers 5 saved: the vocabulary is tokenizer.json's model.vocab.
+  absl::StatusOr<nlohmann::json> fast = ReadJsonObject(fast_path);
+  if (!fast.ok()) return fast.status();
+  const nlohmann::json* model = fast->contains("model") ? &(*fast)["model"] : nullptr;
+  if (model == nullptr || !model->is_object() || model->value("type", "") != "WordPiece" ||
+      !model->contains("vocab") || !(*model)["vocab"].is_object()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        fast_path, ": key \"model\" is no WordPiece model with a \"vocab\" object, and ", dir,
+        " has no vocab.txt"));
+  }
+  std::vector<std::string> tokens((*model)["vocab"].size());
+  for (const auto& [token, id] : (*model)["vocab"].items()) {
+    if (!id.is_number_integer() || id.get<int64_t>() < 0 ||
+        id.get<int64_t>() >= static_cast<int64_t>(tokens.size())) {
+      return absl::InvalidArgumentError(absl::StrCat(fast_path, ": key \"model.vocab\": ", token,
+                                                     " has id ", id.dump(), ", not in [0, ",
+                                                     tokens.size(), ")"));
+    }
+    tokens[id.get<int64_t>()] = token;
+  }
+  return FromTokens(tokens, fast_path + " (model.vocab)", *options);
 }
 
 int32_t WordPieceTokenizer::TokenId(const std::string& token) const {
@@ -374,7 +434,8 @@ void WordPieceTokenizer::WordPiece(const std::string& word, int64_t chars,
   }
 }
 
-void WordPieceTokenizer::TokenizePlain(absl::string_view text, std::vector<int32_t>* out) const {
+void WordPieceTokenizer::TokenizeSegment(absl::string_view text,
+                                         std::vector<int32_t>* out) const {
   std::string word;
   int64_t chars = 0;
   auto flush = [&] {
@@ -396,100 +457,6 @@ void WordPieceTokenizer::TokenizePlain(absl::string_view text, std::vector<int32
     }
   }
   flush();
-}
-
-std::vector<int32_t> WordPieceTokenizer::Tokenize(absl::string_view text) const {
-  std::vector<int32_t> ids;
-  // Special tokens in the raw text, leftmost first, longest at one position.
-  size_t done = 0;
-  for (size_t pos = text.find('[');; pos = text.find('[', pos + 1)) {
-    if (pos == absl::string_view::npos) break;
-    const std::pair<std::string, int32_t>* match = nullptr;
-    for (const auto& special : specials_) {
-      if (text.substr(pos, special.first.size()) == special.first &&
-          (match == nullptr || special.first.size() > match->first.size())) {
-        match = &special;
-      }
-    }
-    if (match == nullptr) continue;
-    TokenizePlain(text.substr(done, pos - done), &ids);
-    ids.push_back(match->second);
-    done = pos + match->first.size();
-    pos = done - 1;
-  }
-  TokenizePlain(text.substr(done), &ids);
-  return ids;
-}
-
-Encoding WordPieceTokenizer::Encode(absl::string_view text, int64_t max_len) const {
-  std::vector<int32_t> ids = Tokenize(text);
-  if (max_len > 0) {
-    const size_t budget = static_cast<size_t>(std::max<int64_t>(max_len, 2) - 2);
-    if (ids.size() > budget) ids.resize(budget);
-  }
-  Encoding e;
-  e.ids.reserve(ids.size() + 2);
-  e.ids.push_back(cls_id_);
-  e.ids.insert(e.ids.end(), ids.begin(), ids.end());
-  e.ids.push_back(sep_id_);
-  e.token_type_ids.assign(e.ids.size(), 0);
-  return e;
-}
-
-Encoding WordPieceTokenizer::EncodePair(absl::string_view a, absl::string_view b,
-                                        int64_t max_len) const {
-  std::vector<int32_t> first = Tokenize(a);
-  std::vector<int32_t> second = Tokenize(b);
-  if (max_len > 0) {
-    // HF tokenizers' truncate_encodings, LongestFirst.
-    const size_t budget = static_cast<size_t>(std::max<int64_t>(max_len, 3) - 3);
-    if (first.size() + second.size() > budget) {
-      size_t n1 = first.size(), n2 = second.size();
-      const bool swap = n1 > n2;
-      if (swap) std::swap(n1, n2);  // n1: the shorter
-      n2 = n1 > budget ? n1 : std::max(n1, budget - n1);
-      if (n1 + n2 > budget) {
-        n1 = budget / 2;
-        n2 = n1 + budget % 2;
-      }
-      if (swap) std::swap(n1, n2);
-      if (first.size() > n1) first.resize(n1);
-      if (second.size() > n2) second.resize(n2);
-    }
-  }
-  Encoding e;
-  e.ids.reserve(first.size() + second.size() + 3);
-  e.ids.push_back(cls_id_);
-  e.ids.insert(e.ids.end(), first.begin(), first.end());
-  e.ids.push_back(sep_id_);
-  e.token_type_ids.assign(e.ids.size(), 0);
-  e.ids.insert(e.ids.end(), second.begin(), second.end());
-  e.ids.push_back(sep_id_);
-  e.token_type_ids.resize(e.ids.size(), 1);
-  return e;
-}
-
-PaddedBatch PadBatch(const std::vector<Encoding>& batch, int32_t pad_id, int64_t multiple,
-                     int64_t min_cols) {
-  PaddedBatch out;
-  out.rows = static_cast<int64_t>(batch.size());
-  for (const Encoding& e : batch) out.cols = std::max<int64_t>(out.cols, e.ids.size());
-  if (multiple > 1) out.cols = (out.cols + multiple - 1) / multiple * multiple;
-  out.cols = std::max(out.cols, min_cols);
-  const size_t total = static_cast<size_t>(out.rows * out.cols);
-  out.input_ids.assign(total, pad_id);
-  out.token_type_ids.assign(total, 0);
-  out.attention_mask.assign(total, 0);
-  for (int64_t r = 0; r < out.rows; ++r) {
-    const Encoding& e = batch[r];
-    const size_t row = static_cast<size_t>(r * out.cols);
-    for (size_t i = 0; i < e.ids.size(); ++i) {
-      out.input_ids[row + i] = e.ids[i];
-      out.token_type_ids[row + i] = i < e.token_type_ids.size() ? e.token_type_ids[i] : 0;
-      out.attention_mask[row + i] = 1;
-    }
-  }
-  return out;
 }
 
 }  // namespace trainer

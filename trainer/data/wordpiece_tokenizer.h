@@ -1,4 +1,4 @@
-// BERT's WordPiece tokenizer, identical in output to Hugging Face tokenizers'
+// BERT's WordPiece model (MPNet's and klue/roberta's too), identical in output to Hugging Face tokenizers'
 // BertWordPieceTokenizer(vocab, lowercase=True) (data/bert-tiny-random/tokenizer.json), and with
 // Options{.lowercase = false} to transformers' BertTokenizerFast(do_lower_case=False), the cased
 // and multilingual models' (bert-base-cased, multilingual BERT, klue/bert-base):
@@ -18,13 +18,10 @@
 //     P* categories and ASCII 33-47, 58-64, 91-96, 123-126).
 //  4. WordPiece: greedy longest-match-first with the "##" continuation prefix; a word longer than
 //     100 characters, or one with an unmatchable piece, becomes [UNK] as a whole.
-//  5. BertProcessing: [CLS] A [SEP], or [CLS] A [SEP] B [SEP] with token_type_ids 0 for
-//     [CLS] A [SEP] and 1 for B [SEP].
-// Truncation to max_len counts the special tokens. A single text keeps its first
-// max_len - 2 tokens. A pair follows HF's "longest_first": with budget L = max_len - 3 and
-// lengths s <= l of the shorter and the longer part, nothing is cut when s + l <= L; else the
-// shorter keeps s and the longer L - s when s <= L - s; else the shorter keeps L / 2 and the
-// longer L - L / 2 (on equal lengths the second part counts as the longer one).
+//  5. The special tokens around a text or a pair, and truncation: trainer/data/tokenizer.h (by
+//     default BERT's template: [CLS] A [SEP], [CLS] A [SEP] B [SEP] with B's types 1).
+// Steps 1 and 5 are the base class's (trainer/data/tokenizer.h); the special tokens' names are
+// Options' (MPNet's WordPiece has <s> </s> <pad> <unk> <mask>).
 //
 // Unicode data comes from ICU. HF's Rust crates carry their own (older) tables, so characters
 // assigned in recent Unicode versions may differ; each ill-formed UTF-8 sequence (a maximal
@@ -42,15 +39,10 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "trainer/data/tokenizer.h"
 
 namespace tunefleet {
 namespace trainer {
-
-// One tokenized text or pair: ids with [CLS]/[SEP], and their segment (0 or 1).
-struct Encoding {
-  std::vector<int32_t> ids;
-  std::vector<int32_t> token_type_ids;
-};
 
 // BertNormalizer's settings, as a model's tokenizer_config.json names them.
 struct WordPieceOptions {
@@ -58,11 +50,18 @@ struct WordPieceOptions {
   std::optional<bool> strip_accents;  // strip_accents; unset: as `lowercase`
   bool split_chinese = true;          // tokenize_chinese_chars
   bool StripsAccents() const { return strip_accents.value_or(lowercase); }
+  // The special tokens (tokenizer_config.json's cls_token, ...; MPNet's are <s> </s> <pad>
+  // <unk> <mask>): the vocab must hold the first four; those it holds are matched literally in
+  // the raw text.
+  std::string cls_token = "[CLS]";
+  std::string sep_token = "[SEP]";
+  std::string unk_token = "[UNK]";
+  std::string pad_token = "[PAD]";
+  std::string mask_token = "[MASK]";
 };
 
-class WordPieceTokenizer {
+class WordPieceTokenizer : public Tokenizer {
  public:
-  static constexpr int64_t kDefaultMaxLen = 128;
   static constexpr int kMaxInputCharsPerWord = 100;
 
   using Options = WordPieceOptions;
@@ -84,60 +83,33 @@ class WordPieceTokenizer {
   // The settings FromModelFolder reads from DIR.
   static absl::StatusOr<Options> ModelOptions(const std::string& dir);
 
-  // Steps 1-4: the ids of `text`, without special tokens added or truncation.
-  std::vector<int32_t> Tokenize(absl::string_view text) const;
-  // [CLS] text [SEP], truncated to max_len tokens (0: no truncation; values below 2 act as 2).
-  Encoding Encode(absl::string_view text, int64_t max_len = kDefaultMaxLen) const;
-  // [CLS] a [SEP] b [SEP], truncated longest-first to max_len (0: none; below 3 acts as 3).
-  Encoding EncodePair(absl::string_view a, absl::string_view b,
-                      int64_t max_len = kDefaultMaxLen) const;
-
   // Step 2 alone, as UTF-8 (for tests and debugging).
   static std::string Normalize(absl::string_view text, const Options& options = {});
   const Options& options() const { return options_; }
 
-  int32_t pad_id() const { return pad_id_; }
-  int32_t unk_id() const { return unk_id_; }
   int32_t cls_id() const { return cls_id_; }
   int32_t sep_id() const { return sep_id_; }
   // Number of lines of the vocab (ids are in [0, vocab_size)).
-  int64_t vocab_size() const { return vocab_size_; }
+  int64_t vocab_size() const override { return vocab_size_; }
   // The id of `token`, or -1.
-  int32_t TokenId(const std::string& token) const;
+  int32_t TokenId(const std::string& token) const override;
+  const char* kind() const override { return "WordPiece"; }
+
+ protected:
+  // Steps 2-4 on text containing no special token.
+  void TokenizeSegment(absl::string_view text, std::vector<int32_t>* out) const override;
 
  private:
   WordPieceTokenizer() = default;
   // Step 4 on one pre-tokenized word (UTF-8), appending ids to `out`.
   void WordPiece(const std::string& word, int64_t chars, std::vector<int32_t>* out) const;
-  // Steps 2-4 on text containing no special token.
-  void TokenizePlain(absl::string_view text, std::vector<int32_t>* out) const;
 
   Options options_;
   std::unordered_map<std::string, int32_t> vocab_;
-  std::vector<std::pair<std::string, int32_t>> specials_;  // matched literally in raw text
   int64_t vocab_size_ = 0;
-  int32_t pad_id_ = -1;
-  int32_t unk_id_ = -1;
   int32_t cls_id_ = -1;
   int32_t sep_id_ = -1;
 };
-
-// A batch padded to its longest encoding (dynamic padding), row-major [rows x cols], int64 as
-// the model takes them: attention_mask is 1 on real tokens and 0 on padding; padding uses
-// pad_id and token type 0.
-struct PaddedBatch {
-  int64_t rows = 0;
-  int64_t cols = 0;
-  std::vector<int64_t> input_ids;
-  std::vector<int64_t> token_type_ids;
-  std::vector<int64_t> attention_mask;
-};
-// `multiple` > 1 rounds the length up to a multiple of it (transformers' pad_to_multiple_of:
-// on GPUs, 8 keeps tensor-core shapes aligned and the number of distinct shapes small);
-// `min_cols` pads to at least that many columns (the length other ranks pad the same step to,
-// trainer/data/batch_plan.h).
-PaddedBatch PadBatch(const std::vector<Encoding>& batch, int32_t pad_id = 0, int64_t multiple = 1,
-                     int64_t min_cols = 0);
 
 }  // namespace trainer
 }  // namespace tunefleet

@@ -12,7 +12,7 @@ namespace {
 
 class BertFamilyImpl : public EncoderFamily {
  public:
-  BertFamilyImpl() : EncoderFamily(kBertDialect, {"vocab.txt"}) {}
+  BertFamilyImpl() : EncoderFamily(kBertDialect) {}
 
   std::string ModuleName(absl::string_view file_name) const override {
     std::string name = WithoutPrefix(file_name, "bert.");

@@ -7,9 +7,7 @@
 namespace tunefleet {
 namespace trainer {
 
-EncoderFamily::EncoderFamily(const ConfigDialect& dialect,
-                             std::vector<std::string> vocabulary_files)
-    : dialect_(dialect), vocabulary_files_(std::move(vocabulary_files)) {}
+EncoderFamily::EncoderFamily(const ConfigDialect& dialect) : dialect_(dialect) {}
 
 absl::StatusOr<BertConfig> EncoderFamily::ParseConfig(absl::string_view json,
                                                       absl::string_view path) const {
@@ -27,19 +25,6 @@ ParameterShapeList EncoderFamily::ParameterShapes(const BertConfig& config,
 
 std::string EncoderFamily::FileName(absl::string_view module_name) const {
   return std::string(module_name);
-}
-
-absl::StatusOr<WordPieceTokenizer> EncoderFamily::LoadTokenizer(const std::string& dir) const {
-  return WordPieceTokenizer::FromModelFolder(dir);
-}
-
-std::vector<std::string> EncoderFamily::TokenizerFiles() const {
-  std::vector<std::string> files = vocabulary_files_;
-  for (const char* file : {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
-                           "added_tokens.json"}) {
-    files.emplace_back(file);
-  }
-  return files;
 }
 
 std::string EncoderFamily::WithoutPrefix(absl::string_view file_name, absl::string_view prefix) {

@@ -1,9 +1,7 @@
 // What the model families (trainer/model/model_family.h) of the shared encoder have in common:
 // model_type, architecture, config.json read and written in the family's dialect
-// (trainer/model/bert_config.h's ConfigDialect), the encoder's parameters its config implies, and
-// the tokenizer (for now WordPiece, trainer/data/wordpiece_tokenizer.h's FromModelFolder, for
-// every family) with the files it is saved with: the family's vocabulary files, then
-// tokenizer.json, tokenizer_config.json, special_tokens_map.json and added_tokens.json. A
+// (trainer/model/bert_config.h's ConfigDialect) and the encoder's parameters its config implies.
+// (A folder's tokenizer is its files', not its family's: trainer/data/tokenizer_folder.h.) A
 // family's module derives from EncoderFamily and adds its weights' names in checkpoints
 // (FileName is the module name unless it says otherwise).
 // Thread-safety: immutable.
@@ -23,7 +21,7 @@ namespace trainer {
 
 class EncoderFamily : public ModelFamily {
  public:
-  EncoderFamily(const ConfigDialect& dialect, std::vector<std::string> vocabulary_files);
+  explicit EncoderFamily(const ConfigDialect& dialect);
 
   absl::string_view model_type() const final { return dialect_.model_type; }
   absl::string_view architecture() const final { return dialect_.architecture; }
@@ -32,8 +30,6 @@ class EncoderFamily : public ModelFamily {
   std::string ConfigToJson(const BertConfig& config, const std::string& dtype) const final;
   ParameterShapeList ParameterShapes(const BertConfig& config, bool with_pooler) const final;
   std::string FileName(absl::string_view module_name) const override;
-  absl::StatusOr<WordPieceTokenizer> LoadTokenizer(const std::string& dir) const final;
-  std::vector<std::string> TokenizerFiles() const final;
 
  protected:
   // A checkpoint's tensor name without the task models' `prefix` ("bert.", as BertForMaskedLM
@@ -42,7 +38,6 @@ class EncoderFamily : public ModelFamily {
 
  private:
   ConfigDialect dialect_;
-  std::vector<std::string> vocabulary_files_;  // the tokenizer's own ("vocab.txt")
 };
 
 }  // namespace trainer

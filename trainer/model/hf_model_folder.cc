@@ -12,6 +12,7 @@
 #include "common/file_util.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
+#include "trainer/data/tokenizer_folder.h"
 #include "trainer/io/hf_folder_util.h"
 #include "trainer/io/safetensors.h"
 #include "trainer/model/model_family_registry.h"
@@ -199,7 +200,7 @@ absl::Status SaveBertCheckpoint(const std::string& dir, const BertConfig& config
   RETURN_IF_ERROR(WriteFileAtomically(JoinPath(dir, kConfig), family.ConfigToJson(config, dtype)));
   const std::string& src = options.source_dir;
   const bool copy = !src.empty() && !(IsDir(src) && SameFolder(src, dir));
-  if (copy) RETURN_IF_ERROR(CopyFilesFrom(src, dir, family.TokenizerFiles()));
+  if (copy) RETURN_IF_ERROR(CopyFilesFrom(src, dir, TokenizerFileNames()));
   if (!options.pooling.empty()) {
     return WriteStModules(dir, options.pooling, config.hidden_size, options.max_seq_length);
   }

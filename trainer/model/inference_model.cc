@@ -5,7 +5,7 @@
 
 #include "common/file_util.h"
 #include "trainer/device.h"
-#include "trainer/model/model_family_registry.h"
+#include "trainer/data/tokenizer_folder.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -22,7 +22,7 @@ absl::StatusOr<InferenceModel> LoadInferenceModel(const std::string& dir) {
   BertCheckpoint info;
   absl::StatusOr<BertModel> bert = LoadBertModel(dir, &info);
   if (!bert.ok()) return bert.status();
-  absl::StatusOr<WordPieceTokenizer> tokenizer = FamilyOf(info.config).LoadTokenizer(dir);
+  absl::StatusOr<std::shared_ptr<const Tokenizer>> tokenizer = LoadFolderTokenizer(dir);
   if (!tokenizer.ok()) return tokenizer.status();
   return InferenceModel{std::move(*bert), std::move(info), std::move(*tokenizer)};
 }
@@ -35,7 +35,7 @@ std::string PoolingNameOrDefault(const std::string& flag, const BertCheckpoint& 
 int64_t MaxLenOrDefault(int64_t flag, const BertCheckpoint& info) {
   int64_t max_len = flag;
   if (max_len == 0) {
-    max_len = info.max_seq_length > 0 ? info.max_seq_length : WordPieceTokenizer::kDefaultMaxLen;
+    max_len = info.max_seq_length > 0 ? info.max_seq_length : Tokenizer::kDefaultMaxLen;
   }
   return std::min(max_len, MaxSequenceLength(info.config));
 }

@@ -14,10 +14,10 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "trainer/data/tokenizer.h"
 #include "trainer/model/bert_model.h"
 #include "trainer/model/hf_model_folder.h"
 #include "trainer/model/pooling.h"
-#include "trainer/data/wordpiece_tokenizer.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -26,15 +26,14 @@ namespace trainer {
 absl::Status CheckBatchSizeAndDevice(int64_t batch_size, const std::string& device);
 
 // A model folder loaded for inference: the encoder on the CPU in eval mode, the checkpoint's
-// report, and its tokenizer (its family's: BERT's is vocab.txt, cased or not as its
-// tokenizer_config.json says).
+// report, and its tokenizer (the folder's, as trainer/data/tokenizer_folder.h picks it).
 struct InferenceModel {
   BertModel bert;
   BertCheckpoint info;
-  WordPieceTokenizer tokenizer;
+  std::shared_ptr<const Tokenizer> tokenizer;
 };
 
-// LoadBertModel(dir), then its family's LoadTokenizer(dir); their errors as is.
+// LoadBertModel(dir), then LoadFolderTokenizer(dir); their errors as is.
 absl::StatusOr<InferenceModel> LoadInferenceModel(const std::string& dir);
 
 // The --pooling name to use: `flag` when given, else the folder's sentence-transformers pooling,

@@ -1,10 +1,11 @@
 // A model family: one kind of Hugging Face encoder folder (config.json's `model_type`), as the
-// trainer reads, builds, tokenizes for and writes it. Each family is one module
+// trainer reads, builds and writes it. Each family is one module
 // (trainer/model/NAME_family.{h,cc}: bert, roberta (with xlm-roberta), mpnet) listed once in
 // trainer/model/all_families.cc; everything else asks trainer/model/model_family_registry.h and
 // compares no model_type itself. The families derive from trainer/model/encoder_family.h, which
-// does the config (in the family's ConfigDialect), the parameters and the tokenizer; a family
-// adds the names of its checkpoints' tensors.
+// does the config (in the family's ConfigDialect) and the parameters; a family adds the names of
+// its checkpoints' tensors. The tokenizer is not the family's: a folder's files say which it is
+// (a RoBERTa encoder may come with a BertTokenizer), trainer/data/tokenizer_folder.h.
 //
 // What a family decides:
 //   - its config: config.json's keys parsed into the shared encoder's config (BertConfig, which
@@ -14,8 +15,7 @@
 //     (position ids after the padding id, no or one token type, a relative position bias) is
 //     decided by the fields the family sets there.
 //   - its weights' names: the encoder's parameters (module names and shapes), and the mapping
-//     between those and the names in a checkpoint's safetensors files, both ways;
-//   - its tokenizer: which files of a model folder it reads, and how.
+//     between those and the names in a checkpoint's safetensors files, both ways.
 // This interface does not link LibTorch: `trainer tokenize` and hpo use it too.
 //
 // Thread-safety: a family is immutable and stateless; every method may run concurrently.
@@ -29,7 +29,6 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "trainer/data/wordpiece_tokenizer.h"
 #include "trainer/model/bert_config.h"
 
 namespace tunefleet {
@@ -67,12 +66,6 @@ class ModelFamily {
   // The name the parameter `module_name` is saved under, as the family's transformers class
   // saves it (ModuleName(FileName(n)) == n).
   virtual std::string FileName(absl::string_view module_name) const = 0;
-
-  // The tokenizer of the model folder `dir`, from the files this family's tokenizer reads; its
-  // errors name the file.
-  virtual absl::StatusOr<WordPieceTokenizer> LoadTokenizer(const std::string& dir) const = 0;
-  // The tokenizer files a saved folder copies from its source folder, when present there.
-  virtual std::vector<std::string> TokenizerFiles() const = 0;
 };
 
 }  // namespace trainer

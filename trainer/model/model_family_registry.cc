@@ -54,10 +54,5 @@ absl::StatusOr<BertConfig> ReadModelConfig(const std::string& path) {
   return ParseModelConfig(text, path);
 }
 
-absl::StatusOr<WordPieceTokenizer> LoadModelTokenizer(const std::string& dir) {
-  ASSIGN_OR_RETURN(BertConfig config, ReadModelConfig(JoinPath(dir, "config.json")));
-  return FamilyOf(config).LoadTokenizer(dir);
-}
-
 }  // namespace trainer
 }  // namespace tunefleet

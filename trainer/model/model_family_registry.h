@@ -1,6 +1,6 @@
 // The model family registry's look-ups over AllModelFamilies (trainer/model/all_families.h):
 // config.json is read here, its `model_type` picking the family that parses it, and anything
-// that needs a model's family (the folder loader and saver, the tokenizer, the memory formula)
+// that needs a model's family (the folder loader and saver, the memory formula)
 // finds it here, without comparing model_type itself.
 //
 // Thread-safety: pure functions over immutable families (the file system is shared).
@@ -12,7 +12,6 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "trainer/data/wordpiece_tokenizer.h"
 #include "trainer/model/bert_config.h"
 #include "trainer/model/model_family.h"
 
@@ -36,9 +35,6 @@ absl::StatusOr<BertConfig> ParseModelConfig(absl::string_view json, absl::string
 // The file at `path` read (common/file_util.h's errors) and parsed as above.
 absl::StatusOr<BertConfig> ReadModelConfig(const std::string& path);
 
-// The tokenizer of model folder `dir`: DIR/config.json's family reads it (its errors as they
-// are).
-absl::StatusOr<WordPieceTokenizer> LoadModelTokenizer(const std::string& dir);
 
 }  // namespace trainer
 }  // namespace tunefleet

@@ -26,7 +26,7 @@ constexpr std::pair<const char*, const char*> kLayerNames[] = {
 
 class MpnetFamilyImpl : public EncoderFamily {
  public:
-  MpnetFamilyImpl() : EncoderFamily(kMpnetDialect, {"vocab.txt"}) {}
+  MpnetFamilyImpl() : EncoderFamily(kMpnetDialect) {}
 
   std::string ModuleName(absl::string_view file_name) const override {
     const std::string name = WithoutPrefix(file_name, "mpnet.");

@@ -9,9 +9,9 @@
 //     the saved buffer embeddings.position_ids ignored. The encoder is BERT's under other names:
 //     attention.attn.{q,k,v} are attention.self.{query,key,value}, attention.attn.o is
 //     attention.output.dense and attention.LayerNorm is attention.output.LayerNorm; written back
-//     under MPNetModel's names;
-//   - tokenizer: WordPiece (trainer/data/wordpiece_tokenizer.h's FromModelFolder: vocab.txt with
-//     the settings of tokenizer_config.json or tokenizer.json; MPNetTokenizer's <s> </s>).
+//     under MPNetModel's names.
+// The tokenizer is the folder's (trainer/data/tokenizer_folder.h): MPNetTokenizer is a WordPiece
+// with <s> A </s></s> B </s>.
 // Thread-safety: immutable.
 #ifndef TUNEFLEET_TRAINER_MODEL_MPNET_FAMILY_H_
 #define TUNEFLEET_TRAINER_MODEL_MPNET_FAMILY_H_

@@ -24,15 +24,12 @@ class RobertaFamilyImpl : public EncoderFamily {
 }  // namespace
 
 const ModelFamily& RobertaFamily() {
-  // BPE (roberta-base) or WordPiece under a BertTokenizer (klue/roberta-base).
-  static const RobertaFamilyImpl* const kFamily =
-      new RobertaFamilyImpl(kRobertaDialect, {"vocab.json", "merges.txt", "vocab.txt"});
+  static const RobertaFamilyImpl* const kFamily = new RobertaFamilyImpl(kRobertaDialect);
   return *kFamily;
 }
 
 const ModelFamily& XlmRobertaFamily() {
-  static const RobertaFamilyImpl* const kFamily =
-      new RobertaFamilyImpl(kXlmRobertaDialect, {"sentencepiece.bpe.model"});
+  static const RobertaFamilyImpl* const kFamily = new RobertaFamilyImpl(kXlmRobertaDialect);
   return *kFamily;
 }
 

@@ -8,11 +8,9 @@
 //     the token_type_ids of a pair are then ignored, as RoBERTa's tokenizers give none;
 //   - weights: BertModel's names, read with or without the "roberta." prefix (RobertaForMaskedLM
 //     and the other task models carry it), the saved buffer embeddings.position_ids ignored;
-//     written as RobertaModel names;
-//   - tokenizer: for now WordPiece (trainer/data/wordpiece_tokenizer.h's FromModelFolder), which
-//     reads a RoBERTa under a BertTokenizer (klue/roberta-*) and nothing else yet (an XLM-R
-//     folder's is SentencePiece: the error names vocab.txt); the files copied with a saved model
-//     include the BPE (vocab.json, merges.txt) and SentencePiece (sentencepiece.bpe.model) ones.
+//     written as RobertaModel names.
+// The tokenizer is the folder's (trainer/data/tokenizer_folder.h): klue/roberta-* have a cased
+// WordPiece BertTokenizer, XLM-R a SentencePiece unigram model.
 // Thread-safety: immutable.
 #ifndef TUNEFLEET_TRAINER_MODEL_ROBERTA_FAMILY_H_
 #define TUNEFLEET_TRAINER_MODEL_ROBERTA_FAMILY_H_

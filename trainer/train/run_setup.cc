@@ -17,8 +17,7 @@
 #include "trainer/model/pooling.h"
 #include "trainer/io/safetensors.h"
 #include "trainer/tasks/loss_registry.h"
-#include "trainer/model/model_family_registry.h"
-#include "trainer/data/wordpiece_tokenizer.h"
+#include "trainer/data/tokenizer_folder.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -55,7 +54,7 @@ absl::StatusOr<BertModel> LoadEncoder(const TrainerConfig& config) {
 
 // Reads and tokenizes the training set and, with task.eval, the evaluation set (each as the
 // task's data kinds say) into `parts`.
-absl::Status ReadData(const TrainerConfig& c, const WordPieceTokenizer& tokenizer, int rank,
+absl::Status ReadData(const TrainerConfig& c, const Tokenizer& tokenizer, int rank,
                       RunParts& parts) {
   std::ostream* const warnings = rank == 0 ? &std::cerr : nullptr;
   ASSIGN_OR_RETURN(std::vector<Example> train_rows,
@@ -87,12 +86,12 @@ absl::StatusOr<RunParts> BuildRunParts(const TrainerConfig& c, const torch::Devi
         " use bf16 or fp32)"));
   }
   auto phase = Clock::now();
-  ASSIGN_OR_RETURN(WordPieceTokenizer tokenizer, LoadModelTokenizer(c.model.path));
+  ASSIGN_OR_RETURN(std::shared_ptr<const Tokenizer> tokenizer, LoadFolderTokenizer(c.model.path));
   ASSIGN_OR_RETURN(BertModel encoder, LoadEncoder(c));
   parts.model_seconds = SecondsSince(phase);
   phase = Clock::now();
   parts.max_len = std::min<int64_t>(c.model.max_seq_len, MaxSequenceLength(encoder->config()));
-  RETURN_IF_ERROR(ReadData(c, tokenizer, rank, parts));
+  RETURN_IF_ERROR(ReadData(c, *tokenizer, rank, parts));
   parts.data_seconds = SecondsSince(phase);
   int64_t num_labels = std::max<int64_t>(parts.train->num_labels(), 2);
   if (parts.eval != nullptr) num_labels = std::max(num_labels, parts.eval->num_labels());
