@@ -13,6 +13,8 @@ SEEDS_DIR: the Korean seed documents (../shared/seeds). Writes, under OUT_DIR:
                  (sentencepiece.bpe.model, fairseq ids) + tokenizer.json
   mpnet/         MPNetModel under MPNetTokenizer (lowercase WordPiece, <s> </s>), vocab.txt +
                  tokenizer.json
+  distilbert/    DistilBertModel under DistilBertTokenizer (lowercase WordPiece), vocab.txt +
+                 tokenizer.json (made last, so the folders above are as they were without it)
   family_goldens.json: per folder, "ids" (held-out texts and pairs, as
                  AutoTokenizer.from_pretrained(folder)(text, truncation=True, max_length=N) gives
                  them), "ids_without_tokenizer_json" (the same from the folder without
@@ -142,6 +144,18 @@ def make_mpnet(bare):
                                     layer_norm_eps=1e-5, **SMALL)
 
 
+def make_distilbert(bare):
+    english = [t for a, b, _ in sts for t in (a, b)]
+    wordpiece_vocab(bare, ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"], True, english)
+    write_json(os.path.join(bare, "tokenizer_config.json"),
+               {"tokenizer_class": "DistilBertTokenizer", "do_lower_case": True,
+                "model_max_length": 128})
+    n = len(open(os.path.join(bare, "vocab.txt"), encoding="utf-8").read().splitlines())
+    return transformers.DistilBertConfig(vocab_size=n, dim=32, n_layers=2, n_heads=4,
+                                         hidden_dim=64, max_position_embeddings=130,
+                                         pad_token_id=0)
+
+
 def ids_of(tok):
     got = []
     for text in held_out:
@@ -164,10 +178,11 @@ def mean_pool(model, tok, texts):
     return (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
 
 
-def cosine_steps(folder, steps=3, batch=16, lr=1e-4, wd=0.01, clip=1.0):
+def cosine_steps(folder, name, steps=3, batch=16, lr=1e-4, wd=0.01, clip=1.0):
     tok = transformers.AutoTokenizer.from_pretrained(folder)
-    model = transformers.AutoModel.from_pretrained(folder, hidden_dropout_prob=0.0,
-                                                   attention_probs_dropout_prob=0.0)
+    no_dropout = (dict(dropout=0.0, attention_dropout=0.0) if name == "distilbert" else
+                  dict(hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0))
+    model = transformers.AutoModel.from_pretrained(folder, **no_dropout)
     model.train()
     opt = torch.optim.AdamW(model.parameters(), lr=lr, betas=(0.9, 0.999), eps=1e-8,
                             weight_decay=wd)
@@ -196,7 +211,9 @@ goldens = {"versions": {"transformers": transformers.__version__,
                         "tokenizers": tokenizers.__version__,
                         "sentence_transformers": sentence_transformers.__version__,
                         "sentencepiece": spm.__version__, "torch": torch.__version__}}
-for name, make in (("roberta-klue", make_klue), ("xlm-r", make_xlmr), ("mpnet", make_mpnet)):
+FAMILIES = (("roberta-klue", make_klue), ("xlm-r", make_xlmr), ("mpnet", make_mpnet),
+            ("distilbert", make_distilbert))  # the last came later: the others are unchanged
+for name, make in FAMILIES:
     bare = tempfile.mkdtemp()
     config = make(bare)
     tok_bare = transformers.AutoTokenizer.from_pretrained(bare)
@@ -224,7 +241,7 @@ for name, make in (("roberta-klue", make_klue), ("xlm-r", make_xlmr), ("mpnet", 
     emb = st.encode(held_out, convert_to_tensor=True, batch_size=64).tolist()
     goldens[name] = {"files": sorted(os.listdir(folder)), "ids": ids,
                      "ids_without_tokenizer_json": ids_bare, "mean_pooled": emb,
-                     "cosine": cosine_steps(folder)}
+                     "cosine": cosine_steps(folder, name)}
     print(f"{name}: {config.vocab_size} tokens, {len(ids)} id lines ({same} equal without "
           f"tokenizer.json), files {goldens[name]['files']}")
     shutil.rmtree(bare)
