@@ -59,7 +59,8 @@ absl::Status CheckModelFolder(const std::string& key, const std::string& dir) {
   // What every trial would fail on: a config.json the trainer cannot read.
   absl::StatusOr<trainer::BertConfig> config =
       trainer::ReadModelConfig(absl::StrCat(dir, dir.back() == '/' ? "" : "/", "config.json"));
-  if (!config.ok()) return absl::InvalidArgumentError(absl::StrCat(key, ": ", config.status().message()));
+  if (!config.ok())
+    return absl::InvalidArgumentError(absl::StrCat(key, ": ", config.status().message()));
   // And a tokenizer it cannot read (none, or a malformed tokenizer.json / vocab.txt / .model).
   absl::StatusOr<std::shared_ptr<const trainer::Tokenizer>> tokenizer =
       trainer::LoadFolderTokenizer(dir);

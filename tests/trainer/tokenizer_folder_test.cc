@@ -61,10 +61,10 @@ int Mismatches(const std::string& dir, const Json& lines, const std::string& wha
   for (const Json& line : lines) {
     const std::string text = line.at("text");
     const int64_t max_len = line.at("max_len");
-    const Encoding e = line.contains("pair")
-                           ? (*tokenizer)->EncodePair(text, line.at("pair").get<std::string>(),
-                                                      max_len)
-                           : (*tokenizer)->Encode(text, max_len);
+    const Encoding e =
+        line.contains("pair")
+            ? (*tokenizer)->EncodePair(text, line.at("pair").get<std::string>(), max_len)
+            : (*tokenizer)->Encode(text, max_len);
     const auto want = line.at("ids").get<std::vector<int32_t>>();
     if (e.ids != want && ++bad <= 3) {
       ADD_FAILURE() << what << ": \"" << text.substr(0, 60) << "\" (max_len " << max_len
@@ -83,11 +83,10 @@ TEST_P(FolderTokenizer, AsSavedMatchesAutoTokenizer) {
 
 TEST_P(FolderTokenizer, WithoutTokenizerJsonMatchesAutoTokenizer) {
   const Json& g = Goldens().at(GetParam());
-  const std::string dir = CopyOf(GetParam(), [](const std::string& f) {
-    return f != "tokenizer.json";
-  });
-  EXPECT_EQ(Mismatches(dir, g.at("ids_without_tokenizer_json"), GetParam() + " (no tokenizer.json)"),
-            0);
+  const std::string dir =
+      CopyOf(GetParam(), [](const std::string& f) { return f != "tokenizer.json"; });
+  EXPECT_EQ(
+      Mismatches(dir, g.at("ids_without_tokenizer_json"), GetParam() + " (no tokenizer.json)"), 0);
   fs::remove_all(dir);
 }
 
@@ -101,8 +100,7 @@ TEST_P(FolderTokenizer, TokenizerJsonAloneMatchesAutoTokenizer) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, FolderTokenizer,
-                         ::testing::Values("roberta-klue", "xlm-r", "mpnet"),
-                         [](const auto& info) {
+                         ::testing::Values("roberta-klue", "xlm-r", "mpnet", "distilbert"), [](const auto& info) {
                            std::string n = info.param;
                            for (char& c : n) c = std::isalnum(c) ? c : '_';
                            return n;
@@ -136,7 +134,7 @@ TEST(FolderTokenizerSpecials, PadAndTemplateFollowTheFolder) {
   ASSERT_TRUE(mpnet.ok()) << mpnet.status();
   EXPECT_EQ((*mpnet)->pad_id(), 1);
   const Encoding m = (*mpnet)->EncodePair("a", "b", 0);
-  EXPECT_EQ(m.ids.front(), 0);                   // <s>
+  EXPECT_EQ(m.ids.front(), 0);                              // <s>
   EXPECT_EQ(std::count(m.ids.begin(), m.ids.end(), 2), 3);  // </s> a </s></s> b </s>
   EXPECT_EQ(m.token_type_ids.back(), 0);
 }

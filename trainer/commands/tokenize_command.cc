@@ -7,9 +7,9 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/cli.h"
+#include "trainer/data/tokenizer_folder.h"
 #include "trainer/data/utf8_check.h"
 #include "trainer/data/wordpiece_tokenizer.h"
-#include "trainer/data/tokenizer_folder.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -54,15 +54,16 @@ int RunTokenizeOn(const std::vector<std::string>& args, std::istream& in, std::o
   int64_t max_len = Tokenizer::kDefaultMaxLen;
   bool pair = false;
   bool cased = false;
-  CommandLine cli(kProgram, "",
-                  "Reads text lines on stdin; writes one JSON object {\"ids\": [...]} a line, with\n"
-                  "the special tokens, truncated to --max_len. With --model, exactly as\n"
-                  "AutoTokenizer.from_pretrained(DIR)(line, truncation=True, max_length=N): the\n"
-                  "folder's WordPiece (vocab.txt or tokenizer.json) or SentencePiece unigram\n"
-                  "(sentencepiece.bpe.model or tokenizer.json) with its special tokens. With --vocab,\n"
-                  "BERT WordPiece, uncased as Hugging Face's BertWordPieceTokenizer; with --cased as\n"
-                  "BertTokenizerFast(do_lower_case=False). With --pair each line is two tab-separated\n"
-                  "sentences (longest-first truncation), and \"token_type_ids\" are written too.");
+  CommandLine cli(
+      kProgram, "",
+      "Reads text lines on stdin; writes one JSON object {\"ids\": [...]} a line, with\n"
+      "the special tokens, truncated to --max_len. With --model, exactly as\n"
+      "AutoTokenizer.from_pretrained(DIR)(line, truncation=True, max_length=N): the\n"
+      "folder's WordPiece (vocab.txt or tokenizer.json) or SentencePiece unigram\n"
+      "(sentencepiece.bpe.model or tokenizer.json) with its special tokens. With --vocab,\n"
+      "BERT WordPiece, uncased as Hugging Face's BertWordPieceTokenizer; with --cased as\n"
+      "BertTokenizerFast(do_lower_case=False). With --pair each line is two tab-separated\n"
+      "sentences (longest-first truncation), and \"token_type_ids\" are written too.");
   cli.AddString("vocab", &vocab_path, "WordPiece vocab.txt (this or --model)", "FILE");
   cli.AddString("model", &model_dir,
                 "model folder: its tokenizer, as transformers' AutoTokenizer reads it "
@@ -71,8 +72,9 @@ int RunTokenizeOn(const std::vector<std::string>& args, std::istream& in, std::o
   cli.AddBool("cased", &cased, "keep case and accents (cased and multilingual BERT vocabularies)");
   cli.AddInt("max_len", &max_len, "maximum tokens including [CLS] and [SEP]");
   cli.AddBool("pair", &pair, "lines are tab-separated sentence pairs");
-  cli.AddHelpEpilog("Example: echo 'Hello, world!' | trainer tokenize --vocab vocab.txt\n"
-                    "  {\"ids\": [101, 7592, 1010, 2088, 999, 102]}\n");
+  cli.AddHelpEpilog(
+      "Example: echo 'Hello, world!' | trainer tokenize --vocab vocab.txt\n"
+      "  {\"ids\": [101, 7592, 1010, 2088, 999, 102]}\n");
   absl::Status status = cli.Parse(args);
   if (cli.help_requested()) {
     out << cli.Help();
@@ -93,7 +95,8 @@ int RunTokenizeOn(const std::vector<std::string>& args, std::istream& in, std::o
     PrintErrorTo(err, status);
     return kExitUsage;
   }
-  absl::StatusOr<std::shared_ptr<const Tokenizer>> tokenizer = LoadTokenizer(vocab_path, model_dir, cased);
+  absl::StatusOr<std::shared_ptr<const Tokenizer>> tokenizer =
+      LoadTokenizer(vocab_path, model_dir, cased);
   if (!tokenizer.ok()) {
     PrintErrorTo(err, tokenizer.status());
     return kExitUsage;
@@ -108,9 +111,10 @@ int RunTokenizeOn(const std::vector<std::string>& args, std::istream& in, std::o
       std::vector<absl::string_view> parts = absl::StrSplit(text, '\t');
       if (parts.size() != 2) {
         utf8.Report(&err);  // the lines read so far
-        PrintErrorTo(err, absl::InvalidArgumentError(absl::StrCat(
-                              "stdin:", number, ": --pair expects two tab-separated sentences, got ",
-                              parts.size(), " field(s)")));
+        PrintErrorTo(err,
+                     absl::InvalidArgumentError(absl::StrCat(
+                         "stdin:", number, ": --pair expects two tab-separated sentences, got ",
+                         parts.size(), " field(s)")));
         return kExitUsage;
       }
       e = (*tokenizer)->EncodePair(parts[0], parts[1], max_len);

@@ -7,8 +7,8 @@ namespace tunefleet {
 namespace trainer {
 namespace {
 
-// HF's AddedToken lstrip / rstrip take Unicode whitespace; the ASCII kind and the UTF-8 no-break
-// and ideographic spaces are those that appear next to special tokens in practice.
+// HF's AddedToken lstrip / rstrip take Unicode whitespace; here the ASCII kind (what appears
+// next to special tokens in practice).
 size_t WhitespaceBefore(absl::string_view text) {
   size_t n = 0;
   while (n < text.size()) {

@@ -53,9 +53,7 @@ struct SpecialTemplate {
   // RoBERTa's (XLM-R, MPNet): <s> A </s>, <s> A </s> </s> B </s>, all types 0.
   static SpecialTemplate Roberta(int32_t cls, int32_t sep);
   size_t single_count() const { return single_prefix.size() + single_suffix.size(); }
-  size_t pair_count() const {
-    return pair_prefix.size() + pair_middle.size() + pair_suffix.size();
-  }
+  size_t pair_count() const { return pair_prefix.size() + pair_middle.size() + pair_suffix.size(); }
 };
 
 class Tokenizer {

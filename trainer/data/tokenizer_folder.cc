@@ -20,10 +20,10 @@ enum class Model { kWordPiece, kUnigramJson, kSentencePiece };
 // What a folder's files say about its tokenizer.
 struct Files {
   std::string dir;
-  std::string json_path;    // tokenizer.json
-  std::string config_path;  // tokenizer_config.json
-  Json fast;                // tokenizer.json's object, or null
-  Json config;              // tokenizer_config.json's object, or null
+  std::string json_path;        // tokenizer.json
+  std::string config_path;      // tokenizer_config.json
+  Json fast;                    // tokenizer.json's object, or null
+  Json config;                  // tokenizer_config.json's object, or null
   std::string tokenizer_class;  // without "Fast"
 };
 
@@ -33,8 +33,8 @@ absl::StatusOr<Json> ReadIfPresent(const std::string& path) {
 }
 
 bool RobertaStyle(const std::string& tokenizer_class) {
-  for (const char* c : {"MPNetTokenizer", "XLMRobertaTokenizer", "RobertaTokenizer",
-                        "CamembertTokenizer"}) {
+  for (const char* c :
+       {"MPNetTokenizer", "XLMRobertaTokenizer", "RobertaTokenizer", "CamembertTokenizer"}) {
     if (tokenizer_class == c) return true;
   }
   return false;
@@ -67,7 +67,8 @@ absl::StatusOr<Model> PickModel(const Files& f) {
 absl::StatusOr<int32_t> IdOf(const Tokenizer& t, const std::string& name, const std::string& path,
                              const char* key) {
   const int32_t id = t.TokenId(name);
-  if (id < 0) return JsonKeyError(path, key, absl::StrCat("names \"", name, "\", not in the vocabulary"));
+  if (id < 0)
+    return JsonKeyError(path, key, absl::StrCat("names \"", name, "\", not in the vocabulary"));
   return id;
 }
 
@@ -122,10 +123,11 @@ absl::Status ReadTemplate(const Json& p, const Tokenizer& t, const std::string& 
       if (!item.contains("SpecialToken")) {
         return JsonKeyError(path, "post_processor", absl::StrCat("has a piece ", JsonBrief(item)));
       }
-      std::vector<int32_t>* ids =
-          std::string(key) == "single"
-              ? (part == 0 ? &tpl.single_prefix : &tpl.single_suffix)
-              : (part == 0 ? &tpl.pair_prefix : part == 1 ? &tpl.pair_middle : &tpl.pair_suffix);
+      std::vector<int32_t>* ids = std::string(key) == "single"
+                                      ? (part == 0 ? &tpl.single_prefix : &tpl.single_suffix)
+                                      : (part == 0   ? &tpl.pair_prefix
+                                         : part == 1 ? &tpl.pair_middle
+                                                     : &tpl.pair_suffix);
       RETURN_IF_ERROR(ids_of(item, ids));
     }
   }
@@ -201,17 +203,22 @@ absl::StatusOr<std::shared_ptr<const Tokenizer>> LoadFolderTokenizer(const std::
     RETURN_IF_ERROR(ReadAddedTokens(f.fast, f.json_path, t.get()));
   }
   if (f.config.is_object() && f.config.contains("pad_token") && f.config["pad_token"].is_string()) {
-    ASSIGN_OR_RETURN(int32_t pad, IdOf(*t, f.config["pad_token"].get<std::string>(),
-                                       f.config_path, "pad_token"));
+    ASSIGN_OR_RETURN(int32_t pad, IdOf(*t, f.config["pad_token"].get<std::string>(), f.config_path,
+                                       "pad_token"));
     t->set_pad_id(pad);
   }
   return std::shared_ptr<const Tokenizer>(std::move(t));
 }
 
 const std::vector<std::string>& TokenizerFileNames() {
-  static const auto* const kNames = new std::vector<std::string>{
-      "tokenizer.json",  "tokenizer_config.json",   "special_tokens_map.json", "added_tokens.json",
-      "vocab.txt",       "sentencepiece.bpe.model", "vocab.json",              "merges.txt"};
+  static const auto* const kNames = new std::vector<std::string>{"tokenizer.json",
+                                                                 "tokenizer_config.json",
+                                                                 "special_tokens_map.json",
+                                                                 "added_tokens.json",
+                                                                 "vocab.txt",
+                                                                 "sentencepiece.bpe.model",
+                                                                 "vocab.json",
+                                                                 "merges.txt"};
   return *kNames;
 }
 
