@@ -80,11 +80,13 @@ TEST_F(TrainerFilesTest, AModelFolderWithoutItsFiles) {
 }
 
 TEST_F(TrainerFilesTest, ATokenizerTheTrainerCannotRead) {
+  ::unlink((dir_ + "/model/tokenizer.json").c_str());  // a previous run's
   Write(dir_ + "/model/vocab.txt", "[PAD]\nhello\n");
   EXPECT_THAT(Check(), HasSubstr(dir_ + "/model/vocab.txt: vocab lacks the special token(s) [CLS]"));
   ::unlink((dir_ + "/model/vocab.txt").c_str());
   Write(dir_ + "/model/tokenizer.json", "{\"model\": {\"type\": \"BPE\"}}");
   EXPECT_THAT(Check(), HasSubstr(dir_ + "/model/tokenizer.json: key \"model.type\" is \"BPE\""));
+  ::unlink((dir_ + "/model/tokenizer.json").c_str());
 }
 
 // What every trial would fail on is refused before the sweep.
