@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # How `hpo sweep` ends, and what a pipe sees while it runs:
-# - a sweep whose every trial fails (here the trainer refuses its model folder's vocab.txt, a
+# - a sweep whose every trial fails (here the trainer refuses its model folder's weights file, a
 #   failure the up-front file check cannot see) exits 3, and the summary's last line says why;
 #   the trainer's usage error (exit code 2) is not retried: one attempt a point;
 # - a sweep with more than --max_failed_share of its points failed after their retries exits 3;
@@ -11,10 +11,11 @@
 HPO=$1
 source tests/integration/lib.sh
 
-# A model folder whose vocab.txt the trainer refuses: each attempt fails at once (exit code 2).
+# A model folder whose weights the trainer refuses (hpo checks config.json and the tokenizer
+# before the sweep, not the weights): each attempt fails at once (exit code 2).
 mkdir -p "$WORK/bad-model"
-cp data/bert-tiny-random/config.json "$WORK/bad-model/"
-echo '[PAD]' > "$WORK/bad-model/vocab.txt"
+cp data/bert-tiny-random/config.json data/bert-tiny-random/vocab.txt "$WORK/bad-model/"
+echo 'not safetensors' > "$WORK/bad-model/model.safetensors"
 head -24 data/stsbenchmark/sts-train.csv > "$WORK/train.csv"
 head -8 data/stsbenchmark/sts-dev.csv > "$WORK/dev.csv"
 write_train_yaml "$WORK/train.yaml" model.path="$WORK/bad-model" model.max_seq_len=32 model.dropout= \
