@@ -2,7 +2,7 @@
 # Every command takes every model family (issue 34, acceptance 1 and 3), on the golden folders of
 # data/golden/families (Sentence-Transformers layout, as the Hub's): a RoBERTa encoder under a
 # cased WordPiece BertTokenizer (klue/roberta-base's layout), an XLM-R encoder with a SentencePiece
-# model, an MPNet encoder.
+# model, an MPNet encoder, a DistilBERT encoder (its own config keys, no pooler).
 #   - `trainer tokenize --model DIR` gives Hugging Face's ids (family_goldens.json) for every
 #     golden line that is one line of text;
 #   - `trainer encode` gives sentence-transformers' embeddings (within 1e-4);
@@ -13,7 +13,7 @@
 TRAINER=$1 HPO=$2
 source tests/integration/lib.sh
 
-for name in roberta-klue xlm-r mpnet; do
+for name in roberta-klue xlm-r mpnet distilbert; do
   dir=data/golden/families/$name
   "$PY" - "$WORK" "$name" <<'PY' || fail "$name: cannot read the golden file"
 import json, sys

@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "trainer/model/autocast.h"
 #include "trainer/model/bert_config.h"
+#include "trainer/model/model_family_registry.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -38,6 +39,19 @@ TEST(MemoryEstimateTest, BertBaseConfigDefaults) {
 // transformers' BertModel(BertConfig()) has 109,482,240 parameters, 590,592 of them the pooler's.
 TEST(MemoryEstimateTest, EncoderParametersAreBertBasesLessThePooler) {
   EXPECT_EQ(EncoderParameters(BertConfig()), 109482240 - 590592);
+}
+
+// transformers' DistilBertModel(DistilBertConfig()) (distilbert-base-uncased's config.json) has
+// 66,362,880 parameters and no pooler; counted through the distilbert family's parameters.
+TEST(MemoryEstimateTest, EncoderParametersCountDistilBertsOwnKeys) {
+  absl::StatusOr<BertConfig> c = ParseModelConfig(
+      R"({"model_type": "distilbert", "vocab_size": 30522, "dim": 768, "n_layers": 6,
+          "n_heads": 12, "hidden_dim": 3072, "activation": "gelu", "dropout": 0.1,
+          "attention_dropout": 0.1, "max_position_embeddings": 512, "pad_token_id": 0,
+          "sinusoidal_pos_embds": false})",
+      "distilbert-base-uncased/config.json");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(EncoderParameters(*c), 66362880);
 }
 
 // The trainer's check at its start: a batch whose estimate at 2 tokens a sequence exceeds the

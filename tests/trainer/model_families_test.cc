@@ -1,6 +1,7 @@
-// The model families beyond BERT (trainer/model/roberta_family.h, mpnet_family.h) against
-// Hugging Face transformers 5.17 and sentence-transformers: data/golden/families holds three small
-// random-init encoders (RobertaModel under a BertTokenizer, XLMRobertaModel, MPNetModel) in
+// The model families beyond BERT (trainer/model/roberta_family.h, mpnet_family.h,
+// distilbert_family.h) against Hugging Face transformers 5.17 and sentence-transformers:
+// data/golden/families holds four small random-init encoders (RobertaModel under a
+// BertTokenizer, XLMRobertaModel, MPNetModel, DistilBertModel) in
 // sentence-transformers' layout, with family_goldens.json's token ids of 20 held-out texts and
 // sentence-transformers' mean-pooled embeddings of them (make_family_goldens.py). Each folder
 // loads through the registry, its held-out ids run as one padded batch (so position ids after
@@ -35,10 +36,20 @@ struct Folder {
   const char* name;  // under data/golden/families, and family_goldens.json's key
   const char* model_type;
   const char* architecture;
+  bool has_pooler;          // the transformers class has one (DistilBertModel has none)
+  const char* const* keys;  // required config.json keys (DistilBERT's are its own), then nullptr
 };
-constexpr Folder kFolders[] = {{"roberta-klue", "roberta", "RobertaModel"},
-                               {"xlm-r", "xlm-roberta", "XLMRobertaModel"},
-                               {"mpnet", "mpnet", "MPNetModel"}};
+constexpr const char* kBertKeys[] = {"hidden_size",  "num_attention_heads",     "layer_norm_eps",
+                                     "pad_token_id", "max_position_embeddings", "hidden_act",
+                                     nullptr};
+constexpr const char* kDistilBertKeys[] = {
+    "dim",        "n_heads", "hidden_dim", "pad_token_id", "max_position_embeddings",
+    "activation", nullptr};
+constexpr Folder kFolders[] = {
+    {"roberta-klue", "roberta", "RobertaModel", true, kBertKeys},
+    {"xlm-r", "xlm-roberta", "XLMRobertaModel", true, kBertKeys},
+    {"mpnet", "mpnet", "MPNetModel", true, kBertKeys},
+    {"distilbert", "distilbert", "DistilBertModel", false, kDistilBertKeys}};
 
 // Tighter than the 1e-4 a family must meet (docs/CONTRIBUTING.md): fp32 on the CPU matches to
 // 4e-7, while these small random-init embeddings move by only 2e-4 without MPNet's relative
@@ -103,7 +114,7 @@ TEST_P(FamilyFolderTest, MeanPooledEmbeddingsMatchSentenceTransformers) {
   const BertConfig& c = model_->config();
   EXPECT_EQ(c.model_type, f.model_type);
   EXPECT_EQ(FamilyOf(c).architecture(), f.architecture);
-  EXPECT_TRUE(model_->has_pooler());
+  EXPECT_EQ(model_->has_pooler(), f.has_pooler);
   const Json& golden = Goldens().at(f.name);
   const std::vector<std::vector<int64_t>> rows = HeldOutIds(golden);
   const Json& want = golden.at("mean_pooled");
@@ -202,13 +213,12 @@ TEST(ModelFamiliesTest, BadConfigKeyIsOneLineNamingFileAndKey) {
     SCOPED_TRACE(f.name);
     const Json config = ReadJson(Dir(f) + "/config.json");
     ASSERT_TRUE(ParseModelConfig(config.dump(), "m/config.json").ok());
-    for (const char* key : {"hidden_size", "num_attention_heads", "layer_norm_eps", "pad_token_id",
-                            "max_position_embeddings", "hidden_act"}) {
+    for (const char* const* key = f.keys; *key != nullptr; ++key) {
       Json bad = config;
-      bad[key] = "big";
-      ExpectKeyError(bad, key);
-      bad.erase(key);
-      ExpectKeyError(bad, key);
+      bad[*key] = "big";
+      ExpectKeyError(bad, *key);
+      bad.erase(*key);
+      ExpectKeyError(bad, *key);
     }
   }
   Json roberta = ReadJson(Dir(kFolders[0]) + "/config.json");
@@ -224,6 +234,17 @@ TEST(ModelFamiliesTest, BadConfigKeyIsOneLineNamingFileAndKey) {
   ExpectKeyError(mpnet, "relative_attention_num_buckets");
   mpnet.erase("relative_attention_num_buckets");
   ExpectKeyError(mpnet, "relative_attention_num_buckets");
+  Json distilbert = ReadJson(Dir(kFolders[3]) + "/config.json");
+  distilbert["n_heads"] = 5;  // does not divide dim 32
+  ExpectKeyError(distilbert, "n_heads");
+  distilbert["n_heads"] = 4;
+  for (const char* key : {"n_layers", "vocab_size", "dropout", "attention_dropout"}) {
+    Json bad = distilbert;
+    bad.erase(key);
+    ExpectKeyError(bad, key);
+  }
+  distilbert["sinusoidal_pos_embds"] = true;  // fixed sinusoids: not DistilBertModel's weights
+  ExpectKeyError(distilbert, "sinusoidal_pos_embds");
 }
 
 TEST(ModelFamiliesTest, MapsCheckpointNamesAsTransformersClassesSaveThem) {
@@ -251,6 +272,25 @@ TEST(ModelFamiliesTest, MapsCheckpointNamesAsTransformersClassesSaveThem) {
   // BertModel's names are no MPNetModel tensors.
   const std::string bert_name = "encoder.layer.0.attention.self.key.weight";
   EXPECT_NE(mpnet->ModuleName(bert_name), bert_name);
+  const ModelFamily* distilbert = FindModelFamily("distilbert");
+  ASSERT_NE(distilbert, nullptr);
+  EXPECT_EQ(distilbert->ModuleName("distilbert.transformer.layer.1.attention.q_lin.bias"),
+            "encoder.layer.1.attention.self.query.bias");
+  EXPECT_EQ(distilbert->ModuleName("transformer.layer.0.sa_layer_norm.weight"),
+            "encoder.layer.0.attention.output.LayerNorm.weight");
+  EXPECT_EQ(distilbert->ModuleName("transformer.layer.0.ffn.lin2.weight"),
+            "encoder.layer.0.output.dense.weight");
+  EXPECT_EQ(distilbert->ModuleName("distilbert.embeddings.LayerNorm.bias"),
+            "embeddings.LayerNorm.bias");
+  EXPECT_EQ(distilbert->FileName("encoder.layer.0.attention.output.dense.weight"),
+            "transformer.layer.0.attention.out_lin.weight");
+  EXPECT_EQ(distilbert->FileName("encoder.layer.1.output.LayerNorm.bias"),
+            "transformer.layer.1.output_layer_norm.bias");
+  EXPECT_NE(distilbert->ModuleName(bert_name), bert_name);
+  EXPECT_NE(distilbert->ModuleName("pooler.dense.weight"), "");  // an unexpected key
+  for (const auto& [name, shape] : distilbert->ParameterShapes(BertConfig(), true)) {
+    EXPECT_FALSE(absl::StartsWith(name, "pooler.")) << name;
+  }
 }
 
 // MPNetEncoder.relative_position_bucket(memory - context) at points away from the float32

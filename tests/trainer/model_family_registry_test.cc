@@ -102,7 +102,8 @@ TEST(ModelFamilyRegistryTest, EveryFamilyRoundTripsItsConfigAndWeightNames) {
 
     const ParameterShapeList with = family->ParameterShapes(*back, /*with_pooler=*/true);
     const ParameterShapeList without = family->ParameterShapes(*back, /*with_pooler=*/false);
-    ASSERT_GT(with.size(), without.size());
+    // DistilBertModel has no pooler: with_pooler adds nothing.
+    ASSERT_EQ(with.size() > without.size(), family->model_type() != "distilbert");
     std::set<std::string> names;
     for (const auto& [name, shape] : with) {
       EXPECT_TRUE(names.insert(name).second) << "twice: " << name;

@@ -100,7 +100,8 @@ TEST_P(FolderTokenizer, TokenizerJsonAloneMatchesAutoTokenizer) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, FolderTokenizer,
-                         ::testing::Values("roberta-klue", "xlm-r", "mpnet", "distilbert"), [](const auto& info) {
+                         ::testing::Values("roberta-klue", "xlm-r", "mpnet", "distilbert"),
+                         [](const auto& info) {
                            std::string n = info.param;
                            for (char& c : n) c = std::isalnum(c) ? c : '_';
                            return n;

@@ -130,7 +130,7 @@ TEST_P(FamilyTrajectory, CosineMatchesSentenceTransformers) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, FamilyTrajectory,
-                         ::testing::Values("roberta-klue", "xlm-r", "mpnet"),
+                         ::testing::Values("roberta-klue", "xlm-r", "mpnet", "distilbert"),
                          [](const auto& info) {
                            std::string n = info.param;
                            for (char& ch : n) ch = std::isalnum(ch) ? ch : '_';

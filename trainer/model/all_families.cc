@@ -1,6 +1,7 @@
 #include "trainer/model/all_families.h"
 
 #include "trainer/model/bert_family.h"
+#include "trainer/model/distilbert_family.h"
 #include "trainer/model/mpnet_family.h"
 #include "trainer/model/roberta_family.h"
 
@@ -13,6 +14,7 @@ const std::vector<const ModelFamily*>& AllModelFamilies() {
       &RobertaFamily(),
       &XlmRobertaFamily(),
       &MpnetFamily(),
+      &DistilBertFamily(),
   };
   return *kFamilies;
 }

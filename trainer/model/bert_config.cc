@@ -59,21 +59,21 @@ std::vector<IntKey> EmbeddingKeys(const ConfigDialect& dialect) {
   return keys;
 }
 
-absl::Status GetHiddenAct(const Json& j, absl::string_view path, BertConfig& c) {
-  auto act = j.find("hidden_act");
-  if (act == j.end()) return JsonKeyError(path, "hidden_act", "is missing");
+}  // namespace
+
+absl::StatusOr<std::string> ParseActivation(const Json& j, absl::string_view path,
+                                            const char* key) {
+  auto act = j.find(key);
+  if (act == j.end()) return JsonKeyError(path, key, "is missing");
   static const std::set<std::string> kActs = {"gelu", "gelu_new", "gelu_pytorch_tanh", "relu",
                                               "silu", "swish"};
   if (!act->is_string() || kActs.count(act->get<std::string>()) == 0) {
-    return JsonKeyError(path, "hidden_act",
-                        absl::StrCat("must be one of ", absl::StrJoin(kActs, ", "), ", got ",
-                                     JsonBrief(*act)));
+    return JsonKeyError(
+        path, key,
+        absl::StrCat("must be one of ", absl::StrJoin(kActs, ", "), ", got ", JsonBrief(*act)));
   }
-  c.hidden_act = act->get<std::string>();
-  return absl::OkStatus();
+  return act->get<std::string>();
 }
-
-}  // namespace
 
 int64_t MaxSequenceLength(const BertConfig& c) {
   return c.padded_position_ids ? c.max_position_embeddings - c.pad_token_id - 1
@@ -97,7 +97,7 @@ absl::StatusOr<BertConfig> ParseEncoderConfig(absl::string_view json, absl::stri
                         absl::StrCat("must be \"absolute\", got ", JsonBrief(*it)));
   }
   RETURN_IF_ERROR(GetInts(j, p, std::begin(kSizeKeys), std::end(kSizeKeys), c));
-  RETURN_IF_ERROR(GetHiddenAct(j, p, c));
+  ASSIGN_OR_RETURN(c.hidden_act, ParseActivation(j, p, "hidden_act"));
   const std::vector<IntKey> embedding_keys = EmbeddingKeys(dialect);
   RETURN_IF_ERROR(
       GetInts(j, p, embedding_keys.data(), embedding_keys.data() + embedding_keys.size(), c));
@@ -131,6 +131,16 @@ absl::StatusOr<BertConfig> ParseBertConfig(absl::string_view json, absl::string_
 
 std::string EncoderConfigToJson(const BertConfig& c, const std::string& dtype,
                                 const ConfigDialect& dialect) {
+  Json j = SourceConfigJson(c, dialect);
+  for (const IntKey& k : kSizeKeys) j[k.key] = c.*(k.field);
+  for (const IntKey& k : EmbeddingKeys(dialect)) j[k.key] = c.*(k.field);
+  j["hidden_act"] = c.hidden_act;
+  for (const DoubleKey& k : kDoubleKeys) j[k.key] = c.*(k.field);
+  j[kPadKey.key] = c.pad_token_id;
+  return ConfigJsonText(std::move(j), dtype);
+}
+
+Json SourceConfigJson(const BertConfig& c, const ConfigDialect& dialect) {
   Json j = Json::object();
   if (!c.source_json.empty()) {
     Json source = Json::parse(c.source_json, nullptr, /*allow_exceptions=*/false);
@@ -138,11 +148,10 @@ std::string EncoderConfigToJson(const BertConfig& c, const std::string& dtype,
   }
   j["architectures"] = {dialect.architecture};
   j["model_type"] = dialect.model_type;
-  for (const IntKey& k : kSizeKeys) j[k.key] = c.*(k.field);
-  for (const IntKey& k : EmbeddingKeys(dialect)) j[k.key] = c.*(k.field);
-  j["hidden_act"] = c.hidden_act;
-  for (const DoubleKey& k : kDoubleKeys) j[k.key] = c.*(k.field);
-  j[kPadKey.key] = c.pad_token_id;
+  return j;
+}
+
+std::string ConfigJsonText(Json j, const std::string& dtype) {
   for (const char* key : {"dtype", "torch_dtype"}) {
     if (j.contains(key)) j[key] = dtype;
   }

@@ -21,6 +21,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "trainer/io/hf_folder_util.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -72,6 +73,9 @@ struct ConfigDialect {
 };
 inline constexpr ConfigDialect kBertDialect = {kBertModelType, "BertModel"};
 
+// The activation `key` of config.json's object `j` (hidden_act; DistilBERT's activation): one
+// the shared encoder has, else a one-line error naming `path` and the key.
+absl::StatusOr<std::string> ParseActivation(const Json& j, absl::string_view path, const char* key);
 // Parses config.json text in `dialect`; `path` names the file in errors.
 absl::StatusOr<BertConfig> ParseEncoderConfig(absl::string_view json, absl::string_view path,
                                               const ConfigDialect& dialect);
@@ -79,6 +83,12 @@ absl::StatusOr<BertConfig> ParseEncoderConfig(absl::string_view json, absl::stri
 // ("float32") updates dtype/torch_dtype if present.
 std::string EncoderConfigToJson(const BertConfig& config, const std::string& dtype,
                                 const ConfigDialect& dialect);
+// For a family that writes config.json itself: config.source_json's object (or an empty one)
+// with "architectures" and "model_type" set as `dialect` has them; the family sets its keys, then
+// ConfigJsonText sets dtype / torch_dtype (whichever is there, else torch_dtype) and gives the
+// text as transformers writes it.
+Json SourceConfigJson(const BertConfig& config, const ConfigDialect& dialect);
+std::string ConfigJsonText(Json j, const std::string& dtype);
 // BERT's: the above in kBertDialect.
 absl::StatusOr<BertConfig> ParseBertConfig(absl::string_view json, absl::string_view path);
 std::string BertConfigToJson(const BertConfig& config, const std::string& dtype = "float32");

@@ -463,7 +463,9 @@ absl::StatusOr<BertModel> LoadBertModel(const std::string& dir, BertCheckpoint* 
   try {
     BertModel model(checkpoint.config, checkpoint.has_pooler, /*init_weights=*/false);
     if (!checkpoint.has_pooler) {
-      TF_LOG(WARNING) << dir << " has no pooler weights: the model has no pooler";
+      if (!checkpoint.missing_keys.empty()) {  // else the family has no pooler (DistilBERT)
+        TF_LOG(WARNING) << dir << " has no pooler weights: the model has no pooler";
+      }
       for (auto it = checkpoint.tensors.begin(); it != checkpoint.tensors.end();) {
         it = absl::StartsWith(it->first, "pooler.") ? checkpoint.tensors.erase(it) : std::next(it);
       }

@@ -3,7 +3,8 @@
 // (trainer/model/bert_config.h's ConfigDialect) and the encoder's parameters its config implies.
 // (A folder's tokenizer is its files', not its family's: trainer/data/tokenizer_folder.h.) A
 // family's module derives from EncoderFamily and adds its weights' names in checkpoints
-// (FileName is the module name unless it says otherwise).
+// (FileName is the module name unless it says otherwise), and where its config.json's keys are
+// not BERT's, its own config (DistilBERT).
 // Thread-safety: immutable.
 #ifndef TUNEFLEET_TRAINER_MODEL_ENCODER_FAMILY_H_
 #define TUNEFLEET_TRAINER_MODEL_ENCODER_FAMILY_H_
@@ -25,10 +26,12 @@ class EncoderFamily : public ModelFamily {
 
   absl::string_view model_type() const final { return dialect_.model_type; }
   absl::string_view architecture() const final { return dialect_.architecture; }
+  // In the dialect's BERT keys; a family whose config.json has other keys (DistilBERT) and
+  // whose transformers class has no pooler overrides these.
   absl::StatusOr<BertConfig> ParseConfig(absl::string_view json,
-                                         absl::string_view path) const final;
-  std::string ConfigToJson(const BertConfig& config, const std::string& dtype) const final;
-  ParameterShapeList ParameterShapes(const BertConfig& config, bool with_pooler) const final;
+                                         absl::string_view path) const override;
+  std::string ConfigToJson(const BertConfig& config, const std::string& dtype) const override;
+  ParameterShapeList ParameterShapes(const BertConfig& config, bool with_pooler) const override;
   std::string FileName(absl::string_view module_name) const override;
 
  protected:

@@ -161,7 +161,8 @@ absl::StatusOr<BertCheckpoint> LoadBertCheckpoint(const std::string& dir) {
         absl::StrJoin(fatal.begin(), fatal.begin() + shown, ", "),
         fatal.size() > shown ? ", ..." : ""));
   }
-  out.has_pooler = out.missing_keys.empty();
+  // A family without pooler (DistilBERT) lists no pooler.* parameter: its model has none.
+  out.has_pooler = out.missing_keys.empty() && expected.count("pooler.dense.weight") > 0;
   LogCheckpointKeyWarnings(dir, out);
   ASSIGN_OR_RETURN(StModules modules, ReadStModules(dir));
   out.pooling = std::move(modules.pooling);

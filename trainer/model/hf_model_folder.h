@@ -11,10 +11,11 @@
 //   - names: mapped by the family (BERT: with or without the "bert." prefix, legacy
 //     LayerNorm.gamma/beta read as weight/bias; trainer/model/bert_family.h). Tensors that are not
 //     the encoder's weights (BERT's "cls.predictions.*", "cls.seq_relationship.*") are unexpected
-//     keys; encoder weights absent from the file are missing keys; both are logged the way transformers warns about them.
-//     Only the pooler may be missing (a checkpoint saved without pooling layer): has_pooler is then
-//     false; any other missing weight, or a weight of the wrong shape, is an error naming the file,
-//     the tensor and both shapes.
+//     keys; encoder weights absent from the file are missing keys; both are logged the way
+//     transformers warns about them. Only the pooler may be missing (a checkpoint saved without
+//     pooling layer): has_pooler is then false, as it is for a family whose class has no pooler
+//     (DistilBERT); any other missing weight, or a weight of the wrong shape, is an error naming
+//     the file, the tensor and both shapes.
 //   - sentence-transformers files, when present (trainer/model/st_modules.h): the pooling mode
 //     (1_Pooling/config.json), whether embeddings are normalized (a Normalize module in
 //     modules.json) and the maximum sequence length (sentence_bert_config.json).

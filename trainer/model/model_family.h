@@ -1,11 +1,13 @@
 // A model family: one kind of Hugging Face encoder folder (config.json's `model_type`), as the
 // trainer reads, builds and writes it. Each family is one module
-// (trainer/model/NAME_family.{h,cc}: bert, roberta (with xlm-roberta), mpnet) listed once in
-// trainer/model/all_families.cc; everything else asks trainer/model/model_family_registry.h and
-// compares no model_type itself. The families derive from trainer/model/encoder_family.h, which
-// does the config (in the family's ConfigDialect) and the parameters; a family adds the names of
-// its checkpoints' tensors. The tokenizer is not the family's: a folder's files say which it is
-// (a RoBERTa encoder may come with a BertTokenizer), trainer/data/tokenizer_folder.h.
+// (trainer/model/NAME_family.{h,cc}: bert, roberta (with xlm-roberta), mpnet, distilbert) listed
+// once in trainer/model/all_families.cc; everything else asks
+// trainer/model/model_family_registry.h and compares no model_type itself. The families derive
+// from trainer/model/encoder_family.h, which does the config (in the family's ConfigDialect) and
+// the parameters; a family adds the names of its checkpoints' tensors (and, where config.json's
+// keys are not BERT's, its own config: DistilBERT). The tokenizer is not the family's: a folder's
+// files say which it is (a RoBERTa encoder may come with a BertTokenizer),
+// trainer/data/tokenizer_folder.h.
 //
 // What a family decides:
 //   - its config: config.json's keys parsed into the shared encoder's config (BertConfig, which
@@ -55,8 +57,9 @@ class ModelFamily {
   virtual std::string ConfigToJson(const BertConfig& config, const std::string& dtype) const = 0;
 
   // The encoder's parameters (module names, as trainer/model/bert_model.h registers them) and
-  // shapes; the pooler's last when `with_pooler`. Names starting "pooler." are the only optional
-  // ones (a checkpoint saved without pooling layer).
+  // shapes; the pooler's last when `with_pooler` and the family's transformers class has one
+  // (DistilBertModel has none). Names starting "pooler." are the only optional ones (a checkpoint
+  // saved without pooling layer).
   virtual ParameterShapeList ParameterShapes(const BertConfig& config,
                                              bool with_pooler = true) const = 0;
   // The module name a tensor named `file_name` in a checkpoint loads into; "" for a tensor the
