@@ -4,7 +4,7 @@ family (issue 34), on a machine with transformers and sentence-transformers (the
 fp32).
 
 Usage: family_check.py TRAINER WORK_DIR [FOLDER...]
-FOLDER defaults to data/golden/families/{roberta-klue,xlm-r,mpnet}. For each folder:
+FOLDER defaults to data/golden/families/{roberta-klue,xlm-r,mpnet,distilbert}. For each folder:
   1. `trainer train` (STS-B cosine loss, 20 steps, batch 16, fp32, CPU) from the folder, saving
      WORK/NAME/train/model in Sentence-Transformers layout; `trainer convert` of the folder to
      WORK/NAME/convert.
@@ -28,7 +28,7 @@ import transformers
 
 TOL = 1e-4
 FOLDERS = ["data/golden/families/roberta-klue", "data/golden/families/xlm-r",
-           "data/golden/families/mpnet"]
+           "data/golden/families/mpnet", "data/golden/families/distilbert"]
 
 
 def sentences():
