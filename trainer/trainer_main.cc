@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
       {{"train", "train a model from a trainer YAML", torch("train")},
        {"encode", "write sentence embeddings", torch("encode")},
        {"eval", "evaluate a model on a dataset", torch("eval")},
-       {"convert", "rewrite a Hugging Face BERT folder in tunefleet's layout", torch("convert")},
+       {"convert", "rewrite a Hugging Face encoder folder in tunefleet's layout", torch("convert")},
        // trainer/commands/worker_command.h's kWorkerSummary (this binary does not link LibTorch).
        {"worker", "Runs trials the agent hands it, one at a time, in this process (warm worker)",
         torch("worker")},

@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
       {{"train", "train a model from a trainer YAML", tunefleet::trainer::RunTrain},
        {"encode", "write sentence embeddings", tunefleet::trainer::RunEncode},
        {"eval", "evaluate a model on a dataset", tunefleet::trainer::RunEval},
-       {"convert", "rewrite a Hugging Face BERT folder in tunefleet's layout",
+       {"convert", "rewrite a Hugging Face encoder folder in tunefleet's layout",
         tunefleet::trainer::RunConvert},
        {"worker", tunefleet::trainer::kWorkerSummary, tunefleet::trainer::RunWorker}},
       argc, argv);

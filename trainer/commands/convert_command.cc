@@ -14,9 +14,10 @@ namespace trainer {
 int RunConvert(const std::vector<std::string>& args) {
   std::string model_dir, output_dir, pooling;
   CommandLine cli("trainer convert", "",
-                  "Rewrites a Hugging Face BERT model folder in tunefleet's layout (config.json,\n"
-                  "one float32 model.safetensors, tokenizer files), loadable by transformers and,\n"
-                  "with --pooling, by sentence-transformers.");
+                  "Rewrites a Hugging Face encoder folder (bert, roberta, xlm-roberta, mpnet,\n"
+                  "distilbert) in tunefleet's layout (config.json, one float32 model.safetensors,\n"
+                  "the tokenizer files), loadable by transformers and, with --pooling, by\n"
+                  "sentence-transformers.");
   cli.AddString("model", &model_dir, "model folder to read (required)", "DIR");
   cli.AddString("output", &output_dir, "folder to write (required)", "DIR");
   cli.AddString("pooling", &pooling, "also write sentence-transformers files with this pooling",

@@ -6,8 +6,8 @@
 // read as Python's errors="replace" reads it (each bad byte sequence is U+FFFD, which the tokenizer
 // drops; trainer/data/utf8_check.h) and gives one warning line on stderr naming the file, its first such
 // line and how many lines had one (from rank 0 only under a launcher). The model folder is a
-// Hugging Face / sentence-transformers one (trainer/model/hf_model_folder.h) with a vocab.txt (uncased
-// WordPiece, trainer/data/wordpiece_tokenizer.h). Pooling is --pooling, else the folder's
+// Hugging Face / sentence-transformers one (trainer/model/hf_model_folder.h) of any model family,
+// with its own tokenizer (trainer/data/tokenizer_folder.h). Pooling is --pooling, else the folder's
 // sentence-transformers Pooling module, else mean (sentence-transformers' default); a Normalize
 // module L2-normalizes the embeddings, as SentenceTransformer.encode does. Truncation is --max_len,
 // else sentence_bert_config.json's max_seq_length, else 128 (at most max_position_embeddings).
