@@ -20,13 +20,6 @@ uint32_t Value(uint32_t unit) { return unit & ((1u << 31) - 1); }
 uint32_t Label(uint32_t unit) { return unit & ((1u << 31) | 0xFF); }
 uint32_t Offset(uint32_t unit) { return (unit >> 10) << ((unit & (1u << 9)) >> 6); }
 
-size_t Utf8Length(unsigned char lead) {
-  if (lead < 0x80) return 1;
-  if (lead < 0xE0) return 2;
-  if (lead < 0xF0) return 3;
-  return 4;
-}
-
 // One break iterator per thread: ICU's iterators are not thread-safe, and building one costs.
 icu::BreakIterator* GraphemeIterator() {
   thread_local std::unique_ptr<icu::BreakIterator> iterator;
@@ -100,7 +93,7 @@ void PrecompiledNormalizer::AppendCluster(absl::string_view cluster, std::string
     }
   }
   for (size_t i = 0; i < cluster.size();) {
-    const size_t n = std::min(Utf8Length(cluster[i]), cluster.size() - i);
+    const size_t n = std::min(Utf8SequenceLength(cluster[i]), cluster.size() - i);
     const absl::string_view c = cluster.substr(i, n);
     const auto norm = Transform(c);
     const absl::string_view piece = norm ? *norm : c;
@@ -131,7 +124,7 @@ std::string PrecompiledNormalizer::Normalize(absl::string_view text) const {
   if (iterator == nullptr || U_FAILURE(status)) {  // no ICU data: character by character
     utext_close(&utext);
     for (size_t i = 0; i < text.size();) {
-      const size_t n = std::min(Utf8Length(text[i]), text.size() - i);
+      const size_t n = std::min(Utf8SequenceLength(text[i]), text.size() - i);
       AppendCluster(text.substr(i, n), &out);
       i += n;
     }

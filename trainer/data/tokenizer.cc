@@ -55,11 +55,21 @@ SpecialTemplate SpecialTemplate::Roberta(int32_t cls, int32_t sep) {
   return t;
 }
 
+void Tokenizer::set_added_tokens(std::vector<AddedToken> tokens) {
+  added_ = std::move(tokens);
+  added_first_bytes_.clear();
+  for (const AddedToken& t : added_) {
+    if (!t.content.empty() && added_first_bytes_.find(t.content[0]) == std::string::npos) {
+      added_first_bytes_.push_back(t.content[0]);
+    }
+  }
+}
+
 std::vector<int32_t> Tokenizer::Tokenize(absl::string_view text) const {
   std::vector<int32_t> ids;
   size_t done = 0;  // text before `done` is tokenized
   size_t pos = 0;
-  while (pos < text.size()) {
+  while ((pos = text.find_first_of(added_first_bytes_, pos)) != absl::string_view::npos) {
     const AddedToken* match = nullptr;
     for (const AddedToken& t : added_) {
       if (!t.content.empty() && text.substr(pos, t.content.size()) == t.content &&

@@ -85,7 +85,7 @@ class Tokenizer {
 
   // Set while loading (trainer/data/tokenizer_folder.h), before the tokenizer is shared.
   void set_special_template(SpecialTemplate t) { template_ = std::move(t); }
-  void set_added_tokens(std::vector<AddedToken> tokens) { added_ = std::move(tokens); }
+  void set_added_tokens(std::vector<AddedToken> tokens);
   void set_pad_id(int32_t id) { pad_id_ = id; }
 
  protected:
@@ -95,7 +95,10 @@ class Tokenizer {
   int32_t pad_id_ = -1;
   int32_t unk_id_ = -1;
   SpecialTemplate template_;
+
+ private:
   std::vector<AddedToken> added_;
+  std::string added_first_bytes_;  // where an added token may start: Tokenize skips to these
 };
 
 // A batch padded to its longest encoding (dynamic padding), row-major [rows x cols], int64 as

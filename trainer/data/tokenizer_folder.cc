@@ -156,7 +156,8 @@ absl::StatusOr<std::shared_ptr<Tokenizer>> LoadModel(const Files& f) {
   ASSIGN_OR_RETURN(Model model, PickModel(f));
   switch (model) {
     case Model::kWordPiece: {
-      ASSIGN_OR_RETURN(WordPieceTokenizer w, WordPieceTokenizer::FromModelFolder(f.dir));
+      ASSIGN_OR_RETURN(WordPieceTokenizer w,
+                       WordPieceTokenizer::FromModelFiles(f.dir, f.fast, f.config));
       auto t = std::make_shared<WordPieceTokenizer>(std::move(w));
       if (RobertaStyle(f.tokenizer_class)) {
         t->set_special_template(SpecialTemplate::Roberta(t->cls_id(), t->sep_id()));

@@ -17,13 +17,6 @@ namespace {
 constexpr char kMetaspace[] = "\xE2\x96\x81";  // U+2581
 constexpr size_t kMetaspaceSize = 3;
 
-size_t Utf8Length(unsigned char lead) {
-  if (lead < 0x80) return 1;
-  if (lead < 0xE0) return 2;
-  if (lead < 0xF0) return 3;
-  return 4;
-}
-
 // Unicode White_Space (Rust's char::is_whitespace, which HF's WhitespaceSplit uses): the byte
 // length of the whitespace character at text[i], or 0.
 size_t WhitespaceAt(absl::string_view text, size_t i) {
@@ -155,7 +148,7 @@ absl::StatusOr<UnigramTokenizer> UnigramTokenizer::FromSentencePieceModel(const 
   tokenizer.pad_id_ = 1;
   tokenizer.template_ = SpecialTemplate::Roberta(0, 2);
   const int32_t mask = static_cast<int32_t>(vocab.size()) - 1;
-  tokenizer.added_ = {{"<s>", 0}, {"<pad>", 1}, {"</s>", 2}, {"<unk>", 3}, {"<mask>", mask}};
+  tokenizer.set_added_tokens({{"<s>", 0}, {"<pad>", 1}, {"</s>", 2}, {"<unk>", 3}, {"<mask>", mask}});
   return tokenizer;
 }
 
@@ -262,7 +255,7 @@ std::vector<std::string> UnigramTokenizer::PreTokenize(absl::string_view text) c
     if (i >= s.size()) break;
     size_t end = i;
     while (end < s.size() && WhitespaceAt(s, end) == 0) {
-      end += std::min(Utf8Length(s[end]), s.size() - end);
+      end += std::min(Utf8SequenceLength(s[end]), s.size() - end);
     }
     const absl::string_view word = s.substr(i, end - i);
     i = end;
@@ -273,7 +266,7 @@ std::vector<std::string> UnigramTokenizer::PreTokenize(absl::string_view text) c
         pieces.push_back(std::move(current));
         current.clear();
       }
-      const size_t n = std::min(Utf8Length(word[k]), word.size() - k);
+      const size_t n = std::min(Utf8SequenceLength(word[k]), word.size() - k);
       current.append(word.data() + k, n);
       k += n;
     }
@@ -305,7 +298,7 @@ void UnigramTokenizer::TokenizePiece(absl::string_view piece, std::vector<int32_
   };
   for (size_t start = 0; start < size;) {
     const double till_here = best[start].score;
-    const size_t char_len = std::min(Utf8Length(piece[start]), size - start);
+    const size_t char_len = std::min(Utf8SequenceLength(piece[start]), size - start);
     bool single = false;
     int32_t node = 0;
     for (size_t k = start; k < size; ++k) {

@@ -18,6 +18,7 @@
 #ifndef TUNEFLEET_TRAINER_DATA_UTF8_CHECK_H_
 #define TUNEFLEET_TRAINER_DATA_UTF8_CHECK_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <iosfwd>
 #include <string>
@@ -27,6 +28,15 @@
 
 namespace tunefleet {
 namespace trainer {
+
+// The byte length of the UTF-8 sequence whose first byte is `lead` (1 to 4, by the lead byte
+// alone; callers clip it to the text left, so ill-formed text cannot overrun).
+inline size_t Utf8SequenceLength(unsigned char lead) {
+  if (lead < 0x80) return 1;
+  if (lead < 0xE0) return 2;
+  if (lead < 0xF0) return 3;
+  return 4;
+}
 
 // The number of maximal ill-formed subsequences in `text`: 0 when it is well-formed UTF-8.
 int64_t CountInvalidUtf8(absl::string_view text);

@@ -250,13 +250,15 @@ absl::StatusOr<WordPieceTokenizer> WordPieceTokenizer::FromTokens(
   t.cls_id_ = t.TokenId(options.cls_token);
   t.sep_id_ = t.TokenId(options.sep_token);
   t.template_ = SpecialTemplate::Bert(t.cls_id_, t.sep_id_);
+  std::vector<AddedToken> added;
   for (const std::string* name : {&options.pad_token, &options.unk_token, &options.cls_token,
                                   &options.sep_token, &options.mask_token}) {
     const int32_t id = t.TokenId(*name);
-    const bool seen = std::any_of(t.added_.begin(), t.added_.end(),
+    const bool seen = std::any_of(added.begin(), added.end(),
                                   [&](const AddedToken& a) { return a.content == *name; });
-    if (id >= 0 && !seen) t.added_.push_back(AddedToken{*name, id});
+    if (id >= 0 && !seen) added.push_back(AddedToken{*name, id});
   }
+  t.set_added_tokens(std::move(added));
   return t;
 }
 
@@ -319,33 +321,36 @@ absl::StatusOr<nlohmann::json> ReadJsonObject(const std::string& path) {
 
 absl::StatusOr<WordPieceTokenizer::Options> WordPieceTokenizer::ModelOptions(
     const std::string& dir) {
+  absl::StatusOr<nlohmann::json> fast = ReadJsonObject(JoinPath(dir, "tokenizer.json"));
+  if (!fast.ok()) return fast.status();
+  absl::StatusOr<nlohmann::json> config = ReadJsonObject(JoinPath(dir, "tokenizer_config.json"));
+  if (!config.ok()) return config.status();
+  return OptionsFromFiles(dir, *fast, *config);
+}
+
+absl::StatusOr<WordPieceTokenizer::Options> WordPieceTokenizer::OptionsFromFiles(
+    const std::string& dir, const nlohmann::json& fast, const nlohmann::json& config) {
   Options options;
   // tokenizer.json first (a fast tokenizer's own normalizer), then tokenizer_config.json, whose
   // settings transformers applies over it.
   const std::string fast_path = JoinPath(dir, "tokenizer.json");
-  absl::StatusOr<nlohmann::json> fast = ReadJsonObject(fast_path);
-  if (!fast.ok()) return fast.status();
-  if (fast->is_object()) {
-    auto normalizer = fast->find("normalizer");
-    if (normalizer != fast->end() && normalizer->is_object() &&
+  if (fast.is_object()) {
+    auto normalizer = fast.find("normalizer");
+    if (normalizer != fast.end() && normalizer->is_object() &&
         normalizer->value("type", "") == "BertNormalizer") {
       absl::Status s = ReadOptions(*normalizer, fast_path + " (normalizer)", "lowercase",
                                    "strip_accents", "handle_chinese_chars", &options);
       if (!s.ok()) return s;
     }
-  }
-  if (fast->is_object()) {
-    auto model = fast->find("model");
-    if (model != fast->end() && model->is_object()) {
+    auto model = fast.find("model");
+    if (model != fast.end() && model->is_object()) {
       absl::Status s = ReadToken(*model, fast_path + " (model)", "unk_token", &options.unk_token);
       if (!s.ok()) return s;
     }
   }
   const std::string config_path = JoinPath(dir, "tokenizer_config.json");
-  absl::StatusOr<nlohmann::json> config = ReadJsonObject(config_path);
-  if (!config.ok()) return config.status();
-  if (config->is_object()) {
-    absl::Status s = ReadOptions(*config, config_path, "do_lower_case", "strip_accents",
+  if (config.is_object()) {
+    absl::Status s = ReadOptions(config, config_path, "do_lower_case", "strip_accents",
                                  "tokenize_chinese_chars", &options);
     if (!s.ok()) return s;
     for (auto [key, token] : {std::pair<const char*, std::string*>{"cls_token", &options.cls_token},
@@ -353,30 +358,38 @@ absl::StatusOr<WordPieceTokenizer::Options> WordPieceTokenizer::ModelOptions(
                               {"unk_token", &options.unk_token},
                               {"pad_token", &options.pad_token},
                               {"mask_token", &options.mask_token}}) {
-      if (absl::Status t = ReadToken(*config, config_path, key, token); !t.ok()) return t;
+      if (absl::Status t = ReadToken(config, config_path, key, token); !t.ok()) return t;
     }
   }
   return options;
 }
 
 absl::StatusOr<WordPieceTokenizer> WordPieceTokenizer::FromModelFolder(const std::string& dir) {
-  absl::StatusOr<Options> options = ModelOptions(dir);
+  absl::StatusOr<nlohmann::json> fast = ReadJsonObject(JoinPath(dir, "tokenizer.json"));
+  if (!fast.ok()) return fast.status();
+  absl::StatusOr<nlohmann::json> config = ReadJsonObject(JoinPath(dir, "tokenizer_config.json"));
+  if (!config.ok()) return config.status();
+  return FromModelFiles(dir, *fast, *config);
+}
+
+absl::StatusOr<WordPieceTokenizer> WordPieceTokenizer::FromModelFiles(
+    const std::string& dir, const nlohmann::json& fast, const nlohmann::json& config) {
+  absl::StatusOr<Options> options = OptionsFromFiles(dir, fast, config);
   if (!options.ok()) return options.status();
   const std::string vocab = JoinPath(dir, "vocab.txt");
-  const std::string fast_path = JoinPath(dir, "tokenizer.json");
-  if (PathExists(vocab) || !PathExists(fast_path)) return FromVocabFile(vocab, *options);
+  if (PathExists(vocab) || !fast.is_object()) return FromVocabFile(vocab, *options);
   // A folder transformers 5 saved: the vocabulary is tokenizer.json's model.vocab.
-  absl::StatusOr<nlohmann::json> fast = ReadJsonObject(fast_path);
-  if (!fast.ok()) return fast.status();
-  const nlohmann::json* model = fast->contains("model") ? &(*fast)["model"] : nullptr;
-  if (model == nullptr || !model->is_object() || model->value("type", "") != "WordPiece" ||
+  const std::string fast_path = JoinPath(dir, "tokenizer.json");
+  auto model = fast.find("model");
+  if (model == fast.end() || !model->is_object() || model->value("type", "") != "WordPiece" ||
       !model->contains("vocab") || !(*model)["vocab"].is_object()) {
     return absl::InvalidArgumentError(absl::StrCat(
         fast_path, ": key \"model\" is no WordPiece model with a \"vocab\" object, and ", dir,
         " has no vocab.txt"));
   }
-  std::vector<std::string> tokens((*model)["vocab"].size());
-  for (const auto& [token, id] : (*model)["vocab"].items()) {
+  const nlohmann::json& words = (*model)["vocab"];
+  std::vector<std::string> tokens(words.size());
+  for (const auto& [token, id] : words.items()) {
     if (!id.is_number_integer() || id.get<int64_t>() < 0 ||
         id.get<int64_t>() >= static_cast<int64_t>(tokens.size())) {
       return absl::InvalidArgumentError(absl::StrCat(fast_path, ": key \"model.vocab\": ", token,

@@ -39,6 +39,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "nlohmann/json.hpp"
 #include "trainer/data/tokenizer.h"
 
 namespace tunefleet {
@@ -82,6 +83,15 @@ class WordPieceTokenizer : public Tokenizer {
   static absl::StatusOr<WordPieceTokenizer> FromModelFolder(const std::string& dir);
   // The settings FromModelFolder reads from DIR.
   static absl::StatusOr<Options> ModelOptions(const std::string& dir);
+  // FromModelFolder and ModelOptions on DIR's tokenizer.json and tokenizer_config.json already
+  // read (each a JSON object, or null where the file is absent), as
+  // trainer/data/tokenizer_folder.h has them: each file is parsed once.
+  static absl::StatusOr<WordPieceTokenizer> FromModelFiles(const std::string& dir,
+                                                           const nlohmann::json& fast,
+                                                           const nlohmann::json& config);
+  static absl::StatusOr<Options> OptionsFromFiles(const std::string& dir,
+                                                  const nlohmann::json& fast,
+                                                  const nlohmann::json& config);
 
   // Step 2 alone, as UTF-8 (for tests and debugging).
   static std::string Normalize(absl::string_view text, const Options& options = {});
