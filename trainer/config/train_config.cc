@@ -24,8 +24,7 @@ absl::Status GetAtLeast(const ConfigMap& m, const std::string& key, Bound min,
 
 // As GetAtLeast, requiring lo <= *value <= hi.
 template <typename T, typename Bound>
-absl::Status GetInRange(const ConfigMap& m, const std::string& key, Bound lo, Bound hi,
-                        T* value) {
+absl::Status GetInRange(const ConfigMap& m, const std::string& key, Bound lo, Bound hi, T* value) {
   RETURN_IF_ERROR(m.GetOptional(key, value));
   if (*value < lo || *value > hi) {
     return m.Error(key, absl::StrCat("must be in [", lo, ", ", hi, "], got ", *value));
@@ -49,9 +48,105 @@ absl::Status ParseModel(const ConfigMap& m, ModelConfig* model) {
 
 const TaskSectionReader* task_reader = nullptr;
 
+// task.columns, task.label_column, task.matryoshka_dims and task.matryoshka_weights.
+absl::Status ParseColumnsAndDims(const ConfigMap& m, TaskConfig* task) {
+  RETURN_IF_ERROR(m.GetOptional("columns", &task->columns));
+  RETURN_IF_ERROR(m.GetOptional("label_column", &task->label_column));
+  const bool named = task->format == "jsonl" || task->format == "csv" || task->format == "tsv";
+  for (const char* key : {"columns", "label_column"}) {
+    if (m.Has(key) && !named) {
+      return m.Error(key, absl::StrCat("only applies to task.format jsonl, csv or tsv (not ",
+                                       task->format, ")"));
+    }
+  }
+  for (size_t i = 0; i < task->columns.size(); ++i) {
+    const std::string& name = task->columns[i];
+    if (name.empty()) return m.Error("columns", "names an empty column");
+    if (name == task->label_column) {
+      return m.Error("columns", absl::StrCat("\"", name, "\" is task.label_column"));
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (task->columns[j] == name) {
+        return m.Error("columns", absl::StrCat("names \"", name, "\" twice"));
+      }
+    }
+  }
+  if (m.Has("columns") && task->columns.size() < 2) {
+    return m.Error("columns", "must name at least 2 text columns (e.g. [anchor, positive])");
+  }
+  RETURN_IF_ERROR(m.GetOptional("matryoshka_dims", &task->matryoshka_dims));
+  RETURN_IF_ERROR(m.GetOptional("matryoshka_weights", &task->matryoshka_weights));
+  for (size_t i = 0; i < task->matryoshka_dims.size(); ++i) {
+    if (task->matryoshka_dims[i] < 1) {
+      return m.Error("matryoshka_dims", "must be dims >= 1, e.g. [768, 512, 256, 128, 64]");
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (task->matryoshka_dims[j] == task->matryoshka_dims[i]) {
+        return m.Error("matryoshka_dims",
+                       absl::StrCat("names ", task->matryoshka_dims[i], " twice"));
+      }
+    }
+  }
+  if (m.Has("matryoshka_weights")) {
+    if (task->matryoshka_weights.size() != task->matryoshka_dims.size()) {
+      return m.Error(
+          "matryoshka_weights",
+          absl::StrCat("has ", task->matryoshka_weights.size(), " weights for ",
+                       task->matryoshka_dims.size(), " task.matryoshka_dims (one per dim)"));
+    }
+    for (double w : task->matryoshka_weights) {
+      if (!(w > 0) || !std::isfinite(w)) return m.Error("matryoshka_weights", "must be > 0");
+    }
+  }
+  return absl::OkStatus();
+}
+
+// task.eval_kind and the retrieval files.
+absl::Status ParseEvalKind(const ConfigMap& m, TaskConfig* task) {
+  RETURN_IF_ERROR(
+      m.GetEnum("eval_kind", {"similarity", "accuracy", "retrieval"}, &task->eval_kind, false));
+  RETURN_IF_ERROR(m.GetOptional("eval_queries", &task->eval_queries));
+  RETURN_IF_ERROR(m.GetOptional("eval_corpus", &task->eval_corpus));
+  RETURN_IF_ERROR(m.GetOptional("eval_qrels", &task->eval_qrels));
+  const int files =
+      !task->eval_queries.empty() + !task->eval_corpus.empty() + !task->eval_qrels.empty();
+  if (files == 0) return absl::OkStatus();
+  for (const char* key : {"eval_queries", "eval_corpus", "eval_qrels"}) {
+    if (files != 3 && !m.Has(key)) {
+      return m.Error(key,
+                     "is missing: task.eval_queries, task.eval_corpus and task.eval_qrels "
+                     "go together");
+    }
+  }
+  if (!task->eval.empty()) {
+    return m.Error("eval_queries",
+                   "and task.eval are both given: retrieval files replace "
+                   "task.eval (give one or the other)");
+  }
+  if (task->eval_kind.empty()) task->eval_kind = "retrieval";
+  if (task->eval_kind != "retrieval") {
+    return m.Error("eval_queries", absl::StrCat("only applies to task.eval_kind retrieval (not ",
+                                                task->eval_kind, ")"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ParseTask(const ConfigMap& m, TaskConfig* task) {
-  std::vector<std::string> allowed = {"type", "train", "eval", "format", "num_labels",
-                                      "mnrl_gather"};
+  std::vector<std::string> allowed = {"type",
+                                      "loss",
+                                      "train",
+                                      "eval",
+                                      "format",
+                                      "columns",
+                                      "label_column",
+                                      "eval_kind",
+                                      "eval_queries",
+                                      "eval_corpus",
+                                      "eval_qrels",
+                                      "num_labels",
+                                      "mnrl_gather",
+                                      "matryoshka_dims",
+                                      "matryoshka_weights"};
   if (task_reader != nullptr) {
     for (const std::string& key : task_reader->keys) {
       if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) allowed.push_back(key);
@@ -60,14 +155,18 @@ absl::Status ParseTask(const ConfigMap& m, TaskConfig* task) {
   RETURN_IF_ERROR(m.AllowOnly(allowed));
   if (task_reader != nullptr) {
     RETURN_IF_ERROR(m.GetEnum("type", task_reader->types, &task->type, /*required=*/true));
+    RETURN_IF_ERROR(m.GetEnum("loss", task_reader->losses, &task->loss, /*required=*/false));
   } else {
     RETURN_IF_ERROR(m.Get("type", &task->type));
+    RETURN_IF_ERROR(m.GetOptional("loss", &task->loss));
   }
   RETURN_IF_ERROR(m.Get("train", &task->train));
   if (task->train.empty()) return m.Error("train", "must name a data file");
   RETURN_IF_ERROR(m.GetOptional("eval", &task->eval));
-  RETURN_IF_ERROR(m.GetEnum("format", {"stsb", "sick", "paws", "mrpc", "tsv", "jsonl"},
+  RETURN_IF_ERROR(m.GetEnum("format", {"stsb", "sick", "paws", "mrpc", "tsv", "csv", "jsonl"},
                             &task->format, /*required=*/true));
+  RETURN_IF_ERROR(ParseColumnsAndDims(m, task));
+  RETURN_IF_ERROR(ParseEvalKind(m, task));
   RETURN_IF_ERROR(m.GetOptional("num_labels", &task->num_labels));
   if (task->num_labels < 0 || task->num_labels == 1) {
     return m.Error("num_labels",
@@ -95,8 +194,7 @@ absl::Status ParseEvalCadence(const ConfigMap& m, TrainConfig* t) {
     t->eval_every_steps = 0;
   }
   const char* keys[] = {"eval_every_steps", "eval_every_samples", "eval_every_epochs"};
-  const bool on[] = {t->eval_every_steps > 0, t->eval_every_samples > 0,
-                     t->eval_every_epochs > 0};
+  const bool on[] = {t->eval_every_steps > 0, t->eval_every_samples > 0, t->eval_every_epochs > 0};
   for (int a = 0; a < 3; ++a) {
     for (int b = a + 1; b < 3; ++b) {
       if (on[a] && on[b]) {
@@ -110,13 +208,33 @@ absl::Status ParseEvalCadence(const ConfigMap& m, TrainConfig* t) {
 }
 
 absl::Status ParseTrain(const ConfigMap& m, TrainConfig* t) {
-  RETURN_IF_ERROR(m.AllowOnly({"epochs", "max_steps", "batch_size", "lr", "weight_decay",
-                               "warmup_ratio", "schedule", "max_grad_norm", "grad_accum",
-                               "precision", "seed", "shuffle", "group_by_length", "grad_checkpointing",
-                               "cuda_graphs", "length_buckets",
-                               "eval_every_steps", "eval_every_samples", "eval_every_epochs",
-                               "eval_batch_size", "log_every_steps", "ddp_bucket_mb",
-                               "ddp_timeout_s", "ddp_comm_dtype", "strategy", "devices"}));
+  RETURN_IF_ERROR(m.AllowOnly({"epochs",
+                               "max_steps",
+                               "batch_size",
+                               "lr",
+                               "weight_decay",
+                               "warmup_ratio",
+                               "schedule",
+                               "max_grad_norm",
+                               "grad_accum",
+                               "precision",
+                               "seed",
+                               "shuffle",
+                               "group_by_length",
+                               "batch_sampler",
+                               "grad_checkpointing",
+                               "cuda_graphs",
+                               "length_buckets",
+                               "eval_every_steps",
+                               "eval_every_samples",
+                               "eval_every_epochs",
+                               "eval_batch_size",
+                               "log_every_steps",
+                               "ddp_bucket_mb",
+                               "ddp_timeout_s",
+                               "ddp_comm_dtype",
+                               "strategy",
+                               "devices"}));
   RETURN_IF_ERROR(GetAtLeast(m, "epochs", 0, ">= 0", &t->epochs));
   RETURN_IF_ERROR(GetAtLeast(m, "max_steps", 0, ">= 0", &t->max_steps));
   if (t->epochs == 0 && t->max_steps == 0) {
@@ -124,8 +242,8 @@ absl::Status ParseTrain(const ConfigMap& m, TrainConfig* t) {
   }
   RETURN_IF_ERROR(GetAtLeast(m, "batch_size", 1, "a positive integer", &t->batch_size));
   if (t->batch_size > kMaxBatchSize) {
-    return m.Error("batch_size", absl::StrCat("must be at most ", kMaxBatchSize, " (2^20), got ",
-                                              t->batch_size));
+    return m.Error("batch_size",
+                   absl::StrCat("must be at most ", kMaxBatchSize, " (2^20), got ", t->batch_size));
   }
   RETURN_IF_ERROR(m.GetOptional("lr", &t->lr));
   if (t->lr <= 0) return m.Error("lr", absl::StrCat("must be > 0, got ", t->lr));
@@ -138,6 +256,8 @@ absl::Status ParseTrain(const ConfigMap& m, TrainConfig* t) {
   RETURN_IF_ERROR(GetAtLeast(m, "seed", 0, ">= 0", &t->seed));
   RETURN_IF_ERROR(m.GetOptional("shuffle", &t->shuffle));
   RETURN_IF_ERROR(m.GetOptional("group_by_length", &t->group_by_length));
+  RETURN_IF_ERROR(m.GetEnum("batch_sampler", {"default", "no_duplicates"}, &t->batch_sampler,
+                            /*required=*/false));
   RETURN_IF_ERROR(m.GetOptional("grad_checkpointing", &t->grad_checkpointing));
   RETURN_IF_ERROR(m.GetEnum("cuda_graphs", {"auto", "true", "false"}, &t->cuda_graphs));
   RETURN_IF_ERROR(m.GetOptional("length_buckets", &t->length_buckets));
@@ -147,8 +267,8 @@ absl::Status ParseTrain(const ConfigMap& m, TrainConfig* t) {
     }
   }
   RETURN_IF_ERROR(ParseEvalCadence(m, t));
-  RETURN_IF_ERROR(GetAtLeast(m, "eval_batch_size", 0, ">= 0 (0: chosen for the device)",
-                             &t->eval_batch_size));
+  RETURN_IF_ERROR(
+      GetAtLeast(m, "eval_batch_size", 0, ">= 0 (0: chosen for the device)", &t->eval_batch_size));
   RETURN_IF_ERROR(GetAtLeast(m, "log_every_steps", 1, ">= 1", &t->log_every_steps));
   RETURN_IF_ERROR(GetInRange(m, "ddp_bucket_mb", 1, 4096, &t->ddp_bucket_mb));
   RETURN_IF_ERROR(GetAtLeast(m, "ddp_timeout_s", 1, ">= 1", &t->ddp_timeout_s));
@@ -188,16 +308,17 @@ absl::Status ParseDevices(const ConfigMap& m, int local_gpus, TrainConfig* t) {
   if (local_gpus == kUnknownGpus) return absl::OkStatus();
   if (!t->gpu_ids.empty()) {
     if (local_gpus == 0) {
-      return m.Error("devices", "lists GPU ids but this machine has no GPU (N: N ranks on the "
-                                "CPU)");
+      return m.Error("devices",
+                     "lists GPU ids but this machine has no GPU (N: N ranks on the "
+                     "CPU)");
     }
     for (int64_t id : t->gpu_ids) {
       if (id >= local_gpus) {
-        return m.Error("devices",
-                       absl::StrCat("GPU ", id, " is not on this machine (",
-                                    local_gpus == 1 ? "GPU 0 only"
-                                                    : absl::StrCat("GPUs 0-", local_gpus - 1),
-                                    ")"));
+        return m.Error(
+            "devices",
+            absl::StrCat("GPU ", id, " is not on this machine (",
+                         local_gpus == 1 ? "GPU 0 only" : absl::StrCat("GPUs 0-", local_gpus - 1),
+                         ")"));
       }
     }
   } else if (local_gpus > 0 && t->devices > local_gpus) {
@@ -215,9 +336,8 @@ absl::Status ParseOutput(const ConfigMap& m, OutputConfig* out) {
   RETURN_IF_ERROR(m.GetOptional("checkpoint", &out->checkpoint));
   RETURN_IF_ERROR(m.GetOptional("checkpoint_every_s", &out->checkpoint_every_s));
   if (!(out->checkpoint_every_s >= 0)) {
-    return m.Error("checkpoint_every_s",
-                   absl::StrCat("must be >= 0 (0: at every evaluation), got ",
-                                out->checkpoint_every_s));
+    return m.Error("checkpoint_every_s", absl::StrCat("must be >= 0 (0: at every evaluation), got ",
+                                                      out->checkpoint_every_s));
   }
   return absl::OkStatus();
 }

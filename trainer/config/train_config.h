@@ -43,10 +43,30 @@ class TaskSettings {
 };
 
 struct TaskConfig {
-  std::string type;    // a loss registry entry: sts | mnrl | nli | classification | contrastive
+  // The data kind (trainer/tasks/task_types.h): sts | mnrl | nli | classification | contrastive.
+  std::string type;
+  // The loss (a loss registry entry, trainer/tasks/all_losses.h): cosine | cosent | angle | mnrl |
+  // cached_mnrl | softmax | contrastive; empty: the type's default (sts cosine, mnrl mnrl, nli and
+  // classification softmax, contrastive contrastive).
+  std::string loss;
   std::string train;   // training data file
-  std::string eval;    // evaluation data file; empty: no evaluation
-  std::string format;  // stsb | sick | paws | mrpc | tsv | jsonl
+  std::string eval;    // evaluation data file; empty: no evaluation (nor eval_queries)
+  std::string format;  // stsb | sick | paws | mrpc | tsv | csv | jsonl
+  // jsonl, csv and tsv: the text columns, in order (anchor, positive, negatives...); empty:
+  // every column but the label columns, in file order. label_column: the column of the score or
+  // label; empty: "score" and/or "label", whichever exist.
+  std::vector<std::string> columns;
+  std::string label_column;
+  // How evaluation scores: similarity (eval/spearman), accuracy (eval/accuracy) or retrieval
+  // (eval/mrr@10 ...); empty: the type's default. Retrieval reads its queries, corpus and
+  // relevant pairs from eval_queries, eval_corpus and eval_qrels (BEIR's layout), or derives them
+  // from task.eval's (anchor, positive) rows.
+  std::string eval_kind;
+  std::string eval_queries, eval_corpus, eval_qrels;
+  // MatryoshkaLoss around an embedding loss: the sum over the dims (embeddings truncated to the
+  // first d components) of weight * loss; weights 1 unless given. Empty: no wrapper.
+  std::vector<int64_t> matryoshka_dims;
+  std::vector<double> matryoshka_weights;
   int num_labels = 0;  // classification / nli: 0 means "from the data"
   // mnrl under data parallelism: every rank's positives are negatives for every anchor (the
   // embeddings are all-gathered with gradients), as with one process and the global batch.
@@ -71,6 +91,10 @@ struct TrainConfig {
   // Shuffled epochs only: batches of examples of about the same length, the same padded length
   // on every rank of a step (trainer/data/batch_plan.h), as Hugging Face's group_by_length.
   bool group_by_length = true;
+  // How examples are grouped into batches: "default" (shuffled, group_by_length) or
+  // "no_duplicates" (no text twice in a batch, per rank: trainer/data/no_duplicates.h); empty:
+  // no_duplicates for losses with in-batch negatives (mnrl, cached_mnrl), else default.
+  std::string batch_sampler;
   bool grad_checkpointing = false;
   // Replay each step as CUDA graphs (trainer/train/step_graphs.h): "auto" on one GPU when the step
   // allows it (bf16 or fp32, no gradient checkpointing), under DDP too; "true" the same;
@@ -105,10 +129,10 @@ struct TrainConfig {
   // trains the same way under either.
   std::string strategy = "ddp";
   // How many ranks `trainer train` starts itself on this machine when no launcher did
-  // (trainer/distributed/local_ranks.h): -1 one per local GPU (one rank on a CPU-only machine), N >= 1 N
-  // ranks (N Gloo ranks on a CPU-only machine). A YAML list ([0, 2, 3], or `--gpu_ids 0,2,3`)
-  // names the GPUs instead: gpu_ids holds it and devices its length. Ignored under torchrun or
-  // an agent (RANK, WORLD_SIZE or TUNEFLEET_AGENT_ENDPOINT set), which start the ranks.
+  // (trainer/distributed/local_ranks.h): -1 one per local GPU (one rank on a CPU-only machine), N
+  // >= 1 N ranks (N Gloo ranks on a CPU-only machine). A YAML list ([0, 2, 3], or `--gpu_ids
+  // 0,2,3`) names the GPUs instead: gpu_ids holds it and devices its length. Ignored under torchrun
+  // or an agent (RANK, WORLD_SIZE or TUNEFLEET_AGENT_ENDPOINT set), which start the ranks.
   int64_t devices = 1;
   std::vector<int64_t> gpu_ids;
 };
@@ -136,8 +160,9 @@ struct TrainerConfig {
 // LibTorch) task.type may be any name, only the common task keys are accepted, and what a type
 // takes is checked when the trainer builds the task.
 struct TaskSectionReader {
-  std::vector<std::string> types;  // task.type's choices, in order
-  std::vector<std::string> keys;   // the task keys some type takes beyond the common ones
+  std::vector<std::string> types;   // task.type's choices, in order
+  std::vector<std::string> losses;  // task.loss's choices, in order
+  std::vector<std::string> keys;    // the task keys some type takes beyond the common ones
   // Checks the keys that depend on config.task.type (in `task`, and model.head in `model`) and
   // reads the type's own settings; errors name the file, line and dotted key.
   absl::StatusOr<std::shared_ptr<const TaskSettings>> (*read)(const ConfigMap& task,

@@ -9,7 +9,15 @@ namespace tunefleet {
 namespace trainer {
 
 const char* PrimaryMetric(Evaluation evaluation) {
-  return evaluation == Evaluation::kAccuracy ? "eval/accuracy" : "eval/spearman";
+  switch (evaluation) {
+    case Evaluation::kAccuracy:
+      return "eval/accuracy";
+    case Evaluation::kRetrieval:
+      return "eval/ndcg@10";  // the evaluator's primary metric in sentence-transformers
+    case Evaluation::kSimilarity:
+      break;
+  }
+  return "eval/spearman";
 }
 
 torch::Tensor Task::Logits(TaskModelImpl& model, const TaskBatch& batch) const {

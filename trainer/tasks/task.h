@@ -23,8 +23,8 @@
 
 #include "absl/status/statusor.h"
 #include "common/yaml_config.h"
-#include "trainer/data/task_data.h"
 #include "trainer/config/train_config.h"
+#include "trainer/data/task_data.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -34,6 +34,8 @@ class TaskModelImpl;
 enum class Evaluation {
   kSimilarity,  // eval/spearman and eval/pearson of cos(pool(a), pool(b)) against the scores
   kAccuracy,    // eval/accuracy and eval/loss of the head's logits against the labels
+  kRetrieval,   // eval/ndcg@10, eval/mrr@10, eval/recall@k, eval/map@100 ... of queries against a
+                // corpus by cosine (sentence-transformers' InformationRetrievalEvaluator)
 };
 
 // The metric that "best" means for `evaluation` (always maximized).
