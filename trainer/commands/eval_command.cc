@@ -51,7 +51,7 @@ int RunEval(const std::vector<std::string>& args) {
   cli.AddString("model", &model_dir, "model directory (required)", "DIR");
   cli.AddString("task", &task_name, TaskTypeChoices(), "TASK");
   cli.AddString("data", &data, "evaluation data file (required)", "FILE");
-  cli.AddString("format", &format, "stsb | sick | paws | mrpc | tsv | jsonl (default: from the name)", "F");
+  cli.AddString("format", &format, "stsb | sick | paws | mrpc | jsonl | csv | tsv (default: from the name)", "F");
   cli.AddInt("batch_size", &batch_size, "examples per forward pass");
   cli.AddInt("max_len", &max_len, "maximum tokens (default: the model's max_seq_length, else 128)");
   cli.AddString("pooling", &pooling_name, "mean | cls | max (default: the model's, else mean)", "MODE");

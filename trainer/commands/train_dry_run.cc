@@ -106,7 +106,8 @@ absl::StatusOr<std::string> TrainDryRunJson(const DryRunRequest& r) {
   out["world_size"] = r.world_size;
   std::ostringstream warnings;  // the real run prints them; the dry run's stdout is its JSON
   absl::StatusOr<std::vector<Example>> rows =
-      ReadDataset(config->task.train, config->task.format, &warnings);
+      ReadDataset(config->task.train, config->task.format,
+                  ColumnOptions{config->task.columns, config->task.label_column}, &warnings);
   const int64_t n = rows.ok() ? static_cast<int64_t>(rows->size()) : 0;
   out["train_examples"] = n;
   out["samples_per_epoch"] = (n + r.world_size - 1) / r.world_size * r.world_size;

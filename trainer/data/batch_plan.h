@@ -61,7 +61,8 @@ struct BatchPlanOptions {
   std::vector<int64_t> buckets;
 };
 
-// Per example: its first and second text's lengths (second empty for one-text tasks).
+// Per example: its first and second text's lengths (second empty for one-text tasks; with hard
+// negatives, the longest of the second text and the negatives, which pad alike).
 struct ExampleLengths {
   std::vector<int64_t> first;
   std::vector<int64_t> second;

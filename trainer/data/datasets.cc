@@ -1,11 +1,7 @@
 #include "trainer/data/datasets.h"
 
-#include <sys/stat.h>
-
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <limits>
+#include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "absl/strings/match.h"
@@ -15,50 +11,14 @@
 #include "absl/strings/string_view.h"
 #include "common/split_mix64.h"
 #include "common/status_macros.h"
-#include "nlohmann/json.hpp"
-#include "trainer/data/utf8_check.h"
+#include "trainer/data/line_reader.h"
 
 namespace tunefleet {
 namespace trainer {
 namespace {
 
-struct Line {
-  int64_t number;  // 1-based
-  std::string text;
-};
-
-// The non-blank lines of `path`, without a BOM or a final '\r', invalid UTF-8 replaced (one
-// warning on `warnings` for the file).
-absl::StatusOr<std::vector<Line>> ReadLines(const std::string& path, std::ostream* warnings) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": is a folder, not a dataset file"));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(absl::StrCat(path, ": cannot open dataset: ", std::strerror(errno)));
-  }
-  std::vector<Line> lines;
-  std::string text;
-  Utf8LineChecker utf8(path);
-  for (int64_t number = 1; std::getline(in, text); ++number) {
-    if (number == 1 && absl::StartsWith(text, "\xEF\xBB\xBF")) text.erase(0, 3);
-    if (!text.empty() && text.back() == '\r') text.pop_back();
-    if (text.empty()) continue;
-    utf8.Check(number, &text);
-    lines.push_back({number, std::move(text)});
-  }
-  if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": cannot read dataset"));
-  utf8.Report(warnings);
-  return lines;
-}
-
 absl::Status LineError(const std::string& path, const Line& line, const std::string& message) {
-  return absl::InvalidArgumentError(absl::StrCat(path, ":", line.number, ": ", message));
-}
-
-absl::Status NoExamples(const std::string& path, const std::string& what) {
-  return absl::InvalidArgumentError(absl::StrCat(path, ": no examples", what));
+  return trainer::LineError(path, line.number, message);
 }
 
 // Splits a line on tabs; an error when there are fewer than `min` (or more than `max`, if
@@ -136,49 +96,6 @@ absl::StatusOr<Example> MrpcRow(const std::string& path, const Line& line) {
   return Example{std::move(cols[3]), std::move(cols[4]), std::nan(""), label};
 }
 
-absl::StatusOr<Example> TsvRow(const std::string& path, const Line& line) {
-  ASSIGN_OR_RETURN(std::vector<std::string> cols,
-                   Columns(path, line, 2, 3, "sentence1, sentence2[, label_or_score]"));
-  Example e{std::move(cols[0]), std::move(cols[1])};
-  if (cols.size() == 3) {
-    ASSIGN_OR_RETURN(e.score, Score(path, line, cols[2], "label_or_score"));
-    int label;
-    if (absl::SimpleAtoi(cols[2], &label)) e.label = label;
-  }
-  return e;
-}
-
-absl::StatusOr<Example> JsonlRow(const std::string& path, const Line& line) {
-  nlohmann::json j = nlohmann::json::parse(line.text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) {
-    return LineError(path, line, "not a JSON object");
-  }
-  Example e;
-  for (auto [key, field] : {std::pair<const char*, std::string*>{"sentence1", &e.a},
-                            {"sentence2", &e.b}}) {
-    auto it = j.find(key);
-    if (it == j.end() || !it->is_string()) {
-      return LineError(path, line, absl::StrCat("\"", key, "\" must be a string"));
-    }
-    *field = it->get<std::string>();
-  }
-  if (auto it = j.find("label"); it != j.end()) {
-    if (!it->is_number_integer() || it->get<int64_t>() < 0 ||
-        it->get<int64_t>() > std::numeric_limits<int>::max()) {
-      return LineError(path, line,
-                       absl::StrCat("\"label\" must be a non-negative integer, got ", it->dump()));
-    }
-    e.label = it->get<int>();
-  }
-  if (auto it = j.find("score"); it != j.end()) {
-    if (!it->is_number() || !std::isfinite(it->get<double>())) {
-      return LineError(path, line, absl::StrCat("\"score\" must be a number, got ", it->dump()));
-    }
-    e.score = it->get<double>();
-  }
-  return e;
-}
-
 }  // namespace
 
 absl::StatusOr<std::vector<Example>> ReadStsb(const std::string& path,
@@ -247,27 +164,27 @@ absl::StatusOr<std::vector<Example>> ReadMrpc(const std::string& path,
   return ReadRows(path, "Quality\t", MrpcRow, warnings);
 }
 
-absl::StatusOr<std::vector<Example>> ReadTsv(const std::string& path,
-                                             std::ostream* warnings) {
-  return ReadRows(path, "sentence1\tsentence2", TsvRow, warnings);
-}
-
-absl::StatusOr<std::vector<Example>> ReadJsonl(const std::string& path,
-                                               std::ostream* warnings) {
-  return ReadRows(path, /*header=*/"", JsonlRow, warnings);
-}
-
-absl::StatusOr<std::vector<Example>> ReadDataset(const std::string& path,
-                                                 const std::string& format,
+absl::StatusOr<std::vector<Example>> ReadDataset(const std::string& path, const std::string& format,
+                                                 const ColumnOptions& columns,
                                                  std::ostream* warnings) {
+  if (IsColumnFormat(format)) return ReadColumns(path, format, columns, warnings);
+  if (!columns.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": format ", format,
+                     " has fixed columns (text columns and a label column are "
+                     "chosen only in jsonl, csv and tsv)"));
+  }
   if (format == "stsb") return ReadStsb(path, warnings);
   if (format == "sick") return ReadSick(path, "", warnings);
   if (format == "paws") return ReadPaws(path, warnings);
   if (format == "mrpc") return ReadMrpc(path, warnings);
-  if (format == "tsv") return ReadTsv(path, warnings);
-  if (format == "jsonl") return ReadJsonl(path, warnings);
-  return absl::InvalidArgumentError(absl::StrCat(
-      path, ": unknown dataset format '", format, "' (stsb, sick, paws, mrpc, tsv, jsonl)"));
+  return absl::InvalidArgumentError(absl::StrCat(path, ": unknown dataset format '", format,
+                                                 "' (stsb, sick, paws, mrpc, jsonl, csv, tsv)"));
+}
+
+absl::StatusOr<std::vector<Example>> ReadDataset(const std::string& path, const std::string& format,
+                                                 std::ostream* warnings) {
+  return ReadDataset(path, format, ColumnOptions{}, warnings);
 }
 
 std::vector<int64_t> EpochOrder(int64_t n, uint64_t seed, int64_t epoch, bool shuffle) {

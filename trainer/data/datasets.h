@@ -1,8 +1,8 @@
 // Sentence-pair datasets read into one Example type, and the per-epoch example order.
 //
-// Formats (the trainer YAML's task.format), all UTF-8 and tab-separated but JSONL, with no
-// quoting (a '"' is text, as sentence-transformers reads STS-B with csv.QUOTE_NONE); a UTF-8
-// BOM, a final '\r' on each line and blank lines are ignored. What each fills in:
+// Formats (the trainer YAML's task.format), all UTF-8; a UTF-8 BOM, a final '\r' on each line
+// and blank lines are ignored. The four fixed layouts are tab-separated with no quoting (a '"'
+// is text, as sentence-transformers reads STS-B with csv.QUOTE_NONE). What each fills in:
 //   stsb   STS Benchmark sts-*.csv: genre, file, year, id, score, sentence1, sentence2, and on
 //          some rows extra trailing columns (ignored). No header. score in [0, 5]; label unset.
 //   sick   SICK.txt: a header naming the columns, of which sentence_A, sentence_B,
@@ -14,20 +14,15 @@
 //   mrpc   MSR Paraphrase msr_paraphrase_*.txt: Quality (0/1), #1 ID, #2 ID, #1 String,
 //          #2 String; the official header (first field "Quality") is skipped when present.
 //          label = Quality; score unset.
-//   tsv    sentence1 <TAB> sentence2 [<TAB> label_or_score]; a first line starting with
-//          "sentence1<TAB>sentence2" is a header. The third column sets score; when it is an
-//          integer it sets label too.
-//   jsonl  one object a line: {"sentence1": str, "sentence2": str, "label": int, "score": number},
-//          label and score optional; other keys ignored.
+//   jsonl, csv, tsv  named columns in sentence-transformers' layout (anchor, positive,
+//          negatives..., a score or label column): trainer/data/column_reader.h, which picks
+//          the columns by ColumnOptions (task.columns, task.label_column). csv and tsv have a
+//          header line; an old {"sentence1", "sentence2", "label", "score"} JSONL file or a tsv
+//          whose header is sentence1<TAB>sentence2<TAB>label reads as before.
 // Unset fields: score is NaN (HasScore), label is kNoLabel (HasLabel).
-// Invalid UTF-8 does not stop a reader: before a line is split or parsed, each maximal
-// ill-formed byte sequence in it becomes U+FFFD, as Python's errors="replace" decodes it
-// (trainer/data/utf8_check.h; a JSONL line with a bad byte inside a string therefore parses).
-// Example text is always valid UTF-8, and tokenizes as the raw bytes did (the tokenizer drops
-// U+FFFD). A file with such lines gets one warning line on `warnings` (stderr by default; none
-// when null), once the file is read and before any error about its content:
-//   trainer: warning: PATH:LINE: invalid UTF-8 (N lines; each bad byte sequence read as ...)
-// naming the first such line and how many lines had one.
+// Invalid UTF-8 does not stop a reader: it is read as U+FFFD, with one warning line a file
+// (trainer/data/line_reader.h). Example text is always valid UTF-8, and tokenizes as the raw
+// bytes did (the tokenizer drops U+FFFD).
 // Errors are one line naming the file, and the line where one is at fault: a missing file, no
 // examples, a row with too few (or, where the format is fixed, too many) columns, an unparsable
 // score or label.
@@ -35,31 +30,25 @@
 #ifndef TUNEFLEET_TRAINER_DATA_DATASETS_H_
 #define TUNEFLEET_TRAINER_DATA_DATASETS_H_
 
-#include <cmath>
 #include <cstdint>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "trainer/data/column_reader.h"
+#include "trainer/data/example.h"
 
 namespace tunefleet {
 namespace trainer {
 
-inline constexpr int kNoLabel = -1;
-
-struct Example {
-  std::string a;
-  std::string b;
-  double score = std::nan("");
-  int label = kNoLabel;
-
-  bool HasScore() const { return !std::isnan(score); }
-  bool HasLabel() const { return label != kNoLabel; }
-};
-
-// `format` is one of stsb, sick, paws, mrpc, tsv, jsonl.
-// `warnings`: where the invalid-UTF-8 warning goes (null: nowhere).
+// `format` is one of stsb, sick, paws, mrpc, jsonl, csv, tsv; `columns` applies to the last
+// three (for the others it must be empty). `warnings`: where the invalid-UTF-8 warning goes
+// (null: nowhere).
+absl::StatusOr<std::vector<Example>> ReadDataset(const std::string& path, const std::string& format,
+                                                 const ColumnOptions& columns,
+                                                 std::ostream* warnings = &std::cerr);
+// The same with the default columns.
 absl::StatusOr<std::vector<Example>> ReadDataset(const std::string& path,
                                                  const std::string& format,
                                                  std::ostream* warnings = &std::cerr);
@@ -74,10 +63,6 @@ absl::StatusOr<std::vector<Example>> ReadPaws(const std::string& path,
                                               std::ostream* warnings = &std::cerr);
 absl::StatusOr<std::vector<Example>> ReadMrpc(const std::string& path,
                                               std::ostream* warnings = &std::cerr);
-absl::StatusOr<std::vector<Example>> ReadTsv(const std::string& path,
-                                             std::ostream* warnings = &std::cerr);
-absl::StatusOr<std::vector<Example>> ReadJsonl(const std::string& path,
-                                               std::ostream* warnings = &std::cerr);
 
 // The order to visit n examples in during `epoch`: 0..n-1 when !shuffle, else a permutation
 // that depends only on (n, seed, epoch), the same on every platform and rank:

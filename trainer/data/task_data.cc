@@ -56,6 +56,8 @@ TaskBatch TaskBatch::To(const torch::Device& device) const {
   out.size = size;
   out.first = first.To(device);
   out.second = second.To(device);
+  out.negatives.reserve(negatives.size());
+  for (const TextBatch& n : negatives) out.negatives.push_back(n.To(device));
   out.scores = ToDevice(scores, device);
   out.labels = ToDevice(labels, device);
   return out;
@@ -71,8 +73,22 @@ absl::StatusOr<TaskData> TaskData::Make(const DataKind& kind,
   d.source_ = source;
   d.pad_id_ = tokenizer.pad_id();
   const double max_score = (format == "stsb" || format == "sick") ? 5.0 : 1.0;
+  const bool takes_negatives = kind.target == RowTarget::kPositivePairs && !kind.joint_pair;
+  const size_t negatives = examples.empty() ? 0 : examples[0].negatives.size();
+  if (takes_negatives) d.negatives_.resize(negatives);
   for (size_t i = 0; i < examples.size(); ++i) {
     const Example& e = examples[i];
+    if (!takes_negatives && !e.negatives.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(source, ": row ", i + 1, " has ", e.texts(),
+                                                     " text columns; task type ", kind.task,
+                                                     " takes 2 (choose them with task.columns)"));
+    }
+    if (e.negatives.size() != negatives) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(source, ": row ", i + 1, " has ", e.texts(), " text columns, but row 1 has ",
+                       examples[0].texts(), " (task type ", kind.task,
+                       " needs the same number of negatives on every row)"));
+    }
     auto missing = [&](const char* what) {
       return absl::InvalidArgumentError(absl::StrCat(source, ": example ", i + 1, " has no ", what,
                                                      ", which task type ", kind.task, " needs"));
@@ -116,6 +132,9 @@ absl::StatusOr<TaskData> TaskData::Make(const DataKind& kind,
     } else {
       d.first_.push_back(tokenizer.Encode(e.a, max_len));
       d.second_.push_back(tokenizer.Encode(e.b, max_len));
+      for (size_t k = 0; k < e.negatives.size(); ++k) {
+        d.negatives_[k].push_back(tokenizer.Encode(e.negatives[k], max_len));
+      }
     }
   }
   if (d.scores_.empty()) {
@@ -126,10 +145,41 @@ absl::StatusOr<TaskData> TaskData::Make(const DataKind& kind,
   return d;
 }
 
+int64_t TaskData::tokens(int64_t i) const {
+  size_t n = first_[i].ids.size();
+  if (!second_.empty()) n += second_[i].ids.size();
+  for (const std::vector<Encoding>& column : negatives_) n += column[i].ids.size();
+  return static_cast<int64_t>(n);
+}
+
 ExampleLengths TaskData::Lengths() const {
   ExampleLengths out;
   for (const Encoding& e : first_) out.first.push_back(static_cast<int64_t>(e.ids.size()));
   for (const Encoding& e : second_) out.second.push_back(static_cast<int64_t>(e.ids.size()));
+  for (const std::vector<Encoding>& column : negatives_) {
+    for (size_t i = 0; i < column.size(); ++i) {
+      out.second[i] = std::max(out.second[i], static_cast<int64_t>(column[i].ids.size()));
+    }
+  }
+  return out;
+}
+
+std::vector<uint64_t> TaskData::TextKeys(int64_t i) const {
+  auto key = [](const Encoding& e) {
+    uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a 64 offset basis
+    for (const int32_t id : e.ids) {
+      const uint32_t u = static_cast<uint32_t>(id);
+      for (int shift = 0; shift < 32; shift += 8) {
+        h ^= (u >> shift) & 0xFF;
+        h *= 0x100000001b3ULL;  // FNV-1a 64 prime
+      }
+    }
+    return h;
+  };
+  std::vector<uint64_t> out;
+  out.push_back(key(first_[i]));
+  if (!second_.empty()) out.push_back(key(second_[i]));
+  for (const std::vector<Encoding>& column : negatives_) out.push_back(key(column[i]));
   return out;
 }
 
@@ -148,6 +198,12 @@ TaskBatch TaskData::Batch(const std::vector<int64_t>& indices, int64_t pad_multi
   }
   b.first = ToTensors(first, pad_id_, pad_multiple, pad.first);
   if (!second.empty()) b.second = ToTensors(second, pad_id_, pad_multiple, pad.second);
+  for (const std::vector<Encoding>& column : negatives_) {
+    std::vector<Encoding> texts;
+    texts.reserve(indices.size());
+    for (int64_t i : indices) texts.push_back(column[i]);
+    b.negatives.push_back(ToTensors(texts, pad_id_, pad_multiple, pad.second));
+  }
   if (kind_.target == RowTarget::kScore || kind_.target == RowTarget::kBinaryLabel) {
     b.scores = torch::tensor(scores, torch::kFloat);
   }

@@ -3,12 +3,15 @@
 // A task (trainer/tasks/task.h) names its data kind: what each example must carry and how it is
 // batched. The kinds:
 //   kScore          a, b, score: the score / max_score (5 for stsb and sick, whose scores run to
-//                   5; 1 for tsv and jsonl, whose scores must lie in [0, 1]); batches carry scores
-//   kPositivePairs  a (anchor), b (positive); rows with label 0 (a non-paraphrase) are dropped
+//                   5; 1 for jsonl, csv and tsv, whose scores must lie in [0, 1]); batches carry
+//                   scores
+//   kPositivePairs  a (anchor), b (positive) and any hard negatives (the same number on every
+//                   row: one TextBatch each); rows with label 0 (a non-paraphrase) are dropped
 //   kLabel          a, b, an integer label; batches carry labels
 //   kBinaryLabel    a, b, a label 0 or 1; batches carry it as labels and as scores (so that the
 //                   similarity evaluation can rank by it)
-// With joint_pair the pair is one text, [CLS] a [SEP] b [SEP] with token types; else a and b are
+// Only kPositivePairs takes negatives: other kinds refuse rows with more than 2 texts. With
+// joint_pair the pair is one text, [CLS] a [SEP] b [SEP] with token types; else a and b are
 // two texts. Evaluation data (task.eval) is read with the task's evaluation data kind.
 // Thread-safety: immutable after Make(); Batch() may run concurrently.
 #ifndef TUNEFLEET_TRAINER_DATA_TASK_DATA_H_
@@ -51,6 +54,8 @@ struct TaskBatch {
   int64_t size = 0;
   TextBatch first;       // a, or the joint pair
   TextBatch second;      // b; undefined for a joint pair
+  // One per negative column (Example::negatives), in column order; empty without negatives.
+  std::vector<TextBatch> negatives;
   torch::Tensor scores;  // float32 [B] in [0, 1] (kScore, kBinaryLabel)
   torch::Tensor labels;  // int64 [B] (kLabel, kBinaryLabel)
   TaskBatch To(const torch::Device& device) const;  // a copy on `device` (either way)
@@ -60,7 +65,9 @@ class TaskData {
  public:
   // `source` names the data in errors (the file). `format` is the file's format, which sets
   // the score scale. Errors: no usable example, an example without the score or label the
-  // task needs (naming its index), a score or binary label out of range.
+  // task needs (naming its index), a score or binary label out of range, negatives for a kind
+  // other than kPositivePairs ("SOURCE: row N has 3 text columns; task type sts takes 2 ..."),
+  // rows with different numbers of negatives.
   static absl::StatusOr<TaskData> Make(const DataKind& kind, const std::vector<Example>& examples,
                                        const std::string& format,
                                        const Tokenizer& tokenizer, int64_t max_len,
@@ -72,17 +79,25 @@ class TaskData {
   int64_t num_labels() const { return num_labels_; }
   const std::string& source() const { return source_; }
 
-  // Tokens of example i (both texts), for batching by length.
-  int64_t tokens(int64_t i) const {
-    return static_cast<int64_t>(first_[i].ids.size() + (second_.empty() ? 0 : second_[i].ids.size()));
-  }
+  // Hard negatives an example has (the same for every example; 0 but for kPositivePairs).
+  int64_t num_negatives() const { return static_cast<int64_t>(negatives_.size()); }
 
-  // Each example's text lengths in tokens (trainer/data/batch_plan.h plans batches by them).
+  // Tokens of example i (all its texts), for batching by length.
+  int64_t tokens(int64_t i) const;
+
+  // Each example's text lengths in tokens (trainer/data/batch_plan.h plans batches by them);
+  // `second` is the longest of b and the negatives, which are padded like b.
   ExampleLengths Lengths() const;
+
+  // One key per text of example i, as it is encoded: the first text (a, or the joint pair), b,
+  // then each negative. Equal token ids give equal keys: the 64-bit FNV-1a hash of the ids as
+  // 4-byte little-endian integers, the same in every process and on every platform (for
+  // samplers that keep duplicates out of a batch on every rank alike).
+  std::vector<uint64_t> TextKeys(int64_t i) const;
 
   // The examples at `indices`, in that order, on the CPU; each text batch padded to its longest,
   // rounded up to a multiple of `pad_multiple`, and to at least `pad`'s length for it (the
-  // first texts to pad.first, the second to pad.second).
+  // first texts to pad.first, the second and each negative column to pad.second).
   TaskBatch Batch(const std::vector<int64_t>& indices, int64_t pad_multiple = 1,
                   PadLengths pad = {}) const;
 
@@ -91,6 +106,7 @@ class TaskData {
   std::string source_;
   int32_t pad_id_ = 0;
   std::vector<Encoding> first_, second_;
+  std::vector<std::vector<Encoding>> negatives_;  // [negative column][example]
   std::vector<float> scores_;
   std::vector<int64_t> labels_;
   int64_t num_labels_ = 0;

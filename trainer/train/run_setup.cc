@@ -57,14 +57,15 @@ absl::StatusOr<BertModel> LoadEncoder(const TrainerConfig& config) {
 absl::Status ReadData(const TrainerConfig& c, const Tokenizer& tokenizer, int rank,
                       RunParts& parts) {
   std::ostream* const warnings = rank == 0 ? &std::cerr : nullptr;
+  const ColumnOptions columns{c.task.columns, c.task.label_column};
   ASSIGN_OR_RETURN(std::vector<Example> train_rows,
-                   ReadDataset(c.task.train, c.task.format, warnings));
+                   ReadDataset(c.task.train, c.task.format, columns, warnings));
   ASSIGN_OR_RETURN(TaskData train, TaskData::Make(parts.task->train_data(), train_rows, c.task.format, tokenizer,
                                                   parts.max_len, c.task.train));
   parts.train = std::make_unique<TaskData>(std::move(train));
   if (c.task.eval.empty()) return absl::OkStatus();
   ASSIGN_OR_RETURN(std::vector<Example> eval_rows,
-                   ReadDataset(c.task.eval, c.task.format, warnings));
+                   ReadDataset(c.task.eval, c.task.format, columns, warnings));
   ASSIGN_OR_RETURN(TaskData eval, TaskData::Make(parts.task->eval_data(), eval_rows, c.task.format, tokenizer,
                                                  parts.max_len, c.task.eval));
   parts.eval = std::make_unique<TaskData>(std::move(eval));
