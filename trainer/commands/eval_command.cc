@@ -9,7 +9,9 @@
 #include "common/cli.h"
 #include "common/file_util.h"
 #include "trainer/data/datasets.h"
+#include "trainer/data/retrieval_data.h"
 #include "trainer/tasks/evaluator.h"
+#include "trainer/tasks/retrieval_evaluator.h"
 #include "trainer/model/inference_model.h"
 #include "trainer/io/metrics_log.h"
 #include "trainer/model/pooling.h"
@@ -42,12 +44,14 @@ std::string GuessFormat(const std::string& path) {
 
 int RunEval(const std::vector<std::string>& args) {
   std::string model_dir, task_name = "sts", data, format, pooling_name, device_name = "auto";
+  std::string eval_kind, queries, corpus, qrels;
   int64_t batch_size = 64, max_len = 0;
   CommandLine cli(kProgram, "",
                   "Evaluates a model folder on a data file as the task's evaluation says: STS\n"
                   "Spearman / Pearson correlation of cosine similarity (sts), or accuracy (a task\n"
-                  "with a head: nli, classification; the folder's head.safetensors). Prints one\n"
-                  "JSON line.");
+                  "with a head: nli, classification; the folder's head.safetensors); with\n"
+                  "--eval_kind retrieval, sentence-transformers' InformationRetrievalEvaluator\n"
+                  "metrics of queries against a corpus. Prints one JSON line.");
   cli.AddString("model", &model_dir, "model directory (required)", "DIR");
   cli.AddString("task", &task_name, TaskTypeChoices(), "TASK");
   cli.AddString("data", &data, "evaluation data file (required)", "FILE");
@@ -56,10 +60,27 @@ int RunEval(const std::vector<std::string>& args) {
   cli.AddInt("max_len", &max_len, "maximum tokens (default: the model's max_seq_length, else 128)");
   cli.AddString("pooling", &pooling_name, "mean | cls | max (default: the model's, else mean)", "MODE");
   cli.AddString("device", &device_name, "auto | cpu | cuda", "DEVICE");
+  cli.AddString("eval_kind", &eval_kind,
+                "retrieval: queries against a corpus, eval/ndcg@10 ... (from --data's (anchor, "
+                "positive) rows, or --queries, --corpus, --qrels); default: the task's evaluation",
+                "KIND");
+  cli.AddString("queries", &queries, "retrieval: BEIR queries.jsonl (instead of --data)", "FILE");
+  cli.AddString("corpus", &corpus, "retrieval: BEIR corpus.jsonl", "FILE");
+  cli.AddString("qrels", &qrels, "retrieval: BEIR qrels .tsv", "FILE");
   if (int rc = ParseOrExit(cli, args, kProgram); rc >= 0) return rc;
   absl::Status status;
-  if (status.ok() && (model_dir.empty() || data.empty())) {
-    status = absl::InvalidArgumentError("--model and --data are required");
+  const int files = !queries.empty() + !corpus.empty() + !qrels.empty();
+  if (files > 0 && eval_kind.empty()) eval_kind = "retrieval";
+  if (!eval_kind.empty() && eval_kind != "retrieval") {
+    status = absl::InvalidArgumentError(absl::StrCat(
+        "--eval_kind must be retrieval (the others are the task's), got ", eval_kind));
+  } else if (files != 0 && files != 3) {
+    status = absl::InvalidArgumentError("--queries, --corpus and --qrels go together");
+  } else if (files == 3 && !data.empty()) {
+    status = absl::InvalidArgumentError("give --data or --queries/--corpus/--qrels, not both");
+  } else if (model_dir.empty() || (data.empty() && files == 0)) {
+    status = absl::InvalidArgumentError(
+        "--model and --data (or --queries, --corpus and --qrels) are required");
   }
   absl::StatusOr<TaskPtr> task = MakeTask(task_name);
   if (status.ok() && !task.ok()) status = task.status();
@@ -72,6 +93,29 @@ int RunEval(const std::vector<std::string>& args) {
   auto pooling = ParsePooling(PoolingNameOrDefault(pooling_name, loaded->info));
   if (!pooling.ok()) return Fail(kExitUsage, pooling.status());
   max_len = MaxLenOrDefault(max_len, loaded->info);
+
+  if (eval_kind == "retrieval") {
+    absl::StatusOr<RetrievalSet> set;
+    if (files == 3) {
+      set = ReadRetrievalFiles(queries, corpus, qrels);
+    } else {
+      auto rows = ReadDataset(data, format);
+      set = rows.ok() ? RetrievalFromPairs(*rows, data) : rows.status();
+    }
+    if (!set.ok()) return Fail(kExitUsage, set.status());
+    const RetrievalData retrieval =
+        TokenizeRetrieval(*std::move(set), *loaded->tokenizer, max_len, files == 3 ? qrels : data);
+    auto target = TargetDevice(device_name, /*local_rank=*/-1);
+    if (!target.ok()) return Fail(kExitUsage, target.status());
+    TaskModel model(loaded->bert, *pooling, *task, 2);
+    model->to(*target);
+    auto metrics = EvaluateRetrieval(model, retrieval, *target, batch_size, Precision::kFp32);
+    if (!metrics.ok()) return Fail(kExitFailure, metrics.status());
+    std::string line = MetricsLine(retrieval.size(), *metrics);
+    line.replace(line.find("\"step\""), 6, "\"queries\"");
+    std::printf("%s\n", line.c_str());
+    return kExitOk;
+  }
 
   auto rows = ReadDataset(data, format);
   if (!rows.ok()) return Fail(kExitUsage, rows.status());

@@ -5,7 +5,13 @@
 // line: {"eval/spearman": ..., "eval/pearson": ..., "examples": N} for sts, {"eval/accuracy":
 // ..., "eval/loss": ..., "examples": N} for the others (trainer/tasks/evaluator.h). --format defaults
 // from the file name: *sick* -> sick, msr_paraphrase* -> mrpc, *.csv -> stsb, *.jsonl -> jsonl,
-// else tsv. Exit codes: 0; 2 for bad input (one line naming the file); 1 when evaluation fails.
+// else tsv.
+// Retrieval (`--eval_kind retrieval` with --data's (anchor, positive[, negatives]) rows, or
+// `--queries Q.jsonl --corpus C.jsonl --qrels QRELS.tsv` in BEIR's layout,
+// trainer/data/retrieval_data.h): sentence-transformers' InformationRetrievalEvaluator metrics
+// (trainer/tasks/retrieval_evaluator.h), {"eval/ndcg@10": ..., "eval/mrr@10": ..., ...,
+// "queries": N}.
+// Exit codes: 0; 2 for bad input (one line naming the file); 1 when evaluation fails.
 #ifndef TUNEFLEET_TRAINER_COMMANDS_EVAL_COMMAND_H_
 #define TUNEFLEET_TRAINER_COMMANDS_EVAL_COMMAND_H_
 

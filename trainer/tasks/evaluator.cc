@@ -11,16 +11,43 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "trainer/tasks/correlation.h"
+#include "trainer/tasks/retrieval_evaluator.h"
 
 namespace tunefleet {
 namespace trainer {
 
+absl::StatusOr<std::map<std::string, double>> Evaluate(TaskModel& model, const EvalSet& data,
+                                                       const torch::Device& device,
+                                                       int64_t batch_size, Precision precision,
+                                                       comm::ProcessGroup* group,
+                                                       const std::vector<int64_t>& dims) {
+  if (data.retrieval != nullptr) {
+    return EvaluateRetrieval(model, *data.retrieval, device, batch_size, precision, group, dims);
+  }
+  if (data.pairs == nullptr) return absl::InvalidArgumentError("evaluation: no evaluation data");
+  return Evaluate(model, *data.pairs, device, batch_size, precision, group, dims);
+}
+
 absl::StatusOr<std::map<std::string, double>> Evaluate(TaskModel& model, const TaskData& data,
                                                        const torch::Device& device,
                                                        int64_t batch_size, Precision precision,
-                                                       comm::ProcessGroup* group) {
-  const bool was_training = model->is_training();
+                                                       comm::ProcessGroup* group,
+                                                       const std::vector<int64_t>& dims) {
   const bool accuracy = model->task().evaluation() == Evaluation::kAccuracy;
+  const int64_t width = model->bert()->config().hidden_size;
+  // The similarity at each dim: the whole embedding (0), then each of `dims`.
+  std::vector<int64_t> widths = {0};
+  if (!accuracy) {
+    for (int64_t d : dims) {
+      if (d < 1 || d > width) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("evaluation on ", data.source(), ": matryoshka dim ", d,
+                         " is outside [1, the embedding width ", width, "]"));
+      }
+      widths.push_back(d);
+    }
+  }
+  const bool was_training = model->is_training();
   model->eval();
   std::map<std::string, double> out;
   try {
@@ -36,11 +63,14 @@ absl::StatusOr<std::map<std::string, double>> Evaluate(TaskModel& model, const T
       order = std::move(mine);
     }
     const int64_t local = static_cast<int64_t>(order.size());
-    std::vector<double> predictions(n), truth(n);
+    // predictions[w]: the cosine similarities at widths[w].
+    std::vector<std::vector<double>> predictions(widths.size(), std::vector<double>(n));
+    std::vector<double> truth(n);
     double loss_sum = 0.0;
     int64_t correct = 0;
     // Results stay on the device until the end: one copy back, no wait after each batch.
-    std::vector<torch::Tensor> cos_parts, loss_parts, correct_parts;
+    std::vector<std::vector<torch::Tensor>> cos_parts(widths.size());
+    std::vector<torch::Tensor> loss_parts, correct_parts;
     for (int64_t begin = 0; begin < local; begin += batch_size) {
       std::vector<int64_t> indices(order.begin() + begin,
                                    order.begin() + std::min(local, begin + batch_size));
@@ -56,18 +86,23 @@ absl::StatusOr<std::map<std::string, double>> Evaluate(TaskModel& model, const T
       } else {
         // Both sides in one encoder pass (trainer/tasks/task_model.h).
         const auto [u, v] = model->EmbedPair(batch.first, batch.second);
-        cos_parts.push_back(torch::nn::functional::cosine_similarity(
-            u.to(torch::kFloat), v.to(torch::kFloat),
-            torch::nn::functional::CosineSimilarityFuncOptions().dim(1)));
+        const torch::Tensor uf = u.to(torch::kFloat), vf = v.to(torch::kFloat);
+        for (size_t w = 0; w < widths.size(); ++w) {
+          const int64_t d = widths[w] > 0 ? widths[w] : uf.size(1);
+          cos_parts[w].push_back(torch::nn::functional::cosine_similarity(
+              uf.narrow(1, 0, d), vf.narrow(1, 0, d),
+              torch::nn::functional::CosineSimilarityFuncOptions().dim(1)));
+        }
         const torch::Tensor gold = host.scores.to(torch::kDouble);
         const auto g = gold.accessor<double, 1>();
         for (size_t i = 0; i < indices.size(); ++i) truth[indices[i]] = g[static_cast<int64_t>(i)];
       }
     }
-    if (!cos_parts.empty()) {
-      const torch::Tensor cos = torch::cat(cos_parts).to(torch::kCPU, torch::kDouble);
+    for (size_t w = 0; w < widths.size(); ++w) {
+      if (cos_parts[w].empty()) continue;
+      const torch::Tensor cos = torch::cat(cos_parts[w]).to(torch::kCPU, torch::kDouble);
       const auto c = cos.accessor<double, 1>();
-      for (int64_t i = 0; i < local; ++i) predictions[order[i]] = c[i];
+      for (int64_t i = 0; i < local; ++i) predictions[w][order[i]] = c[i];
     }
     if (!loss_parts.empty()) {
       loss_sum = torch::stack(loss_parts).sum().item<double>();
@@ -86,8 +121,8 @@ absl::StatusOr<std::map<std::string, double>> Evaluate(TaskModel& model, const T
         return absl::OkStatus();
       };
       std::vector<double> counts = {loss_sum, static_cast<double>(correct)};
-      absl::Status s = accuracy ? reduce(counts) : reduce(predictions);
-      if (s.ok() && !accuracy) s = reduce(truth);
+      absl::Status s = accuracy ? reduce(counts) : reduce(truth);
+      for (size_t w = 0; w < widths.size() && s.ok() && !accuracy; ++w) s = reduce(predictions[w]);
       if (!s.ok()) {
         if (was_training) model->train();
         return absl::Status(s.code(), absl::StrCat("evaluation: ", s.message()));
@@ -99,8 +134,11 @@ absl::StatusOr<std::map<std::string, double>> Evaluate(TaskModel& model, const T
       out["eval/accuracy"] = static_cast<double>(correct) / static_cast<double>(n);
       out["eval/loss"] = loss_sum / static_cast<double>(n);
     } else {
-      out["eval/spearman"] = Spearman(predictions, truth);
-      out["eval/pearson"] = Pearson(predictions, truth);
+      for (size_t w = 0; w < widths.size(); ++w) {
+        const std::string suffix = widths[w] > 0 ? absl::StrCat("@", widths[w]) : "";
+        out["eval/spearman" + suffix] = Spearman(predictions[w], truth);
+        out["eval/pearson" + suffix] = Pearson(predictions[w], truth);
+      }
     }
   } catch (const c10::OutOfMemoryError& e) {
     if (was_training) model->train();
@@ -110,8 +148,8 @@ absl::StatusOr<std::map<std::string, double>> Evaluate(TaskModel& model, const T
                      batch_size, ": ", what.substr(0, what.find('\n'))));
   } catch (const c10::Error& e) {
     if (was_training) model->train();
-    return absl::InternalError(absl::StrCat("evaluation on ", data.source(), " failed: ",
-                                            e.what_without_backtrace()));
+    return absl::InternalError(
+        absl::StrCat("evaluation on ", data.source(), " failed: ", e.what_without_backtrace()));
   }
   if (was_training) model->train();
   return out;

@@ -15,6 +15,7 @@
 #include "trainer/data/datasets.h"
 #include "trainer/model/hf_model_folder.h"
 #include "trainer/model/pooling.h"
+#include "trainer/data/retrieval_data.h"
 #include "trainer/io/safetensors.h"
 #include "trainer/tasks/loss_registry.h"
 #include "trainer/data/tokenizer_folder.h"
@@ -53,7 +54,9 @@ absl::StatusOr<BertModel> LoadEncoder(const TrainerConfig& config) {
 }
 
 // Reads and tokenizes the training set and, with task.eval, the evaluation set (each as the
-// task's data kinds say) into `parts`.
+// task's data kinds say) into `parts`. task.eval_kind retrieval: the evaluation set is a
+// retrieval set, from task.eval_queries, eval_corpus and eval_qrels when given, else from
+// task.eval's (anchor, positive[, negatives]) rows (trainer/data/retrieval_data.h).
 absl::Status ReadData(const TrainerConfig& c, const Tokenizer& tokenizer, int rank,
                       RunParts& parts) {
   std::ostream* const warnings = rank == 0 ? &std::cerr : nullptr;
@@ -63,12 +66,32 @@ absl::Status ReadData(const TrainerConfig& c, const Tokenizer& tokenizer, int ra
   ASSIGN_OR_RETURN(TaskData train, TaskData::Make(parts.task->train_data(), train_rows, c.task.format, tokenizer,
                                                   parts.max_len, c.task.train));
   parts.train = std::make_unique<TaskData>(std::move(train));
+  if (c.task.eval_kind == "retrieval") {
+    RetrievalSet set;
+    std::string source = c.task.eval;
+    if (!c.task.eval_queries.empty()) {
+      ASSIGN_OR_RETURN(set, ReadRetrievalFiles(c.task.eval_queries, c.task.eval_corpus,
+                                               c.task.eval_qrels, warnings));
+      source = c.task.eval_qrels;
+    } else if (!c.task.eval.empty()) {
+      ASSIGN_OR_RETURN(std::vector<Example> rows,
+                       ReadDataset(c.task.eval, c.task.format, columns, warnings));
+      ASSIGN_OR_RETURN(set, RetrievalFromPairs(rows, c.task.eval));
+    } else {
+      return absl::OkStatus();
+    }
+    parts.eval = std::make_unique<EvalSet>();
+    parts.eval->retrieval = std::make_unique<RetrievalData>(
+        TokenizeRetrieval(std::move(set), tokenizer, parts.max_len, source));
+    return absl::OkStatus();
+  }
   if (c.task.eval.empty()) return absl::OkStatus();
   ASSIGN_OR_RETURN(std::vector<Example> eval_rows,
                    ReadDataset(c.task.eval, c.task.format, columns, warnings));
   ASSIGN_OR_RETURN(TaskData eval, TaskData::Make(parts.task->eval_data(), eval_rows, c.task.format, tokenizer,
                                                  parts.max_len, c.task.eval));
-  parts.eval = std::make_unique<TaskData>(std::move(eval));
+  parts.eval = std::make_unique<EvalSet>();
+  parts.eval->pairs = std::make_unique<TaskData>(std::move(eval));
   return absl::OkStatus();
 }
 

@@ -24,6 +24,7 @@
 #include "trainer/train/eval_schedule.h"
 #include "trainer/optim/lr_schedule.h"
 #include "trainer/data/task_data.h"
+#include "trainer/tasks/evaluator.h"
 #include "trainer/tasks/task.h"
 #include "trainer/tasks/task_model.h"
 #include "trainer/config/train_config.h"
@@ -37,7 +38,8 @@ struct RunParts {
   Precision precision = Precision::kFp32;
   TaskPtr task;  // task.type's, from the loss registry (trainer/tasks/loss_registry.h)
   std::unique_ptr<TaskData> train;
-  std::unique_ptr<TaskData> eval;  // null without task.eval
+  // Null without task.eval (nor, for task.eval_kind retrieval, task.eval_queries).
+  std::unique_ptr<EvalSet> eval;
   // On the CPU, seeded by train.seed, the head loaded from model.head when set.
   TaskModel model{nullptr};
   int64_t max_len = 0;  // model.max_seq_len, at most the encoder's positions

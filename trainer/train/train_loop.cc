@@ -446,7 +446,8 @@ absl::Status Run::EndOfLine(std::optional<int64_t> point, bool last) {
 absl::Status Run::EvaluateAt(int64_t key, std::map<std::string, double>& values) {
   const auto eval_start = Clock::now();
   ASSIGN_OR_RETURN(auto metrics,
-                   Evaluate(p_.model, *p_.eval, device_, EvalBatchSize(), p_.precision, group_));
+                   Evaluate(p_.model, *p_.eval, device_, EvalBatchSize(), p_.precision, group_,
+                            c_.task.matryoshka_dims));
   values.insert(metrics.begin(), metrics.end());
   const double primary = metrics[summary_.primary_metric];
   if (!quiet_) {
