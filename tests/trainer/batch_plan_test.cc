@@ -1,6 +1,6 @@
 // trainer/data/batch_plan.h: each rank's share of an epoch and the pad length of each step's batch,
 // the same on every rank; grouping by length as Hugging Face's group_by_length; buckets for
-// CUDA graphs.
+// CUDA graphs; train.batch_sampler: no_duplicates.
 #include "trainer/data/batch_plan.h"
 
 #include <algorithm>
@@ -215,6 +215,91 @@ TEST(BatchPlanTest, DescribesItself) {
   EXPECT_EQ(DescribeBatchPlan(o, 5749), "shuffled (train.group_by_length: false)");
   o.shuffle = false;
   EXPECT_EQ(DescribeBatchPlan(o, 5749), "in file order");
+}
+
+// Keys for no_duplicates: the anchor of example i is one of n / 3 texts, its positive its own.
+TextKeysFn AnchorKeys(int64_t n) {
+  return [n](int64_t i) {
+    return std::vector<uint64_t>{static_cast<uint64_t>((i * 7) % (n / 3)),
+                                 static_cast<uint64_t>(1000000 + i)};
+  };
+}
+
+TEST(BatchPlanTest, NoDuplicatesRegroupsEachRanksShare) {
+  const int64_t n = 301, b = 8;
+  const ExampleLengths l = Lengths(n, true);
+  for (int world : {1, 2, 3}) {
+    std::vector<EpochPlan> plans;
+    int64_t duplicates = 0;
+    for (int rank = 0; rank < world; ++rank) {
+      BatchPlanOptions o = Options(b, rank, world, true);  // group_by_length is not applied
+      o.no_duplicates = true;
+      o.text_keys = AnchorKeys(n);
+      plans.push_back(PlanEpoch(l, 1, o));
+      const EpochPlan& plan = plans.back();
+      std::vector<int64_t> share = RankShard(EpochOrder(n, 7, 1, true), rank, world);
+      const NoDuplicatesResult regrouped = NoDuplicateOrder(share, b, AnchorKeys(n));
+      EXPECT_EQ(plan.order, regrouped.order) << "world " << world << " rank " << rank;
+      EXPECT_NE(plan.order, share);  // the shuffled share had duplicates in its batches
+      std::vector<int64_t> sorted = plan.order;
+      std::sort(sorted.begin(), sorted.end());
+      std::sort(share.begin(), share.end());
+      EXPECT_EQ(sorted, share);  // a permutation: every rank keeps its batches
+      const int64_t shard = (n + world - 1) / world;
+      ASSERT_EQ(static_cast<int64_t>(plan.pads.size()), (shard + b - 1) / b);
+      for (size_t begin = 0; begin < plan.order.size(); begin += b) {
+        std::set<uint64_t> anchors;
+        for (size_t i = begin; i < std::min(plan.order.size(), begin + b); ++i) {
+          if (!anchors.insert(AnchorKeys(n)(plan.order[i])[0]).second) ++duplicates;
+        }
+      }
+    }
+    EXPECT_EQ(plans[0].unresolved, duplicates) << "world " << world;  // all ranks' together
+    EXPECT_LT(duplicates, 10) << "world " << world;  // the tails at most
+    // The same pads and count on every rank: each step's global batch, all ranks' batches k.
+    for (size_t k = 0; k < plans[0].pads.size(); ++k) {
+      PadLengths want;
+      for (const EpochPlan& p : plans) {
+        for (size_t i = k * b; i < std::min(p.order.size(), (k + 1) * b); ++i) {
+          want.first = std::max(want.first, l.first[p.order[i]]);
+          want.second = std::max(want.second, l.second[p.order[i]]);
+        }
+      }
+      for (const EpochPlan& p : plans) EXPECT_EQ(p.pads[k], want) << "world " << world;
+    }
+    for (const EpochPlan& p : plans) EXPECT_EQ(p.unresolved, plans[0].unresolved);
+  }
+}
+
+TEST(BatchPlanTest, NoDuplicatesWithoutDuplicatesKeepsTheOrder) {
+  const ExampleLengths l = Lengths(100, true);
+  BatchPlanOptions o = Options(10, 0, 1, true);
+  o.no_duplicates = true;
+  o.text_keys = [](int64_t i) { return std::vector<uint64_t>{static_cast<uint64_t>(i)}; };
+  EXPECT_EQ(PlanEpoch(l, 2, o).order, EpochOrder(100, 7, 2, true));  // shuffled, not grouped
+  o.shuffle = false;
+  const EpochPlan plan = PlanEpoch(l, 0, o);
+  EXPECT_EQ(plan.order, EpochOrder(100, 7, 0, false));  // the file order: first rows first
+  EXPECT_EQ(plan.unresolved, 0);
+  // One text in every example: the batches stand, all but their first example counted.
+  o.text_keys = [](int64_t) { return std::vector<uint64_t>{42}; };
+  EXPECT_EQ(PlanEpoch(l, 0, o).unresolved, 90);
+  EXPECT_EQ(PlanEpoch(l, 0, o).order, EpochOrder(100, 7, 0, false));
+}
+
+TEST(BatchPlanTest, DescribesNoDuplicates) {
+  BatchPlanOptions o = Options(32, 0, 2, true);
+  o.no_duplicates = true;
+  EXPECT_EQ(DescribeBatchPlan(o, 1000),
+            "no_duplicates (no text twice in a rank's batch); shuffled, not grouped by length; "
+            "every rank pads a step's batch to one length");
+  o.world = 1;
+  EXPECT_EQ(DescribeBatchPlan(o, 1000, "MultipleNegativesRankingLoss"),
+            "no_duplicates (the default for MultipleNegativesRankingLoss: no text twice in a "
+            "rank's batch); shuffled, not grouped by length");
+  o.shuffle = false;
+  EXPECT_EQ(DescribeBatchPlan(o, 1000),
+            "no_duplicates (no text twice in a rank's batch); in file order");
 }
 
 TEST(BatchPlanTest, MegabatchesFollowTransformersWithAFloor) {

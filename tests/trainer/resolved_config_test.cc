@@ -23,7 +23,11 @@ TrainerConfig Unusual(const std::string& out) {
   TrainerConfig c;
   c.source = "configs/x.yaml";
   c.model = {"data/bert tiny: random", "cls", 64, 0.25, "/abs/head.safetensors"};
-  c.task = {"classification", "data/sick/SICK.txt", "", "sick", 3, false};
+  c.task.type = "classification";
+  c.task.train = "data/sick/SICK.txt";
+  c.task.format = "sick";
+  c.task.num_labels = 3;
+  c.task.mnrl_gather = false;
   TrainConfig& t = c.train;
   t.epochs = 0;
   t.max_steps = 17;
@@ -37,6 +41,7 @@ TrainerConfig Unusual(const std::string& out) {
   t.precision = "fp16";
   t.seed = 7;
   t.shuffle = false;
+  t.batch_sampler = "no_duplicates";
   t.grad_checkpointing = true;
   t.cuda_graphs = "false";
   t.eval_every_steps = 0;
@@ -87,6 +92,7 @@ TEST(ResolvedConfig, ReadsBackAsTheSameConfigWithAbsolutePaths) {
   EXPECT_EQ(t.precision, "fp16");
   EXPECT_EQ(t.seed, 7);
   EXPECT_FALSE(t.shuffle);
+  EXPECT_EQ(t.batch_sampler, "no_duplicates");
   EXPECT_TRUE(t.grad_checkpointing);
   EXPECT_EQ(t.cuda_graphs, "false");
   EXPECT_EQ(t.eval_every_steps, 0);
@@ -120,6 +126,17 @@ TEST(ResolvedConfig, HoldsEveryKeyOfTheTrainerYaml) {
     ASSERT_TRUE(section.ok()) << key;
     EXPECT_TRUE(section->Has(parts[1])) << key << " is missing:\n" << yaml;
   }
+}
+
+// train.batch_sampler left unresolved (the loss's default) is written null: unset again.
+TEST(ResolvedConfig, AnUnresolvedBatchSamplerReadsBackUnset) {
+  TrainerConfig c = Unusual("runs/x");
+  c.train.batch_sampler = "";
+  const std::string yaml = ResolvedConfigYaml(c, "/work/dir", {});
+  EXPECT_TRUE(absl::StrContains(yaml, "batch_sampler: ~")) << yaml;
+  auto back = ReadBack(yaml);
+  ASSERT_TRUE(back.ok()) << back.status() << "\n" << yaml;
+  EXPECT_EQ(back->train.batch_sampler, "");
 }
 
 TEST(ResolvedConfig, WrittenBesideTheOutputWithTheLaunchersWorldSize) {

@@ -20,6 +20,7 @@
 #include "common/gpu_detect.h"
 #include "common/logging.h"
 #include "common/nvml.h"
+#include "trainer/data/no_duplicates.h"
 #include "trainer/distributed/agent_client.h"
 #include "trainer/device.h"
 #include "trainer/distributed/local_ranks.h"
@@ -27,6 +28,7 @@
 #include "trainer/train/memory_estimate.h"
 #include "trainer/config/train_config.h"
 #include "trainer/train/resolved_config.h"
+#include "trainer/tasks/loss_registry.h"
 #include "trainer/train/train_loop.h"
 #include "trainer/distributed/trial_group.h"
 
@@ -228,7 +230,12 @@ int RunTrain(const std::vector<std::string>& args) {
   // .hydra/config.yaml). A job a launcher started records its world size as train.devices.
   if (env->rank == 0) {
     const bool launched = under_launcher && std::getenv(kLocalRanksEnv) == nullptr;
-    if (absl::Status s = WriteResolvedConfig(*config, overrides, launched ? env->world_size : 1);
+    TrainerConfig resolved = *config;  // train.batch_sampler: the loss's default when unset
+    if (absl::StatusOr<TaskPtr> task = MakeTask(config->task); task.ok()) {
+      resolved.train.batch_sampler =
+          ResolveBatchSampler(config->train.batch_sampler, (*task)->in_batch_negatives());
+    }
+    if (absl::Status s = WriteResolvedConfig(resolved, overrides, launched ? env->world_size : 1);
         !s.ok()) {
       PrintError(kProgram, absl::PermissionDeniedError(absl::StrCat("output.dir: ", s.message())));
       return kExitUsage;

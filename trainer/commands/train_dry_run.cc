@@ -46,6 +46,7 @@ nlohmann::ordered_json Keys(const TrainerConfig& c) {
   k["train.seed"] = t.seed;
   k["train.shuffle"] = t.shuffle;
   k["train.group_by_length"] = t.group_by_length;
+  k["train.batch_sampler"] = t.batch_sampler;  // "": the loss's default
   k["train.grad_checkpointing"] = t.grad_checkpointing;
   k["train.cuda_graphs"] = t.cuda_graphs;
   k["train.length_buckets"] = t.length_buckets;

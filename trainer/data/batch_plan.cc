@@ -64,14 +64,24 @@ std::vector<int64_t> GraphBuckets(int64_t max_len, int64_t pad_multiple,
   return out;
 }
 
-std::string DescribeBatchPlan(const BatchPlanOptions& o, int64_t n) {
+std::string DescribeBatchPlan(const BatchPlanOptions& o, int64_t n,
+                              const std::string& default_for) {
   const int64_t g = o.batch_size * std::max(o.world, 1);
-  std::string line = !o.shuffle ? "in file order"
-                     : o.group_by_length
-                         ? absl::StrFormat(
-                               "grouped by length (megabatches of %d batches of %d, longest first)",
-                               MegabatchBatches(n, g), g)
-                         : "shuffled (train.group_by_length: false)";
+  std::string line;
+  if (o.no_duplicates) {
+    line = absl::StrCat(
+        "no_duplicates (",
+        default_for.empty() ? "" : absl::StrCat("the default for ", default_for, ": "),
+        "no text twice in a rank's batch); ",
+        o.shuffle ? "shuffled, not grouped by length" : "in file order");
+  } else {
+    line = !o.shuffle ? "in file order"
+           : o.group_by_length
+               ? absl::StrFormat(
+                     "grouped by length (megabatches of %d batches of %d, longest first)",
+                     MegabatchBatches(n, g), g)
+               : "shuffled (train.group_by_length: false)";
+  }
   if (o.world > 1) absl::StrAppend(&line, "; every rank pads a step's batch to one length");
   if (!o.buckets.empty()) {
     absl::StrAppend(&line, "; lengths padded up to ", absl::StrJoin(o.buckets, ", "),
@@ -98,7 +108,18 @@ EpochPlan PlanEpoch(const ExampleLengths& lengths, int64_t epoch, const BatchPla
   const std::vector<int64_t> epoch_order = EpochOrder(n, o.seed, epoch, o.shuffle);
   std::vector<int64_t> order(static_cast<size_t>(world * shard));
   for (size_t i = 0; i < order.size(); ++i) order[i] = epoch_order[i % static_cast<size_t>(n)];
-  if (o.shuffle && o.group_by_length) GroupByLength(lengths, g, shard / b, order);
+  if (o.no_duplicates) {
+    // Every rank's share regrouped, written back in place (rank r's i-th example sits at
+    // i * world + r), so that the pads below see each step's global batch.
+    for (int r = 0; r < world; ++r) {
+      NoDuplicatesResult regrouped =
+          NoDuplicateOrder(RankShard(order, r, static_cast<int>(world)), b, o.text_keys);
+      plan.unresolved += regrouped.unresolved;
+      for (int64_t i = 0; i < shard; ++i) order[i * world + r] = regrouped.order[i];
+    }
+  } else if (o.shuffle && o.group_by_length) {
+    GroupByLength(lengths, g, shard / b, order);
+  }
 
   int64_t longest = 0;  // for the short last batch under buckets
   if (!o.buckets.empty()) {

@@ -23,6 +23,11 @@
 //      global batch then holds examples of about the same length.
 //   4. Rank r takes every world-th example of each global batch from position r (the
 //      interleaving of DistributedSampler), so rank r's batch k is its share of global batch k.
+//      With `no_duplicates` (train.batch_sampler: no_duplicates) step 3 is skipped (as
+//      sentence-transformers, whose NoDuplicatesBatchSampler does not group by length either)
+//      and each rank's share is regrouped by NoDuplicateOrder (trainer/data/no_duplicates.h) so
+//      that no text is twice in one of its batches; every rank regroups every rank's share (the
+//      same on all), so that step 5 still sees each step's global batch.
 //   5. Each global batch's pad length, the same on every rank: the longest text of the global
 //      batch, per side of a pair (first texts, second texts), rounded up to `pad_multiple`;
 //      with `buckets` (CUDA graphs: one graph per shape), the longer side's length rounded up
@@ -37,6 +42,8 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "trainer/data/no_duplicates.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -59,6 +66,10 @@ struct BatchPlanOptions {
   // Ascending pad lengths for CUDA graphs (GraphBuckets); empty: lengths are only rounded up to
   // pad_multiple.
   std::vector<int64_t> buckets;
+  // train.batch_sampler: no_duplicates, by `text_keys` (an example's texts as keys; unset: no
+  // example has a duplicate). group_by_length is then not applied.
+  bool no_duplicates = false;
+  TextKeysFn text_keys;
 };
 
 // Per example: its first and second text's lengths (second empty for one-text tasks; with hard
@@ -72,6 +83,9 @@ struct ExampleLengths {
 struct EpochPlan {
   std::vector<int64_t> order;    // this rank's examples in visiting order: shard of them
   std::vector<PadLengths> pads;  // per batch of batch_size in `order` (the last may be shorter)
+  // no_duplicates: the examples of the epoch, on all ranks together, that sit in a batch
+  // already holding one of their texts (the batches NoDuplicateOrder could not fill otherwise).
+  int64_t unresolved = 0;
 };
 
 EpochPlan PlanEpoch(const ExampleLengths& lengths, int64_t epoch, const BatchPlanOptions& options);
@@ -86,8 +100,12 @@ std::vector<int64_t> GraphBuckets(int64_t max_len, int64_t pad_multiple,
 
 // What the plan does, in one line (the trainer's `batches` line), for n examples: "grouped by
 // length (megabatches of 11 batches of 128, longest first); every rank pads a step's batch to
-// one length; lengths padded up to 16, 32, 64, 128 (train.length_buckets)".
-std::string DescribeBatchPlan(const BatchPlanOptions& options, int64_t n);
+// one length; lengths padded up to 16, 32, 64, 128 (train.length_buckets)". With no_duplicates
+// it starts "no_duplicates (no text twice in a rank's batch); shuffled, not grouped by length",
+// or with `default_for` (the loss that made it the default) "no_duplicates (the default for
+// MultipleNegativesRankingLoss: no text twice in a rank's batch); ...".
+std::string DescribeBatchPlan(const BatchPlanOptions& options, int64_t n,
+                              const std::string& default_for = "");
 
 // The smallest bucket >= length (the last bucket when none is).
 int64_t BucketOf(int64_t length, const std::vector<int64_t>& buckets);

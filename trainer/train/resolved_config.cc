@@ -82,6 +82,14 @@ std::string ResolvedConfigYaml(const TrainerConfig& c, const std::string& base_d
   out << YAML::Key << "seed" << YAML::Value << t.seed;
   out << YAML::Key << "shuffle" << YAML::Value << t.shuffle;
   out << YAML::Key << "group_by_length" << YAML::Value << t.group_by_length;
+  // Resolved by the caller (train_command: the loss's default); left empty, null, which reads
+  // back as unset.
+  out << YAML::Key << "batch_sampler" << YAML::Value;
+  if (t.batch_sampler.empty()) {
+    out << YAML::Null;
+  } else {
+    out << t.batch_sampler;
+  }
   out << YAML::Key << "grad_checkpointing" << YAML::Value << t.grad_checkpointing;
   out << YAML::Key << "cuda_graphs" << YAML::Value << t.cuda_graphs;
   out << YAML::Key << "length_buckets" << YAML::Value << YAML::Flow << t.length_buckets;

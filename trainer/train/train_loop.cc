@@ -21,6 +21,7 @@
 #include "common/file_util.h"
 #include "common/status_macros.h"
 #include "trainer/data/batch_plan.h"
+#include "trainer/train/batch_sampling.h"
 #include "trainer/train/eval_schedule.h"
 #include "trainer/tasks/evaluator.h"
 #include "trainer/io/event_file.h"
@@ -158,20 +159,15 @@ class Run {
   // Padding to multiples of 8 on GPUs (aligned tensor-core shapes, few distinct shapes).
   int64_t pad_multiple() const { return device_.is_cuda() ? 8 : 1; }
   // This rank's examples of the epoch and each batch's pad lengths (trainer/data/batch_plan.h).
-  void NewEpochOrder() { plan_ = PlanEpoch(lengths_, epoch_, plan_options_); }
+  void NewEpochOrder() {
+    plan_ = PlanEpoch(lengths_, epoch_, plan_options_);
+    if (!quiet_ && plan_.unresolved > 0) PrintUnresolvedDuplicates(epoch_, plan_.unresolved);
+  }
   // The batch plan's settings, once the graph decision is made.
   void SetUpBatchPlan() {
     lengths_ = p_.train->Lengths();
-    plan_options_.batch_size = c_.train.batch_size;
-    plan_options_.rank = rank_;
-    plan_options_.world = world_;
-    plan_options_.seed = static_cast<uint64_t>(c_.train.seed);
-    plan_options_.shuffle = c_.train.shuffle;
-    plan_options_.group_by_length = c_.train.group_by_length;
-    plan_options_.pad_multiple = pad_multiple();
-    if (graphs_note_.empty()) {
-      plan_options_.buckets = GraphBuckets(p_.max_len, pad_multiple(), c_.train.length_buckets);
-    }
+    plan_options_ = RunBatchPlanOptions(c_.train, *p_.task, *p_.train, p_.max_len, rank_, world_,
+                                        pad_multiple(), graphs_note_.empty());
   }
   void Pet() {
     if (watchdog_ != nullptr) watchdog_->Pet();
@@ -288,7 +284,7 @@ void Run::PrintSetup(const MemoryEstimate& estimate) const {
   f.optimizer = train_step_->optimizer_implementation();
   f.schedule = c_.train.schedule;
   f.warmup_steps = p_.schedule->warmup_steps();
-  f.batches = DescribeBatchPlan(plan_options_, p_.train->size());
+  f.batches = DescribeRunBatches(c_.train, *p_.task, plan_options_, p_.train->size());
   f.cuda = device_.is_cuda();
   f.graphs_note = graphs_note_;
   f.zero1 = c_.train.strategy == "zero1";
