@@ -52,7 +52,7 @@ run1 sts1 && run2 sts2 train.batch_size=8 && same sts1 sts2
 grep -q "^ddp      2 ranks (gloo)" "$WORK/sts2.r0.log" || fail "rank 0 did not report DDP: $(head -12 "$WORK/sts2.r0.log")"
 [ ! -s "$WORK/sts2.r1.log" ] || fail "rank 1 printed: $(head -3 "$WORK/sts2.r1.log")"
 run2 accum train.batch_size=4 train.grad_accum=2 && same sts1 accum
-MNRL=(task.type=mnrl task.train=data/paws-wiki/dev.tsv task.format=paws 'task.eval=""')
+MNRL=(task.type=mnrl task.train=data/paws-wiki/dev.tsv task.format=paws 'task.eval=""' train.batch_sampler=default)
 run1 mnrl1 "${MNRL[@]}" && run2 mnrl2 "${MNRL[@]}" train.batch_size=8 && same mnrl1 mnrl2
 run2 mnrl2_local "${MNRL[@]}" train.batch_size=8 task.mnrl_gather=false &&
   same mnrl1 mnrl2_local --expect-differ

@@ -23,7 +23,7 @@ field "assert v['keys']['train.epochs'] == 1 and v['keys']['train.shuffle'] is T
 field "assert v['keys']['model.path'] == 'data/bert-tiny-random' and v['data_error'] == ''" <<< "$out" ||
   fail "paths as written: $out"
 # Every trainer key, once.
-field "assert len(v['keys']) == 42, sorted(v['keys'])" <<< "$out" || fail "not every key: $out"
+field "assert len(v['keys']) == 51, sorted(v['keys'])" <<< "$out" || fail "not every key: $out"
 field "assert v['keys']['train.batch_sampler'] == ''" <<< "$out" || fail "batch_sampler: $out"
 
 # Padded to a multiple of the ranks, as DistributedSampler pads an epoch.

@@ -16,8 +16,8 @@
 #include "absl/strings/match.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "trainer/tasks/loss_registry.h"
 #include "trainer/config/train_config.h"
+#include "trainer/tasks/loss_registry.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -26,8 +26,8 @@ namespace {
 torch::Tensor Rows(const std::vector<std::vector<float>>& rows) {
   std::vector<float> flat;
   for (const auto& r : rows) flat.insert(flat.end(), r.begin(), r.end());
-  return torch::tensor(flat).reshape({static_cast<int64_t>(rows.size()),
-                                      static_cast<int64_t>(rows[0].size())});
+  return torch::tensor(flat).reshape(
+      {static_cast<int64_t>(rows.size()), static_cast<int64_t>(rows[0].size())});
 }
 
 // Every a is (1, 0); the b's make distances 1 - cos of 0, 1, 0.4 and 2:
@@ -84,8 +84,9 @@ TEST(OnlineContrastiveLossTest, FewerThanTwoOfAKind) {
 }
 
 // sentence-transformers' forward, transcribed into doubles and loops.
-double Reference(const std::vector<std::vector<double>>& a, const std::vector<std::vector<double>>& b,
-                 const std::vector<int>& labels, double margin) {
+double Reference(const std::vector<std::vector<double>>& a,
+                 const std::vector<std::vector<double>>& b, const std::vector<int>& labels,
+                 double margin) {
   std::vector<double> poss, negs;
   for (size_t i = 0; i < a.size(); ++i) {
     double dot = 0, na = 0, nb = 0;
@@ -101,8 +102,10 @@ double Reference(const std::vector<std::vector<double>>& a, const std::vector<st
     return v.empty() ? std::numeric_limits<double>::quiet_NaN()
                      : std::accumulate(v.begin(), v.end(), 0.0) / v.size();
   };
-  const double neg_below = poss.size() > 1 ? *std::max_element(poss.begin(), poss.end()) : mean(negs);
-  const double pos_above = negs.size() > 1 ? *std::min_element(negs.begin(), negs.end()) : mean(poss);
+  const double neg_below =
+      poss.size() > 1 ? *std::max_element(poss.begin(), poss.end()) : mean(negs);
+  const double pos_above =
+      negs.size() > 1 ? *std::min_element(negs.begin(), negs.end()) : mean(poss);
   double loss = 0;
   for (double d : poss) {
     if (d > pos_above) loss += d * d;
@@ -173,7 +176,7 @@ TEST_F(ContrastiveYamlTest, MarginIsReadAndChecked) {
   EXPECT_EQ(Error(base + ", margin: wide}"),
             path_ + ":2: task.margin: expected a number, got 'wide'");
   EXPECT_EQ(Error("task: {type: sts, train: a.csv, format: stsb, margin: 0.5}"),
-            path_ + ":2: task.margin: only applies to task type contrastive");
+            path_ + ":2: task.margin: only applies to task.loss contrastive");
 }
 
 }  // namespace

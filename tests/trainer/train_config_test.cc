@@ -15,14 +15,14 @@ namespace {
 const char* const kBase[] = {
     "model: {path: m, pooling: mean, max_seq_len: 128, dropout: 0.1}",  // 1
     "task: {type: sts, train: a.csv, eval: b.csv, format: stsb}",       // 2
-    "train:",                                                            // 3
-    "  epochs: 1",                                                       // 4
-    "  batch_size: 32",                                                  // 5
-    "  lr: 2.0e-5",                                                      // 6
-    "  warmup_ratio: 0.1",                                               // 7
-    "  precision: bf16",                                                 // 8
-    "  grad_accum: 1",                                                   // 9
-    "output: {dir: runs/x, save: best}",                                 // 10
+    "train:",                                                           // 3
+    "  epochs: 1",                                                      // 4
+    "  batch_size: 32",                                                 // 5
+    "  lr: 2.0e-5",                                                     // 6
+    "  warmup_ratio: 0.1",                                              // 7
+    "  precision: bf16",                                                // 8
+    "  grad_accum: 1",                                                  // 9
+    "output: {dir: runs/x, save: best}",                                // 10
 };
 
 std::string Write(int line, const std::string& text) {
@@ -48,9 +48,9 @@ TEST(TrainerConfigTest, BaseParsesWithDefaults) {
 }
 
 TEST(TrainerConfigTest, OverridesLikeLightning) {
-  auto c = LoadTrainerConfig(Write(0, ""), {"train.lr=3e-5", "train.precision=fp32",
-                                            "model.pooling=cls", "train.shuffle=false",
-                                            "output.checkpoint_every_s=0.5"});
+  auto c =
+      LoadTrainerConfig(Write(0, ""), {"train.lr=3e-5", "train.precision=fp32", "model.pooling=cls",
+                                       "train.shuffle=false", "output.checkpoint_every_s=0.5"});
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_DOUBLE_EQ(c->train.lr, 3e-5);
   EXPECT_EQ(c->train.precision, "fp32");
@@ -81,8 +81,9 @@ TEST(TrainerConfigTest, EvalCadenceKeys) {
   // Every other epoch.
   ExpectCadence(LoadTrainerConfig(Write(9, "  eval_every_epochs: 2")), {0, 0, 2.0});
   // All three 0: only at the end.
-  ExpectCadence(LoadTrainerConfig(Write(9, "  eval_every_steps: 0\n  eval_every_samples: 0\n"
-                                           "  eval_every_epochs: 0")),
+  ExpectCadence(LoadTrainerConfig(Write(9,
+                                        "  eval_every_steps: 0\n  eval_every_samples: 0\n"
+                                        "  eval_every_epochs: 0")),
                 {0, 0, 0});
 }
 
@@ -99,9 +100,9 @@ TEST(TrainerConfigTest, SweepOverridesSwitchStepsToEpochs) {
   // Without zeroing the config's steps: refused, naming both keys.
   auto c = LoadTrainerConfig(path, {"train.eval_every_epochs=0.125"});
   ASSERT_FALSE(c.ok());
-  EXPECT_NE(std::string(c.status().message())
-                .find("eval_every_steps and eval_every_epochs are both > 0"),
-            std::string::npos)
+  EXPECT_NE(
+      std::string(c.status().message()).find("eval_every_steps and eval_every_epochs are both > 0"),
+      std::string::npos)
       << c.status();
 
   // The shipped config (eval_every_steps: 50) with the sweep's overrides.
@@ -148,8 +149,8 @@ TEST(TrainerConfigTest, DevicesCountsAndLists) {
   auto all = LoadTrainerConfig(Write(9, "  devices: -1"), {}, 0);
   ASSERT_TRUE(all.ok()) << all.status();
   EXPECT_EQ(all->train.devices, -1);
-  EXPECT_EQ(LocalRankCount(all->train, 0), 1);  // CPU-only: one rank
-  EXPECT_EQ(LocalRankCount(all->train, 4), 4);  // one per GPU
+  EXPECT_EQ(LocalRankCount(all->train, 0), 1);                    // CPU-only: one rank
+  EXPECT_EQ(LocalRankCount(all->train, 4), 4);                    // one per GPU
   auto cpu = LoadTrainerConfig(Write(9, "  devices: 3"), {}, 0);  // 3 Gloo ranks on the CPU
   ASSERT_TRUE(cpu.ok()) << cpu.status();
   EXPECT_EQ(LocalRankCount(cpu->train, 0), 3);
@@ -176,8 +177,9 @@ TEST(TrainerConfigTest, DevicesTheMachineLacks) {
   auto no_gpu = LoadTrainerConfig(path, {}, 0);
   ASSERT_FALSE(no_gpu.ok());
   EXPECT_EQ(std::string(no_gpu.status().message()),
-            path + ":9: train.devices: lists GPU ids but this machine has no GPU (N: N ranks on "
-                   "the CPU)");
+            path +
+                ":9: train.devices: lists GPU ids but this machine has no GPU (N: N ranks on "
+                "the CPU)");
   auto two = LoadTrainerConfig(path, {}, 2);
   ASSERT_FALSE(two.ok());
   EXPECT_EQ(std::string(two.status().message()),
@@ -218,26 +220,56 @@ INSTANTIATE_TEST_SUITE_P(
                 "model.pooling: expected one of mean, cls, max; got 'avg'"},
         BadCase{1, "model: {path: m, max_seq_len: 1}", 1,
                 "model.max_seq_len: must be in [2, 8192], got 1"},
-        BadCase{1, "model: {path: m, dropout: 1.5}", 1, "model.dropout: must be in [0, 1), got 1.5"},
+        BadCase{1, "model: {path: m, dropout: 1.5}", 1,
+                "model.dropout: must be in [0, 1), got 1.5"},
         BadCase{1, "model: {pooling: mean}", 1, "model: missing required key 'path'"},
         BadCase{2, "task: {type: sts, train: a.csv}", 2, "task: missing required key 'format'"},
-        BadCase{2, "task: {type: sts, train: a.csv, format: csv}", 2,
-                "task.format: expected one of stsb, sick, paws, mrpc, tsv, jsonl; got 'csv'"},
+        BadCase{2, "task: {type: sts, train: a.csv, format: xlsx}", 2,
+                "task.format: expected one of stsb, sick, paws, mrpc, tsv, csv, jsonl; got "
+                "'xlsx'"},
+        BadCase{2, "task: {type: sts, train: a.csv, format: stsb, columns: [a, b]}", 2,
+                "task.columns: only applies to task.format jsonl, csv or tsv (not stsb)"},
+        BadCase{2, "task: {type: mnrl, train: a.jsonl, format: jsonl, columns: [a]}", 2,
+                "task.columns: must name at least 2 text columns (e.g. [anchor, positive])"},
+        BadCase{2, "task: {type: mnrl, train: a.jsonl, format: jsonl, columns: [a, b, a]}", 2,
+                "task.columns: names \"a\" twice"},
+        BadCase{2,
+                "task: {type: sts, train: a.jsonl, format: jsonl, matryoshka_dims: [64, 32], "
+                "matryoshka_weights: [1]}",
+                2,
+                "task.matryoshka_weights: has 1 weights for 2 task.matryoshka_dims (one per dim)"},
+        BadCase{2, "task: {type: sts, train: a.jsonl, format: jsonl, matryoshka_dims: [0]}", 2,
+                "task.matryoshka_dims: must be dims >= 1, e.g. [768, 512, 256, 128, 64]"},
+        BadCase{2, "task: {type: mnrl, train: a.jsonl, format: jsonl, eval_queries: q.jsonl}", 2,
+                "task.eval_corpus: is missing: task.eval_queries, task.eval_corpus and "
+                "task.eval_qrels go together"},
+        BadCase{2,
+                "task: {type: mnrl, train: a.jsonl, eval: b.csv, format: jsonl, eval_queries: q, "
+                "eval_corpus: c, eval_qrels: r}",
+                2,
+                "task.eval_queries: and task.eval are both given: retrieval files replace "
+                "task.eval (give one or the other)"},
+        BadCase{2, "task: {type: mnrl, train: a.jsonl, format: jsonl, eval_kind: ranking}", 2,
+                "task.eval_kind: expected one of similarity, accuracy, retrieval; got 'ranking'"},
         BadCase{4, "  epochs: one", 4, "train.epochs: expected an integer, got 'one'"},
-        BadCase{4, "  epochs: 0", 4, "train.epochs: epochs and max_steps are both 0: nothing to train"},
+        BadCase{4, "  epochs: 0", 4,
+                "train.epochs: epochs and max_steps are both 0: nothing to train"},
         BadCase{5, "  batch_size: 0", 5, "train.batch_size: must be a positive integer, got 0"},
         BadCase{6, "  lr: -1", 6, "train.lr: must be > 0, got -1"},
         BadCase{7, "  warmup_ratio: 2", 7, "train.warmup_ratio: must be in [0, 1], got 2"},
-        BadCase{8, "  precision: fp8", 8, "train.precision: expected one of fp32, bf16, fp16; got 'fp8'"},
+        BadCase{8, "  precision: fp8", 8,
+                "train.precision: expected one of fp32, bf16, fp16; got 'fp8'"},
         BadCase{9, "  grad_accum: 0", 9, "train.grad_accum: must be a positive integer, got 0"},
         BadCase{9, "  lrate: 1", 9,
                 "train.lrate: unknown key; expected one of: epochs, max_steps, batch_size, lr, "
                 "weight_decay, warmup_ratio, schedule, max_grad_norm, grad_accum, precision, "
-                "seed, shuffle, group_by_length, grad_checkpointing, cuda_graphs, "
+                "seed, shuffle, group_by_length, batch_sampler, grad_checkpointing, cuda_graphs, "
                 "length_buckets, eval_every_steps, "
                 "eval_every_samples, eval_every_epochs, eval_batch_size, "
                 "log_every_steps, ddp_bucket_mb, ddp_timeout_s, ddp_comm_dtype, strategy, "
                 "devices"},
+        BadCase{9, "  batch_sampler: random", 9,
+                "train.batch_sampler: expected one of default, no_duplicates; got 'random'"},
         BadCase{9, "  eval_every_samples: -1", 9,
                 "train.eval_every_samples: must be >= 0 (0: not by samples), got -1"},
         BadCase{9, "  eval_every_samples: 1.5", 9,
@@ -261,7 +293,8 @@ INSTANTIATE_TEST_SUITE_P(
                 "train.eval_batch_size: must be >= 0 (0: chosen for the device), got -1"},
         BadCase{9, "  cuda_graphs: sometimes", 9,
                 "train.cuda_graphs: expected one of auto, true, false; got 'sometimes'"},
-        BadCase{9, "  shuffle: sometimes", 9, "train.shuffle: expected true or false, got 'sometimes'"},
+        BadCase{9, "  shuffle: sometimes", 9,
+                "train.shuffle: expected true or false, got 'sometimes'"},
         BadCase{9, "  ddp_timeout_s: 0", 9, "train.ddp_timeout_s: must be >= 1, got 0"},
         BadCase{9, "  strategy: zero3", 9,
                 "train.strategy: expected one of ddp, zero1; got 'zero3'"},

@@ -82,6 +82,7 @@ TrainerConfig GoldenTrainerConfig(const nlohmann::json& g, const std::string& ty
   c.train.max_grad_norm = g.at("max_grad_norm").get<double>();
   c.train.precision = "fp32";
   c.train.shuffle = false;
+  c.train.batch_sampler = "default";  // the goldens trained on the file's order
   c.train.log_every_steps = 1;
   c.output.dir = out;
   c.output.save = "last";

@@ -8,8 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "common/cli.h"
 #include "nlohmann/json.hpp"
-#include "trainer/data/datasets.h"
 #include "trainer/config/train_config.h"
+#include "trainer/data/datasets.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -28,9 +28,18 @@ nlohmann::ordered_json Keys(const TrainerConfig& c) {
   k["model.dropout"] = c.model.dropout;
   k["model.head"] = c.model.head;
   k["task.type"] = c.task.type;
+  k["task.loss"] = c.task.loss;
   k["task.train"] = c.task.train;
   k["task.eval"] = c.task.eval;
   k["task.format"] = c.task.format;
+  k["task.columns"] = c.task.columns;
+  k["task.label_column"] = c.task.label_column;
+  k["task.eval_kind"] = c.task.eval_kind;
+  k["task.eval_queries"] = c.task.eval_queries;
+  k["task.eval_corpus"] = c.task.eval_corpus;
+  k["task.eval_qrels"] = c.task.eval_qrels;
+  k["task.matryoshka_dims"] = c.task.matryoshka_dims;
+  k["task.matryoshka_weights"] = c.task.matryoshka_weights;
   k["task.num_labels"] = c.task.num_labels;
   k["task.mnrl_gather"] = c.task.mnrl_gather;
   k["train.epochs"] = t.epochs;

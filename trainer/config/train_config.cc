@@ -355,6 +355,7 @@ absl::StatusOr<TrainerConfig> ParseTrainerConfig(const ConfigFile& file, int loc
   RETURN_IF_ERROR(ParseTask(task, &config.task));
   if (task_reader != nullptr) {
     ASSIGN_OR_RETURN(config.task.settings, task_reader->read(task, model, config));
+    task_reader->resolve(&config.task);
   }
   ASSIGN_OR_RETURN(ConfigMap train, root.GetOptionalMap("train"));
   RETURN_IF_ERROR(ParseTrain(train, &config.train));

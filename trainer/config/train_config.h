@@ -168,6 +168,9 @@ struct TaskSectionReader {
   absl::StatusOr<std::shared_ptr<const TaskSettings>> (*read)(const ConfigMap& task,
                                                               const ConfigMap& model,
                                                               const TrainerConfig& config);
+  // After a successful read: fills in what the YAML left to the type (task.loss,
+  // task.eval_kind).
+  void (*resolve)(TaskConfig* task);
 };
 // Installs `reader` (a static, or null to remove it) for every later parse. Call it at start-up,
 // before any thread parses a config.

@@ -1,21 +1,19 @@
 #include "trainer/tasks/all_losses.h"
 
-#include "trainer/tasks/classification_task.h"
+#include "trainer/tasks/cached_mnrl_loss.h"
 #include "trainer/tasks/contrastive_loss.h"
-#include "trainer/tasks/mnrl_task.h"
-#include "trainer/tasks/nli_task.h"
-#include "trainer/tasks/sts_task.h"
+#include "trainer/tasks/cosent_loss.h"
+#include "trainer/tasks/cosine_loss.h"
+#include "trainer/tasks/mnrl_loss.h"
+#include "trainer/tasks/softmax_loss.h"
 
 namespace tunefleet {
 namespace trainer {
 
 const std::vector<const LossKind*>& AllLossKinds() {
   static const auto* const kKinds = new std::vector<const LossKind*>{
-      &StsLossKind(),
-      &MnrlLossKind(),
-      &NliLossKind(),
-      &ClassificationLossKind(),
-      &ContrastiveLossKind(),
+      &CosineLossKind(),     &CoSentLossKind(),  &AnglELossKind(),       &MnrlLossKind(),
+      &CachedMnrlLossKind(), &SoftmaxLossKind(), &ContrastiveLossKind(),
   };
   return *kKinds;
 }

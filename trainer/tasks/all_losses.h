@@ -1,5 +1,5 @@
-// The loss registry's list: every task.type the trainer knows, one LossKind each
-// (trainer/tasks/task.h), in the order task.type's choices are listed. Adding a loss is one line
+// The loss registry's list: every task.loss the trainer knows, one LossKind each
+// (trainer/tasks/task.h), in the order task.loss's choices are listed. Adding a loss is one line
 // here (docs/CONTRIBUTING.md, "Add a loss"). Thread-safety: an immutable static.
 #ifndef TUNEFLEET_TRAINER_TASKS_ALL_LOSSES_H_
 #define TUNEFLEET_TRAINER_TASKS_ALL_LOSSES_H_

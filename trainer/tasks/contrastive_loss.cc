@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "trainer/tasks/embedding_task.h"
 #include "trainer/tasks/task_model.h"
 
 namespace tunefleet {
@@ -19,9 +20,8 @@ namespace trainer {
 torch::Tensor OnlineContrastiveLoss(const torch::Tensor& u, const torch::Tensor& v,
                                     const torch::Tensor& labels, double margin) {
   namespace F = torch::nn::functional;
-  const torch::Tensor d =
-      1 - F::cosine_similarity(u.to(torch::kFloat), v.to(torch::kFloat),
-                               F::CosineSimilarityFuncOptions().dim(1));
+  const torch::Tensor d = 1 - F::cosine_similarity(u.to(torch::kFloat), v.to(torch::kFloat),
+                                                   F::CosineSimilarityFuncOptions().dim(1));
   const torch::Tensor pos = labels.eq(1), neg = labels.eq(0);
   const torch::Tensor n_pos = pos.sum(), n_neg = neg.sum();
   const double inf = std::numeric_limits<double>::infinity();
@@ -56,21 +56,19 @@ class ContrastiveSettings : public TaskSettings {
   double margin_;
 };
 
-class ContrastiveTask : public Task {
+class ContrastiveTask : public EmbeddingTask {
  public:
-  explicit ContrastiveTask(double margin) : margin_(margin) {}
-  std::string type() const override { return "contrastive"; }
-  std::string Describe() const override {
+  ContrastiveTask(const TaskConfig& config, double margin)
+      : EmbeddingTask(config), margin_(margin) {}
+  torch::Tensor LossOn(TaskModelImpl&, const std::vector<torch::Tensor>& e,
+                       const TaskBatch& batch) const override {
+    return OnlineContrastiveLoss(e[0], e[1], batch.labels, margin_);
+  }
+
+ protected:
+  std::string DescribeLoss() const override {
     return absl::StrCat("OnlineContrastiveLoss (margin ", ShortestNumber(margin_),
                         ", cosine distance)");
-  }
-  DataKind train_data() const override {
-    return {"contrastive", RowTarget::kBinaryLabel, false};
-  }
-  Evaluation evaluation() const override { return Evaluation::kSimilarity; }
-  torch::Tensor Loss(TaskModelImpl& model, const TaskBatch& batch) const override {
-    const auto [u, v] = model.EmbedPair(batch.first, batch.second);
-    return OnlineContrastiveLoss(u, v, batch.labels, margin_);
   }
 
  private:
@@ -88,14 +86,15 @@ absl::StatusOr<std::shared_ptr<const TaskSettings>> Parse(const ConfigMap& task)
 
 TaskPtr Build(const TaskConfig& config) {
   const auto* settings = dynamic_cast<const ContrastiveSettings*>(config.settings.get());
-  return std::make_shared<ContrastiveTask>(settings != nullptr ? settings->margin()
-                                                               : kContrastiveMargin);
+  return std::make_shared<ContrastiveTask>(
+      config, settings != nullptr ? settings->margin() : kContrastiveMargin);
 }
 
 }  // namespace
 
 const LossKind& ContrastiveLossKind() {
-  static const LossKind* const kKind = new LossKind{"contrastive", {"margin"}, &Parse, &Build};
+  static const LossKind* const kKind =
+      new LossKind{"contrastive", {"contrastive"}, {"margin"}, /*embeddings=*/true, &Parse, &Build};
   return *kKind;
 }
 

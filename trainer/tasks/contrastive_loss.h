@@ -1,7 +1,8 @@
-// task.type contrastive: sentence-transformers' OnlineContrastiveLoss (as
-// sentence_transformers/losses/OnlineContrastiveLoss.py at UKPLab/sentence-transformers commit
-// 005f3f4f; the forward is the same in v2.x and v3.x) on pairs labelled 1 (similar) or 0 (not),
-// e.g. paws-wiki (format paws). With d = 1 - cos(pool(a), pool(b)) (COSINE_DISTANCE) over a batch:
+// task.loss contrastive (the default of task.type contrastive): sentence-transformers'
+// OnlineContrastiveLoss (as sentence_transformers/losses/OnlineContrastiveLoss.py at
+// UKPLab/sentence-transformers commit 005f3f4f; the forward is the same in v2.x and v3.x) on pairs
+// labelled 1 (similar) or 0 (not), e.g. paws-wiki (format paws). With d = 1 - cos(pool(a), pool(b))
+// (COSINE_DISTANCE) over a batch:
 //   hard positives: positive pairs with d > min(d of the negatives) (with fewer than two
 //                   negatives: > mean(d of the positives));
 //   hard negatives: negative pairs with d < max(d of the positives) (with fewer than two

@@ -13,19 +13,18 @@ namespace tunefleet {
 namespace trainer {
 namespace {
 
-// "a", "a and b", "a, b and c".
-std::string JoinAnd(const std::vector<std::string>& items) {
+// "a", "a and b", "a, b and c" (or "or").
+std::string Join(const std::vector<std::string>& items, const char* last = " and ") {
   if (items.size() <= 1) return absl::StrJoin(items, "");
-  return absl::StrCat(absl::StrJoin(items.begin(), items.end() - 1, ", "), " and ", items.back());
-}
-
-// "task type X" or "task types X and Y".
-std::string TypesText(const std::vector<std::string>& types) {
-  return absl::StrCat(types.size() == 1 ? "task type " : "task types ", JoinAnd(types));
+  return absl::StrCat(absl::StrJoin(items.begin(), items.end() - 1, ", "), last, items.back());
 }
 
 bool Takes(const LossKind& kind, const std::string& key) {
   return std::find(kind.keys.begin(), kind.keys.end(), key) != kind.keys.end();
+}
+
+bool Fits(const LossKind& kind, const std::string& type) {
+  return std::find(kind.types.begin(), kind.types.end(), type) != kind.types.end();
 }
 
 // Every key some kind takes, in the registry's order.
@@ -39,58 +38,121 @@ std::vector<std::string> KindKeys() {
   return keys;
 }
 
+// The losses for which `pred` holds.
+template <typename Pred>
+std::vector<std::string> LossesWhere(Pred pred) {
+  std::vector<std::string> names;
+  for (const LossKind* k : AllLossKinds()) {
+    if (pred(*k)) names.push_back(k->loss);
+  }
+  return names;
+}
+
+std::string ResolvedLoss(const TaskConfig& task) {
+  if (!task.loss.empty()) return task.loss;
+  const TaskType* type = FindTaskType(task.type);
+  return type != nullptr ? type->default_loss : "";
+}
+
+// The loss kind of `task`, or an error (through `error`) naming why it does not fit.
+template <typename ErrorFn>
+absl::StatusOr<const LossKind*> KindFor(const TaskConfig& task, ErrorFn error) {
+  const TaskType* type = FindTaskType(task.type);
+  if (type == nullptr) {
+    return error("type", absl::StrCat("unknown task type \"", task.type, "\" (expected ",
+                                      TaskTypeChoices(), ")"));
+  }
+  const std::string loss = ResolvedLoss(task);
+  const LossKind* kind = FindLossKind(loss);
+  if (kind == nullptr) {
+    return error("loss",
+                 absl::StrCat("unknown task.loss \"", loss, "\" (expected ", LossChoices(), ")"));
+  }
+  if (!Fits(*kind, type->name)) {
+    const auto fitting = LossesWhere([&](const LossKind& k) { return Fits(k, type->name); });
+    return error("loss", absl::StrCat(loss, " does not fit task type ", type->name, " (",
+                                      type->data, "): use ", Join(fitting, " or ")));
+  }
+  return kind;
+}
+
+absl::Status CheckEvalKind(const ConfigMap& task, const TaskConfig& config) {
+  if (config.eval_kind.empty()) return absl::OkStatus();
+  const TaskType* type = FindTaskType(config.type);
+  std::vector<std::string> allowed;
+  for (Evaluation e : type->evaluations) {
+    if (config.eval_kind == EvaluationName(e)) return absl::OkStatus();
+    allowed.push_back(EvaluationName(e));
+  }
+  return task.Error("eval_kind",
+                    absl::StrCat(config.eval_kind, " does not fit task type ", config.type,
+                                 " (it takes ", Join(allowed, " or "), ")"));
+}
+
 absl::StatusOr<std::shared_ptr<const TaskSettings>> ReadTaskSection(const ConfigMap& task,
                                                                     const ConfigMap& model,
                                                                     const TrainerConfig& config) {
-  const LossKind* kind = FindLossKind(config.task.type);
-  if (kind == nullptr) return task.Error("type", "is not a registered task type");
+  ASSIGN_OR_RETURN(const LossKind* kind,
+                   KindFor(config.task, [&](const char* key, const std::string& message) {
+                     return task.Error(key, message);
+                   }));
   for (const std::string& key : KindKeys()) {
     const bool given = key == "num_labels" ? config.task.num_labels != 0 : task.Has(key);
     if (!given || Takes(*kind, key)) continue;
-    std::vector<std::string> takers;
-    for (const LossKind* k : AllLossKinds()) {
-      if (Takes(*k, key)) takers.push_back(k->type);
-    }
-    std::sort(takers.begin(), takers.end());
-    return task.Error(key, absl::StrCat("only applies to ", TypesText(takers)));
+    auto takers = LossesWhere([&](const LossKind& k) { return Takes(k, key); });
+    return task.Error(key, absl::StrCat("only applies to task.loss ", Join(takers)));
   }
+  if (!config.task.matryoshka_dims.empty() && !kind->embeddings) {
+    auto takers = LossesWhere([](const LossKind& k) { return k.embeddings; });
+    return task.Error("matryoshka_dims", absl::StrCat("only applies to losses over embeddings (",
+                                                      Join(takers, " or "), "), not ", kind->loss));
+  }
+  RETURN_IF_ERROR(CheckEvalKind(task, config.task));
   if (!config.model.head.empty()) {
-    ASSIGN_OR_RETURN(TaskPtr built, MakeTask(config.task));
-    if (!built->has_head()) {
-      std::vector<std::string> with_head;
-      for (const LossKind* k : AllLossKinds()) {
-        if (k->build(TaskConfig{k->type})->has_head()) with_head.push_back(k->type);
-      }
-      return model.Error("head", absl::StrCat("only applies to ", TypesText(with_head)));
+    TaskConfig resolved = config.task;
+    resolved.loss = kind->loss;
+    if (!kind->build(resolved)->has_head()) {
+      auto with_head = LossesWhere([&](const LossKind& k) {
+        TaskConfig c;
+        c.type = k.types.front();
+        c.loss = k.loss;
+        return k.build(c)->has_head();
+      });
+      return model.Error("head", absl::StrCat("only applies to task.loss ", Join(with_head)));
     }
   }
   if (kind->parse == nullptr) return std::shared_ptr<const TaskSettings>();
   return kind->parse(task);
 }
 
+void Resolve(TaskConfig* task) {
+  task->loss = ResolvedLoss(*task);
+  const TaskType* type = FindTaskType(task->type);
+  if (task->eval_kind.empty() && type != nullptr)
+    task->eval_kind = EvaluationName(type->evaluation);
+}
+
 }  // namespace
 
-const LossKind* FindLossKind(absl::string_view type) {
+const LossKind* FindLossKind(absl::string_view loss) {
   for (const LossKind* kind : AllLossKinds()) {
-    if (kind->type == type) return kind;
+    if (kind->loss == loss) return kind;
   }
   return nullptr;
 }
 
-std::string TaskTypeChoices() {
-  std::vector<std::string> types;
-  for (const LossKind* kind : AllLossKinds()) types.push_back(kind->type);
-  if (types.size() <= 1) return absl::StrJoin(types, "");
-  return absl::StrCat(absl::StrJoin(types.begin(), types.end() - 1, ", "), " or ", types.back());
+std::string LossChoices() {
+  return Join(LossesWhere([](const LossKind&) { return true; }), " or ");
 }
 
 absl::StatusOr<TaskPtr> MakeTask(const TaskConfig& config) {
-  const LossKind* kind = FindLossKind(config.type);
-  if (kind == nullptr) {
-    return absl::InvalidArgumentError(absl::StrCat("unknown task type \"", config.type,
-                                                   "\" (expected ", TaskTypeChoices(), ")"));
-  }
-  return kind->build(config);
+  ASSIGN_OR_RETURN(const LossKind* kind,
+                   KindFor(config, [](const char* key, const std::string& message) {
+                     return absl::InvalidArgumentError(message);
+                   }));
+  TaskConfig resolved = config;
+  Resolve(&resolved);
+  return kind->build(resolved);
 }
 
 absl::StatusOr<TaskPtr> MakeTask(absl::string_view type) {
@@ -102,9 +164,11 @@ absl::StatusOr<TaskPtr> MakeTask(absl::string_view type) {
 const TaskSectionReader& LossRegistryReader() {
   static const TaskSectionReader* const kReader = [] {
     auto* reader = new TaskSectionReader;
-    for (const LossKind* kind : AllLossKinds()) reader->types.push_back(kind->type);
+    for (const TaskType& type : AllTaskTypes()) reader->types.push_back(type.name);
+    for (const LossKind* kind : AllLossKinds()) reader->losses.push_back(kind->loss);
     reader->keys = KindKeys();
     reader->read = &ReadTaskSection;
+    reader->resolve = &Resolve;
     return reader;
   }();
   return *kReader;

@@ -1,5 +1,7 @@
 #include "trainer/tasks/losses.h"
 
+#include <vector>
+
 #include <torch/nn/functional/distance.h>
 #include <torch/nn/functional/loss.h>
 #include <torch/nn/functional/normalization.h>
@@ -30,6 +32,34 @@ torch::Tensor MultipleNegativesRankingLoss(const torch::Tensor& anchors,
       torch::arange(positive_offset, positive_offset + anchors.size(0),
                     torch::TensorOptions().dtype(torch::kLong).device(anchors.device()));
   return F::cross_entropy(scores, labels);
+}
+
+torch::Tensor CoSentLoss(const torch::Tensor& scores, const torch::Tensor& labels, double scale) {
+  const torch::Tensor s = scores * scale;
+  const torch::Tensor diff = s.unsqueeze(1) - s.unsqueeze(0);  // s_i - s_j
+  const torch::Tensor l = labels.to(s.dtype());
+  const torch::Tensor ordered = (l.unsqueeze(1) < l.unsqueeze(0)).to(s.dtype());
+  const torch::Tensor masked = diff - (1 - ordered) * 1e12;
+  return torch::logsumexp(torch::cat({torch::zeros({1}, s.options()), masked.reshape({-1})}), 0);
+}
+
+torch::Tensor PairwiseCosine(const torch::Tensor& u, const torch::Tensor& v) {
+  const torch::Tensor un = F::normalize(u, F::NormalizeFuncOptions().p(2).dim(1));
+  const torch::Tensor vn = F::normalize(v, F::NormalizeFuncOptions().p(2).dim(1));
+  return (un * vn).sum(1);
+}
+
+torch::Tensor PairwiseAngle(const torch::Tensor& u, const torch::Tensor& v) {
+  const std::vector<torch::Tensor> x = torch::chunk(u, 2, 1), y = torch::chunk(v, 2, 1);
+  const torch::Tensor &a = x[0], &b = x[1], &c = y[0], &d = y[1];
+  const torch::Tensor z = (c.pow(2) + d.pow(2)).sum(1, /*keepdim=*/true);
+  torch::Tensor re = (a * c + b * d) / z;
+  torch::Tensor im = (b * c - a * d) / z;
+  const torch::Tensor dz = (a.pow(2) + b.pow(2)).sum(1, true).pow(0.5);
+  const torch::Tensor dw = (c.pow(2) + d.pow(2)).sum(1, true).pow(0.5);
+  re = re / (dz / dw);
+  im = im / (dz / dw);
+  return torch::abs(torch::cat({re, im}, 1).sum(1));
 }
 
 torch::Tensor SoftmaxLoss(const torch::Tensor& u, const torch::Tensor& v,

@@ -6,7 +6,12 @@
 //                          other positive (and any extra candidates) is a negative; scale 20
 //   SoftmaxLoss (NLI):     cross_entropy(W [u; v; |u - v|] + b, label)    (W, b the classifier)
 //   Classification:        cross_entropy(logits, label)
-// All reduce with the mean over the batch, as their reference implementations do.
+//   CoSENTLoss:            logsumexp(0, scale * (s_j - s_i) for every i, j with label_i >
+//                          label_j), s the pair's cosine; scale 20 (Su Jianlin 2022)
+//   AnglELoss:             CoSENTLoss with s the pair's normalized angle similarity
+//                          (sentence_transformers.util.pairwise_angle_sim; Li & Li 2023)
+// All but CoSENT (a single logsumexp) reduce with the mean over the batch, as their reference
+// implementations do.
 #ifndef TUNEFLEET_TRAINER_TASKS_LOSSES_H_
 #define TUNEFLEET_TRAINER_TASKS_LOSSES_H_
 
@@ -27,6 +32,19 @@ torch::Tensor CosineSimilarityLoss(const torch::Tensor& u, const torch::Tensor& 
 torch::Tensor MultipleNegativesRankingLoss(const torch::Tensor& anchors,
                                            const torch::Tensor& candidates,
                                            double scale = kMnrlScale, int64_t positive_offset = 0);
+
+// scores: [B] similarities of the pairs (cosine or angle); labels: [B] float, any scale (only
+// their order counts). As sentence-transformers computes it: the pairs that are not ordered are
+// masked out by subtracting 1e12.
+torch::Tensor CoSentLoss(const torch::Tensor& scores, const torch::Tensor& labels,
+                         double scale = kMnrlScale);
+// Row-wise cosine similarity of u and v [B, H] -> [B] (sentence_transformers.util.pairwise_cos_sim:
+// F.normalize, eps 1e-12, then the row dot products).
+torch::Tensor PairwiseCosine(const torch::Tensor& u, const torch::Tensor& v);
+// The absolute normalized angle similarity of u and v [B, H] (H even) -> [B], as
+// sentence_transformers.util.pairwise_angle_sim: each row's halves are the real and imaginary
+// parts of a complex vector.
+torch::Tensor PairwiseAngle(const torch::Tensor& u, const torch::Tensor& v);
 
 // u, v: [B, H]; weight: [K, 3H]; bias: [K]; labels: [B] int64.
 torch::Tensor SoftmaxLoss(const torch::Tensor& u, const torch::Tensor& v,

@@ -1,13 +1,15 @@
-// What a task is to the trainer: the Task interface that a task.type's entry in the loss registry
-// (trainer/tasks/all_losses.h) builds, and that entry, LossKind. A task says
-//   - its data kind: what each example must carry and how it is batched (trainer/data/task_data.h),
-//     for training and for evaluation (task.eval);
-//   - its model head over the pooled encoder, if any (TaskModel holds it as "classifier.");
-//   - its loss on a batch;
-//   - its evaluation (trainer/tasks/evaluator.h): the similarity of the pair's embeddings
-//     against scores, or a classifier's accuracy.
-// A LossKind parses the type's own YAML keys into TaskSettings (trainer/config/train_config.h),
-// and builds the Task. Nothing outside an entry's module knows its type name or settings.
+// What a task is to the trainer: the Task interface that a task.loss's entry in the loss
+// registry (trainer/tasks/all_losses.h) builds, and that entry, LossKind. A task is
+//   - a data kind, task.type (trainer/tasks/task_types.h): what each example must carry and how
+//     it is batched (trainer/data/task_data.h), for training and for evaluation (task.eval), and
+//     how it is evaluated by default;
+//   - a loss, task.loss: its model head over the pooled encoder, if any (TaskModel holds it as
+//     "classifier."), and its value on a batch;
+//   - its evaluation, task.eval_kind (trainer/tasks/evaluator.h): the similarity of the pair's
+//     embeddings against scores, a classifier's accuracy, or retrieval.
+// A LossKind names the task types it fits, parses the loss's own YAML keys into TaskSettings
+// (trainer/config/train_config.h), and builds the Task. Nothing outside an entry's module knows
+// its loss name or settings.
 // Thread-safety: kinds are immutable statics; a Task is immutable and may be shared, but the
 // TaskModel its methods take is used from one thread.
 #ifndef TUNEFLEET_TRAINER_TASKS_TASK_H_
@@ -25,56 +27,69 @@
 #include "common/yaml_config.h"
 #include "trainer/config/train_config.h"
 #include "trainer/data/task_data.h"
+#include "trainer/tasks/task_types.h"
 
 namespace tunefleet {
 namespace trainer {
 
 class TaskModelImpl;
 
-enum class Evaluation {
-  kSimilarity,  // eval/spearman and eval/pearson of cos(pool(a), pool(b)) against the scores
-  kAccuracy,    // eval/accuracy and eval/loss of the head's logits against the labels
-  kRetrieval,   // eval/ndcg@10, eval/mrr@10, eval/recall@k, eval/map@100 ... of queries against a
-                // corpus by cosine (sentence-transformers' InformationRetrievalEvaluator)
-};
-
-// The metric that "best" means for `evaluation` (always maximized).
-const char* PrimaryMetric(Evaluation evaluation);
-
 class Task {
  public:
+  // `config.type` a registered task type, config.loss its loss (resolved: not empty).
+  explicit Task(const TaskConfig& config);
   virtual ~Task() = default;
 
-  virtual std::string type() const = 0;  // task.type
+  const std::string& type() const { return type_; }  // task.type
+  const std::string& loss() const { return loss_; }  // task.loss
   // The loss in words, with its settings ("OnlineContrastiveLoss (margin 0.5)").
   virtual std::string Describe() const = 0;
-  virtual DataKind train_data() const = 0;
-  virtual DataKind eval_data() const { return train_data(); }
-  virtual Evaluation evaluation() const = 0;
+  const DataKind& train_data() const { return train_data_; }
+  const DataKind& eval_data() const { return eval_data_; }
+  Evaluation evaluation() const { return evaluation_; }
 
   // Whether the task has a head (then MakeHead returns it and Logits applies it).
   virtual bool has_head() const { return false; }
   // A new head for an encoder of width `hidden` and `num_labels` (>= 2) classes.
   virtual torch::nn::Linear MakeHead(int64_t hidden, int64_t num_labels) const { return nullptr; }
+  // Whether the loss takes the other examples of the batch as negatives (mnrl, cached_mnrl): then
+  // a text twice in a batch is a false negative, and train.batch_sampler defaults to
+  // no_duplicates.
+  virtual bool in_batch_negatives() const { return false; }
+  // Whether the loss runs its own backward passes from a hook on the loss it returns
+  // (cached_mnrl: GradCache's mini-batches). The step then takes no CUDA graphs, and gradient
+  // synchronization starts after the whole backward.
+  virtual bool multi_pass_backward() const { return false; }
+  // How many texts' activations the encoder holds at once in a step, for the memory estimate:
+  // 0 for all of the batch's (every loss but cached_mnrl, whose mini-batch it is).
+  virtual int64_t activation_texts() const { return 0; }
   // Whether the loss uses the encoder's pooler (else the pooler is not trained).
   virtual bool uses_pooler() const { return false; }
   // The head's logits [B, K] on `batch` (tasks with a head).
   virtual torch::Tensor Logits(TaskModelImpl& model, const TaskBatch& batch) const;
   // The training loss on `batch`, a scalar.
   virtual torch::Tensor Loss(TaskModelImpl& model, const TaskBatch& batch) const = 0;
+
+ private:
+  std::string type_, loss_;
+  DataKind train_data_, eval_data_;
+  Evaluation evaluation_;
 };
 
 using TaskPtr = std::shared_ptr<const Task>;
 
 struct LossKind {
-  std::string type;  // task.type
-  // The task keys it takes beyond type, train, eval, format and mnrl_gather (e.g. num_labels,
-  // margin).
+  std::string loss;                // task.loss
+  std::vector<std::string> types;  // the task types it fits
+  // The task keys it takes beyond the common ones (e.g. loss_scale, margin).
   std::vector<std::string> keys;
+  // Whether it is a loss over sentence embeddings (then task.matryoshka_dims may wrap it).
+  bool embeddings = false;
   // Reads its own keys from the task section (which may give only keys of `keys`); errors name
   // the key (ConfigMap::Error). Null for a kind with no settings of its own.
   absl::StatusOr<std::shared_ptr<const TaskSettings>> (*parse)(const ConfigMap& task);
-  // The task for `config` (config.settings: this kind's, or null for its defaults).
+  // The task for `config` (config.loss is this kind's; config.settings: this kind's, or null for
+  // its defaults).
   TaskPtr (*build)(const TaskConfig& config);
 };
 

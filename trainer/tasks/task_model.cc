@@ -17,8 +17,8 @@ TaskModelImpl::TaskModelImpl(BertModel bert, Pooling pooling, TaskPtr task, int6
       classifier_dropout_(bert_->config().hidden_dropout_prob) {
   register_module("bert", bert_);
   if (task_->has_head()) {
-    classifier_ = register_module("classifier",
-                                  task_->MakeHead(bert_->config().hidden_size, num_labels));
+    classifier_ =
+        register_module("classifier", task_->MakeHead(bert_->config().hidden_size, num_labels));
   }
 }
 
@@ -29,21 +29,41 @@ torch::Tensor TaskModelImpl::Embed(const TextBatch& batch) {
 }
 
 std::pair<torch::Tensor, torch::Tensor> TaskModelImpl::EmbedPair(const TextBatch& a,
-                                                                  const TextBatch& b) {
-  const int64_t la = a.input_ids.size(1), lb = b.input_ids.size(1), l = std::max(la, lb);
+                                                                 const TextBatch& b) {
+  std::vector<torch::Tensor> e = EmbedAll({a, b});
+  return {e[0], e[1]};
+}
+
+std::vector<torch::Tensor> TaskModelImpl::EmbedAll(const std::vector<TextBatch>& texts) {
+  if (texts.size() == 1) return {Embed(texts[0])};
+  int64_t l = 0;
+  for (const TextBatch& t : texts) l = std::max(l, t.input_ids.size(1));
   const auto pad = [l](const torch::Tensor& t) {
     return t.size(1) == l ? t : torch::constant_pad_nd(t, {0, l - t.size(1)}, 0);
   };
-  TextBatch both;
-  both.input_ids = torch::cat({pad(a.input_ids), pad(b.input_ids)});
-  if (a.token_type_ids.defined() && b.token_type_ids.defined()) {
-    both.token_type_ids = torch::cat({pad(a.token_type_ids), pad(b.token_type_ids)});
+  std::vector<torch::Tensor> ids, types, masks;
+  TextBatch all;
+  all.padded = false;
+  bool typed = true;
+  for (const TextBatch& t : texts) {
+    ids.push_back(pad(t.input_ids));
+    typed = typed && t.token_type_ids.defined();
+    if (typed) types.push_back(pad(t.token_type_ids));
+    masks.push_back(pad(t.attention_mask));
+    all.padded = all.padded || t.padded || t.input_ids.size(1) != l;
   }
-  both.attention_mask = torch::cat({pad(a.attention_mask), pad(b.attention_mask)});
-  both.padded = a.padded || b.padded || la != lb;
-  const torch::Tensor e = Embed(both);
-  const int64_t na = a.input_ids.size(0);
-  return {e.narrow(0, 0, na), e.narrow(0, na, e.size(0) - na)};
+  all.input_ids = torch::cat(ids);
+  if (typed) all.token_type_ids = torch::cat(types);
+  all.attention_mask = torch::cat(masks);
+  const torch::Tensor e = Embed(all);
+  std::vector<torch::Tensor> out;
+  int64_t begin = 0;
+  for (const TextBatch& t : texts) {
+    const int64_t n = t.input_ids.size(0);
+    out.push_back(e.narrow(0, begin, n));
+    begin += n;
+  }
+  return out;
 }
 
 torch::Tensor TaskModelImpl::Logits(const TaskBatch& batch) {
@@ -76,8 +96,8 @@ absl::Status TaskModelImpl::LoadHead(const std::map<std::string, torch::Tensor>&
   for (const auto& [name, tensor] : tensors) {
     auto it = head.find(name);
     if (it == head.end()) {
-      return absl::InvalidArgumentError(absl::StrCat("unexpected head tensor \"", name,
-                                                     "\" (expected classifier.weight, classifier.bias)"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unexpected head tensor \"", name, "\" (expected classifier.weight, classifier.bias)"));
     }
     if (tensor.sizes() != it->second.sizes()) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -86,7 +106,8 @@ absl::Status TaskModelImpl::LoadHead(const std::map<std::string, torch::Tensor>&
     }
   }
   if (tensors.size() != head.size()) {
-    return absl::InvalidArgumentError("the head file must hold classifier.weight and classifier.bias");
+    return absl::InvalidArgumentError(
+        "the head file must hold classifier.weight and classifier.bias");
   }
   torch::NoGradGuard no_grad;
   for (auto& [name, param] : head) param.copy_(tensors.at(name));

@@ -19,9 +19,9 @@
 
 #include "absl/status/status.h"
 #include "comm/process_group.h"
+#include "trainer/data/task_data.h"
 #include "trainer/model/bert_model.h"
 #include "trainer/model/pooling.h"
-#include "trainer/data/task_data.h"
 #include "trainer/tasks/task.h"
 
 namespace tunefleet {
@@ -40,6 +40,8 @@ class TaskModelImpl : public torch::nn::Module {
   // Embed's (to rounding: the kernels see other shapes). One pass launches half the kernels,
   // and small batches are bound by the launches.
   std::pair<torch::Tensor, torch::Tensor> EmbedPair(const TextBatch& a, const TextBatch& b);
+  // Several text batches in one encoder pass, as EmbedPair: one [B_i, H] embedding per batch.
+  std::vector<torch::Tensor> EmbedAll(const std::vector<TextBatch>& texts);
   // The head's logits [B, K] (tasks with a head).
   torch::Tensor Logits(const TaskBatch& batch);
   // The task's training loss (a scalar).

@@ -56,9 +56,36 @@ std::string ResolvedConfigYaml(const TrainerConfig& c, const std::string& base_d
   out << YAML::EndMap;
   out << YAML::Key << "task" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "type" << YAML::Value << c.task.type;
+  if (!c.task.loss.empty()) out << YAML::Key << "loss" << YAML::Value << c.task.loss;
   out << YAML::Key << "train" << YAML::Value << Absolute(c.task.train, base_dir);
   out << YAML::Key << "eval" << YAML::Value << Absolute(c.task.eval, base_dir);
   out << YAML::Key << "format" << YAML::Value << c.task.format;
+  // The keys that apply only to some formats, losses or evaluations, and those the type
+  // resolves (loss, eval_kind: always set in a parsed config), are written when set.
+  if (!c.task.columns.empty()) {
+    out << YAML::Key << "columns" << YAML::Value << YAML::Flow << c.task.columns;
+  }
+  if (!c.task.label_column.empty()) {
+    out << YAML::Key << "label_column" << YAML::Value << c.task.label_column;
+  }
+  if (!c.task.eval_kind.empty()) {
+    out << YAML::Key << "eval_kind" << YAML::Value << c.task.eval_kind;
+  }
+  for (const auto& [key, path] :
+       {std::pair<const char*, const std::string*>{"eval_queries", &c.task.eval_queries},
+        {"eval_corpus", &c.task.eval_corpus},
+        {"eval_qrels", &c.task.eval_qrels}}) {
+    if (!path->empty()) out << YAML::Key << key << YAML::Value << Absolute(*path, base_dir);
+  }
+  if (!c.task.matryoshka_dims.empty()) {
+    out << YAML::Key << "matryoshka_dims" << YAML::Value << YAML::Flow << c.task.matryoshka_dims;
+  }
+  if (!c.task.matryoshka_weights.empty()) {
+    out << YAML::Key << "matryoshka_weights" << YAML::Value << YAML::Flow;
+    out << YAML::BeginSeq;
+    for (double w : c.task.matryoshka_weights) out << Number{w};
+    out << YAML::EndSeq;
+  }
   out << YAML::Key << "num_labels" << YAML::Value << c.task.num_labels;
   out << YAML::Key << "mnrl_gather" << YAML::Value << c.task.mnrl_gather;
   if (c.task.settings != nullptr) {  // the type's own keys (trainer/tasks/task.h)
@@ -118,7 +145,8 @@ std::string ResolvedConfigYaml(const TrainerConfig& c, const std::string& base_d
   out << YAML::EndMap;
   std::string header = absl::StrCat(
       "# The resolved config of a `trainer train` run: every key with the value it trained with,\n"
-      "# paths absolute. From ", Absolute(c.source, base_dir), " in ", base_dir,
+      "# paths absolute. From ",
+      Absolute(c.source, base_dir), " in ", base_dir,
       overrides.empty() ? "" : absl::StrCat(", with ", absl::StrJoin(overrides, " ")),
       ".\n# Re-run it: trainer train --config THIS_FILE output.dir=ANOTHER_DIR\n");
   return absl::StrCat(header, out.c_str(), "\n");

@@ -13,7 +13,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
@@ -21,17 +20,18 @@
 #include "common/file_util.h"
 #include "common/status_macros.h"
 #include "trainer/data/batch_plan.h"
-#include "trainer/train/batch_sampling.h"
-#include "trainer/train/eval_schedule.h"
-#include "trainer/tasks/evaluator.h"
-#include "trainer/io/event_file.h"
-#include "trainer/train/graph_policy.h"
-#include "trainer/optim/loss_scaler.h"
-#include "trainer/train/memory_estimate.h"
-#include "trainer/io/metrics_log.h"
-#include "trainer/train/model_saver.h"
 #include "trainer/distributed/progress_watchdog.h"
 #include "trainer/distributed/rank_consensus.h"
+#include "trainer/io/event_file.h"
+#include "trainer/io/metrics_log.h"
+#include "trainer/optim/loss_scaler.h"
+#include "trainer/tasks/evaluator.h"
+#include "trainer/train/batch_sampling.h"
+#include "trainer/train/eval_line.h"
+#include "trainer/train/eval_schedule.h"
+#include "trainer/train/graph_policy.h"
+#include "trainer/train/memory_estimate.h"
+#include "trainer/train/model_saver.h"
 #include "trainer/train/run_output.h"
 #include "trainer/train/run_setup.h"
 #include "trainer/train/step_graphs.h"
@@ -188,7 +188,7 @@ class Run {
   MetricsLog log_;
   std::unique_ptr<EventFileWriter> events_;  // rank 0
   bool session_started_ = false;
-  bool looping_ = false;  // Setup() is done and the steps have begun
+  bool looping_ = false;          // Setup() is done and the steps have begun
   Clock::time_point loop_start_;  // for the ETA in the step lines
   int64_t loop_first_step_ = 0;
 
@@ -219,6 +219,11 @@ absl::Status Run::Setup() {
   summary_.times.setup_data = p_.data_seconds;
   summary_.total_steps = p_.total_steps;
   summary_.primary_metric = PrimaryMetric(p_.task->evaluation());
+  if (graphs_note_.empty() && p_.task->multi_pass_backward()) {
+    graphs_note_ = "task.loss " + p_.task->loss() + " runs its own backward passes";
+  } else if (graphs_note_.empty() && p_.train->num_negatives() > 0) {  // graphs take two texts
+    graphs_note_ = "the rows carry hard negatives";
+  }
   if (absl::Status s = MakeDirs(c_.output.dir); !s.ok()) {
     return absl::PermissionDeniedError(absl::StrCat("output.dir: ", s.message()));
   }
@@ -259,14 +264,17 @@ absl::Status Run::PrepareTraining(const TrainStateFiles* resumed) {
     RETURN_IF_ERROR(log_.Open(JoinPath(c_.output.dir, "metrics.jsonl"), o_.resume ? step_ : -1));
     ASSIGN_OR_RETURN(events_, OpenRunEvents(c_.output.dir, &session_started_));
   }
-  RETURN_IF_ERROR(CheckBatchCanFit(
-      p_.model->bert()->config(), train_step_->num_parameters(), c_.train.batch_size,
-      p_.task->train_data().texts(), p_.precision, c_.train.grad_checkpointing,
-      train_step_->sharded() ? world_ : 1, device_));
+  // The activations a step holds: every text of the batch, or (cached_mnrl) one mini-batch's.
+  const bool cached = p_.task->activation_texts() > 0;
+  const int64_t rows =
+      cached ? std::min(c_.train.batch_size, p_.task->activation_texts()) : c_.train.batch_size;
+  const int passes = cached ? 1 : p_.task->train_data().texts() + p_.train->num_negatives();
+  RETURN_IF_ERROR(CheckBatchCanFit(p_.model->bert()->config(), train_step_->num_parameters(), rows,
+                                   passes, p_.precision, c_.train.grad_checkpointing,
+                                   train_step_->sharded() ? world_ : 1, device_));
   const MemoryEstimate estimate = EstimateTrainingMemory(
-      p_.model->bert()->config(), train_step_->num_parameters(), c_.train.batch_size, p_.max_len,
-      p_.task->train_data().texts(), p_.precision, c_.train.grad_checkpointing,
-      train_step_->sharded() ? world_ : 1);
+      p_.model->bert()->config(), train_step_->num_parameters(), rows, p_.max_len, passes,
+      p_.precision, c_.train.grad_checkpointing, train_step_->sharded() ? world_ : 1);
   summary_.estimate_bytes = estimate.total_bytes();
   if (!quiet_) PrintSetup(estimate);
   ResetPeakMemory(device_);
@@ -354,11 +362,12 @@ absl::Status Run::Loop() {
     }
   }
   if (const StepGraphs* graphs = train_step_->graphs(); graphs != nullptr && !quiet_) {
-    std::printf("graphs   %lld CUDA graphs captured in %.2f s (recording %.2f s, instantiating "
-                "%.2f s, first replays %.2f s; %lld new memory segments)\n",
-                static_cast<long long>(graphs->captured()), graphs->capture_seconds(),
-                graphs->record_seconds(), graphs->instantiate_seconds(),
-                graphs->upload_seconds(), static_cast<long long>(graphs->capture_segments()));
+    std::printf(
+        "graphs   %lld CUDA graphs captured in %.2f s (recording %.2f s, instantiating "
+        "%.2f s, first replays %.2f s; %lld new memory segments)\n",
+        static_cast<long long>(graphs->captured()), graphs->capture_seconds(),
+        graphs->record_seconds(), graphs->instantiate_seconds(), graphs->upload_seconds(),
+        static_cast<long long>(graphs->capture_segments()));
   }
   // Stopped by the pruner: the last line was not the planned last step's.
   if (rank_ == 0 && LastModelWanted() && saver_.staged_step() != step_) {
@@ -386,13 +395,14 @@ absl::Status Run::EndOfLine(std::optional<int64_t> point, bool last) {
       seconds > 0 ? static_cast<double>(samples_ * world_) / seconds : 0.0;
   if (p_.precision == Precision::kFp16) values["train/loss_scale"] = train_step_->scaler().scale();
   if (!quiet_) {
-    std::printf("step %lld/%lld  samples %lld  epoch %.2f  loss %.5g  grad_norm %.4g  lr %.3g  "
-                "%.0f samples/s%s\n",
-                static_cast<long long>(step_), static_cast<long long>(p_.total_steps),
-                static_cast<long long>(samples_seen_), values["epoch"], values["train/loss"],
-                values["train/grad_norm"], last_lr_, values["train/samples_per_s"],
-                EtaText(SecondsSince(loop_start_), step_ - loop_first_step_,
-                        p_.total_steps - step_).c_str());
+    std::printf(
+        "step %lld/%lld  samples %lld  epoch %.2f  loss %.5g  grad_norm %.4g  lr %.3g  "
+        "%.0f samples/s%s\n",
+        static_cast<long long>(step_), static_cast<long long>(p_.total_steps),
+        static_cast<long long>(samples_seen_), values["epoch"], values["train/loss"],
+        values["train/grad_norm"], last_lr_, values["train/samples_per_s"],
+        EtaText(SecondsSince(loop_start_), step_ - loop_first_step_, p_.total_steps - step_)
+            .c_str());
     std::fflush(stdout);  // seen now, not after the evaluation that may follow
   }
   Pet();
@@ -422,9 +432,9 @@ absl::Status Run::EndOfLine(std::optional<int64_t> point, bool last) {
     RETURN_IF_ERROR(events_->WriteScalars(step_, scalars, WallSeconds()));
     summary_.times.reports += SecondsSince(log_start);
     if (checkpoint || (last && saver_.staged())) {
-      RETURN_IF_ERROR(saver_.Save(p_.model, optimizer_state,
-                                  checkpoint ? std::optional<TrainProgress>(Progress())
-                                             : std::nullopt));
+      RETURN_IF_ERROR(
+          saver_.Save(p_.model, optimizer_state,
+                      checkpoint ? std::optional<TrainProgress>(Progress()) : std::nullopt));
     }
   }
   const auto report_start = Clock::now();
@@ -441,16 +451,14 @@ absl::Status Run::EndOfLine(std::optional<int64_t> point, bool last) {
 
 absl::Status Run::EvaluateAt(int64_t key, std::map<std::string, double>& values) {
   const auto eval_start = Clock::now();
-  ASSIGN_OR_RETURN(auto metrics,
-                   Evaluate(p_.model, *p_.eval, device_, EvalBatchSize(), p_.precision, group_,
-                            c_.task.matryoshka_dims));
+  ASSIGN_OR_RETURN(auto metrics, Evaluate(p_.model, *p_.eval, device_, EvalBatchSize(),
+                                          p_.precision, group_, c_.task.matryoshka_dims));
   values.insert(metrics.begin(), metrics.end());
   const double primary = metrics[summary_.primary_metric];
   if (!quiet_) {
-    std::printf("eval step %lld at %lld samples:", static_cast<long long>(step_),
-                static_cast<long long>(key));
-    for (const auto& [k, v] : metrics) std::printf("  %s %.5g", k.c_str(), v);
-    std::printf("  (%.2f s)\n", SecondsSince(eval_start));
+    std::printf(
+        "%s\n",
+        EvalLine(step_, key, metrics, summary_.primary_metric, SecondsSince(eval_start)).c_str());
   }
   summary_.times.evaluation += SecondsSince(eval_start);
   if (std::isfinite(primary) && (!std::isfinite(best_) || primary > best_)) {

@@ -38,6 +38,9 @@ absl::Status TrainStep::Init() {
         train_.ddp_comm_dtype == "bf16" ? c10::optional<torch::ScalarType>(torch::kBFloat16)
                                         : c10::nullopt,
         zero1 ? GradReduce::kReduceScatter : GradReduce::kAllReduce);
+    // A loss that backpropagates in several passes (cached_mnrl) would mark each gradient ready
+    // in the first: its buckets wait for Finish().
+    if (model_->task().multi_pass_backward()) grad_sync_->set_overlap(false);
     RETURN_IF_ERROR(grad_sync_->BroadcastParameters());
   }
   const AdamWOptions options{0.9, 0.999, 1e-8, train_.weight_decay};

@@ -1,8 +1,7 @@
-#include "trainer/tasks/classification_task.h"
+#include "trainer/tasks/softmax_loss.h"
 
 #include <memory>
 
-#include "trainer/model/bert_model.h"
 #include "trainer/tasks/losses.h"
 #include "trainer/tasks/task_model.h"
 
@@ -10,16 +9,31 @@ namespace tunefleet {
 namespace trainer {
 namespace {
 
-class ClassificationTask : public Task {
+// nli: SoftmaxLoss over the pair's embeddings.
+class PairSoftmaxTask : public Task {
  public:
-  std::string type() const override { return "classification"; }
+  using Task::Task;
+  std::string Describe() const override { return "SoftmaxLoss (Linear(3H, K) on [u; v; |u - v|])"; }
+  bool has_head() const override { return true; }
+  torch::nn::Linear MakeHead(int64_t hidden, int64_t num_labels) const override {
+    return torch::nn::Linear(3 * hidden, num_labels);
+  }
+  torch::Tensor Logits(TaskModelImpl& model, const TaskBatch& batch) const override {
+    const auto [u, v] = model.EmbedPair(batch.first, batch.second);
+    return model.classifier()(torch::cat({u, v, torch::abs(u - v)}, 1));
+  }
+  torch::Tensor Loss(TaskModelImpl& model, const TaskBatch& batch) const override {
+    return ClassificationLoss(model.Logits(batch).to(torch::kFloat), batch.labels);
+  }
+};
+
+// classification: a cross-encoder's head on the pooler.
+class CrossEncoderTask : public Task {
+ public:
+  using Task::Task;
   std::string Describe() const override {
     return "cross entropy (BertForSequenceClassification's head on the pooler)";
   }
-  DataKind train_data() const override {
-    return {"classification", RowTarget::kLabel, /*joint_pair=*/true};
-  }
-  Evaluation evaluation() const override { return Evaluation::kAccuracy; }
   bool has_head() const override { return true; }
   bool uses_pooler() const override { return true; }
   torch::nn::Linear MakeHead(int64_t hidden, int64_t num_labels) const override {
@@ -43,13 +57,16 @@ class ClassificationTask : public Task {
   }
 };
 
-TaskPtr Build(const TaskConfig&) { return std::make_shared<ClassificationTask>(); }
+TaskPtr Build(const TaskConfig& config) {
+  if (config.type == "classification") return std::make_shared<CrossEncoderTask>(config);
+  return std::make_shared<PairSoftmaxTask>(config);
+}
 
 }  // namespace
 
-const LossKind& ClassificationLossKind() {
-  static const LossKind* const kKind =
-      new LossKind{"classification", {"num_labels"}, nullptr, &Build};
+const LossKind& SoftmaxLossKind() {
+  static const LossKind* const kKind = new LossKind{
+      "softmax", {"nli", "classification"}, {"num_labels"}, /*embeddings=*/false, nullptr, &Build};
   return *kKind;
 }
 
