@@ -3,8 +3,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/clip.h"
@@ -70,12 +72,22 @@ absl::Status CheckModelFolder(const std::string& key, const std::string& dir) {
   return absl::OkStatus();
 }
 
+// The file keys a trainer config may leave empty.
+const std::vector<std::string>& OptionalFileKeys() {
+  static const auto* const kKeys = new std::vector<std::string>{
+      "task.eval", "task.eval_queries", "task.eval_corpus", "task.eval_qrels", "model.head"};
+  return *kKeys;
+}
+
+bool IsOptional(const std::string& key) {
+  const std::vector<std::string>& keys = OptionalFileKeys();
+  return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
+
 // Checks one key's value.
 absl::Status CheckKey(const std::string& key, const std::string& value) {
   if (key == "model.path") return CheckModelFolder(key, value);
-  if (key == "task.train" || key == "task.eval" || key == "model.head") {
-    return CheckPath(key, value, Kind::kFile);
-  }
+  if (key == "task.train" || IsOptional(key)) return CheckPath(key, value, Kind::kFile);
   return absl::OkStatus();
 }
 
@@ -88,7 +100,7 @@ absl::Status CheckTrainerFiles(const std::map<std::string, std::string>& keys) {
   };
   RETURN_IF_ERROR(CheckKey("model.path", value("model.path")));
   RETURN_IF_ERROR(CheckKey("task.train", value("task.train")));
-  for (const char* optional : {"task.eval", "model.head"}) {
+  for (const std::string& optional : OptionalFileKeys()) {
     if (!value(optional).empty()) RETURN_IF_ERROR(CheckKey(optional, value(optional)));
   }
   return absl::OkStatus();
@@ -99,7 +111,9 @@ absl::Status CheckSweepTrainerFiles(const SweepConfig& sweep) {
   const std::string where =
       absl::StrCat(sweep.source, ": trainer config ", ClipPath(sweep.trainer.config), ": ");
   // A searched key's values replace the config's own value in every trial.
-  for (const std::string key : {"model.path", "task.train", "task.eval", "model.head"}) {
+  std::vector<std::string> file_keys = {"model.path", "task.train"};
+  file_keys.insert(file_keys.end(), OptionalFileKeys().begin(), OptionalFileKeys().end());
+  for (const std::string& key : file_keys) {
     if (const ParamSpec* p = sweep.FindParam(key)) {
       for (const std::string& label : p->labels) {
         absl::Status s = label.empty() ? absl::OkStatus() : CheckKey(key, label);
@@ -112,7 +126,7 @@ absl::Status CheckSweepTrainerFiles(const SweepConfig& sweep) {
     }
     auto it = sweep.trainer.keys.find(key);
     const std::string value = it == sweep.trainer.keys.end() ? "" : it->second;
-    if (value.empty() && (key == "task.eval" || key == "model.head")) continue;  // optional
+    if (value.empty() && IsOptional(key)) continue;
     absl::Status s = CheckKey(key, value);
     if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat(where, s.message()));
   }

@@ -3,7 +3,7 @@
 //
 //   model.path   a folder holding config.json and vocab.txt
 //   task.train   a file
-//   task.eval    a file, when set
+//   task.eval    a file, when set (and task.eval_queries, task.eval_corpus, task.eval_qrels)
 //   model.head   a file, when set
 //
 // each existing and readable. Relative paths are taken from the working directory, as the

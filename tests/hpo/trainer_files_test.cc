@@ -108,6 +108,14 @@ TEST_F(TrainerFilesTest, MissingDataAndHead) {
   config_["task.eval"] = dir_ + "/dev.csv";
   config_["model.head"] = dir_ + "/nope.safetensors";
   EXPECT_EQ(Check(), "model.head: " + dir_ + "/nope.safetensors: no such file");
+  config_["model.head"].clear();
+  // Retrieval evaluation's three files, when set.
+  config_["task.eval_queries"] = dir_ + "/dev.csv";
+  config_["task.eval_corpus"] = dir_ + "/dev.csv";
+  config_["task.eval_qrels"] = dir_ + "/nope-qrels.tsv";
+  EXPECT_EQ(Check(), "task.eval_qrels: " + dir_ + "/nope-qrels.tsv: no such file");
+  config_["task.eval_qrels"] = dir_ + "/dev.csv";
+  EXPECT_EQ(Check(), "");
 }
 
 // Root reads every file through CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH: as root (CI), the check

@@ -7,9 +7,14 @@
 namespace tunefleet {
 namespace trainer {
 
-BatchPlanOptions RunBatchPlanOptions(const TrainConfig& t, const Task& task,
-                                     const TaskData& train, int64_t max_len, int rank, int world,
-                                     int64_t pad_multiple, bool graphs) {
+bool NoDuplicateBatches(const TrainConfig& train_config, const Task& task) {
+  return ResolveBatchSampler(train_config.batch_sampler, task.in_batch_negatives()) ==
+         "no_duplicates";
+}
+
+BatchPlanOptions RunBatchPlanOptions(const TrainConfig& t, const Task& task, const TaskData& train,
+                                     int64_t max_len, int rank, int world, int64_t pad_multiple,
+                                     bool graphs) {
   BatchPlanOptions o;
   o.batch_size = t.batch_size;
   o.rank = rank;
@@ -39,9 +44,10 @@ std::string DescribeRunBatches(const TrainConfig& t, const Task& task,
 }
 
 void PrintUnresolvedDuplicates(int64_t epoch, int64_t unresolved) {
-  std::printf("batches  epoch %lld: %lld examples share a text with an example of their batch "
-              "(train.batch_sampler: no_duplicates ran out of other examples to fill it)\n",
-              static_cast<long long>(epoch), static_cast<long long>(unresolved));
+  std::printf(
+      "batches  epoch %lld: %lld examples share a text with an example of their batch "
+      "(train.batch_sampler: no_duplicates ran out of other examples to fill it)\n",
+      static_cast<long long>(epoch), static_cast<long long>(unresolved));
   std::fflush(stdout);
 }
 

@@ -25,6 +25,9 @@ BatchPlanOptions RunBatchPlanOptions(const TrainConfig& train_config, const Task
                                      const TaskData& train, int64_t max_len, int rank, int world,
                                      int64_t pad_multiple, bool graphs);
 
+// Whether train.batch_sampler, resolved for `task`, is no_duplicates.
+bool NoDuplicateBatches(const TrainConfig& train_config, const Task& task);
+
 // The "batches" line: DescribeBatchPlan, naming the loss when no_duplicates is its default
 // ("no_duplicates (the default for MultipleNegativesRankingLoss: no text twice in a rank's
 // batch); shuffled, not grouped by length").

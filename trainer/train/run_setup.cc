@@ -10,15 +10,15 @@
 #include "absl/strings/str_cat.h"
 #include "common/file_util.h"
 #include "common/status_macros.h"
+#include "trainer/data/datasets.h"
+#include "trainer/data/retrieval_data.h"
+#include "trainer/data/tokenizer_folder.h"
+#include "trainer/io/safetensors.h"
 #include "trainer/model/bert_model.h"
 #include "trainer/model/checkpoint_cache.h"
-#include "trainer/data/datasets.h"
 #include "trainer/model/hf_model_folder.h"
 #include "trainer/model/pooling.h"
-#include "trainer/data/retrieval_data.h"
-#include "trainer/io/safetensors.h"
 #include "trainer/tasks/loss_registry.h"
-#include "trainer/data/tokenizer_folder.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -63,8 +63,9 @@ absl::Status ReadData(const TrainerConfig& c, const Tokenizer& tokenizer, int ra
   const ColumnOptions columns{c.task.columns, c.task.label_column};
   ASSIGN_OR_RETURN(std::vector<Example> train_rows,
                    ReadDataset(c.task.train, c.task.format, columns, warnings));
-  ASSIGN_OR_RETURN(TaskData train, TaskData::Make(parts.task->train_data(), train_rows, c.task.format, tokenizer,
-                                                  parts.max_len, c.task.train));
+  ASSIGN_OR_RETURN(TaskData train,
+                   TaskData::Make(parts.task->train_data(), train_rows, c.task.format, tokenizer,
+                                  parts.max_len, c.task.train));
   parts.train = std::make_unique<TaskData>(std::move(train));
   if (c.task.eval_kind == "retrieval") {
     RetrievalSet set;
@@ -88,8 +89,8 @@ absl::Status ReadData(const TrainerConfig& c, const Tokenizer& tokenizer, int ra
   if (c.task.eval.empty()) return absl::OkStatus();
   ASSIGN_OR_RETURN(std::vector<Example> eval_rows,
                    ReadDataset(c.task.eval, c.task.format, columns, warnings));
-  ASSIGN_OR_RETURN(TaskData eval, TaskData::Make(parts.task->eval_data(), eval_rows, c.task.format, tokenizer,
-                                                 parts.max_len, c.task.eval));
+  ASSIGN_OR_RETURN(TaskData eval, TaskData::Make(parts.task->eval_data(), eval_rows, c.task.format,
+                                                 tokenizer, parts.max_len, c.task.eval));
   parts.eval = std::make_unique<EvalSet>();
   parts.eval->pairs = std::make_unique<TaskData>(std::move(eval));
   return absl::OkStatus();
@@ -105,9 +106,9 @@ absl::StatusOr<RunParts> BuildRunParts(const TrainerConfig& c, const torch::Devi
   if (!task.ok()) return In(c.source, task.status());
   parts.task = *std::move(task);
   if (!PrecisionSupported(device.type(), parts.precision)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        c.source, ": train.precision ", c.train.precision, " needs a GPU (on ", device.str(),
-        " use bf16 or fp32)"));
+    return absl::InvalidArgumentError(absl::StrCat(c.source, ": train.precision ",
+                                                   c.train.precision, " needs a GPU (on ",
+                                                   device.str(), " use bf16 or fp32)"));
   }
   auto phase = Clock::now();
   ASSIGN_OR_RETURN(std::shared_ptr<const Tokenizer> tokenizer, LoadFolderTokenizer(c.model.path));
@@ -121,9 +122,9 @@ absl::StatusOr<RunParts> BuildRunParts(const TrainerConfig& c, const torch::Devi
   if (parts.eval != nullptr) num_labels = std::max(num_labels, parts.eval->num_labels());
   if (c.task.num_labels > 0) {
     if (num_labels > c.task.num_labels && parts.task->has_head()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          c.source, ": task.num_labels is ", c.task.num_labels, " but the data has label ",
-          num_labels - 1));
+      return absl::InvalidArgumentError(absl::StrCat(c.source, ": task.num_labels is ",
+                                                     c.task.num_labels, " but the data has label ",
+                                                     num_labels - 1));
     }
     num_labels = c.task.num_labels;
   }
@@ -151,27 +152,29 @@ absl::StatusOr<RunParts> BuildRunParts(const TrainerConfig& c, const torch::Devi
   absl::StatusOr<EvalSchedule> evals = EvalSchedule::Make(c.train, parts.train->size(), world);
   if (!evals.ok()) return In(c.source, absl::InvalidArgumentError(evals.status().message()));
   parts.eval_schedule = *std::move(evals);
-  parts.schedule = std::make_unique<LrSchedule>(c.train.schedule, c.train.lr,
-                                                c.train.warmup_ratio, parts.total_steps);
+  parts.schedule = std::make_unique<LrSchedule>(c.train.schedule, c.train.lr, c.train.warmup_ratio,
+                                                parts.total_steps);
   return parts;
 }
 
-std::string RunFingerprint(const TrainerConfig& c, int world, int64_t total_steps) {
+std::string RunFingerprint(const TrainerConfig& c, int world, int64_t total_steps,
+                           bool no_duplicates) {
   const absl::StatusOr<uint64_t> size = FileSize(c.task.train);
   return absl::StrCat(c.task.type, " ", c.task.train, " (", size.ok() ? *size : 0, " bytes, ",
                       c.task.format, "), batch ", c.train.batch_size, " x grad_accum ",
                       c.train.grad_accum, world > 1 ? absl::StrCat(" x ", world, " ranks") : "",
                       ", ", total_steps, " steps, seed ", c.train.seed,
-                      c.train.shuffle ? ", shuffled" : ", in order");
+                      c.train.shuffle ? ", shuffled" : ", in order",
+                      no_duplicates ? ", no duplicates in a batch" : "");
 }
 
 absl::StatusOr<TrainStateFiles> LoadResumeState(const TrainerConfig& c,
                                                 const std::string& fingerprint, TaskModel& model) {
   ASSIGN_OR_RETURN(TrainStateFiles resumed, LoadTrainState(c.output.dir));
   if (resumed.progress.fingerprint != fingerprint) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cannot resume from ", c.output.dir, "/checkpoint: it was made for ",
-        resumed.progress.fingerprint, "; this run is ", fingerprint));
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot resume from ", c.output.dir, "/checkpoint: it was made for ",
+                     resumed.progress.fingerprint, "; this run is ", fingerprint));
   }
   absl::Status s = LoadBertWeights(model->bert(), resumed.encoder);
   if (s.ok() && !resumed.head.empty()) s = model->LoadHead(resumed.head);

@@ -20,14 +20,14 @@
 #include <torch/types.h>
 
 #include "absl/status/statusor.h"
-#include "trainer/model/autocast.h"
-#include "trainer/train/eval_schedule.h"
-#include "trainer/optim/lr_schedule.h"
+#include "trainer/config/train_config.h"
 #include "trainer/data/task_data.h"
+#include "trainer/model/autocast.h"
+#include "trainer/optim/lr_schedule.h"
 #include "trainer/tasks/evaluator.h"
 #include "trainer/tasks/task.h"
 #include "trainer/tasks/task_model.h"
-#include "trainer/config/train_config.h"
+#include "trainer/train/eval_schedule.h"
 #include "trainer/train/train_state.h"
 
 namespace tunefleet {
@@ -58,8 +58,10 @@ absl::StatusOr<RunParts> BuildRunParts(const TrainerConfig& config, const torch:
                                        int rank, int world);
 
 // What must match for --resume to continue a run: the task, the training data (path, size and
-// format), the batch, gradient accumulation, ranks, steps, seed and shuffling, in one line.
-std::string RunFingerprint(const TrainerConfig& config, int world, int64_t total_steps);
+// format), the batch, gradient accumulation, ranks, steps, seed, shuffling and whether batches
+// hold no duplicate (train.batch_sampler resolved), in one line.
+std::string RunFingerprint(const TrainerConfig& config, int world, int64_t total_steps,
+                           bool no_duplicates = false);
 
 // --resume: OUTPUT_DIR/checkpoint (trainer/train/train_state.h), refused unless it was made with
 // `fingerprint`; its encoder and head weights are loaded into `model`. The caller restores the

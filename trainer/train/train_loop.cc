@@ -155,7 +155,9 @@ class Run {
   bool LastModelWanted() const {
     return c_.output.save == "last" || (c_.output.save == "best" && p_.eval == nullptr);
   }
-  std::string Fingerprint() const { return RunFingerprint(c_, world_, p_.total_steps); }
+  std::string Fingerprint() const {
+    return RunFingerprint(c_, world_, p_.total_steps, NoDuplicateBatches(c_.train, *p_.task));
+  }
   // Padding to multiples of 8 on GPUs (aligned tensor-core shapes, few distinct shapes).
   int64_t pad_multiple() const { return device_.is_cuda() ? 8 : 1; }
   // This rank's examples of the epoch and each batch's pad lengths (trainer/data/batch_plan.h).
@@ -219,10 +221,9 @@ absl::Status Run::Setup() {
   summary_.times.setup_data = p_.data_seconds;
   summary_.total_steps = p_.total_steps;
   summary_.primary_metric = PrimaryMetric(p_.task->evaluation());
-  if (graphs_note_.empty() && p_.task->multi_pass_backward()) {
-    graphs_note_ = "task.loss " + p_.task->loss() + " runs its own backward passes";
-  } else if (graphs_note_.empty() && p_.train->num_negatives() > 0) {  // graphs take two texts
-    graphs_note_ = "the rows carry hard negatives";
+  if (graphs_note_.empty()) {
+    graphs_note_ = WhyNoCudaGraphsForTask(p_.task->multi_pass_backward() ? p_.task->loss() : "",
+                                          p_.train->num_negatives());
   }
   if (absl::Status s = MakeDirs(c_.output.dir); !s.ok()) {
     return absl::PermissionDeniedError(absl::StrCat("output.dir: ", s.message()));
@@ -455,11 +456,9 @@ absl::Status Run::EvaluateAt(int64_t key, std::map<std::string, double>& values)
                                           p_.precision, group_, c_.task.matryoshka_dims));
   values.insert(metrics.begin(), metrics.end());
   const double primary = metrics[summary_.primary_metric];
-  if (!quiet_) {
-    std::printf(
-        "%s\n",
-        EvalLine(step_, key, metrics, summary_.primary_metric, SecondsSince(eval_start)).c_str());
-  }
+  const std::string line =
+      EvalLine(step_, key, metrics, summary_.primary_metric, SecondsSince(eval_start));
+  if (!quiet_) std::printf("%s\n", line.c_str());
   summary_.times.evaluation += SecondsSince(eval_start);
   if (std::isfinite(primary) && (!std::isfinite(best_) || primary > best_)) {
     best_ = primary;
