@@ -7,10 +7,9 @@
 
 namespace tunefleet {
 namespace trainer {
-namespace {
 
-TextBatch ToTensors(const std::vector<Encoding>& encodings, int32_t pad_id, int64_t multiple,
-                    int64_t min_cols) {
+TextBatch PadTexts(const std::vector<Encoding>& encodings, int32_t pad_id, int64_t multiple,
+                   int64_t min_cols) {
   PaddedBatch p = PadBatch(encodings, pad_id, multiple, min_cols);
   auto tensor = [&](std::vector<int64_t>& v) {
     return torch::from_blob(v.data(), {p.rows, p.cols}, torch::kLong).clone();
@@ -25,8 +24,6 @@ TextBatch ToTensors(const std::vector<Encoding>& encodings, int32_t pad_id, int6
   }
   return out;
 }
-
-}  // namespace
 
 namespace {
 
@@ -63,11 +60,9 @@ TaskBatch TaskBatch::To(const torch::Device& device) const {
   return out;
 }
 
-absl::StatusOr<TaskData> TaskData::Make(const DataKind& kind,
-                                        const std::vector<Example>& examples,
-                                        const std::string& format,
-                                        const Tokenizer& tokenizer, int64_t max_len,
-                                        const std::string& source) {
+absl::StatusOr<TaskData> TaskData::Make(const DataKind& kind, const std::vector<Example>& examples,
+                                        const std::string& format, const Tokenizer& tokenizer,
+                                        int64_t max_len, const std::string& source) {
   TaskData d;
   d.kind_ = kind;
   d.source_ = source;
@@ -98,9 +93,9 @@ absl::StatusOr<TaskData> TaskData::Make(const DataKind& kind,
         if (!e.HasScore()) return missing("score");
         const double s = e.score / max_score;
         if (s < 0.0 || s > 1.0) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              source, ": example ", i + 1, " has score ", e.score, ", outside [0, ", max_score,
-              "] for format ", format));
+          return absl::InvalidArgumentError(absl::StrCat(source, ": example ", i + 1, " has score ",
+                                                         e.score, ", outside [0, ", max_score,
+                                                         "] for format ", format));
         }
         d.scores_.push_back(static_cast<float>(s));
         break;
@@ -112,9 +107,9 @@ absl::StatusOr<TaskData> TaskData::Make(const DataKind& kind,
       case RowTarget::kBinaryLabel:
         if (!e.HasLabel()) return missing("label");
         if (e.label != 0 && e.label != 1) {
-          return absl::InvalidArgumentError(
-              absl::StrCat(source, ": example ", i + 1, " has label ", e.label, ", but task type ",
-                           kind.task, " needs 0 or 1"));
+          return absl::InvalidArgumentError(absl::StrCat(source, ": example ", i + 1, " has label ",
+                                                         e.label, ", but task type ", kind.task,
+                                                         " needs 0 or 1"));
         }
         d.labels_.push_back(e.label);
         d.num_labels_ = 2;
@@ -196,13 +191,13 @@ TaskBatch TaskData::Batch(const std::vector<int64_t>& indices, int64_t pad_multi
     scores.push_back(scores_[i]);
     if (!labels_.empty()) labels.push_back(labels_[i]);
   }
-  b.first = ToTensors(first, pad_id_, pad_multiple, pad.first);
-  if (!second.empty()) b.second = ToTensors(second, pad_id_, pad_multiple, pad.second);
+  b.first = PadTexts(first, pad_id_, pad_multiple, pad.first);
+  if (!second.empty()) b.second = PadTexts(second, pad_id_, pad_multiple, pad.second);
   for (const std::vector<Encoding>& column : negatives_) {
     std::vector<Encoding> texts;
     texts.reserve(indices.size());
     for (int64_t i : indices) texts.push_back(column[i]);
-    b.negatives.push_back(ToTensors(texts, pad_id_, pad_multiple, pad.second));
+    b.negatives.push_back(PadTexts(texts, pad_id_, pad_multiple, pad.second));
   }
   if (kind_.target == RowTarget::kScore || kind_.target == RowTarget::kBinaryLabel) {
     b.scores = torch::tensor(scores, torch::kFloat);

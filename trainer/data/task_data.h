@@ -52,14 +52,19 @@ struct TextBatch {
 
 struct TaskBatch {
   int64_t size = 0;
-  TextBatch first;       // a, or the joint pair
-  TextBatch second;      // b; undefined for a joint pair
+  TextBatch first;   // a, or the joint pair
+  TextBatch second;  // b; undefined for a joint pair
   // One per negative column (Example::negatives), in column order; empty without negatives.
   std::vector<TextBatch> negatives;
-  torch::Tensor scores;  // float32 [B] in [0, 1] (kScore, kBinaryLabel)
-  torch::Tensor labels;  // int64 [B] (kLabel, kBinaryLabel)
+  torch::Tensor scores;                             // float32 [B] in [0, 1] (kScore, kBinaryLabel)
+  torch::Tensor labels;                             // int64 [B] (kLabel, kBinaryLabel)
   TaskBatch To(const torch::Device& device) const;  // a copy on `device` (either way)
 };
+
+// `encodings` as one text batch on the CPU, padded to the longest, rounded up to a multiple of
+// `multiple`, and to at least `min_cols` tokens.
+TextBatch PadTexts(const std::vector<Encoding>& encodings, int32_t pad_id, int64_t multiple = 1,
+                   int64_t min_cols = 0);
 
 class TaskData {
  public:
@@ -69,9 +74,8 @@ class TaskData {
   // other than kPositivePairs ("SOURCE: row N has 3 text columns; task type sts takes 2 ..."),
   // rows with different numbers of negatives.
   static absl::StatusOr<TaskData> Make(const DataKind& kind, const std::vector<Example>& examples,
-                                       const std::string& format,
-                                       const Tokenizer& tokenizer, int64_t max_len,
-                                       const std::string& source);
+                                       const std::string& format, const Tokenizer& tokenizer,
+                                       int64_t max_len, const std::string& source);
 
   const DataKind& kind() const { return kind_; }
   int64_t size() const { return static_cast<int64_t>(scores_.size()); }

@@ -18,19 +18,7 @@ TextBatch Pad(const std::vector<Encoding>& texts, const std::vector<int64_t>& in
   std::vector<Encoding> rows;
   rows.reserve(indices.size());
   for (int64_t i : indices) rows.push_back(texts[i]);
-  PaddedBatch p = PadBatch(rows, pad_id, multiple);
-  auto tensor = [&](std::vector<int64_t>& v) {
-    return torch::from_blob(v.data(), {p.rows, p.cols}, torch::kLong).clone();
-  };
-  TextBatch out;
-  out.input_ids = tensor(p.input_ids);
-  out.token_type_ids = tensor(p.token_type_ids);
-  out.attention_mask = tensor(p.attention_mask);
-  out.padded = false;
-  for (const Encoding& e : rows) {
-    if (static_cast<int64_t>(e.ids.size()) < p.cols) out.padded = true;
-  }
-  return out;
+  return PadTexts(rows, pad_id, multiple);
 }
 
 // The fp32 embeddings [N, width] of `texts` on `device`: this rank's share (every world-th text
