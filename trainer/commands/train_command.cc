@@ -5,8 +5,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <memory>
 #include <iostream>
+#include <memory>
 #include <thread>
 
 #include <torch/cuda.h>
@@ -20,17 +20,17 @@
 #include "common/gpu_detect.h"
 #include "common/logging.h"
 #include "common/nvml.h"
-#include "trainer/data/no_duplicates.h"
-#include "trainer/distributed/agent_client.h"
-#include "trainer/device.h"
-#include "trainer/distributed/local_ranks.h"
 #include "trainer/commands/train_dry_run.h"
-#include "trainer/train/memory_estimate.h"
 #include "trainer/config/train_config.h"
-#include "trainer/train/resolved_config.h"
-#include "trainer/tasks/loss_registry.h"
-#include "trainer/train/train_loop.h"
+#include "trainer/data/no_duplicates.h"
+#include "trainer/device.h"
+#include "trainer/distributed/agent_client.h"
+#include "trainer/distributed/local_ranks.h"
 #include "trainer/distributed/trial_group.h"
+#include "trainer/tasks/loss_registry.h"
+#include "trainer/train/memory_estimate.h"
+#include "trainer/train/resolved_config.h"
+#include "trainer/train/train_loop.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -42,13 +42,16 @@ double Mib(int64_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0
 
 int ExitCodeFor(const absl::Status& s) {
   switch (s.code()) {
-    case absl::StatusCode::kResourceExhausted: return kExitOutOfMemory;
+    case absl::StatusCode::kResourceExhausted:
+      return kExitOutOfMemory;
     case absl::StatusCode::kInvalidArgument:
     case absl::StatusCode::kNotFound:
     case absl::StatusCode::kFailedPrecondition:
     case absl::StatusCode::kPermissionDenied:
-    case absl::StatusCode::kUnimplemented: return kExitUsage;
-    default: return kExitFailure;
+    case absl::StatusCode::kUnimplemented:
+      return kExitUsage;
+    default:
+      return kExitFailure;
   }
 }
 
@@ -56,13 +59,21 @@ void PrintConfig(const TrainerConfig& c, const DeviceInfo& device) {
   std::cout << "config   " << c.source << "\n"
             << "model    " << c.model.path << " (pooling " << c.model.pooling << ", max_seq_len "
             << c.model.max_seq_len << ", dropout " << c.model.dropout << ")\n"
-            << "task     " << c.task.type << " on " << c.task.train << " (" << c.task.format
-            << ")" << (c.task.eval.empty() ? "" : ", eval " + c.task.eval) << "\n"
-            << "train    epochs " << c.train.epochs << ", max_steps " << c.train.max_steps
-            << ", batch " << c.train.batch_size << " x grad_accum " << c.train.grad_accum
-            << ", lr " << c.train.lr << " (" << c.train.schedule << ", warmup "
-            << c.train.warmup_ratio << "), " << c.train.precision << ", seed " << c.train.seed
-            << "\n"
+            << "task     " << c.task.type << " on " << c.task.train << " (" << c.task.format << ")"
+            << (c.task.eval.empty() ? "" : ", eval " + c.task.eval)
+            << (c.task.eval_queries.empty()
+                    ? ""
+                    : ", eval " + c.task.eval_queries + " against " + c.task.eval_corpus + " (" +
+                          c.task.eval_qrels + ")")
+            << (c.task.eval.empty() && c.task.eval_queries.empty() ? "" : " by " + c.task.eval_kind)
+            << "\n";
+  if (absl::StatusOr<TaskPtr> task = MakeTask(c.task); task.ok()) {
+    std::cout << "loss     " << (*task)->Describe() << "\n";
+  }
+  std::cout << "train    epochs " << c.train.epochs << ", max_steps " << c.train.max_steps
+            << ", batch " << c.train.batch_size << " x grad_accum " << c.train.grad_accum << ", lr "
+            << c.train.lr << " (" << c.train.schedule << ", warmup " << c.train.warmup_ratio
+            << "), " << c.train.precision << ", seed " << c.train.seed << "\n"
             << "output   " << c.output.dir << " (save " << c.output.save << ")\n"
             << "device   " << device.device.str() << " (" << device.name << "), "
             << DescribeLibTorch() << std::endl;
@@ -134,8 +145,8 @@ int LaunchLocalRanks(const TrainerConfig& config, const std::vector<std::string>
     where = absl::StrCat("NCCL on GPU", ids.size() == 1 ? " " : "s ", absl::StrJoin(ids, ", "));
   }
   std::string line = absl::StrFormat(
-      "ranks    %d local ranks (%s), started by this trainer; global batch %d x %d = %d",
-      ranks, where, t.batch_size, ranks, t.batch_size * ranks);
+      "ranks    %d local ranks (%s), started by this trainer; global batch %d x %d = %d", ranks,
+      where, t.batch_size, ranks, t.batch_size * ranks);
   if (t.grad_accum > 1) {
     absl::StrAppend(&line, " (x grad_accum ", t.grad_accum, " = ",
                     t.batch_size * ranks * t.grad_accum, " per step)");
@@ -192,8 +203,9 @@ int RunTrain(const std::vector<std::string>& args) {
   if (!gpu_ids.empty()) {
     absl::StatusOr<std::string> devices = GpuIdsOverride(gpu_ids);
     if (devices.ok() && !under_launcher && gpus.empty()) {
-      devices = absl::InvalidArgumentError(absl::StrCat(
-          "--gpu_ids ", gpu_ids, ": this machine has no GPU (train.devices=N: N ranks on the CPU)"));
+      devices = absl::InvalidArgumentError(
+          absl::StrCat("--gpu_ids ", gpu_ids,
+                       ": this machine has no GPU (train.devices=N: N ranks on the CPU)"));
     }
     if (!devices.ok()) {
       PrintError(kProgram, devices.status());
@@ -216,9 +228,9 @@ int RunTrain(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   // One rank of its own on a listed GPU: that GPU.
-  const int device_index =
-      !under_launcher && !config->train.gpu_ids.empty() ? static_cast<int>(config->train.gpu_ids[0])
-                                                        : EnvInt("LOCAL_RANK", -1);
+  const int device_index = !under_launcher && !config->train.gpu_ids.empty()
+                               ? static_cast<int>(config->train.gpu_ids[0])
+                               : EnvInt("LOCAL_RANK", -1);
   const DeviceInfo device = SelectDevice(device_index);
   if (env->rank == 0 && under_launcher && std::getenv(kLocalRanksEnv) == nullptr &&
       (config->train.devices != 1 || !config->train.gpu_ids.empty())) {
@@ -250,9 +262,9 @@ int RunTrain(const std::vector<std::string>& args) {
     auto opened =
         TrialGroup::Open(*env, backend, std::chrono::seconds(config->train.ddp_timeout_s));
     if (!opened.ok()) {
-      PrintError(kProgram, absl::Status(opened.status().code(),
-                                        absl::StrCat("rank ", env->rank, ": ",
-                                                     opened.status().message())));
+      PrintError(kProgram,
+                 absl::Status(opened.status().code(),
+                              absl::StrCat("rank ", env->rank, ": ", opened.status().message())));
       return kExitFailure;
     }
     group = std::move(*opened);
@@ -272,16 +284,16 @@ int RunTrain(const std::vector<std::string>& args) {
   options.group = group != nullptr ? group->get() : nullptr;
   auto summary = RunTraining(*config, options);
   if (!summary.ok()) {
-    PrintError(kProgram, env->distributed()
-                             ? absl::Status(summary.status().code(),
-                                            absl::StrCat("rank ", env->rank, ": ",
-                                                         summary.status().message()))
-                             : summary.status());
+    PrintError(kProgram, env->distributed() ? absl::Status(summary.status().code(),
+                                                           absl::StrCat("rank ", env->rank, ": ",
+                                                                        summary.status().message()))
+                                            : summary.status());
     return ExitCodeFor(summary.status());
   }
   if (group != nullptr) {  // no NCCL warning at exit: every rank ends (or keeps) it together
     if (absl::Status s = group->Close(); !s.ok()) {
-      PrintError(kProgram, absl::Status(s.code(), absl::StrCat("rank ", env->rank, ": ", s.message())));
+      PrintError(kProgram,
+                 absl::Status(s.code(), absl::StrCat("rank ", env->rank, ": ", s.message())));
       return kExitFailure;
     }
   }
@@ -295,8 +307,9 @@ int RunTrain(const std::vector<std::string>& args) {
                 static_cast<long long>(s.best_step));
   }
   const TrainSummary::Times& t = s.times;
-  std::printf("\ntime     setup %.2f s (model %.2f s, data %.2f s); first step %.2f s, steps %.2f s",
-              t.setup, t.setup_model, t.setup_data, t.first_step, t.steps);
+  std::printf(
+      "\ntime     setup %.2f s (model %.2f s, data %.2f s); first step %.2f s, steps %.2f s",
+      t.setup, t.setup_model, t.setup_data, t.first_step, t.steps);
   if (s.cuda_graphs > 0) std::printf(" (%.2f s of it capturing CUDA graphs)", t.captures);
   std::printf(", evaluation %.2f s, saving %.2f s, reports %.2f s", t.evaluation, t.saving,
               t.reports);
