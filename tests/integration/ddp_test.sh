@@ -4,7 +4,8 @@
 #     order): every step's loss and gradient norm, the evaluations, and the final weights within
 #     1e-5 — for sts (CosineSimilarityLoss), mnrl with the positives gathered across ranks (and,
 #     as a check that can fail, not without the gathering), classification (the pooler and the
-#     head in the gradient buckets), and 2 ranks x batch 4 x grad_accum 2;
+#     head in the gradient buckets), and 2 ranks x batch 4 x grad_accum 2; and cached_mnrl on
+#     SICK triplets (GradCache's mini-batches, hard negatives gathered) reproduces mnrl;
 #  2. a stalled rank (SIGSTOP): the other fails within train.ddp_timeout_s with a one-line error;
 #  3. a MASTER_PORT in use and a rendezvous nobody joins: one-line errors, no hang;
 #  4. `trainer encode` on 2 ranks writes the embeddings of 1 process in input order, byte for
@@ -56,6 +57,13 @@ MNRL=(task.type=mnrl task.train=data/paws-wiki/dev.tsv task.format=paws 'task.ev
 run1 mnrl1 "${MNRL[@]}" && run2 mnrl2 "${MNRL[@]}" train.batch_size=8 && same mnrl1 mnrl2
 run2 mnrl2_local "${MNRL[@]}" train.batch_size=8 task.mnrl_gather=false &&
   same mnrl1 mnrl2_local --expect-differ
+# cached_mnrl (GradCache) on 2 ranks with hard negatives gathered: the loss and the weights of
+# mnrl in one process (23 steps: the 383 rows' short 24th batch is padded differently by ranks).
+TRIPLETS=(task.type=mnrl task.train=data/sick-triplets/train.jsonl task.format=jsonl 'task.eval=""'
+          train.batch_sampler=default train.max_steps=23)
+run1 trip1 "${TRIPLETS[@]}" &&
+  run2 cached2 "${TRIPLETS[@]}" task.loss=cached_mnrl task.cached_mini_batch=4 train.batch_size=8 &&
+  same trip1 cached2
 CLS=(task.type=classification task.train=data/sick/SICK.txt task.format=sick 'task.eval=""' task.num_labels=3
      model.head=data/golden/cls_head.safetensors)
 run1 cls1 "${CLS[@]}" && run2 cls2 "${CLS[@]}" train.batch_size=8 && same cls1 cls2
