@@ -43,6 +43,12 @@ sys.exit(0 if step["step"] == 1 and e_loss <= 1e-4 and e_norm <= 1e-4 else 1)
 PY
 done
 
+# A Matryoshka dim wider than the embeddings is refused at set-up, naming the key and the width.
+write_train_yaml "$WORK/wide.yaml" task.matryoshka_dims=[256,64] train.max_steps=1 output.dir="$WORK/wide"
+"$TRAINER" train --config "$WORK/wide.yaml" > "$WORK/wide.log" 2>&1 && fail "a dim of 256 on a 128-wide model trained"
+grep -q "task.matryoshka_dims: 256 is larger than the embeddings of data/bert-tiny-random (hidden size 128)" \
+  "$WORK/wide.log" || fail "wide dim: $(tail -1 "$WORK/wide.log")"
+
 # Retrieval: the model as loaded (lr 1e-30), evaluated at the end of its one step.
 write_train_yaml "$WORK/ir.yaml" task.eval= task.eval_queries=data/retrieval/stsb-dev/queries.jsonl \
   task.eval_corpus=data/retrieval/stsb-dev/corpus.jsonl task.eval_qrels=data/retrieval/stsb-dev/qrels.tsv \

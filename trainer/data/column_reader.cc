@@ -68,6 +68,15 @@ struct Layout {
   bool score = false;             // use a "score" column (no label_column, not a text column)
   bool label = false;             // use a "label" column (likewise)
 
+  // The label columns to read, in order: label_column, then "score" and "label".
+  std::vector<std::string> LabelColumns() const {
+    std::vector<std::string> names;
+    if (!label_column.empty()) names.push_back(label_column);
+    if (score) names.emplace_back(kScore);
+    if (label) names.emplace_back(kLabel);
+    return names;
+  }
+
   bool IsText(absl::string_view name) const {
     for (const std::string& t : text) {
       if (t == name) return true;
@@ -287,10 +296,7 @@ absl::StatusOr<std::vector<Example>> FromRecords(const std::string& path, const 
     size_t index;
   };
   std::vector<LabelColumn> labels;
-  if (!layout.label_column.empty())
-    labels.push_back({layout.label_column, index.at(layout.label_column)});
-  if (layout.score) labels.push_back({std::string(kScore), index.at(std::string(kScore))});
-  if (layout.label) labels.push_back({std::string(kLabel), index.at(std::string(kLabel))});
+  for (const std::string& name : layout.LabelColumns()) labels.push_back({name, index.at(name)});
 
   std::vector<Example> out;
   out.reserve(records.size() - 1);
@@ -341,6 +347,7 @@ absl::StatusOr<std::vector<Example>> ReadJsonLines(const std::string& path,
   std::vector<Example> out;
   out.reserve(lines.size());
   Layout layout;
+  std::vector<std::string> label_columns;
   for (const Line& line : lines) {
     nlohmann::ordered_json j =
         nlohmann::ordered_json::parse(line.text, nullptr, /*allow_exceptions=*/false);
@@ -354,6 +361,7 @@ absl::StatusOr<std::vector<Example>> ReadJsonLines(const std::string& path,
       if (layout.text.size() < 2) {
         return TooFewTextColumns(path, line.number, layout.text, keys, "the first object's keys");
       }
+      label_columns = layout.LabelColumns();
     }
     Example e;
     for (size_t k = 0; k < layout.text.size(); ++k) {
@@ -368,10 +376,6 @@ absl::StatusOr<std::vector<Example>> ReadJsonLines(const std::string& path,
       if (text.empty()) return ColumnError(path, line.number, name, "is empty");
       SetText(e, k, std::move(text));
     }
-    std::vector<std::string> label_columns;
-    if (!layout.label_column.empty()) label_columns.push_back(layout.label_column);
-    if (layout.score) label_columns.emplace_back(kScore);
-    if (layout.label) label_columns.emplace_back(kLabel);
     for (const std::string& name : label_columns) {
       auto it = j.find(name);
       const bool given = name == layout.label_column;

@@ -5,6 +5,8 @@
 #include <memory>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
+
 namespace tunefleet {
 namespace trainer {
 namespace {
@@ -53,37 +55,25 @@ class Filler {
  private:
   using Entry = std::pair<int64_t, int32_t>;  // (position, key): a queue's head
 
-  // keys_ from `texts`: each key as a dense id (an open-addressing table; cheaper than a
-  // general hash map, which unoptimized builds feel), a key repeated within an example kept once.
+  // keys_ from `texts`: each key as a dense id, a key repeated within an example kept once.
   // Returns the number of distinct keys.
   int32_t Intern(const std::vector<uint64_t>& texts) {
-    size_t capacity = 16;
-    while (capacity < 2 * texts.size()) capacity *= 2;
-    int shift = 64;
-    for (size_t c = capacity; c > 1; c /= 2) --shift;
-    std::vector<uint64_t> slot_key(capacity);
-    std::vector<int32_t> slot_id(capacity, -1);
-    int32_t next = 0;
+    absl::flat_hash_map<uint64_t, int32_t> ids;
+    ids.reserve(texts.size());
     keys_.reserve(texts.size());
     size_t t = 0;
     for (int64_t p = 0; p < m_; ++p) {
       const size_t first = keys_.size();
       for (; t < static_cast<size_t>(begin_[p + 1]); ++t) {
-        const uint64_t key = texts[t];
-        size_t slot = static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> shift);
-        while (slot_id[slot] >= 0 && slot_key[slot] != key) slot = (slot + 1) & (capacity - 1);
-        if (slot_id[slot] < 0) {
-          slot_key[slot] = key;
-          slot_id[slot] = next++;
-        }
-        const int32_t id = slot_id[slot];
+        const int32_t id =
+            ids.try_emplace(texts[t], static_cast<int32_t>(ids.size())).first->second;
         bool repeated = false;
         for (size_t i = first; i < keys_.size(); ++i) repeated = repeated || keys_[i] == id;
         if (!repeated) keys_.push_back(id);
       }
       begin_[p + 1] = static_cast<int64_t>(keys_.size());
     }
-    return next;
+    return static_cast<int32_t>(ids.size());
   }
 
   // The first key of position p that the batch holds, or -1.

@@ -1,7 +1,5 @@
 #include "trainer/tasks/embedding_task.h"
 
-#include <algorithm>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "trainer/tasks/task_model.h"
@@ -41,7 +39,7 @@ torch::Tensor EmbeddingTask::MatryoshkaLossOn(TaskModelImpl& model,
   for (size_t i = 0; i < dims_.size(); ++i) {
     std::vector<torch::Tensor> truncated;
     for (const torch::Tensor& e : embeddings) {
-      truncated.push_back(e.narrow(1, 0, std::min<int64_t>(dims_[i], e.size(1))));
+      truncated.push_back(e.narrow(1, 0, dims_[i]));  // dims <= the width: run_setup checks
     }
     const torch::Tensor loss = LossOn(model, truncated, batch) * weights_[i];
     total = total.defined() ? total + loss : loss;

@@ -114,6 +114,13 @@ absl::StatusOr<RunParts> BuildRunParts(const TrainerConfig& c, const torch::Devi
   ASSIGN_OR_RETURN(std::shared_ptr<const Tokenizer> tokenizer, LoadFolderTokenizer(c.model.path));
   ASSIGN_OR_RETURN(BertModel encoder, LoadEncoder(c));
   parts.model_seconds = SecondsSince(phase);
+  for (int64_t d : c.task.matryoshka_dims) {  // checked once here, not at each step
+    if (d > encoder->config().hidden_size) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          c.source, ": task.matryoshka_dims: ", d, " is larger than the embeddings of ",
+          c.model.path, " (hidden size ", encoder->config().hidden_size, ")"));
+    }
+  }
   phase = Clock::now();
   parts.max_len = std::min<int64_t>(c.model.max_seq_len, MaxSequenceLength(encoder->config()));
   RETURN_IF_ERROR(ReadData(c, *tokenizer, rank, parts));
