@@ -33,6 +33,7 @@
 #include <cmath>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,6 +41,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "bench/optuna_policy.h"
 #include "bench/search_table.h"
@@ -47,11 +49,11 @@
 #include "common/binary_path.h"
 #include "common/cli.h"
 #include "common/status_macros.h"
+#include "hpo/config/sweep_config.h"
 #include "hpo/pruners/median_pruner.h"
 #include "hpo/pruners/pruner_registry.h"
 #include "hpo/samplers/sampler_registry.h"
 #include "hpo/search_space.h"
-#include "hpo/config/sweep_config.h"
 #include "hpo/sweep_engine.h"
 
 namespace tunefleet {
@@ -62,10 +64,10 @@ constexpr char kProgram[] = "search_efficiency";
 constexpr double kAt = 0.35;  // best_at_35pct
 
 struct Method {
-  std::string label;    // "tunefleet:random+median", "optuna:tpe+hyperband"
+  std::string label;  // "tunefleet:random+median", "optuna:tpe+hyperband"
   bool optuna = false;
-  std::string search;   // a search.method (tunefleet) or tpe | random (optuna)
-  std::string pruner;   // an early_terminate.type
+  std::string search;  // a search.method (tunefleet) or tpe | random (optuna)
+  std::string pruner;  // an early_terminate.type
 };
 
 // Every sampler of the registry (hpo/samplers/all_samplers.h) with every pruner of its registry
@@ -119,6 +121,7 @@ std::string Number(std::optional<double> v) {
 }
 
 struct Outcome {
+  std::string trace;  // --trace: the seed's trials, one line each (tunefleet methods only)
   double fraction = 1;
   bool within = false;
   std::optional<double> best_at;
@@ -159,6 +162,35 @@ absl::StatusOr<Outcome> RunOnce(const SearchTable& table, const hpo::SweepConfig
   out.spent = static_cast<double>(trace.compute) / static_cast<double>(table.compute());
   out.trials = trace.trials;
   out.pruned = trace.pruned;
+  if (const auto* tf = dynamic_cast<const TunefleetPolicy*>(policy.get())) {
+    for (const hpo::Trial& t : tf->engine().study().trials) {
+      const std::vector<double> curve = table.Answer(t.params, {table.max_total()});
+      absl::StrAppend(&out.trace, "  #", t.number, " ", t.phase, " point ", t.point, " lr ",
+                      t.params.at(hpo::kLrParam), " batch ", t.params.at(hpo::kBatchParam), " ",
+                      hpo::TrialStateName(t.state), " value ",
+                      t.value.has_value() ? absl::StrCat(*t.value) : "-", " last ",
+                      t.intermediate_values.empty() ? 0 : t.intermediate_values.rbegin()->first,
+                      " final ", curve.back(), "\n");
+    }
+  }
+  return out;
+}
+
+// --trace: the table's final values, one lr a line, batch sizes across.
+std::string TableLines(const SearchTable& table) {
+  std::map<double, std::map<double, double>> by_lr;
+  for (const SearchTable::Point& p : table.points()) {
+    by_lr[p.params.at(hpo::kLrParam)][p.params.at(hpo::kBatchParam)] = p.values.back();
+  }
+  std::string out;
+  for (const auto& [lr, row] : by_lr) {
+    absl::StrAppend(&out, "  lr ", absl::StrFormat("%-10.4g", lr));
+    for (const auto& [batch, v] : row) {
+      absl::StrAppend(
+          &out, absl::StrFormat(" %4g:%.4f%s", batch, v, v >= table.best() - 0.005 ? "*" : " "));
+    }
+    absl::StrAppend(&out, "\n");
+  }
   return out;
 }
 
@@ -166,22 +198,27 @@ int Main(int argc, char** argv) {
   ::signal(SIGPIPE, SIG_IGN);  // a dead Optuna process is an error, not a signal
   std::string table_path, sweep_path, methods_arg, python = "/usr/bin/python3", script;
   int64_t seeds = 20, epoch_samples = 0;
+  bool trace = false;
   double within = 0.005;
   CommandLine cli(kProgram, "[key=value ...]",
                   "Replays search methods on a table of recorded learning curves (a full-grid\n"
                   "sweep's journal) and prints, per method, the share of the grid's compute it\n"
                   "spends to come within EPS of the grid's best (one JSON line each).");
   cli.AddString("table", &table_path, "journal of a full-grid sweep (required)", "JOURNAL");
-  cli.AddString("sweep", &sweep_path, "the sweep whose space, search and pruner to replay (required)",
-                "SWEEP.yaml");
+  cli.AddString("sweep", &sweep_path,
+                "the sweep whose space, search and pruner to replay (required)", "SWEEP.yaml");
   cli.AddInt("seeds", &seeds, "seeds per method (search.random.seed, Optuna's sampler seed)");
   cli.AddDouble("within", &within, "how close to the table's best counts as found");
   cli.AddString("methods", &methods_arg, "only these methods, comma-separated labels", "LIST");
   cli.AddInt("epoch_samples", &epoch_samples,
              "samples of one epoch, for a table keyed by optimizer steps (an older journal)");
+  cli.AddBool("trace", &trace,
+              "print the table and, per tunefleet seed, its trials to stderr ('*': within EPS)");
   cli.AddString("python", &python, "the python3 with optuna 3.1", "PATH");
-  cli.AddString("optuna_script", &script, "bench/optuna_policy.py (default: found beside this "
-                "binary)", "PATH");
+  cli.AddString("optuna_script", &script,
+                "bench/optuna_policy.py (default: found beside this "
+                "binary)",
+                "PATH");
   cli.AllowOverrides();  // key=value arguments override the sweep file
   std::vector<std::string> args(argv + 1, argv + argc);
   absl::Status parsed = cli.Parse(args);
@@ -241,13 +278,13 @@ int Main(int argc, char** argv) {
   }
   const int64_t evals = sweep->trainer.synthetic ? sweep->trainer.synthetic_spec.steps
                                                  : sweep->trainer.evals_per_epoch;
-  const int64_t eval_interval =
-      std::max<int64_t>(1, std::llround(static_cast<double>(table->max_total()) /
-                                        static_cast<double>(evals)));
+  const int64_t eval_interval = std::max<int64_t>(
+      1, std::llround(static_cast<double>(table->max_total()) / static_cast<double>(evals)));
   std::cerr << kProgram << ": table " << table_path << ": " << table->points().size()
             << " points, best " << table->best() << ", grid compute " << table->compute()
             << " samples" << (table->keyed_by_steps() ? " (converted from optimizer steps)" : "")
             << "\n";
+  if (trace) std::cerr << TableLines(*table);
   for (const Method& m : methods) {
     const auto start = std::chrono::steady_clock::now();
     std::vector<double> fractions, best_at, spent;
@@ -257,10 +294,16 @@ int Main(int argc, char** argv) {
       absl::StatusOr<Outcome> outcome =
           config.ok() ? RunOnce(*table, *config, m, seed, within, python, script) : config.status();
       if (!outcome.ok()) {
-        PrintError(kProgram, absl::Status(outcome.status().code(),
-                                          absl::StrCat(m.label, " seed ", seed, ": ",
-                                                       outcome.status().message())));
+        PrintError(kProgram,
+                   absl::Status(outcome.status().code(), absl::StrCat(m.label, " seed ", seed, ": ",
+                                                                      outcome.status().message())));
         return 1;
+      }
+      if (trace && !outcome->trace.empty()) {
+        std::cerr << m.label << " seed " << seed << ": "
+                  << (outcome->within ? absl::StrCat("within at ", outcome->fraction) : "NEVER")
+                  << "\n"
+                  << outcome->trace;
       }
       fractions.push_back(outcome->fraction);
       spent.push_back(outcome->spent);

@@ -100,7 +100,7 @@ absl::Status ParseSearch(const ConfigMap& m, SweepConfig* c, bool read_method) {
   RETURN_IF_ERROR(GetAtLeast(random, "trials", &c->random.trials, 1));
   RETURN_IF_ERROR(GetAtLeast(random, "seed", &c->random.seed, 0));
   ASSIGN_OR_RETURN(ConfigMap grid, m.GetOptionalMap("grid"));
-  RETURN_IF_ERROR(grid.AllowOnly({"top_k", "lr_points", "lr_span", "batch_neighbors"}));
+  RETURN_IF_ERROR(grid.AllowOnly({"top_k", "lr_points", "lr_span", "batch_neighbors", "climb"}));
   RETURN_IF_ERROR(GetAtLeast(grid, "top_k", &c->grid.top_k, 1));
   RETURN_IF_ERROR(GetAtLeast(grid, "lr_points", &c->grid.lr_points, 1));
   RETURN_IF_ERROR(grid.GetOptional("lr_span", &c->grid.lr_span));
@@ -109,6 +109,7 @@ absl::Status ParseSearch(const ConfigMap& m, SweepConfig* c, bool read_method) {
                                               "smallest grid lr), got ", c->grid.lr_span));
   }
   RETURN_IF_ERROR(GetAtLeast(grid, "batch_neighbors", &c->grid.batch_neighbors, 0));
+  RETURN_IF_ERROR(grid.GetOptional("climb", &c->grid.climb));
   return FindSamplerKind(c->method)->validate(m, *c);
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <utility>
 
 #include "hpo/search_space.h"
 
@@ -38,12 +39,18 @@ std::vector<double> NearestListed(const SearchSettings& c, double center) {
   return out;
 }
 
+// The index of `batch` among the batch sizes (0 if none).
+int64_t BatchIndex(const SearchSettings& c, double batch) {
+  const std::vector<int64_t>& v = c.batch_sizes;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (static_cast<double>(v[i]) == batch) return static_cast<int64_t>(i);
+  }
+  return 0;
+}
+
 std::vector<double> NeighbourBatches(const SearchSettings& c, double batch) {
   const std::vector<int64_t>& v = c.batch_sizes;
-  int64_t index = 0;
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (static_cast<double>(v[i]) == batch) index = static_cast<int64_t>(i);
-  }
+  const int64_t index = BatchIndex(c, batch);
   std::vector<double> out;
   const int64_t n = static_cast<int64_t>(v.size());
   for (int64_t i = std::max<int64_t>(0, index - c.grid.batch_neighbors);
@@ -150,8 +157,9 @@ std::vector<double> LocalLrs(const SearchSettings& c, double center) {
   std::vector<double> out;
   const double slack = 1e-9;  // lattice values on the window's edge are in
   for (double lr : lattice) {
-    const bool inside = log ? lr >= low * (1 - slack) && lr <= high * (1 + slack)
-                            : lr >= low - slack * std::abs(low) && lr <= high + slack * std::abs(high);
+    const bool inside =
+        log ? lr >= low * (1 - slack) && lr <= high * (1 + slack)
+            : lr >= low - slack * std::abs(low) && lr <= high + slack * std::abs(high);
     if (inside || lr == nearest) out.push_back(lr);
   }
   return out;
@@ -178,7 +186,8 @@ std::vector<Params> LocalGrid(const SearchSettings& config, const Study& study,
     }
   }
   std::stable_sort(ranked.begin(), ranked.end(), [&](const Trial* a, const Trial* b) {
-    if (*a->value != *b->value) return config.maximize ? *a->value > *b->value : *a->value < *b->value;
+    if (*a->value != *b->value)
+      return config.maximize ? *a->value > *b->value : *a->value < *b->value;
     return a->number < b->number;
   });
   if (static_cast<int64_t>(ranked.size()) > config.grid.top_k) ranked.resize(config.grid.top_k);
@@ -186,25 +195,93 @@ std::vector<Params> LocalGrid(const SearchSettings& config, const Study& study,
   for (const Trial& t : study.trials) seen.Insert(t.params);
   std::vector<Params> out;
   for (const Trial* best : ranked) {
-    std::vector<double> lrs = LocalLrs(config, best->params.at(kLrParam));
-    std::sort(lrs.begin(), lrs.end());
-    for (double lr : lrs) {
+    const double centre = best->params.at(kLrParam);
+    const int64_t centre_batch = BatchIndex(config, best->params.at(kBatchParam));
+    std::vector<Params> around;  // ascending lr, then batch
+    for (double lr : LocalLrs(config, centre)) {
       for (double batch : NeighbourBatches(config, best->params.at(kBatchParam))) {
         Params p = best->params;  // the other parameters keep the centre's values
         p[kLrParam] = lr;
         p[kBatchParam] = batch;
-        if (seen.Insert(p)) out.push_back(std::move(p));
+        around.push_back(std::move(p));
       }
+    }
+    // Nearest the centre first: its batch before the neighbours, then the lr nearest its lr.
+    const bool log = config.lr.distribution != "uniform" && centre > 0;
+    const auto key = [&](const Params& p) {
+      const double lr = p.at(kLrParam);
+      return std::make_pair(
+          std::abs(BatchIndex(config, p.at(kBatchParam)) - centre_batch),
+          log && lr > 0 ? std::abs(std::log(lr / centre)) : std::abs(lr - centre));
+    };
+    std::stable_sort(around.begin(), around.end(),
+                     [&](const Params& a, const Params& b) { return key(a) < key(b); });
+    for (Params& p : around) {
+      if (seen.Insert(p)) out.push_back(std::move(p));
+    }
+  }
+  return out;
+}
+
+std::vector<double> GridLrs(const SearchSettings& config) {
+  return config.lr.distribution == "categorical"
+             ? config.lr.values
+             : LogSpaced(config.lr.min, config.lr.max, config.grid.lr_points,
+                         config.lr.distribution == "log_uniform");
+}
+
+std::vector<Params> ClimbStep(const SearchSettings& config, const Study& study,
+                              const std::vector<Params>& planned) {
+  const std::vector<double> lrs = GridLrs(config);
+  const std::vector<int64_t>& batches = config.batch_sizes;
+  const auto index_of = [](const auto& values, double v) -> int64_t {
+    for (size_t i = 0; i < values.size(); ++i) {
+      const double x = static_cast<double>(values[i]);
+      if (x == v || std::abs(x - v) <= 1e-9 * std::max(std::abs(x), std::abs(v))) {
+        return static_cast<int64_t>(i);
+      }
+    }
+    return -1;
+  };
+  // The incumbent: the best COMPLETE trial on the full grid's lattice.
+  const Trial* best = nullptr;
+  int64_t lr_at = -1, batch_at = -1;
+  for (const Trial& t : study.trials) {
+    if (t.state != TrialState::kComplete || !t.value.has_value() || std::isnan(*t.value)) continue;
+    const auto lr = t.params.find(kLrParam);
+    const auto batch = t.params.find(kBatchParam);
+    if (lr == t.params.end() || batch == t.params.end()) continue;
+    const int64_t i = index_of(lrs, lr->second), j = index_of(batches, batch->second);
+    if (i < 0 || j < 0) continue;
+    if (best != nullptr &&
+        (config.maximize ? !(*t.value > *best->value) : !(*t.value < *best->value))) {
+      continue;  // ties: the earlier trial
+    }
+    best = &t;
+    lr_at = i;
+    batch_at = j;
+  }
+  if (best == nullptr) return {};
+  PointSet seen;
+  for (const Params& p : planned) seen.Insert(p);
+  for (const Trial& t : study.trials) seen.Insert(t.params);
+  std::vector<Params> out;
+  const int64_t n_lr = static_cast<int64_t>(lrs.size());
+  const int64_t n_batch = static_cast<int64_t>(batches.size());
+  for (int64_t i = lr_at - 1; i <= lr_at + 1; ++i) {  // ascending lr, then batch
+    for (int64_t j = batch_at - 1; j <= batch_at + 1; ++j) {
+      if (i < 0 || i >= n_lr || j < 0 || j >= n_batch) continue;
+      Params p = best->params;  // the other parameters keep the incumbent's values
+      p[kLrParam] = lrs[static_cast<size_t>(i)];
+      p[kBatchParam] = static_cast<double>(batches[static_cast<size_t>(j)]);
+      if (seen.Insert(p)) out.push_back(std::move(p));  // the incumbent itself is in `study`
     }
   }
   return out;
 }
 
 std::vector<Params> FullGrid(const SearchSettings& config) {
-  std::vector<double> lrs = config.lr.distribution == "categorical"
-                                ? config.lr.values
-                                : LogSpaced(config.lr.min, config.lr.max, config.grid.lr_points,
-                                            config.lr.distribution == "log_uniform");
+  std::vector<double> lrs = GridLrs(config);
   std::vector<Params> out;
   for (double lr : lrs) {
     for (int64_t batch : config.batch_sizes) {

@@ -10,8 +10,11 @@
 // the lrs with the trial's batch size and `batch_neighbors` neighbours on each side in the
 // sorted batch values; every other parameter keeps the trial's value. With a categorical lr,
 // the lr values are the `lr_points` listed values nearest the trial's in list order. Points
-// are ordered by rank of their centre, then lr, then batch; a point equal (SamePoint) to an
-// earlier point or to any trial already in the study is dropped. The grid phase therefore runs
+// are ordered by rank of their centre, then nearest their centre first: by how many batch
+// sizes away from the centre's (0 first), then by the lr's distance from the centre's (log
+// scale, but for a uniform lr), ties in ascending lr, then batch (the most promising points run
+// first; the same points as ordering by lr). A point equal (SamePoint) to an earlier point or
+// to any trial already in the study is dropped. The grid phase therefore runs
 // points of the full grid only: random_then_grid is a cheaper way to the full grid's best.
 //
 // FullGrid, method `grid`: `lr_points` values log-spaced (or evenly, for uniform) over
@@ -32,6 +35,18 @@ namespace hpo {
 std::vector<Params> LocalGrid(const SearchSettings& config, const Study& study,
                               const std::vector<const Trial*>& random_trials);
 std::vector<Params> FullGrid(const SearchSettings& config);
+// The full grid's lrs, as FullGrid lists them.
+std::vector<double> GridLrs(const SearchSettings& config);
+
+// One round of random_then_grid's climb (hpo/samplers/random_then_grid_sampler.h): the
+// incumbent is the best COMPLETE trial of `study` on the full grid's lattice (one of GridLrs
+// and a batch size; ties: the first in `study`); the result is its neighbours on the lattice,
+// one grid lr and/or one batch size away (up to 8, diagonals included; ascending lr, then
+// batch; every other parameter at the incumbent's value), less those equal (SamePoint) to one
+// of `planned` or to a trial of `study`. Empty when there is no incumbent or all its
+// neighbours were run or planned: the climb has reached a local optimum of the grid.
+std::vector<Params> ClimbStep(const SearchSettings& config, const Study& study,
+                              const std::vector<Params>& planned);
 
 // The lr values of a local grid around `center`, ascending.
 std::vector<double> LocalLrs(const SearchSettings& config, double center);

@@ -1,5 +1,6 @@
 #include "hpo/samplers/random_then_grid_sampler.h"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <set>
@@ -47,33 +48,73 @@ int64_t RandomThenGridSampler::NextUntakenPoint(const Study& study) const {
   return k.next;
 }
 
+bool RandomThenGridSampler::AllSettled(const Study& study, int64_t end) const {
+  struct Count {
+    bool done = false;
+    int64_t failures = 0, node_losses = 0;
+  };
+  std::vector<Count> counts(static_cast<size_t>(end));
+  for (const Trial& t : study.trials) {
+    if (t.point < 0 || t.point >= end) continue;
+    Count& c = counts[static_cast<size_t>(t.point)];
+    c.done = c.done || t.state == TrialState::kComplete || t.state == TrialState::kPruned;
+    if (CountsAsFailedAttempt(t)) ++c.failures;
+    if (LostWithItsNode(t)) ++c.node_losses;
+  }
+  for (const Count& c : counts) {
+    if (!c.done && c.failures <= config_.max_failures_per_trial &&
+        c.node_losses <= kMaxNodeLosses) {
+      return false;
+    }
+  }
+  return true;
+}
+
+Study RandomThenGridSampler::TrialsBefore(const Study& study, int64_t end) {
+  Study out;
+  out.maximize = study.maximize;
+  for (const Trial& t : study.trials) {
+    if (t.point >= 0 && t.point < end) out.trials.push_back(t);
+  }
+  return out;
+}
+
 Availability RandomThenGridSampler::NextAvailability(const Study& study) {
   const int64_t next = NextUntakenPoint(study);
   if (next < random_points_) return Availability::kReady;
   if (!grid_.has_value()) {
-    for (int64_t p = 0; p < random_points_; ++p) {
-      if (!Settled(study, p)) return Availability::kWait;
-    }
+    if (!AllSettled(study, random_points_)) return Availability::kWait;
     // The grid comes from the random phase's trials alone. They are the whole study when the
     // grid is first needed; a resumed sweep's study holds grid trials too, which LocalGrid
     // would drop as already run, shifting every later point.
-    Study random_phase;
-    random_phase.maximize = study.maximize;
-    for (const Trial& t : study.trials) {
-      if (t.point < random_points_) random_phase.trials.push_back(t);
-    }
+    const Study random_phase = TrialsBefore(study, random_points_);
     std::vector<const Trial*> random_trials;
-    for (const Trial& t : random_phase.trials) {
-      if (t.point >= 0) random_trials.push_back(&t);
-    }
+    for (const Trial& t : random_phase.trials) random_trials.push_back(&t);
     grid_ = LocalGrid(config_, random_phase, random_trials);
+    climb_budget_ =
+        std::max<int64_t>(0, LocalGridBound(config_) - static_cast<int64_t>(grid_->size()));
+    climbing_ = config_.grid.climb && climb_budget_ > 0;
+  }
+  // The climb: once every planned point is settled, one round from the trials of those points
+  // alone (so that a resumed study's later trials do not change it).
+  while (climbing_ && next >= random_points_ + static_cast<int64_t>(grid_->size())) {
+    const int64_t end = random_points_ + static_cast<int64_t>(grid_->size());
+    if (!AllSettled(study, end)) return Availability::kWait;
+    const Study settled = TrialsBefore(study, end);
+    std::vector<Params> planned = *grid_;
+    for (int64_t p = 0; p < random_points_; ++p) planned.push_back(PointParams(p));
+    std::vector<Params> step = ClimbStep(config_, settled, planned);
+    if (static_cast<int64_t>(step.size()) > climb_budget_) step.resize(climb_budget_);
+    climb_budget_ -= static_cast<int64_t>(step.size());
+    climbing_ = !step.empty() && climb_budget_ > 0;
+    for (Params& p : step) grid_->push_back(std::move(p));
   }
   return next < random_points_ + static_cast<int64_t>(grid_->size()) ? Availability::kReady
-                                                                      : Availability::kExhausted;
+                                                                     : Availability::kExhausted;
 }
 
 std::optional<int64_t> RandomThenGridSampler::PlannedTrials() const {
-  if (!grid_.has_value()) return std::nullopt;
+  if (!grid_.has_value() || climbing_) return std::nullopt;
   return random_points_ + static_cast<int64_t>(grid_->size());
 }
 
@@ -109,9 +150,8 @@ absl::Status TopKWithinRandom(const ConfigMap& search, const SearchSettings& s) 
   if (s.grid.top_k <= s.random.trials) return absl::OkStatus();
   absl::StatusOr<ConfigMap> grid = search.GetOptionalMap("grid");
   if (!grid.ok()) return grid.status();
-  return grid->Error("top_k", absl::StrCat("is ", s.grid.top_k,
-                                           " but the random phase runs only ", s.random.trials,
-                                           " trials"));
+  return grid->Error("top_k", absl::StrCat("is ", s.grid.top_k, " but the random phase runs only ",
+                                           s.random.trials, " trials"));
 }
 
 std::string DescribeRandom(const SearchSettings& s) {
@@ -131,9 +171,13 @@ std::string DescribeRandomThenGrid(const SearchSettings& s) {
          absl::StrFormat(
              "    grid        around each of the %d best random trials: the full grid's lrs (%d "
              "over the range) within [lr/%.3g, lr*%.3g] (slid inside the range at a bound) x "
-             "its batch and %d neighbour(s) each side%s, minus points already run\n",
+             "its batch and %d neighbour(s) each side%s, minus points already run%s\n",
              s.grid.top_k, s.grid.lr_points, half, half, s.grid.batch_neighbors,
-             s.params.empty() ? "" : ", the other parameters at its values");
+             s.params.empty() ? "" : ", the other parameters at its values",
+             s.grid.climb ? "; then climbs from the best grid point to its unrun neighbours "
+                            "(one grid lr and/or batch size away) until it is the best of them, "
+                            "within the same bound"
+                          : "");
 }
 
 int64_t RandomTrials(const SearchSettings& s) { return s.random.trials; }
@@ -162,8 +206,8 @@ const SamplerKind& GridSearchKind() {
 
 const SamplerKind& RandomThenGridKind() {
   static const auto* const kKind =
-      new SamplerKind{"random_then_grid", TopKWithinRandom, DescribeRandomThenGrid,
-                      RandomThenGridTrials,  RandomTrials,     Make};
+      new SamplerKind{"random_then_grid",   TopKWithinRandom, DescribeRandomThenGrid,
+                      RandomThenGridTrials, RandomTrials,     Make};
   return *kKind;
 }
 

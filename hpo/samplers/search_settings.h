@@ -30,6 +30,9 @@ struct GridPhaseSpec {
   int64_t lr_points = 10;
   double lr_span = 10.0;
   int64_t batch_neighbors = 1;
+  // Whether random_then_grid climbs from the grid's best to its better neighbours afterwards
+  // (hpo/samplers/random_then_grid_sampler.h).
+  bool climb = true;
 };
 
 struct SearchSettings {

@@ -47,11 +47,13 @@ TEST(LocalGridTest, FollowsTheRule) {
   std::vector<Params> grid = LocalGrid(Config(), study, All(study));
   // Best: trial 1 (lr 4e-5, batch 128: neighbours 64, 128): the grid lrs within a factor
   // sqrt(10) of 4e-5 are 3.16e-5 and 1e-4. Then trial 2 (2e-4, 64: 32, 64, 128): 1e-4 and
-  // 3.16e-4; (1e-4, 32) is trial 0 and (1e-4, 64), (1e-4, 128) are in the first group.
+  // 3.16e-4; (1e-4, 32) is trial 0 and (1e-4, 64), (1e-4, 128) are in the first group. Each
+  // group nearest its centre first: its batch, then the neighbours; the lr nearest its lr first
+  // (3.16e-5 is nearer 4e-5 than 1e-4 is; 3.16e-4 nearer 2e-4 than 1e-4), ties by batch.
   const double r = std::sqrt(10.0);
   const std::vector<std::pair<double, double>> want = {
-      {1e-4 / r, 64}, {1e-4 / r, 128}, {1e-4, 64}, {1e-4, 128},
-      {1e-4 * r, 32}, {1e-4 * r, 64},  {1e-4 * r, 128}};
+      {1e-4 / r, 128}, {1e-4, 128},    {1e-4 / r, 64}, {1e-4, 64},
+      {1e-4 * r, 64},  {1e-4 * r, 32}, {1e-4 * r, 128}};
   ASSERT_EQ(grid.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i) {
     EXPECT_NEAR(grid[i].at(kLrParam), want[i].first, 1e-15) << i;
@@ -98,7 +100,7 @@ TEST(LocalGridTest, SlidesTheWindowInsideTheRange) {
   std::vector<Params> grid = LocalGrid(c, study, All(study));
   ASSERT_EQ(grid.size(), 4u);
   const double q = std::pow(10.0, 0.25);
-  const double want[] = {1e-4, 1e-4 * q, 1e-4 * q * q, 1e-4 * q * q * q};
+  const double want[] = {1e-4 * q * q * q, 1e-4 * q * q, 1e-4 * q, 1e-4};  // nearest 1e-3 first
   for (size_t i = 0; i < 4; ++i) EXPECT_NEAR(grid[i].at(kLrParam), want[i], 1e-15) << i;
   for (const Params& p : grid) {
     EXPECT_LE(p.at(kLrParam), 1e-3);
@@ -174,9 +176,53 @@ TEST(LocalGridTest, CategoricalLrTakesNearestListedValues) {
   Study study;
   study.trials = {Complete(0, 1e-3, 64, 0.9)};
   std::vector<Params> grid = LocalGrid(c, study, All(study));
-  ASSERT_EQ(grid.size(), 2u);  // 1e-4, 3e-4 (+ 1e-3 already run)
-  EXPECT_EQ(grid[0].at(kLrParam), 1e-4);
-  EXPECT_EQ(grid[1].at(kLrParam), 3e-4);
+  ASSERT_EQ(grid.size(), 2u);  // 3e-4, 1e-4, nearest 1e-3 first (1e-3 already run)
+  EXPECT_EQ(grid[0].at(kLrParam), 3e-4);
+  EXPECT_EQ(grid[1].at(kLrParam), 1e-4);
+}
+
+// The climb's round: the unrun lattice neighbours of the best COMPLETE lattice point.
+TEST(ClimbStepTest, NeighboursOfTheBestGridPoint) {
+  const double r = std::sqrt(10.0);  // Config()'s grid lrs: 1e-5 .. 1e-3, a factor r apart
+  Study study;
+  // Trial 0 is off the lattice (a random point) and best: not the incumbent. Trial 1, at the
+  // grid lr 1e-4 and batch 64, is; trial 2 is PRUNED, so its better value does not count.
+  study.trials = {Complete(0, 4e-5, 32, 0.99), Complete(1, 1e-4, 64, 0.8),
+                  Complete(2, 1e-4, 32, 0.95), Complete(3, 1e-4 * r, 128, 0.7)};
+  study.trials[2].state = TrialState::kPruned;
+  const std::vector<Params> planned = {{{kLrParam, 1e-4 / r}, {kBatchParam, 64}}};
+  std::vector<Params> step = ClimbStep(Config(), study, planned);
+  // 8 neighbours, less (1e-4/r, 64) planned, (1e-4, 32) and (1e-4*r, 128) run.
+  const std::vector<std::pair<double, double>> want = {
+      {1e-4 / r, 32}, {1e-4 / r, 128}, {1e-4, 128}, {1e-4 * r, 32}, {1e-4 * r, 64}};
+  ASSERT_EQ(step.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_NEAR(step[i].at(kLrParam), want[i].first, 1e-15) << i;
+    EXPECT_EQ(step[i].at(kBatchParam), want[i].second) << i;
+  }
+  // At the corner of the lattice (the top lr, the largest batch): 3 neighbours, one of them
+  // (1e-4*r, 128) run.
+  study.trials.push_back(Complete(4, 1e-3, 128, 0.9));
+  step = ClimbStep(Config(), study, planned);
+  ASSERT_EQ(step.size(), 2u);
+  for (const Params& p : step) {
+    EXPECT_LE(p.at(kLrParam), 1e-3);
+    EXPECT_GE(p.at(kBatchParam), 64);
+  }
+  // Every neighbour run: a local optimum, no round.
+  for (const Params& p : step) {
+    study.trials.push_back(Complete(static_cast<int64_t>(study.trials.size()), p.at(kLrParam),
+                                    p.at(kBatchParam), 0.1));
+  }
+  EXPECT_TRUE(ClimbStep(Config(), study, planned).empty());
+  // Minimizing, the lowest value is the incumbent; no COMPLETE lattice point: no round.
+  SearchSettings min = Config();
+  min.maximize = false;
+  step = ClimbStep(min, study, planned);
+  ASSERT_FALSE(step.empty());
+  Study off_lattice;
+  off_lattice.trials = {Complete(0, 4e-5, 32, 0.9)};
+  EXPECT_TRUE(ClimbStep(Config(), off_lattice, {}).empty());
 }
 
 TEST(FullGridTest, SpansTheRange) {

@@ -2,6 +2,8 @@
 // proposed once; failed points count as settled only after max_failures_per_trial retries.
 #include "hpo/samplers/random_then_grid_sampler.h"
 
+#include <cmath>
+
 #include "gtest/gtest.h"
 #include "hpo/samplers/grid_sampler.h"
 
@@ -62,7 +64,117 @@ TEST(RandomThenGridSamplerTest, PhasesInOrder) {
       EXPECT_FALSE(SamePoint(t.params, study.trials[j].params)) << "duplicate of trial " << j;
     }
   }
+  // The climb waits for the grid's results; without the climb the plan ends here.
+  EXPECT_EQ(sampler.NextAvailability(study), Availability::kWait);
+  EXPECT_FALSE(sampler.PlannedTrials().has_value());
+  SearchSettings no_climb = Config();
+  no_climb.grid.climb = false;
+  RandomThenGridSampler plain(no_climb);
+  EXPECT_EQ(plain.NextAvailability(study), Availability::kExhausted);
+  EXPECT_EQ(plain.PlannedTrials(), 3 + static_cast<int64_t>(grid_size));
+}
+
+// A bowl over the lattice, highest at (lr 1e-3, batch 128): a corner of the space.
+double Bowl(const Params& p) {
+  return -std::pow(std::log10(p.at(kLrParam)) + 3, 2) -
+         std::pow(std::log2(p.at(kBatchParam) / 128), 2);
+}
+
+// Runs `sampler` to its end one trial at a time, each COMPLETE with Bowl.
+Study RunToEnd(RandomThenGridSampler& sampler, const SearchSettings& c) {
+  Study study;
+  while (sampler.NextAvailability(study) == Availability::kReady) {
+    Trial t;
+    t.number = static_cast<int64_t>(study.trials.size());
+    SampleTrial(sampler, study, &t, BuildSearchSpace(c));
+    t.state = TrialState::kComplete;
+    t.value = Bowl(t.params);
+    study.trials.push_back(t);
+  }
   EXPECT_EQ(sampler.NextAvailability(study), Availability::kExhausted);
+  return study;
+}
+
+// The local grid around the random phase's best misses the grid's best when that lies beyond
+// its neighbourhood; the climb walks there, within the local grid's bound, and a resumed
+// sweep climbs the same way.
+TEST(RandomThenGridSamplerTest, ClimbsToTheGridsBestBeyondTheLocalGrid) {
+  SearchSettings c = Config();
+  c.grid = {1, 9, 10.0, 1};  // lrs a factor 10^(1/4) apart; the best's batch and one each side
+  const Params best = {{kLrParam, 1e-3}, {kBatchParam, 128}};
+  const auto found = [&](const Study& s) {
+    for (const Trial& t : s.trials) {
+      if (SamePoint(t.params, best)) return true;
+    }
+    return false;
+  };
+  SearchSettings no_climb = c;
+  no_climb.grid.climb = false;
+  RandomThenGridSampler plain(no_climb);
+  const Study without = RunToEnd(plain, no_climb);
+  ASSERT_FALSE(found(without)) << "the local grid reaches the best: no test of the climb";
+
+  RandomThenGridSampler sampler(c);
+  const Study with = RunToEnd(sampler, c);
+  EXPECT_TRUE(found(with));
+  ASSERT_GT(with.trials.size(), without.trials.size());
+  // The same random points and local grid first; then the climb's points, all grid points.
+  for (size_t i = 0; i < without.trials.size(); ++i) {
+    EXPECT_EQ(with.trials[i].params, without.trials[i].params) << i;
+  }
+  const std::vector<Params> full = FullGrid(c);
+  for (size_t i = without.trials.size(); i < with.trials.size(); ++i) {
+    EXPECT_EQ(with.trials[i].phase, "grid");
+    bool on_grid = false;
+    for (const Params& q : full) on_grid = on_grid || SamePoint(with.trials[i].params, q);
+    EXPECT_TRUE(on_grid) << i;
+    for (size_t j = 0; j < i; ++j)
+      EXPECT_FALSE(SamePoint(with.trials[i].params, with.trials[j].params));
+  }
+  EXPECT_EQ(sampler.PlannedTrials(), static_cast<int64_t>(with.trials.size()));
+  EXPECT_LE(static_cast<int64_t>(with.trials.size()), RandomThenGridKind().max_planned_trials(c));
+  // A resumed sweep: a fresh sampler given the study before any climb trial proposes it again.
+  for (size_t k = without.trials.size(); k < with.trials.size(); ++k) {
+    RandomThenGridSampler resumed(c);
+    Study before;
+    before.trials.assign(with.trials.begin(), with.trials.begin() + static_cast<long>(k));
+    ASSERT_EQ(resumed.NextAvailability(before), Availability::kReady) << k;
+    Trial t;
+    t.number = static_cast<int64_t>(k);
+    SampleTrial(resumed, before, &t, BuildSearchSpace(c));
+    EXPECT_EQ(t.point, with.trials[k].point) << k;
+    EXPECT_EQ(t.params, with.trials[k].params) << k;
+  }
+}
+
+// The climb's rounds come one at a time: each waits until the points before it are settled.
+TEST(RandomThenGridSamplerTest, EachClimbRoundWaitsForTheLast) {
+  SearchSettings c = Config();
+  c.grid = {1, 9, 10.0, 1};
+  RandomThenGridSampler sampler(c);
+  Study study;
+  int64_t local_end = -1;
+  while (true) {
+    const Availability a = sampler.NextAvailability(study);
+    if (a == Availability::kExhausted) break;
+    if (a == Availability::kWait) {
+      // Nothing may wait with nothing running; finish every running trial.
+      bool running = false;
+      for (Trial& t : study.trials) {
+        if (t.state != TrialState::kRunning) continue;
+        running = true;
+        t.state = TrialState::kComplete;
+        t.value = Bowl(t.params);
+      }
+      ASSERT_TRUE(running) << "waits on nothing";
+      continue;
+    }
+    if (local_end < 0 && sampler.grid().has_value()) {
+      local_end = 3 + static_cast<int64_t>(sampler.grid()->size());
+    }
+    NewTrial(sampler, study);
+  }
+  EXPECT_GT(static_cast<int64_t>(study.trials.size()), local_end);
 }
 
 TEST(RandomThenGridSamplerTest, FailedPointSettlesAfterRetries) {

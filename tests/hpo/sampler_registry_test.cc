@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "common/yaml_config.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "common/yaml_config.h"
 #include "hpo/config/sweep_config.h"
 #include "hpo/samplers/random_sampler.h"
 #include "hpo/samplers/sampler_registry.h"
@@ -97,8 +97,8 @@ TEST(SamplerRegistryTest, EachKindBuildsASamplerThatKeepsItsPlan) {
 }
 
 TEST(SamplerRegistryTest, ValidateRefusesOnlyWhatTheMethodCannotRun) {
-  absl::StatusOr<ConfigFile> file = ConfigFile::Parse(
-      "search:\n  random: {trials: 2}\n  grid: {top_k: 3}\n", "s.yaml");
+  absl::StatusOr<ConfigFile> file =
+      ConfigFile::Parse("search:\n  random: {trials: 2}\n  grid: {top_k: 3}\n", "s.yaml");
   ASSERT_TRUE(file.ok()) << file.status();
   absl::StatusOr<ConfigMap> root = file->Root();
   ASSERT_TRUE(root.ok());
@@ -123,8 +123,8 @@ TEST(SamplerRegistryTest, EachKindDescribesItself) {
             "    random      4 trials, seed 7\n");
   EXPECT_EQ(SamplerKindOf(Settings("grid")).describe(Settings("grid")),
             "    grid        3 lr points x 3 batch sizes\n");
-  const std::string both = SamplerKindOf(Settings("random_then_grid"))
-                               .describe(Settings("random_then_grid"));
+  const std::string both =
+      SamplerKindOf(Settings("random_then_grid")).describe(Settings("random_then_grid"));
   EXPECT_THAT(both, HasSubstr("    random      4 trials, seed 7\n"));
   EXPECT_THAT(both, HasSubstr("around each of the 2 best random trials"));
 }
@@ -134,10 +134,30 @@ TEST(SamplerRegistryTest, TheSweepConfigTakesTheRegisteredMethods) {
     const SweepConfig c = ConfigFromYaml(
         "name: s\nmetric: {name: m}\ntrainer: {synthetic: {}}\n"
         "parameters: {lr: {distribution: log_uniform, min: 1.0e-5, max: 1.0e-3},"
-        " batch_size: {values: [16]}}\nsearch: {method: " + method + "}\n",
+        " batch_size: {values: [16]}}\nsearch: {method: " +
+            method + "}\n",
         "s.yaml");
     EXPECT_EQ(c.method, method);
   }
+}
+
+// search.grid.climb (hpo/samplers/random_then_grid_sampler.h): on unless turned off.
+TEST(SamplerRegistryTest, TheSweepConfigTakesGridClimb) {
+  const std::string head =
+      "name: s\nmetric: {name: m}\ntrainer: {synthetic: {}}\n"
+      "parameters: {lr: {distribution: log_uniform, min: 1.0e-5, max: 1.0e-3},"
+      " batch_size: {values: [16]}}\n";
+  EXPECT_TRUE(ConfigFromYaml(head + "search: {method: random_then_grid}\n", "s.yaml").grid.climb);
+  EXPECT_FALSE(ConfigFromYaml(head + "search: {grid: {climb: false}}\n", "s.yaml").grid.climb);
+  absl::StatusOr<ConfigFile> file =
+      ConfigFile::Parse(head + "search: {grid: {climb: maybe}}\n", "s.yaml");
+  ASSERT_TRUE(file.ok()) << file.status();
+  EXPECT_THAT(ParseSweepConfig(*file).status().message(),
+              HasSubstr("s.yaml:5: search.grid.climb: expected true or false, got 'maybe'"));
+  SearchSettings s = Settings("random_then_grid");
+  EXPECT_THAT(SamplerKindOf(s).describe(s), HasSubstr("then climbs from the best grid point"));
+  s.grid.climb = false;
+  EXPECT_THAT(SamplerKindOf(s).describe(s), ::testing::Not(HasSubstr("climbs")));
 }
 
 }  // namespace
