@@ -71,5 +71,16 @@ SweepProgress ProgressOf(const SweepEngine& engine, const SweepConfig& config,
   return p;
 }
 
+comm::Envelope SubmitAlone(RunningTrial& run) {
+  comm::Envelope envelope;
+  comm::TrialSpec* spec = envelope.mutable_submit()->mutable_trial();
+  *spec = run.spec;
+  spec->set_run_id(0);
+  spec->set_trials_per_gpu(1);
+  run = RunningTrial{};
+  run.spec = *spec;
+  return envelope;
+}
+
 }  // namespace hpo
 }  // namespace tunefleet

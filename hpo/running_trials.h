@@ -36,6 +36,10 @@ using RunningTrials = std::map<int64_t, RunningTrial>;  // by trial number
 // ranks): workers[i] belongs to ranks[i]; a Started without ranks lists rank 0 first.
 std::string RankZeroWorker(const comm::Started& started);
 
+// A trial that ran out of memory sharing a GPU, submitted again alone: its spec with
+// trials_per_gpu 1 and no run id, as a Submit; `run` starts over with that spec.
+comm::Envelope SubmitAlone(RunningTrial& run);
+
 // How many of `running` have started (a Started came).
 int StartedCount(const RunningTrials& running);
 

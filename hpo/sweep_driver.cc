@@ -17,12 +17,13 @@
 #include "common/file_util.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
-#include "hpo/journal/journal_file.h"
-#include "hpo/journal/journal_replay.h"
-#include "hpo/report/report.h"
-#include "hpo/journal/study_json.h"
 #include "hpo/config/sweep_plan.h"
 #include "hpo/config/sweep_preflight.h"
+#include "hpo/journal/journal_file.h"
+#include "hpo/journal/journal_replay.h"
+#include "hpo/journal/study_json.h"
+#include "hpo/report/report.h"
+#include "hpo/search_space.h"
 #include "hpo/trial_command.h"
 
 namespace tunefleet {
@@ -159,6 +160,15 @@ void SweepDriver::Submit(int64_t number) {
   // The agent runs its ranks in warm workers only when it can (`trainer train`).
   spec->set_reuse_worker(config_.reuse_workers);
   spec->set_worker_max_trials(static_cast<int32_t>(config_.worker_max_trials));
+  if (config_.trials_per_gpu > 1) {
+    spec->set_trials_per_gpu(static_cast<int32_t>(config_.trials_per_gpu));
+    const int64_t batch = static_cast<int64_t>(t.params.at(kBatchParam));
+    auto known = memory_mib_.find(batch);
+    if (known == memory_mib_.end()) {
+      known = memory_mib_.emplace(batch, TrialMemoryMib(config_, batch)).first;
+    }
+    spec->set_memory_mib(known->second);
+  }
   if (config_.fetch_back && !config_.trainer.synthetic) {
     spec->set_fetch_back(absl::StrCat(run_dir_, "/trial-", t.number));  // its output.dir
   }
@@ -213,6 +223,14 @@ absl::Status SweepDriver::RecordGpuUsage(int64_t trial, const RunningTrial& run)
   return engine_->SetGpuUsage(trial, gpu->util_mean, gpu->mem_peak_mib, gpu->energy_j);
 }
 
+absl::Status SweepDriver::RunAlone(RunningTrial& run, const comm::Exit& exit) {
+  std::cout << "trial " << exit.trial() << " ran out of GPU memory sharing a GPU (" << exit.reason()
+            << " on " << exit.agent() << "); running it again alone\n"
+            << std::flush;
+  Send(SubmitAlone(run));
+  return engine_->SetRequeuedAlone(exit.trial());
+}
+
 absl::Status SweepDriver::HandleExit(const comm::Exit& exit) {
   auto it = running_.find(exit.trial());
   if (it == running_.end()) return absl::OkStatus();
@@ -220,6 +238,10 @@ absl::Status SweepDriver::HandleExit(const comm::Exit& exit) {
   if ((exit.outcome() == comm::Exit::COMPLETED || exit.outcome() == comm::Exit::STOPPED) &&
       it->second.started != absl::InfinitePast()) {
     trial_durations_.push_back(absl::Now() - it->second.started);
+  }
+  if (exit.outcome() == comm::Exit::FAILED && exit.cause() == comm::Exit::OUT_OF_MEMORY &&
+      it->second.spec.trials_per_gpu() > 1 && !interrupting_) {
+    return RunAlone(it->second, exit);
   }
   running_.erase(it);
   RunEnd end = RunEnd::kFailed;

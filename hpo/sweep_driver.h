@@ -83,6 +83,9 @@ class SweepDriver {
   absl::Status HandleMessage(const comm::Envelope& envelope);
   absl::Status HandleReport(const comm::Report& report);
   absl::Status HandleExit(const comm::Exit& exit);
+  // A trial that ran out of memory sharing a GPU: submitted again with trials_per_gpu 1, as the
+  // same trial (not a failed attempt).
+  absl::Status RunAlone(RunningTrial& run, const comm::Exit& exit);
   void SendDecision(int64_t trial, int64_t step, bool stop);
   void Send(const comm::Envelope& envelope);
   void Interrupt();
@@ -103,6 +106,7 @@ class SweepDriver {
   // How long the trials that ran to their end or were pruned took, from Started to Exit (ETA).
   std::vector<absl::Duration> trial_durations_;
   int most_running_ = 0;  // the most trials seen running at once (ETA)
+  std::map<int64_t, double> memory_mib_;       // TrialMemoryMib per batch size
   std::unique_ptr<ReportWriter> html_report_;  // the page beside the journal
   std::vector<std::string> bound_lines_;  // the best point's bounds, once the sweep ended
   zmq::context_t context_;

@@ -366,6 +366,13 @@ absl::Status SweepEngine::SetWorker(int64_t number, const std::string& worker) {
   return journal_->SetUserAttr(number, "worker", JsonString(worker));
 }
 
+absl::Status SweepEngine::SetRequeuedAlone(int64_t number) {
+  if (!IsRunning(number)) return absl::OkStatus();
+  study_.trials[static_cast<size_t>(number)].requeued_alone = true;
+  if (journal_ == nullptr) return absl::OkStatus();
+  return journal_->SetUserAttr(number, "requeued_alone", "true");
+}
+
 std::vector<int64_t> SweepEngine::Running() const {
   std::vector<int64_t> out;
   for (const auto& [number, run] : running_) out.push_back(number);

@@ -124,6 +124,9 @@ class SweepEngine {
   // Records the warm worker that runs trial `number`'s rank 0: Trial::worker and the user attr
   // "worker" (only warm trials get one).
   absl::Status SetWorker(int64_t number, const std::string& worker);
+  // Records that running trial `number` ran out of memory on a shared GPU and runs again alone:
+  // Trial::requeued_alone and the user attr "requeued_alone".
+  absl::Status SetRequeuedAlone(int64_t number);
   // Records trial `number`'s GPU telemetry (Trial::gpu_util_mean and the others, and their user
   // attrs); the last call before the trial ends counts.
   absl::Status SetGpuUsage(int64_t number, double util_mean, double mem_peak_mib, double energy_j);

@@ -49,6 +49,8 @@ struct Trial {
   // The warm trainer worker that ran rank 0, "AGENT/slot-S/w-PID#N" (comm Started.workers);
   // empty for a fresh trainer process.
   std::string worker;
+  // It ran out of GPU memory sharing a GPU and was run again alone (user attr "requeued_alone").
+  bool requeued_alone = false;
   // GPU telemetry: NVML samples taken by the agents every second on the trial's GPUs while it
   // ran (launcher/agent/gpu_telemetry.h). Absent where no agent could load NVML (or on CPU slots).
   std::optional<double> gpu_util_mean;     // user attr "gpu_util_mean": mean utilisation, %

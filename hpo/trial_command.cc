@@ -63,6 +63,7 @@ void FillTrainerCommand(const SweepConfig& config, const Trial& trial, const std
           std::to_string(batch), std::string("--metric"), config.metric_name}) {
       spec->add_argv(a);
     }
+    if (s.oom_when_shared) spec->add_argv("--oom_when_shared");
     return;
   }
   for (const char* a : {"train", "--config"}) spec->add_argv(a);

@@ -102,8 +102,11 @@ int RunSweep(const SweepOptions& o, SignalFd* signals) {
     options.health_check = [c]() { return c->CheckAlive(); };  // restarts a dead head or agent
     // A restarted head hands the trials back: wait for it (--head_grace_s 0 would fail at once).
     if (options.head_grace <= absl::ZeroDuration()) options.head_grace = absl::Minutes(1);
-    std::cout << "dev mode: local head and agent (" << dev.slots << " slot(s)); logs in " << dev.log_dir
-              << std::endl;
+    std::cout << "dev mode: local head and agent (" << dev.slots << " slot(s)"
+              << (config->trials_per_gpu > 1
+                      ? absl::StrCat(", up to ", config->trials_per_gpu, " trials a GPU")
+                      : std::string())
+              << "); logs in " << dev.log_dir << std::endl;
   }
   SweepDriver driver(*config, options, signals);
   absl::Status result = driver.Run();

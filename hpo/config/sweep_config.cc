@@ -37,6 +37,43 @@ bool ValidEnvName(const std::string& name) {
          !absl::ascii_isdigit(static_cast<unsigned char>(name[0])) && AllAlnumOr(name, "_");
 }
 
+// resources.gpus_per_trial: ranks (an integer >= 1), or a share of one GPU, 1/N (0.5, 0.25):
+// then one rank, N trials to a GPU; resources.trials_per_gpu: N says the same.
+absl::Status ParseGpusPerTrial(const ConfigMap& m, SweepConfig* c) {
+  double gpus = 1;
+  RETURN_IF_ERROR(m.GetOptional("gpus_per_trial", &gpus));
+  if (!(gpus > 0)) return m.Error("gpus_per_trial", "must be > 0 (ranks, or 1/N of a GPU)");
+  int64_t share = 1;
+  if (gpus < 1) {
+    share = std::llround(1.0 / gpus);
+    if (std::abs(1.0 / static_cast<double>(share) - gpus) > 1e-6) {
+      return m.Error("gpus_per_trial", absl::StrCat(gpus,
+                                                    " is not 1/N of a GPU: use 0.5, 0.25, ... or "
+                                                    "resources.trials_per_gpu: N"));
+    }
+  } else if (gpus != std::floor(gpus)) {
+    return m.Error("gpus_per_trial",
+                   absl::StrCat(gpus, " is neither a number of ranks nor 1/N of a GPU"));
+  }
+  c->gpus_per_trial = share > 1 ? 1 : static_cast<int64_t>(gpus);
+  c->trials_per_gpu = share;
+  if (!m.Has("trials_per_gpu")) return absl::OkStatus();
+  int64_t n = 1;
+  RETURN_IF_ERROR(GetAtLeast(m, "trials_per_gpu", &n, 1));
+  if (share > 1 && n != share) {
+    return m.Error("trials_per_gpu", absl::StrCat(n, " disagrees with gpus_per_trial: ", gpus, " (",
+                                                  share, " trials to a GPU): give one"));
+  }
+  if (n > 1 && c->gpus_per_trial > 1) {
+    return m.Error("trials_per_gpu",
+                   absl::StrCat("trials share a GPU only with one rank each, not gpus_per_trial: ",
+                                c->gpus_per_trial));
+  }
+  if (n > 64) return m.Error("trials_per_gpu", absl::StrCat("must be <= 64, got ", n));
+  c->trials_per_gpu = n;
+  return absl::OkStatus();
+}
+
 absl::Status ParseMetric(const ConfigMap& m, SweepConfig* c) {
   RETURN_IF_ERROR(m.AllowOnly({"name", "goal"}));
   RETURN_IF_ERROR(m.Get("name", &c->metric_name));
@@ -62,7 +99,11 @@ absl::Status ParseTrainer(const ConfigMap& m, TrainerSpec* t) {
     }
     t->synthetic = true;
     ASSIGN_OR_RETURN(ConfigMap s, m.GetOptionalMap("synthetic"));
-    RETURN_IF_ERROR(s.AllowOnly({"steps", "samples_per_step", "seconds_per_step", "noise", "seed"}));
+    RETURN_IF_ERROR(s.AllowOnly({"steps", "samples_per_step", "seconds_per_step", "noise", "seed",
+                                 "memory_mib", "oom_when_shared"}));
+    RETURN_IF_ERROR(s.GetOptional("memory_mib", &t->synthetic_spec.memory_mib));
+    if (t->synthetic_spec.memory_mib < 0) return s.Error("memory_mib", "must be >= 0");
+    RETURN_IF_ERROR(s.GetOptional("oom_when_shared", &t->synthetic_spec.oom_when_shared));
     SyntheticSpec& spec = t->synthetic_spec;
     RETURN_IF_ERROR(GetAtLeast(s, "steps", &spec.steps, 0));
     RETURN_IF_ERROR(GetAtLeast(s, "samples_per_step", &spec.samples_per_step, 1));
@@ -155,8 +196,8 @@ absl::StatusOr<SweepConfig> ParseSweepConfig(const ConfigFile& file) {
   ASSIGN_OR_RETURN(ConfigMap trainer, root.GetMap("trainer"));
   RETURN_IF_ERROR(ParseTrainer(trainer, &c.trainer));
   ASSIGN_OR_RETURN(ConfigMap resources, root.GetOptionalMap("resources"));
-  RETURN_IF_ERROR(resources.AllowOnly({"gpus_per_trial", "stage", "fetch_back", "env",
-                                       "reuse_workers", "worker_max_trials"}));
+  RETURN_IF_ERROR(resources.AllowOnly({"gpus_per_trial", "trials_per_gpu", "stage", "fetch_back",
+                                       "env", "reuse_workers", "worker_max_trials"}));
   if (resources.Has("env")) {
     ASSIGN_OR_RETURN(ConfigMap env, resources.GetMap("env"));
     RETURN_IF_ERROR(env.AllowOnly(env.Keys()));  // duplicates
@@ -177,14 +218,13 @@ absl::StatusOr<SweepConfig> ParseSweepConfig(const ConfigFile& file) {
     return resources.Error("worker_max_trials",
                            absl::StrCat("must be <= ", INT32_MAX, ", got ", c.worker_max_trials));
   }
-  RETURN_IF_ERROR(resources.GetOptional("gpus_per_trial", &c.gpus_per_trial));
+  RETURN_IF_ERROR(ParseGpusPerTrial(resources, &c));
   if (resources.Has("stage")) {
     RETURN_IF_ERROR(resources.Get("stage", &c.stage));
     for (const std::string& path : c.stage) {
       if (path.empty()) return resources.Error("stage", "holds an empty path");
     }
   }
-  RETURN_IF_ERROR(AtLeast(resources, "gpus_per_trial", c.gpus_per_trial, 1));
   ASSIGN_OR_RETURN(ConfigMap parameters, root.GetMap("parameters"));
   RETURN_IF_ERROR(ParseParameters(parameters, &c.lr, &c.batch_sizes, &c.params));
   if (c.trainer.synthetic && !c.params.empty()) {

@@ -57,6 +57,11 @@ struct SyntheticSpec {
   double seconds_per_step = 0.0;
   double noise = 0.0;
   int64_t seed = 0;
+  // For trials that share a GPU (tests without GPUs): the memory each trial declares
+  // (TrialSpec.memory_mib), and whether a trial that starts beside another on its GPU runs out
+  // of memory (exit code 3).
+  double memory_mib = 0;
+  bool oom_when_shared = false;
 };
 
 struct TrainerSpec {
@@ -91,6 +96,9 @@ struct SweepConfig : SearchSettings {
   std::string metric_name;
   TrainerSpec trainer;
   int64_t gpus_per_trial = 1;  // ranks per trial
+  // resources.trials_per_gpu (or gpus_per_trial: 1/N): one-rank trials an agent may place on one
+  // GPU while their memory estimates fit (TrialSpec.trials_per_gpu); 1: a GPU each.
+  int64_t trials_per_gpu = 1;
   // Files and folders the trials need, staged to agents that share no file system with hpo
   // (absolute; relative ones are taken from the sweep file's folder).
   std::vector<std::string> stage;

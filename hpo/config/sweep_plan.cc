@@ -40,8 +40,13 @@ std::string DescribeSweepPlan(const SweepConfig& c) {
     absl::StrAppend(&out, "; ", c.trainer.samples_per_epoch, " samples an epoch");
   }
   absl::StrAppend(&out, "\n");
-  absl::StrAppend(&out, "  resources     ", c.gpus_per_trial,
-                  " rank(s) per trial (a GPU each, or a CPU slot); ");
+  if (c.trials_per_gpu > 1) {
+    absl::StrAppend(&out, "  resources     1 rank per trial, up to ", c.trials_per_gpu,
+                    " trials a GPU while their memory estimates fit; ");
+  } else {
+    absl::StrAppend(&out, "  resources     ", c.gpus_per_trial,
+                    " rank(s) per trial (a GPU each, or a CPU slot); ");
+  }
   if (!c.reuse_workers) {
     absl::StrAppend(&out, "a fresh trainer process per rank (reuse_workers: false)\n");
   } else if (c.trainer.synthetic) {

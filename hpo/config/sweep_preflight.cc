@@ -5,22 +5,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/clip.h"
 #include "common/file_util.h"
 #include "common/gpu_detect.h"
 #include "common/status_macros.h"
-#include "hpo/journal/journal_file.h"
 #include "hpo/config/sweep_plan.h"
+#include "hpo/journal/journal_file.h"
 #include "trainer/model/bert_config.h"
-#include "trainer/model/model_family_registry.h"
 #include "trainer/model/memory_formula.h"
+#include "trainer/model/model_family_registry.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -102,6 +104,28 @@ absl::Status CheckDevModeBatchSizes(const SweepConfig& config, const LocalHost& 
         host.memory_text));
   }
   return absl::OkStatus();
+}
+
+double TrialMemoryMib(const SweepConfig& config, int64_t batch) {
+  if (config.trainer.synthetic) return config.trainer.synthetic_spec.memory_mib;
+  auto key = [&](const std::string& name) {
+    auto it = config.trainer.keys.find(name);
+    return it == config.trainer.keys.end() ? std::string() : it->second;
+  };
+  if (key("model.path").empty()) return 0;
+  absl::StatusOr<trainer::BertConfig> model =
+      trainer::ReadModelConfig(JoinPath(key("model.path"), "config.json"));
+  if (!model.ok()) return 0;
+  int64_t seq = model->max_position_embeddings;
+  if (int64_t max_len = 0; absl::SimpleAtoi(key("model.max_seq_len"), &max_len) && max_len > 0) {
+    seq = std::min(seq, max_len);
+  }
+  const trainer::MemoryEstimate estimate = trainer::EstimateTrainingMemoryBytes(
+      *model, trainer::EncoderParameters(*model), batch, seq,
+      key("task.type") == "classification" ? 1 : 2, key("train.precision") == "fp32",
+      key("train.grad_checkpointing") == "true",
+      key("train.strategy") == "zero1" ? static_cast<int>(config.gpus_per_trial) : 1);
+  return estimate.total_bytes() / (1024.0 * 1024.0);
 }
 
 absl::Status CheckJournalWritable(const std::string& journal) {

@@ -47,6 +47,12 @@ LocalHost ThisHost();
 // at its start (trainer/train/memory_estimate.h CheckBatchCanFit). A synthetic sweep passes.
 absl::Status CheckDevModeBatchSizes(const SweepConfig& config, const LocalHost& host);
 
+// The trainer's estimate of one trial's peak memory at per-rank batch `batch` (MiB; the model
+// state, and the activations at the model's max_seq_len, an upper bound under dynamic padding),
+// which agents check against a shared GPU's free memory (TrialSpec.memory_mib); a synthetic
+// sweep's memory_mib; 0 when the model cannot be read here.
+double TrialMemoryMib(const SweepConfig& config, int64_t batch);
+
 // The journal's folder, if it exists, takes a new file.
 absl::Status CheckJournalWritable(const std::string& journal);
 

@@ -161,6 +161,9 @@ void ApplyUserAttr(const std::string& key, const PyJson& v, Trial* t) {
     t->placement = AsString(v, what);
   } else if (key == "worker") {
     t->worker = AsString(v, what);
+  } else if (key == "requeued_alone") {
+    if (!v.is_boolean()) Fail(absl::StrCat(what, ": expected true or false, got ", DumpPyJson(v)));
+    t->requeued_alone = v.get<bool>();
   } else if (key == "gpu_util_mean") {
     t->gpu_util_mean = AsNumber(v, what);
   } else if (key == "gpu_mem_peak_mib") {

@@ -6,12 +6,13 @@
 #include <set>
 #include <tuple>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "hpo/search_space.h"
 #include "hpo/report/svg_chart.h"
+#include "hpo/search_space.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -19,14 +20,42 @@ namespace {
 
 constexpr char kUnplaced[] = "unplaced";
 
-// Lane order: agent name, then slot number (a lane without a number after its agent's).
-std::tuple<std::string, int64_t, std::string> LaneKey(const std::string& lane) {
+// A shared lane "local:0 (2)": the second trial at once on local:0's GPU; its GPU's lane, and
+// the seat (0 for the lane itself).
+std::pair<std::string, int64_t> SplitSeat(const std::string& lane) {
+  int64_t seat = 0;
+  const size_t open = lane.rfind(" (");
+  if (open != std::string::npos && absl::EndsWith(lane, ")") &&
+      absl::SimpleAtoi(lane.substr(open + 2, lane.size() - open - 3), &seat) && seat > 1) {
+    return {lane.substr(0, open), seat - 1};
+  }
+  return {lane, 0};
+}
+
+// Lane order: agent name, then slot number (a lane without a number after its agent's), then
+// the shared lanes of that slot.
+std::tuple<std::string, int64_t, std::string, int64_t> LaneKey(const std::string& name) {
+  const auto [lane, seat] = SplitSeat(name);
   const size_t colon = lane.rfind(':');
   int64_t slot = 0;
   if (colon != std::string::npos && absl::SimpleAtoi(lane.substr(colon + 1), &slot)) {
-    return {lane.substr(0, colon), slot, ""};
+    return {lane.substr(0, colon), slot, "", seat};
   }
-  return {lane, INT64_MAX, lane};
+  return {lane, INT64_MAX, lane, seat};
+}
+
+// The first of `ends`' seats free at `start` (a new one when none is), which then holds the bar
+// until `end`.
+size_t TakeSeat(std::vector<absl::Time>& ends, absl::Time start, absl::Time end) {
+  size_t seat = 0;
+  while (seat < ends.size() && ends[seat] > start) ++seat;
+  if (seat == ends.size()) ends.push_back(end);
+  ends[seat] = end;
+  return seat;
+}
+
+std::string SeatLane(const std::string& lane, size_t seat) {
+  return seat == 0 ? lane : absl::StrCat(lane, " (", seat + 1, ")");
 }
 
 // "h:mm:ss" or "m:ss" of `seconds` since the first start, for the time axis.
@@ -140,7 +169,7 @@ std::optional<double> SweepTimeline::BusyShare() const {
   std::map<std::string, std::vector<std::pair<absl::Time, absl::Time>>> by_lane;
   for (const TrialSpan& s : spans) {
     for (const std::string& lane : s.lanes) {
-      if (lane.rfind(kUnplaced, 0) != 0) by_lane[lane].push_back({s.start, s.end});
+      if (lane.rfind(kUnplaced, 0) != 0) by_lane[SplitSeat(lane).first].push_back({s.start, s.end});
     }
   }
   absl::Duration busy;
@@ -166,8 +195,11 @@ SweepTimeline BuildTimeline(const Study& study) {
       }
     }
   }
-  std::set<std::string> placed;
+  std::set<std::string> placed, gpus;
   std::vector<absl::Time> unplaced_ends;  // per "unplaced" lane, when its last bar ends
+  // Per one-GPU lane, when each of its seats' last bar ends: trials sharing a GPU
+  // (resources.trials_per_gpu) take shared lanes "local:0 (2)", ...
+  std::map<std::string, std::vector<absl::Time>> seat_ends;
   for (const Trial& t : study.trials) {
     std::optional<absl::Time> start = ParseTrialTime(t.datetime_start);
     if (!start.has_value()) continue;
@@ -178,24 +210,23 @@ SweepTimeline BuildTimeline(const Study& study) {
     span.running = !end.has_value();
     span.end = std::max(*start, end.value_or(tl.last_seen));
     span.lanes = PlacementLanes(t.placement);
+    gpus.insert(span.lanes.begin(), span.lanes.end());
+    // Trial numbers come in start order, near enough: the first free seat.
+    if (span.lanes.size() == 1) {
+      span.lanes[0] =
+          SeatLane(span.lanes[0], TakeSeat(seat_ends[span.lanes[0]], span.start, span.end));
+    }
     placed.insert(span.lanes.begin(), span.lanes.end());
     if (span.lanes.empty()) {
-      // Trial numbers come in start order, near enough: the first free unplaced lane.
-      size_t lane = 0;
-      while (lane < unplaced_ends.size() && unplaced_ends[lane] > span.start) ++lane;
-      if (lane == unplaced_ends.size()) unplaced_ends.push_back(span.end);
-      unplaced_ends[lane] = span.end;
-      span.lanes.push_back(lane == 0 ? kUnplaced : absl::StrCat(kUnplaced, " (", lane + 1, ")"));
+      span.lanes.push_back(SeatLane(kUnplaced, TakeSeat(unplaced_ends, span.start, span.end)));
     }
     tl.spans.push_back(std::move(span));
   }
   tl.lanes.assign(placed.begin(), placed.end());
   std::sort(tl.lanes.begin(), tl.lanes.end(),
             [](const std::string& a, const std::string& b) { return LaneKey(a) < LaneKey(b); });
-  tl.placed_lanes = static_cast<int>(tl.lanes.size());
-  for (size_t i = 0; i < unplaced_ends.size(); ++i) {
-    tl.lanes.push_back(i == 0 ? kUnplaced : absl::StrCat(kUnplaced, " (", i + 1, ")"));
-  }
+  tl.placed_lanes = static_cast<int>(gpus.size());
+  for (size_t i = 0; i < unplaced_ends.size(); ++i) tl.lanes.push_back(SeatLane(kUnplaced, i));
   return tl;
 }
 

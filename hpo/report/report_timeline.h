@@ -1,13 +1,13 @@
-// The time side of `hpo report` (hpo/report/report.h): when each trial ran, on which lanes (an agent's
-// slot or GPU, from the trial's placement), the sweep's wall time and busy share, and the
+// The time side of `hpo report` (hpo/report/report.h): when each trial ran, on which lanes (an
+// agent's slot or GPU, from the trial's placement), the sweep's wall time and busy share, and the
 // timeline chart (one lane per agent:slot, a bar per trial coloured by its state).
 //
 // Guarantees: trials without a readable datetime_start (WAITING ones) are left out; a trial
 // without datetime_complete (RUNNING) ends at the latest time the journal shows; a trial
-// without placement goes to an "unplaced" lane (several when they overlap in time); a
-// multi-GPU placement occupies every lane it names. Journal text in the chart is escaped
-// (hpo/report/svg_chart.h).
-// Thread-safety: pure functions.
+// without placement goes to an "unplaced" lane (several when they overlap in time); trials that
+// overlap in time on one GPU (resources.trials_per_gpu) take its shared lanes, "local:0 (2)",
+// "local:0 (3)", under its own; a multi-GPU placement occupies every lane it names. Journal text in
+// the chart is escaped (hpo/report/svg_chart.h). Thread-safety: pure functions.
 #ifndef TUNEFLEET_HPO_REPORT_REPORT_TIMELINE_H_
 #define TUNEFLEET_HPO_REPORT_REPORT_TIMELINE_H_
 
@@ -49,12 +49,13 @@ struct SweepTimeline {
   absl::Time first_start = absl::InfiniteFuture();  // InfiniteFuture: no trial has started
   absl::Time last_seen = absl::InfinitePast();      // the latest start or end in the journal
   std::vector<TrialSpan> spans;                     // by trial number
-  std::vector<std::string> lanes;                   // agent, then slot order; unplaced last
-  int placed_lanes = 0;                             // lanes named by some placement
+  std::vector<std::string> lanes;                   // agent, slot, shared; unplaced last
+  int placed_lanes = 0;  // GPUs (slots) named by some placement: a GPU's shared lanes count once
 
   absl::Duration Wall() const;       // first start to the latest time seen
   absl::Duration TrialTime() const;  // the spans' sum
-  // The placed lanes' busy time over placed_lanes x Wall(); nullopt without placed lanes.
+  // The placed GPUs' busy time (any of their lanes busy) over placed_lanes x Wall(); nullopt
+  // without placed lanes.
   std::optional<double> BusyShare() const;
 };
 

@@ -67,6 +67,8 @@ absl::Status Agent::Setup() {
   launch.gpus = slots_->gpus();
   launch.slots = slots_->count();
   launch.kill_grace = options_.kill_grace;
+  mps_ = LazyMps(options_.mps && !slots_->gpus().empty(), options_.runtime_dir + "/mps");
+  launch.shared_env = [this] { return mps_.ClientEnv(); };
   launcher_ = std::make_unique<RankLauncher>(std::move(launch), workers_.get());
   fetch_back_ = std::make_unique<AgentFetchBack>(options_.address, options_.allow_dirs);
   comm::HeadSession::Options session;
@@ -180,6 +182,7 @@ absl::Status Agent::Run() {
     FinishStaging();
     ReapChildren();
     FinishRuns();
+    StartWaiting();
   }
   if (!fatal_.empty()) return absl::UnavailableError(fatal_);
   return absl::OkStatus();
@@ -306,7 +309,7 @@ void Agent::HandleTrialDone(const std::string& identity, const comm::TrialDone& 
   LocalRun& run = it->second;
   for (size_t i = 0; i < run.ranks.size(); ++i) {
     LocalRank& r = run.ranks[i];
-    if (!r.warm || r.slot != *slot || !r.running()) continue;
+    if (!r.warm || r.lane != *slot || !r.running()) continue;
     RankEnd end;
     end.ok = done.exit_code() == 0;
     end.exit_code = done.exit_code();
@@ -314,7 +317,7 @@ void Agent::HandleTrialDone(const std::string& identity, const comm::TrialDone& 
     end.description = absl::StrCat("exit code ", done.exit_code());
     // A run being stopped signalled the worker: even if it survived, it is not reused.
     const bool stopped = run.cancelled || run.failed_index >= 0 || !run.start_error.empty();
-    workers_->GiveBack(r.slot, std::move(r.process), done.retiring() || stopped, absl::Now());
+    workers_->GiveBack(r.lane, std::move(r.process), done.retiring() || stopped, absl::Now());
     run.RankEnded(done.run_id(), i, std::move(end), options_.kill_grace);
     return;
   }
@@ -335,29 +338,36 @@ void Agent::StartRun(const comm::Assign& assign) {
     run.cancel_reason = "agent is shutting down";
     return;
   }
-  std::vector<int> free = slots_->Free();
-  if (free.size() < static_cast<size_t>(assign.ranks_size())) {
-    run.start_error = absl::StrCat("agent ", options_.name, " has ", free.size(),
-                                   " free slot(s), the head assigned ", assign.ranks_size());
+  if (assign.ranks_size() > slots_->count()) {
+    run.start_error = absl::StrCat("agent ", options_.name, " has ", slots_->count(),
+                                   " slot(s), the head assigned ", assign.ranks_size());
     return;
   }
-  free.resize(static_cast<size_t>(assign.ranks_size()));
-  if (spec.stage_size() > 0) {
+  run.staged_assign = assign;
+  run.waiting = true;
+  waiting_.Add(run_id);
+  StartWaiting();
+}
+
+void Agent::StartWaiting() {
+  for (auto& [run_id, seats] : waiting_.Admit(*slots_, runs_)) {
+    LocalRun& run = runs_.at(run_id);
+    if (run.spec.stage_size() == 0) {
+      SpawnRanks(run_id, run, run.staged_assign, seats);
+      continue;
+    }
     // Fetch what the ranks need first (a thread: the loop goes on heartbeating), then start.
-    slots_->Hold(free, run_id);
-    run.staged_slots = free;
-    run.staged_assign = assign;
+    run.staged_slots = seats.slots;
+    run.staged_lanes = seats.lanes;
     run.staging = std::async(std::launch::async, StageFiles, comm::EndpointHost(options_.head),
-                             spec, options_.cache_dir);
-    return;
+                             run.spec, options_.cache_dir);
   }
-  SpawnRanks(run_id, run, assign, free);
 }
 
 void Agent::SpawnRanks(uint64_t run_id, LocalRun& run, const comm::Assign& assign,
-                       const std::vector<int>& free) {
+                       const AgentSlots::Seats& seats) {
   std::optional<comm::Envelope> started =
-      launcher_->Spawn(run_id, run, assign, free, slots_->owners());
+      launcher_->Spawn(run_id, run, assign, seats.slots, seats.lanes, seats.sharing);
   if (started.has_value()) SendToHead(*started);
   slots_->SampleRun(run_id, run, /*baseline=*/true);  // where its energy counters start
 }
@@ -380,7 +390,7 @@ void Agent::FinishStaging() {
     TF_LOG(INFO) << "run " << run_id << ": the ranks read the staged copies: "
                  << (rewritten.empty() ? std::string("(no argument names a staged path)")
                                        : absl::StrJoin(rewritten, " "));
-    SpawnRanks(run_id, run, assign, run.staged_slots);
+    SpawnRanks(run_id, run, assign, {run.staged_slots, run.staged_lanes, 1});
   }
 }
 

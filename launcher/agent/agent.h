@@ -42,11 +42,13 @@
 #include "common/signals.h"
 #include "launcher/agent/agent_fetch_back.h"
 #include "launcher/agent/agent_slots.h"
-#include "launcher/head/ended_runs.h"
 #include "launcher/agent/local_run.h"
+#include "launcher/agent/mps_daemon.h"
 #include "launcher/agent/rank_launch.h"
 #include "launcher/agent/trainer_channel.h"
+#include "launcher/agent/waiting_runs.h"
 #include "launcher/agent/warm_workers.h"
+#include "launcher/head/ended_runs.h"
 
 namespace tunefleet {
 namespace launcher {
@@ -81,6 +83,9 @@ class Agent {
     // take to register before its trial fails.
     int worker_max_trials = kDefaultWorkerMaxTrials;
     absl::Duration worker_register_timeout = absl::Seconds(60);
+    // Run trials that share a GPU as clients of a CUDA MPS daemon of its own, where the host has
+    // nvidia-cuda-mps-control (mps_daemon.h).
+    bool mps = true;
     // Called once, when the head first welcomes this agent (e.g. a detached agent's parent
     // may exit then).
     std::function<void()> on_registered;
@@ -104,8 +109,10 @@ class Agent {
   // A warm worker's TrialDone: its trial's rank ends and gives the worker back.
   void HandleTrialDone(const std::string& identity, const comm::TrialDone& done);
   void StartRun(const comm::Assign& assign);
+  // Starts the waiting runs whose slots are free (or whose shared GPU has room), in order.
+  void StartWaiting();
   void SpawnRanks(uint64_t run_id, LocalRun& run, const comm::Assign& assign,
-                  const std::vector<int>& free);
+                  const AgentSlots::Seats& seats);
   // Starts the ranks of runs whose staged files have arrived (or fails them).
   void FinishStaging();
   void StopRun(LocalRun& run, const std::string& reason, bool cancelled);
@@ -129,6 +136,7 @@ class Agent {
   Options options_;
   SignalFd* signals_;
   std::unique_ptr<AgentSlots> slots_;  // its GPUs or CPU slots, their runs, their telemetry
+  LazyMps mps_;                        // before the runs and workers: quits after they are gone
   zmq::context_t context_;
   std::unique_ptr<comm::HeadSession> head_;
   std::unique_ptr<TrainerChannel> trainers_;
@@ -139,6 +147,7 @@ class Agent {
   bool shutting_down_ = false;
   std::string fatal_;
   std::map<uint64_t, LocalRun> runs_;
+  WaitingRuns waiting_;  // runs assigned and waiting for their slots
 };
 
 }  // namespace launcher

@@ -79,6 +79,9 @@ void AddAgentFlags(CommandLine* cli, AgentFlags* f) {
   cli->AddInt("kill_grace_ms", &f->kill_grace_ms, "time a stopped rank gets between SIGTERM and SIGKILL");
   cli->AddInt("head_grace_s", &f->head_grace_s,
               "after losing the head, keep the runs going this long while registering again");
+  cli->AddBool("mps", &f->mps,
+               "run trials that share a GPU (resources.trials_per_gpu) as clients of a CUDA MPS "
+               "daemon of this agent's own, where nvidia-cuda-mps-control is on PATH");
   cli->AddBool("detach", &f->detach,
                "run in the background (own session, output to LOG_DIR/agent.log) once registered; "
                "an agent of this name already running here is left alone (exit 0)");
@@ -155,6 +158,7 @@ absl::StatusOr<AgentOptions> AgentOptions::FromFlags(const AgentFlags& flags) {
   o.kill_grace = absl::Milliseconds(flags.kill_grace_ms);
   o.head_grace = absl::Seconds(flags.head_grace_s);
   o.detach = flags.detach;
+  o.mps = flags.mps;
   return o;
 }
 

@@ -32,6 +32,7 @@ struct AgentFlags {
       allow_env, gpu_ids, exclude_gpu_ids;
   int64_t slots = 0, kill_grace_ms = 5000, head_grace_s = 300;
   bool detach = false;
+  bool mps = true;
 };
 
 // Adds the agent's flags to `cli`, writing to `flags` (which must outlive the parse).
@@ -51,6 +52,7 @@ struct AgentOptions {
   absl::Duration kill_grace;
   absl::Duration head_grace;
   bool detach = false;
+  bool mps = true;
 
   static absl::StatusOr<AgentOptions> FromFlags(const AgentFlags& flags);
 };

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
+#include "launcher/agent/gpu_share.h"
 #include "launcher/host_filter.h"
 
 namespace tunefleet {
@@ -30,7 +31,7 @@ absl::StatusOr<std::unique_ptr<AgentSlots>> AgentSlots::Detect(
     count = max_slots > 0 ? max_slots : 1;
     TF_LOG(INFO) << why << "; running " << count << " CPU slot(s)";
   }
-  slots->owners_.assign(static_cast<size_t>(count), 0);
+  slots->tenants_.assign(static_cast<size_t>(count), {});
   if (!slots->gpus_.empty()) slots->StartTelemetry();
   return slots;
 }
@@ -48,21 +49,97 @@ void AgentSlots::StartTelemetry() {
   }
 }
 
-std::vector<int> AgentSlots::Free() const {
-  std::vector<int> free;
-  for (int s = 0; s < count(); ++s) {
-    if (owners_[static_cast<size_t>(s)] == 0) free.push_back(s);
+std::optional<AgentSlots::Seats> AgentSlots::Take(uint64_t run_id, const comm::TrialSpec& spec,
+                                                  int ranks,
+                                                  const std::map<uint64_t, LocalRun>& runs,
+                                                  std::string* why) {
+  const int share = ranks == 1 ? std::max(1, spec.trials_per_gpu()) : 1;
+  Seats seats;
+  for (int s = 0; s < count() && static_cast<int>(seats.slots.size()) < ranks; ++s) {
+    if (tenants_[static_cast<size_t>(s)].empty()) seats.slots.push_back(s);
   }
-  return free;
+  if (static_cast<int>(seats.slots.size()) < ranks && share > 1) {
+    // No free GPU: a seat on the least shared GPU that takes one more and has the memory.
+    std::vector<int> order;
+    for (int s = 0; s < count(); ++s) order.push_back(s);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+      return tenants_[static_cast<size_t>(a)].size() < tenants_[static_cast<size_t>(b)].size();
+    });
+    std::string last_why = "every GPU holds as many trials as its trials allow";
+    for (int s : order) {
+      if (SeatFits(s, share, spec.memory_mib(), runs, &last_why)) {
+        seats.slots = {s};
+        break;
+      }
+    }
+    if (seats.slots.empty()) {
+      if (why != nullptr) *why = last_why;
+      return std::nullopt;
+    }
+  } else if (static_cast<int>(seats.slots.size()) < ranks) {
+    if (why != nullptr) {
+      *why = absl::StrCat(seats.slots.size(), " GPU(s) free of ", ranks, " needed, alone");
+    }
+    return std::nullopt;
+  }
+  for (int s : seats.slots) {
+    std::vector<Tenant>& on = tenants_[static_cast<size_t>(s)];
+    int seat = 0;
+    while (std::any_of(on.begin(), on.end(), [&](const Tenant& t) { return t.seat == seat; })) {
+      ++seat;
+    }
+    on.push_back({run_id, share, seat, spec.memory_mib()});
+    seats.lanes.push_back(s + count() * seat);
+    seats.sharing = static_cast<int>(on.size());
+  }
+  return seats;
 }
 
-void AgentSlots::Hold(const std::vector<int>& slots, uint64_t run_id) {
-  for (int s : slots) owners_[static_cast<size_t>(s)] = run_id;
+bool AgentSlots::SeatFits(int slot, int share, double estimate_mib,
+                          const std::map<uint64_t, LocalRun>& runs, std::string* why) {
+  const std::vector<Tenant>& on = tenants_[static_cast<size_t>(slot)];
+  const int n = static_cast<int>(on.size());
+  if (n == 0 || n >= share) return false;
+  for (const Tenant& t : on) {
+    if (t.share <= n) return false;  // it allows no more company
+  }
+  if (telemetry_ == nullptr) return true;  // by seats alone
+  const std::optional<GpuSample> gpu = telemetry_->SampleSlot(slot);
+  if (!gpu.has_value()) return true;
+  std::vector<ShareTenant> sharing;
+  for (const Tenant& t : on) {
+    ShareTenant st;
+    st.estimate_mib = t.estimate_mib;
+    auto it = runs.find(t.run_id);
+    if (it != runs.end()) {
+      for (const LocalRank& r : it->second.ranks) {
+        if (r.process != nullptr) st.used_mib = telemetry_->ProcessMib(slot, r.process->pid());
+      }
+    }
+    sharing.push_back(st);
+  }
+  const ShareDecision d = DecideShare(estimate_mib, gpu->mem_total_mib - gpu->mem_used_mib,
+                                      gpu->mem_total_mib, sharing);
+  if (!d.fits && why != nullptr) *why = absl::StrCat("GPU ", slot, "'s memory: ", d.why);
+  return d.fits;
+}
+
+bool AgentSlots::Holds(int slot, uint64_t run_id) const {
+  const std::vector<Tenant>& on = tenants_[static_cast<size_t>(slot)];
+  return std::any_of(on.begin(), on.end(), [&](const Tenant& t) { return t.run_id == run_id; });
+}
+
+std::vector<uint64_t> AgentSlots::Tenants(int slot) const {
+  std::vector<uint64_t> out;
+  for (const Tenant& t : tenants_[static_cast<size_t>(slot)]) out.push_back(t.run_id);
+  return out;
 }
 
 void AgentSlots::Release(uint64_t run_id) {
-  for (uint64_t& owner : owners_) {
-    if (owner == run_id) owner = 0;
+  for (std::vector<Tenant>& on : tenants_) {
+    on.erase(
+        std::remove_if(on.begin(), on.end(), [&](const Tenant& t) { return t.run_id == run_id; }),
+        on.end());
   }
 }
 
@@ -70,11 +147,12 @@ std::set<uint64_t> AgentSlots::SampleAll(absl::Time now, std::map<uint64_t, Loca
   next_sample_ = now + kSampleInterval;
   std::set<uint64_t> sampled;
   for (const SlotSample& s : telemetry_->Sample()) {
-    const uint64_t owner = owners_[static_cast<size_t>(s.slot)];
-    auto it = runs.find(owner);
-    if (owner == 0 || it == runs.end()) continue;
-    it->second.gpu_usage.Add(s, now);
-    sampled.insert(owner);
+    for (const Tenant& t : tenants_[static_cast<size_t>(s.slot)]) {
+      auto it = runs.find(t.run_id);
+      if (it == runs.end()) continue;
+      it->second.gpu_usage.Add(s, now);
+      sampled.insert(t.run_id);
+    }
   }
   return sampled;
 }
@@ -83,7 +161,7 @@ void AgentSlots::SampleRun(uint64_t run_id, LocalRun& run, bool baseline) {
   if (telemetry_ == nullptr) return;
   const absl::Time now = absl::Now();
   for (const SlotSample& s : telemetry_->Sample()) {
-    if (owners_[static_cast<size_t>(s.slot)] != run_id) continue;
+    if (!Holds(s.slot, run_id)) continue;
     if (baseline) {
       run.gpu_usage.Baseline(s, now);
     } else {

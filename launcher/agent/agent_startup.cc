@@ -43,6 +43,7 @@ Agent::Options ForAgent(const AgentOptions& o) {
   options.allow_env = o.allow_env;
   options.kill_grace = o.kill_grace;
   options.head_grace = o.head_grace;
+  options.mps = o.mps;
   return options;
 }
 

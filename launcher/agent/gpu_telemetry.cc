@@ -37,6 +37,22 @@ std::unique_ptr<GpuTelemetry> GpuTelemetry::Start(const std::vector<GpuInfo>& gp
   return telemetry;
 }
 
+std::optional<GpuSample> GpuTelemetry::SampleSlot(int slot) {
+  for (const Tracked& t : devices_) {
+    if (t.slot != slot) continue;
+    absl::StatusOr<GpuSample> sample = nvml_->Sample(t.device);
+    if (sample.ok()) return *sample;
+  }
+  return std::nullopt;
+}
+
+std::optional<double> GpuTelemetry::ProcessMib(int slot, int pid) const {
+  for (const Tracked& t : devices_) {
+    if (t.slot == slot) return nvml_->ProcessMemoryMib(t.device, pid);
+  }
+  return std::nullopt;
+}
+
 std::vector<SlotSample> GpuTelemetry::Sample() {
   std::vector<SlotSample> out;
   for (Tracked& t : devices_) {

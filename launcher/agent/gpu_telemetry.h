@@ -43,6 +43,10 @@ class GpuTelemetry {
   // Samples every GPU it knows; a GPU whose sample fails is left out this time.
   std::vector<SlotSample> Sample();
   int gpus() const { return static_cast<int>(devices_.size()); }
+  // Slot `slot`'s GPU memory now (used and total, MiB), and what NVML accounts to process
+  // `pid` there (MiB); nullopt where the GPU is not tracked, or NVML cannot say.
+  std::optional<GpuSample> SampleSlot(int slot);
+  std::optional<double> ProcessMib(int slot, int pid) const;
 
  private:
   struct Tracked {

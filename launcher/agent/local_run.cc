@@ -82,6 +82,7 @@ void LocalRun::RankEnded(uint64_t run_id, size_t i, RankEnd end, absl::Duration 
 
 bool LocalRun::Ended() const {
   if (staging.valid()) return false;  // a fetch still going holds the run
+  if (waiting && !cancelled) return false;
   for (const LocalRank& r : ranks) {
     if (r.running()) return false;
   }
@@ -144,6 +145,9 @@ comm::Exit LocalRun::MakeExit(uint64_t run_id, const std::string& agent) const {
     e.set_signal(end.signal);
     e.set_stderr_tail(end.stderr_tail);
     if (end.signal == 0 && end.exit_code == kExitUsage) e.set_cause(comm::Exit::TRIAL_INPUT);
+    if (end.signal == 0 && end.exit_code == kExitOutOfMemory) {
+      e.set_cause(comm::Exit::OUT_OF_MEMORY);
+    }
     e.set_reason(end.signal == 0 && end.exit_code == kExitOutOfMemory
                      ? absl::StrCat("out of memory (rank ", r.rank, ")")
                      : absl::StrCat("rank ", r.rank, ": ", end.description));

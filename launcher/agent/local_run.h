@@ -53,6 +53,7 @@ struct RankEnd {
 struct LocalRank {
   int rank = 0;
   int slot = 0;
+  int lane = 0;  // its warm worker's pool key (AgentSlots::Seats): the slot, or its shared seat
   // Its own trainer process, or the slot's warm worker lent for the trial (warm); null when it
   // could not start, and once a warm rank handed the worker back.
   std::unique_ptr<ChildProcess> process;
@@ -82,8 +83,12 @@ struct LocalRun {
   std::deque<comm::Report> unanswered;  // rank 0's Reports with no Decision yet
   // Staging (TrialSpec.stage): the fetch in flight, the slots kept for the ranks meanwhile.
   std::future<absl::StatusOr<std::map<std::string, std::string>>> staging;
-  std::vector<int> staged_slots;
+  std::vector<int> staged_slots, staged_lanes;
   comm::Assign staged_assign;
+  // Assigned but waiting for its slots (a GPU of its own, or a shared GPU's memory): the agent
+  // starts waiting runs in assignment order as slots free up (staged_assign holds the Assign).
+  bool waiting = false;
+  std::string wait_reason;  // logged once per change
   // Fetch-back: the Exit waits while its folder is hashed for the bulk server.
   std::optional<comm::Exit> exit;
   std::future<absl::StatusOr<std::string>> publishing;
@@ -101,7 +106,7 @@ struct LocalRun {
   // Records how rank index `i` ended (a warm rank's TrialDone); a failure stops the others as
   // ChildEnded does.
   void RankEnded(uint64_t run_id, size_t i, RankEnd end, absl::Duration kill_grace);
-  // No rank running and no staging in flight.
+  // No rank running, no staging in flight, and not waiting for slots (unless cancelled).
   bool Ended() const;
 
   // Where a Decision goes: rank 0 when it runs here, else the lowest local rank (it shares the

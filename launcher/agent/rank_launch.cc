@@ -23,7 +23,8 @@ namespace launcher {
 std::optional<comm::Envelope> RankLauncher::Spawn(uint64_t run_id, LocalRun& run,
                                                   const comm::Assign& assign,
                                                   const std::vector<int>& slots,
-                                                  std::vector<uint64_t>& slot_owner) const {
+                                                  const std::vector<int>& lanes,
+                                                  int sharing) const {
   const comm::TrialSpec& spec = assign.trial();
   const std::string master_addr =
       assign.master_addr().empty() ? config_.address : assign.master_addr();
@@ -46,9 +47,13 @@ std::optional<comm::Envelope> RankLauncher::Spawn(uint64_t run_id, LocalRun& run
     return std::nullopt;
   }
   std::vector<std::string> dropped;
-  const std::map<std::string, std::string> trial_env = FilterTrialEnv(
-      std::map<std::string, std::string>(spec.env().begin(), spec.env().end()), config_.allow_env,
-      &dropped);
+  std::map<std::string, std::string> trial_env =
+      FilterTrialEnv(std::map<std::string, std::string>(spec.env().begin(), spec.env().end()),
+                     config_.allow_env, &dropped);
+  // A run that may share its GPU: MPS's client variables, in the warm workers' key too.
+  if (spec.trials_per_gpu() > 1 && config_.shared_env) {
+    for (const auto& [k, v] : config_.shared_env()) trial_env[k] = v;
+  }
   if (!dropped.empty()) {
     TF_LOG(WARNING) << "run " << run_id << " (trial " << spec.trial()
                     << "): not passed to the trainer (agent --allow_env; LD_* never): "
@@ -65,7 +70,7 @@ std::optional<comm::Envelope> RankLauncher::Spawn(uint64_t run_id, LocalRun& run
     LocalRank rank;
     rank.rank = assign.ranks(i);
     rank.slot = slots[static_cast<size_t>(i)];
-    slot_owner[static_cast<size_t>(rank.slot)] = run_id;
+    rank.lane = lanes[static_cast<size_t>(i)];
     ProcessSpec ps;
     ps.binary = config_.trainer_binary;
     ps.args = comm::TrainerArgv(spec);  // argv, then the typed overrides as key=VALUE
@@ -77,13 +82,13 @@ std::optional<comm::Envelope> RankLauncher::Spawn(uint64_t run_id, LocalRun& run
     place.master_addr = master_addr;
     place.master_port = master_port;
     ps.env = TorchrunEnv(place);
-    ps.env.insert(
-        {{"CUDA_VISIBLE_DEVICES",
-          config_.gpus.empty() ? "" : config_.gpus[static_cast<size_t>(rank.slot)].id},
-         {"TUNEFLEET_AGENT_ENDPOINT", config_.trainer_endpoint},
-         {"TUNEFLEET_RUN_ID", std::to_string(run_id)},
-         {"TUNEFLEET_TRIAL", std::to_string(spec.trial())},
-         {"TUNEFLEET_SWEEP", spec.sweep()}});
+    ps.env.insert({{"CUDA_VISIBLE_DEVICES",
+                    config_.gpus.empty() ? "" : config_.gpus[static_cast<size_t>(rank.slot)].id},
+                   {"TUNEFLEET_AGENT_ENDPOINT", config_.trainer_endpoint},
+                   {"TUNEFLEET_RUN_ID", std::to_string(run_id)},
+                   {"TUNEFLEET_TRIAL", std::to_string(spec.trial())},
+                   {"TUNEFLEET_SWEEP", spec.sweep()},
+                   {"TUNEFLEET_GPU_TRIALS", std::to_string(sharing)}});
     if (config_.gpus.empty() && std::getenv("OMP_NUM_THREADS") == nullptr) {
       ps.env["OMP_NUM_THREADS"] =
           std::to_string(std::max(1u, cores / static_cast<unsigned>(config_.slots)));
@@ -145,7 +150,7 @@ absl::StatusOr<std::string> RankLauncher::LendWorker(
   rt->mutable_env()->insert(env.begin(), env.end());
   rt->set_log_path(rank.log_path);
   absl::StatusOr<WarmWorkers::Lent> lent =
-      workers_->Lend(rank.slot, WarmWorkers::Key(spec, trial_env), spec.worker_max_trials(),
+      workers_->Lend(rank.lane, WarmWorkers::Key(spec, trial_env), spec.worker_max_trials(),
                      std::move(worker_env), std::move(envelope), absl::Now());
   if (!lent.ok()) return lent.status();
   rank.process = std::move(lent->process);

@@ -20,6 +20,7 @@
 #define TUNEFLEET_LAUNCHER_AGENT_RANK_LAUNCH_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -49,18 +50,22 @@ class RankLauncher {
     std::vector<GpuInfo> gpus;     // one per slot; empty: CPU slots
     int slots = 1;
     absl::Duration kill_grace = absl::Seconds(5);
+    // The environment of a run that may share its GPU (TrialSpec.trials_per_gpu > 1): CUDA
+    // MPS's client variables where the agent runs MPS (mps_daemon.h); null or empty: none.
+    std::function<std::map<std::string, std::string>()> shared_env;
   };
   // `workers` (may be null: never warm) outlives the launcher.
   RankLauncher(Config config, WarmWorkers* workers)
       : config_(std::move(config)), workers_(workers) {}
 
-  // Starts the ranks of `assign` on `slots` (one per rank, marked as run_id's in `slot_owner`)
-  // and records them in `run`. Returns the Started for the head; nullopt when the run could not
-  // start: `run.start_error` says why and the ranks already started are being stopped.
-  // Started.workers names each rank's warm worker ("" for a fresh process).
+  // Starts the ranks of `assign` on `slots` (one per rank, held by AgentSlots::Take, with their
+  // warm-worker `lanes`; `sharing` trials on a one-rank run's GPU, itself included, as
+  // TUNEFLEET_GPU_TRIALS) and records them in `run`. Returns the Started for the head; nullopt
+  // when the run could not start: `run.start_error` says why and the ranks already started are
+  // being stopped. Started.workers names each rank's warm worker ("" for a fresh process).
   std::optional<comm::Envelope> Spawn(uint64_t run_id, LocalRun& run, const comm::Assign& assign,
-                                      const std::vector<int>& slots,
-                                      std::vector<uint64_t>& slot_owner) const;
+                                      const std::vector<int>& slots, const std::vector<int>& lanes,
+                                      int sharing) const;
 
  private:
   // Lends the slot's warm worker to `rank` for the trial (RunTrial with `env`); sets

@@ -31,9 +31,17 @@ void Dispatcher::Dispatch() {
     candidates.reserve(agents.size());
     for (const std::string& id : agents) {
       const Peer& peer = *peers_.Find(id);
-      candidates.push_back({peer.name, peer.slots - runs_.BusySlots(id)});
+      const int free_units = peer.slots * kSlotUnits - runs_.BusyUnits(id);
+      candidates.push_back({peer.name, free_units / kSlotUnits, free_units});
     }
-    std::optional<Placement> placement = PlaceRanks(candidates, run.spec.world_size());
+    const int units = RunUnits(run.spec, run.spec.world_size());
+    std::optional<Placement> placement;
+    if (units < kSlotUnits) {  // one rank sharing a GPU
+      if (std::optional<size_t> at = PlaceShared(candidates, units))
+        placement = Placement{{*at, 1}};
+    } else {
+      placement = PlaceRanks(candidates, run.spec.world_size());
+    }
     if (!placement.has_value()) return;  // strict FIFO: later runs wait too
 
     std::vector<RunPart> parts;

@@ -4,6 +4,13 @@
 
 namespace tunefleet {
 namespace launcher {
+namespace {
+
+int PartUnits(const comm::TrialSpec& spec, const RunPart& part) {
+  return RunUnits(spec, static_cast<int>(part.ranks.size()));
+}
+
+}  // namespace
 
 bool RunRecord::AllEnded() const {
   return std::all_of(parts.begin(), parts.end(), [](const RunPart& p) { return p.ended; });
@@ -72,7 +79,7 @@ void RunTable::Place(RunRecord& run, std::vector<RunPart> parts, std::string mas
   run.parts = std::move(parts);
   run.master_addr = std::move(master_addr);
   run.master_port = master_port;
-  for (const RunPart& p : run.parts) busy_[p.agent] += static_cast<int>(p.ranks.size());
+  for (const RunPart& p : run.parts) busy_[p.agent] += PartUnits(run.spec, p);
 }
 
 bool RunTable::RecordExit(RunRecord& run, const std::string& agent, const comm::Exit& exit) {
@@ -81,7 +88,7 @@ bool RunTable::RecordExit(RunRecord& run, const std::string& agent, const comm::
   part->ended = true;
   auto busy = busy_.find(agent);
   if (busy != busy_.end()) {
-    busy->second -= static_cast<int>(part->ranks.size());
+    busy->second -= PartUnits(run.spec, *part);
     if (busy->second <= 0) busy_.erase(busy);
   }
   switch (exit.outcome()) {
@@ -149,7 +156,7 @@ RunRecord* RunTable::Adopt(const comm::HeldRun& held, const std::string& agent,
   part.agent_name = agent_name;
   part.ranks.assign(held.ranks().begin(), held.ranks().end());
   std::sort(part.ranks.begin(), part.ranks.end());
-  busy_[agent] += static_cast<int>(part.ranks.size());
+  busy_[agent] += PartUnits(run.spec, part);
   const int first = part.ranks.empty() ? 0 : part.ranks.front();
   auto at = std::find_if(run.parts.begin(), run.parts.end(), [first](const RunPart& p) {
     return !p.ranks.empty() && p.ranks.front() > first;
@@ -199,9 +206,20 @@ std::vector<uint64_t> RunTable::OrphansExpired(absl::Time now) const {
   return out;
 }
 
-int RunTable::BusySlots(const std::string& agent) const {
+int RunTable::BusyUnits(const std::string& agent) const {
   auto it = busy_.find(agent);
   return it == busy_.end() ? 0 : it->second;
+}
+
+int RunTable::BusySlots(const std::string& agent) const {
+  return (BusyUnits(agent) + kSlotUnits - 1) / kSlotUnits;
+}
+
+int RunUnits(const comm::TrialSpec& spec, int ranks) {
+  if (ranks == 1 && spec.world_size() == 1 && spec.trials_per_gpu() > 1) {
+    return std::max(1, kSlotUnits / spec.trials_per_gpu());
+  }
+  return ranks * kSlotUnits;
 }
 
 std::vector<uint64_t> RunTable::RunsOnAgent(const std::string& agent) const {

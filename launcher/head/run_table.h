@@ -8,7 +8,8 @@
 // Invariants:
 //   - A run is either queued (no parts) or placed (one part per agent it runs on, ranks
 //     consecutive, parts[0] hosts rank 0).
-//   - An agent's busy slots are the ranks of its parts that have not ended; a part ends with
+//   - An agent's busy slots are the ranks of its parts that have not ended (a run sharing a
+//     GPU holds a share of one, BusyUnits); a part ends with
 //     the agent's Exit for the run, or when the agent is lost (RecordExit with a synthetic
 //     FAILED Exit), so slots stay busy until the agent's ranks are really gone.
 //   - A run leaves the table when it is dropped from the queue or when its last part ended. It
@@ -36,6 +37,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/time/time.h"
 #include "comm/proto/messages.pb.h"
+#include "launcher/head/placement.h"
 
 namespace tunefleet {
 namespace launcher {
@@ -76,6 +78,9 @@ struct RunRecord {
   // failed, else CANCELLED if any was cancelled, else STOPPED if any stopped, else COMPLETED.
   comm::Exit Aggregate() const;
 };
+
+// The units of a slot (placement.h) a run's part of `ranks` ranks holds.
+int RunUnits(const comm::TrialSpec& spec, int ranks);
 
 class RunTable {
  public:
@@ -120,6 +125,9 @@ class RunTable {
   // Orphans unclaimed at `now` whose time is up, ascending.
   std::vector<uint64_t> OrphansExpired(absl::Time now) const;
 
+  // The agent's slots in use, in units of kSlotUnits (placement.h): a run sharing a GPU holds
+  // kSlotUnits / trials_per_gpu; BusySlots rounds them up to slots.
+  int BusyUnits(const std::string& agent) const;
   int BusySlots(const std::string& agent) const;
   // Runs with a running part on `agent`, ascending.
   std::vector<uint64_t> RunsOnAgent(const std::string& agent) const;

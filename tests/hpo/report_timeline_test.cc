@@ -80,6 +80,30 @@ TEST(BuildTimelineTest, LanesSpansAndShares) {
   EXPECT_NE(svg.find("(still running)"), std::string::npos);
 }
 
+// Trials sharing a GPU (resources.trials_per_gpu): overlapping trials on one lane take its
+// shared lanes, a seat freed is taken again, and the GPU counts once in the busy share.
+TEST(BuildTimelineTest, TrialsSharingAGpuTakeSharedLanes) {
+  Study study;
+  study.trials = {
+      Span(0, TrialState::kComplete, "2024-05-01T13:00:00", "2024-05-01T13:00:40", "a:0"),
+      Span(1, TrialState::kComplete, "2024-05-01T13:00:00", "2024-05-01T13:00:20", "a:0"),
+      Span(2, TrialState::kPruned, "2024-05-01T13:00:10", "2024-05-01T13:00:30", "a:0"),
+      Span(3, TrialState::kComplete, "2024-05-01T13:00:25", "2024-05-01T13:00:50", "a:0"),
+      Span(4, TrialState::kComplete, "2024-05-01T13:00:00", "2024-05-01T13:00:10", "a:1"),
+      Span(5, TrialState::kComplete, "2024-05-01T13:00:00", "2024-05-01T13:00:10", "a:0-1"),
+  };
+  const SweepTimeline tl = BuildTimeline(study);
+  EXPECT_EQ(tl.lanes, (Lanes{"a:0", "a:0 (2)", "a:0 (3)", "a:1"}));
+  EXPECT_EQ(tl.placed_lanes, 2);  // two GPUs
+  EXPECT_EQ(tl.spans[0].lanes, (Lanes{"a:0"}));
+  EXPECT_EQ(tl.spans[1].lanes, (Lanes{"a:0 (2)"}));
+  EXPECT_EQ(tl.spans[2].lanes, (Lanes{"a:0 (3)"}));
+  EXPECT_EQ(tl.spans[3].lanes, (Lanes{"a:0 (2)"}));     // trial 1's seat, free again at :20
+  EXPECT_EQ(tl.spans[5].lanes, (Lanes{"a:0", "a:1"}));  // a two-GPU trial on the GPUs' lanes
+  // a:0 busy 0..50 s, a:1 0..10 s, of 2 x 50 s.
+  EXPECT_DOUBLE_EQ(*tl.BusyShare(), 60.0 / 100.0);
+}
+
 TEST(BuildTimelineTest, NothingStarted) {
   Study study;
   const SweepTimeline tl = BuildTimeline(study);

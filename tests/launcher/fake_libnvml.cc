@@ -3,8 +3,9 @@
 // dlopens. It knows the fake driver's GPUs by their PCI bus ids ("0000:0I:00.0" for GPU I) and
 // reports fixed, distinct figures per GPU, so a test can tell whose samples a trial got:
 //   utilisation 10 * (I + 1) + TUNEFLEET_FAKE_NVML_UTIL (default 0) %, memory used
-//   1000 + 100 * I MiB of 81559 MiB, power 100 + 10 * I W, temperature 40 + I C, and an energy
-//   counter that grows at the GPU's power in real time since nvmlInit_v2.
+//   1000 + 100 * I MiB of TUNEFLEET_FAKE_NVML_TOTAL_MIB (default 81559) MiB, power 100 + 10 * I W,
+//   temperature 40 + I C, and an energy counter that grows at the GPU's power in real time since
+//   nvmlInit_v2.
 // TUNEFLEET_FAKE_NVML_FAIL=1 makes nvmlInit_v2 fail (NVML_ERROR_DRIVER_NOT_LOADED).
 #include <time.h>
 
@@ -107,7 +108,8 @@ EXPORT int nvmlDeviceGetMemoryInfo(void* device, Memory* memory) {
   const int i = Index(device);
   if (i < 0 || memory == nullptr) return kInvalidArgument;
   constexpr unsigned long long kMiB = 1024ULL * 1024ULL;
-  memory->total = 81559ULL * kMiB;
+  const char* total = std::getenv("TUNEFLEET_FAKE_NVML_TOTAL_MIB");
+  memory->total = (total != nullptr ? std::strtoull(total, nullptr, 10) : 81559ULL) * kMiB;
   memory->used = (1000ULL + 100ULL * static_cast<unsigned long long>(i)) * kMiB;
   memory->free = memory->total - memory->used;
   return kSuccess;

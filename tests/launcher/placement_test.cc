@@ -76,6 +76,24 @@ TEST(PlacementTest, CoversEveryRankExactlyOnce) {
   EXPECT_EQ(PlaceRanks(Agents(free), 32), std::nullopt);
 }
 
+// Trials sharing GPUs (trials_per_gpu N hold kSlotUnits / N): the agent with the most free
+// units that holds them, so that trials spread over GPUs before they double up.
+TEST(PlacementTest, SharedRunsSpreadOverTheFreestAgent) {
+  auto units = [](std::vector<int> free) {
+    std::vector<PlacementCandidate> out;
+    for (size_t i = 0; i < free.size(); ++i) out.push_back({"a" + std::to_string(i), 0, free[i]});
+    return out;
+  };
+  const int quarter = kSlotUnits / 4;
+  EXPECT_EQ(PlaceShared(units({kSlotUnits, 2 * kSlotUnits}), quarter), std::optional<size_t>(1));
+  EXPECT_EQ(PlaceShared(units({3 * quarter, quarter}), quarter), std::optional<size_t>(0));
+  EXPECT_EQ(PlaceShared(units({quarter, quarter}), quarter), std::optional<size_t>(0));  // ties
+  EXPECT_EQ(PlaceShared(units({quarter - 1, 0}), quarter), std::nullopt);
+  EXPECT_EQ(PlaceShared(units({}), quarter), std::nullopt);
+  // kSlotUnits / N is exact for N up to 8: N trials of one sweep fill a GPU, no more.
+  for (int n = 1; n <= 8; ++n) EXPECT_EQ(kSlotUnits % n, 0) << n;
+}
+
 }  // namespace
 }  // namespace launcher
 }  // namespace tunefleet

@@ -1,5 +1,6 @@
 #include "trainer/commands/synthetic_command.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 
@@ -31,6 +32,10 @@ int RunSyntheticCommand(const std::vector<std::string>& args) {
   cli.AddInt("samples_per_step", &o.samples_per_step,
              "samples each step adds on the reports' resource axis (independent of batch size)");
   cli.AddString("metric", &o.metric, "name the value is reported under", "NAME");
+  bool oom_when_shared = false;
+  cli.AddBool("oom_when_shared", &oom_when_shared,
+              "exit as out of GPU memory (code 3) when started beside other trials on its GPU "
+              "(the agent's TUNEFLEET_GPU_TRIALS > 1): tests of trials that share a GPU");
   if (int rc = ParseOrExit(cli, args, "trainer synthetic"); rc >= 0) return rc;
   absl::Status bad;
   if (o.steps < 0) bad = absl::InvalidArgumentError("--steps must be >= 0");
@@ -42,6 +47,14 @@ int RunSyntheticCommand(const std::vector<std::string>& args) {
   if (!bad.ok()) {
     PrintError("trainer synthetic", bad);
     return kExitUsage;
+  }
+  if (const char* sharing = std::getenv("TUNEFLEET_GPU_TRIALS");
+      oom_when_shared && sharing != nullptr && std::atoi(sharing) > 1) {
+    std::fprintf(stderr,
+                 "trainer synthetic: out of memory: started beside %d other trial(s) on "
+                 "its GPU (--oom_when_shared)\n",
+                 std::atoi(sharing) - 1);
+    return kExitOutOfMemory;
   }
   o.lr_effective = lr_effective;
   o.batch_size = batch_size;
