@@ -6,7 +6,7 @@
 //   search_efficiency --table JOURNAL --sweep SWEEP.yaml [--seeds 20] [--within 0.005]
 //                     [--methods LABEL,...] [key=value ...]  (overrides of the sweep file)
 //
-// Methods: each search.method of the sampler registry (random, grid, random_then_grid), each
+// Methods: each search.method of the sampler registry (random, grid, random_then_grid, ...), each
 // with each pruner of the pruner registry that the sweep configures or that has defaults for
 // all its keys (none, median, successive_halving, hyperband; "tunefleet:METHOD+PRUNER");
 // Optuna's TPESampler and RandomSampler with each of those pruners that prunes
@@ -170,7 +170,13 @@ absl::StatusOr<Outcome> RunOnce(const SearchTable& table, const hpo::SweepConfig
                       hpo::TrialStateName(t.state), " value ",
                       t.value.has_value() ? absl::StrCat(*t.value) : "-", " last ",
                       t.intermediate_values.empty() ? 0 : t.intermediate_values.rbegin()->first,
-                      " final ", curve.back(), "\n");
+                      " final ", curve.back());
+      for (const auto& [name, value] : t.params) {  // the other parameters, if any
+        if (name != hpo::kLrParam && name != hpo::kBatchParam) {
+          absl::StrAppend(&out.trace, " ", name, " ", value);
+        }
+      }
+      absl::StrAppend(&out.trace, "\n");
     }
   }
   return out;

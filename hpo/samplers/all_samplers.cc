@@ -1,6 +1,7 @@
 #include "hpo/samplers/all_samplers.h"
 
 #include "hpo/samplers/random_then_grid_sampler.h"
+#include "hpo/samplers/random_then_local_sampler.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -10,6 +11,7 @@ const std::vector<const SamplerKind*>& AllSamplerKinds() {
       &RandomSearchKind(),
       &GridSearchKind(),
       &RandomThenGridKind(),
+      &RandomThenLocalKind(),
   };
   return *kKinds;
 }

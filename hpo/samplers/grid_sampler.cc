@@ -60,26 +60,6 @@ std::vector<double> NeighbourBatches(const SearchSettings& c, double batch) {
   return out;
 }
 
-// A parameter's values in a full grid.
-std::vector<double> GridValues(const ParamSpec& p, int64_t points) {
-  if (p.distribution == "categorical") {
-    std::vector<double> out;
-    if (p.labels.empty()) return p.values;
-    for (size_t i = 0; i < p.labels.size(); ++i) out.push_back(static_cast<double>(i));
-    return out;
-  }
-  if (p.distribution == "int") {
-    std::vector<double> out;
-    for (double v : LogSpaced(p.min, p.max, std::max<int64_t>(points, 2), false)) {
-      const double r = std::round(v);
-      if (out.empty() || out.back() != r) out.push_back(r);
-    }
-    if (p.min == p.max) out = {p.min};
-    return out;
-  }
-  return LogSpaced(p.min, p.max, points, p.distribution == "log_uniform");
-}
-
 // Points seen so far, indexed by their lr: whether a point is new (no SamePoint one seen) looks
 // only at the points whose lr lies within SamePoint's tolerance of its own, not at every point.
 // A pass over every point made a grid of 10^5 lrs take minutes (issue 32), so long that the
@@ -114,6 +94,25 @@ class PointSet {
 };
 
 }  // namespace
+
+std::vector<double> GridValues(const ParamSpec& p, int64_t points) {
+  if (p.distribution == "categorical") {
+    std::vector<double> out;
+    if (p.labels.empty()) return p.values;
+    for (size_t i = 0; i < p.labels.size(); ++i) out.push_back(static_cast<double>(i));
+    return out;
+  }
+  if (p.distribution == "int") {
+    std::vector<double> out;
+    for (double v : LogSpaced(p.min, p.max, std::max<int64_t>(points, 2), false)) {
+      const double r = std::round(v);
+      if (out.empty() || out.back() != r) out.push_back(r);
+    }
+    if (p.min == p.max) out = {p.min};
+    return out;
+  }
+  return LogSpaced(p.min, p.max, points, p.distribution == "log_uniform");
+}
 
 std::vector<double> LocalLrs(const SearchSettings& c, double center) {
   if (c.lr.distribution == "categorical") return NearestListed(c, center);
@@ -230,37 +229,49 @@ std::vector<double> GridLrs(const SearchSettings& config) {
                          config.lr.distribution == "log_uniform");
 }
 
-std::vector<Params> ClimbStep(const SearchSettings& config, const Study& study,
-                              const std::vector<Params>& planned) {
-  const std::vector<double> lrs = GridLrs(config);
-  const std::vector<int64_t>& batches = config.batch_sizes;
-  const auto index_of = [](const auto& values, double v) -> int64_t {
-    for (size_t i = 0; i < values.size(); ++i) {
-      const double x = static_cast<double>(values[i]);
-      if (x == v || std::abs(x - v) <= 1e-9 * std::max(std::abs(x), std::abs(v))) {
-        return static_cast<int64_t>(i);
-      }
+namespace {
+
+int64_t IndexOf(const std::vector<double>& values, double v) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    const double x = values[i];
+    if (x == v || std::abs(x - v) <= 1e-9 * std::max(std::abs(x), std::abs(v))) {
+      return static_cast<int64_t>(i);
     }
-    return -1;
-  };
-  // The incumbent: the best COMPLETE trial on the full grid's lattice.
-  const Trial* best = nullptr;
-  int64_t lr_at = -1, batch_at = -1;
+  }
+  return -1;
+}
+
+}  // namespace
+
+LatticeBest BestOnLattice(const SearchSettings& config, const Study& study) {
+  const std::vector<double> lrs = GridLrs(config);
+  const std::vector<double> batches(config.batch_sizes.begin(), config.batch_sizes.end());
+  LatticeBest out;
   for (const Trial& t : study.trials) {
     if (t.state != TrialState::kComplete || !t.value.has_value() || std::isnan(*t.value)) continue;
     const auto lr = t.params.find(kLrParam);
     const auto batch = t.params.find(kBatchParam);
     if (lr == t.params.end() || batch == t.params.end()) continue;
-    const int64_t i = index_of(lrs, lr->second), j = index_of(batches, batch->second);
+    const int64_t i = IndexOf(lrs, lr->second), j = IndexOf(batches, batch->second);
     if (i < 0 || j < 0) continue;
+    const Trial* best = out.trial;
     if (best != nullptr &&
         (config.maximize ? !(*t.value > *best->value) : !(*t.value < *best->value))) {
       continue;  // ties: the earlier trial
     }
-    best = &t;
-    lr_at = i;
-    batch_at = j;
+    out = {&t, i, j};
   }
+  return out;
+}
+
+std::vector<Params> ClimbStep(const SearchSettings& config, const Study& study,
+                              const std::vector<Params>& planned) {
+  const std::vector<double> lrs = GridLrs(config);
+  const std::vector<int64_t>& batches = config.batch_sizes;
+  // The incumbent: the best COMPLETE trial on the full grid's lattice.
+  const LatticeBest at = BestOnLattice(config, study);
+  const Trial* best = at.trial;
+  const int64_t lr_at = at.lr_index, batch_at = at.batch_index;
   if (best == nullptr) return {};
   PointSet seen;
   for (const Params& p : planned) seen.Insert(p);

@@ -38,6 +38,15 @@ std::vector<Params> FullGrid(const SearchSettings& config);
 // The full grid's lrs, as FullGrid lists them.
 std::vector<double> GridLrs(const SearchSettings& config);
 
+// The best COMPLETE trial of `study` on the full grid's lattice (one of GridLrs and a batch
+// size; ties: the first in `study`), with its indices there; trial null when there is none.
+struct LatticeBest {
+  const Trial* trial = nullptr;
+  int64_t lr_index = -1;
+  int64_t batch_index = -1;
+};
+LatticeBest BestOnLattice(const SearchSettings& config, const Study& study);
+
 // One round of random_then_grid's climb (hpo/samplers/random_then_grid_sampler.h): the
 // incumbent is the best COMPLETE trial of `study` on the full grid's lattice (one of GridLrs
 // and a batch size; ties: the first in `study`); the result is its neighbours on the lattice,
@@ -47,6 +56,11 @@ std::vector<double> GridLrs(const SearchSettings& config);
 // neighbours were run or planned: the climb has reached a local optimum of the grid.
 std::vector<Params> ClimbStep(const SearchSettings& config, const Study& study,
                               const std::vector<Params>& planned);
+
+// A parameter's values in a full grid of `points` per range: its listed values (a list of
+// strings: their indices), or `points` values over its range (log-spaced for log_uniform; for
+// int, the distinct rounded integers of an even spacing of max(points, 2)), ascending.
+std::vector<double> GridValues(const ParamSpec& p, int64_t points);
 
 // The lr values of a local grid around `center`, ascending.
 std::vector<double> LocalLrs(const SearchSettings& config, double center);

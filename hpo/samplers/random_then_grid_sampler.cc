@@ -91,9 +91,8 @@ Availability RandomThenGridSampler::NextAvailability(const Study& study) {
     std::vector<const Trial*> random_trials;
     for (const Trial& t : random_phase.trials) random_trials.push_back(&t);
     grid_ = LocalGrid(config_, random_phase, random_trials);
-    climb_budget_ =
-        std::max<int64_t>(0, LocalGridBound(config_) - static_cast<int64_t>(grid_->size()));
-    climbing_ = config_.grid.climb && climb_budget_ > 0;
+    climb_budget_ = std::max<int64_t>(0, LocalBound() - static_cast<int64_t>(grid_->size()));
+    climbing_ = Climbs() && climb_budget_ > 0;
   }
   // The climb: once every planned point is settled, one round from the trials of those points
   // alone (so that a resumed study's later trials do not change it).
@@ -103,7 +102,7 @@ Availability RandomThenGridSampler::NextAvailability(const Study& study) {
     const Study settled = TrialsBefore(study, end);
     std::vector<Params> planned = *grid_;
     for (int64_t p = 0; p < random_points_; ++p) planned.push_back(PointParams(p));
-    std::vector<Params> step = ClimbStep(config_, settled, planned);
+    std::vector<Params> step = ClimbRound(settled, planned);
     if (static_cast<int64_t>(step.size()) > climb_budget_) step.resize(climb_budget_);
     climb_budget_ -= static_cast<int64_t>(step.size());
     climbing_ = !step.empty() && climb_budget_ > 0;
@@ -127,6 +126,13 @@ void RandomThenGridSampler::BeforeTrial(const Study& study, Trial* trial) {
   trial->phase = trial->point < random_points_ ? "random" : "grid";
 }
 
+std::vector<Params> RandomThenGridSampler::ClimbRound(const Study& settled,
+                                                      const std::vector<Params>& planned) {
+  return ClimbStep(config_, settled, planned);
+}
+
+int64_t RandomThenGridSampler::LocalBound() const { return LocalGridBound(config_); }
+
 Params RandomThenGridSampler::PointParams(int64_t point) const {
   if (point < random_points_) return random_.PointFor(point, space_);
   return grid_->at(static_cast<size_t>(point - random_points_));
@@ -142,10 +148,6 @@ double RandomThenGridSampler::SampleIndependent(const Study& study, const Trial&
   return random_.SampleIndependent(study, trial, name, distribution);
 }
 
-namespace {
-
-absl::Status NoChecks(const ConfigMap&, const SearchSettings&) { return absl::OkStatus(); }
-
 absl::Status TopKWithinRandom(const ConfigMap& search, const SearchSettings& s) {
   if (s.grid.top_k <= s.random.trials) return absl::OkStatus();
   absl::StatusOr<ConfigMap> grid = search.GetOptionalMap("grid");
@@ -153,6 +155,10 @@ absl::Status TopKWithinRandom(const ConfigMap& search, const SearchSettings& s) 
   return grid->Error("top_k", absl::StrCat("is ", s.grid.top_k, " but the random phase runs only ",
                                            s.random.trials, " trials"));
 }
+
+namespace {
+
+absl::Status NoChecks(const ConfigMap&, const SearchSettings&) { return absl::OkStatus(); }
 
 std::string DescribeRandom(const SearchSettings& s) {
   return absl::StrFormat("    random      %d trials, seed %d\n", s.random.trials, s.random.seed);

@@ -44,6 +44,9 @@ namespace hpo {
 const SamplerKind& RandomSearchKind();
 const SamplerKind& GridSearchKind();
 const SamplerKind& RandomThenGridKind();
+// The check of random_then_grid's settings (and random_then_local's): grid.top_k is at most
+// random.trials.
+absl::Status TopKWithinRandom(const ConfigMap& search, const SearchSettings& settings);
 
 class RandomThenGridSampler : public Sampler {
  public:
@@ -64,6 +67,16 @@ class RandomThenGridSampler : public Sampler {
   // The grid points, once known (empty optional before the random phase settles).
   const std::optional<std::vector<Params>>& grid() const { return grid_; }
   int64_t random_points() const { return random_points_; }
+
+ protected:
+  // random_then_local's sampler (hpo/samplers/random_then_local_sampler.h) changes the climb:
+  // what one round proposes from the trials of the planned points (`settled`), none equal to
+  // `planned` (empty: the climb ends); the most points the local grid and the climb may plan
+  // together; and whether it climbs at all.
+  virtual std::vector<Params> ClimbRound(const Study& settled, const std::vector<Params>& planned);
+  virtual int64_t LocalBound() const;
+  virtual bool Climbs() const { return config_.grid.climb; }
+  const SearchSettings& settings() const { return config_; }
 
  private:
   int64_t NextUntakenPoint(const Study& study) const;

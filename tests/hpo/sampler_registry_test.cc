@@ -57,7 +57,8 @@ Study RunToEnd(Sampler& sampler, const SearchSpace& space) {
 }
 
 TEST(SamplerRegistryTest, ListsTheMethodsInOrder) {
-  EXPECT_THAT(SamplerMethods(), ElementsAre("random", "grid", "random_then_grid"));
+  EXPECT_THAT(SamplerMethods(),
+              ElementsAre("random", "grid", "random_then_grid", "random_then_local"));
   for (const std::string& method : SamplerMethods()) {
     ASSERT_NE(FindSamplerKind(method), nullptr) << method;
     EXPECT_EQ(FindSamplerKind(method)->method, method);
@@ -109,7 +110,7 @@ TEST(SamplerRegistryTest, ValidateRefusesOnlyWhatTheMethodCannotRun) {
     s.random.trials = 2;
     s.grid.top_k = 3;
     const absl::Status status = SamplerKindOf(s).validate(*search, s);
-    if (method == "random_then_grid") {
+    if (method == "random_then_grid" || method == "random_then_local") {
       EXPECT_THAT(status.message(), HasSubstr("s.yaml:3: search.grid.top_k: is 3 but the random "
                                               "phase runs only 2 trials"));
     } else {
@@ -158,6 +159,126 @@ TEST(SamplerRegistryTest, TheSweepConfigTakesGridClimb) {
   EXPECT_THAT(SamplerKindOf(s).describe(s), HasSubstr("then climbs from the best grid point"));
   s.grid.climb = false;
   EXPECT_THAT(SamplerKindOf(s).describe(s), ::testing::Not(HasSubstr("climbs")));
+}
+
+// random_then_local (hpo/samplers/random_then_local_sampler.h) in a space with a uniform
+// dropout and a listed warmup: a bowl highest at lr 1e-4, batch 32, dropout 0.1, warmup 0.1.
+SearchSettings LocalSettings() {
+  SearchSettings s = Settings("random_then_local");
+  s.grid.lr_points = 5;  // 1e-5, 3.2e-5, 1e-4, ...
+  ParamSpec dropout;
+  dropout.name = "model.dropout";
+  dropout.distribution = "uniform";
+  dropout.min = 0.0;
+  dropout.max = 0.2;
+  ParamSpec warmup;
+  warmup.name = "train.warmup_ratio";
+  warmup.distribution = "categorical";
+  warmup.values = {0.0, 0.1, 0.2};
+  s.params = {dropout, warmup};
+  return s;
+}
+
+double LocalBowl(const Params& p) {
+  return -std::pow(std::log10(p.at(kLrParam)) + 4, 2) -
+         std::pow(std::log2(p.at(kBatchParam) / 32), 2) -
+         10 * std::abs(p.at("model.dropout") - 0.1) -
+         10 * std::abs(p.at("train.warmup_ratio") - 0.1);
+}
+
+// Runs `sampler` `max_trials` trials at most, each COMPLETE with LocalBowl's value.
+void RunLocal(Sampler& sampler, Study* study, int64_t max_trials) {
+  const SearchSpace space = BuildSearchSpace(LocalSettings());
+  while (static_cast<int64_t>(study->trials.size()) < max_trials &&
+         sampler.NextAvailability(*study) == Availability::kReady) {
+    Trial t;
+    t.number = static_cast<int64_t>(study->trials.size());
+    SampleTrial(sampler, *study, &t, space);
+    t.state = TrialState::kComplete;
+    t.value = LocalBowl(t.params);
+    study->trials.push_back(t);
+  }
+}
+
+TEST(SamplerRegistryTest, RandomThenLocalClimbsInEveryParameter) {
+  const SearchSettings s = LocalSettings();
+  std::unique_ptr<Sampler> sampler = MakeSampler(s);
+  Study study;
+  RunLocal(*sampler, &study, 1000);
+  EXPECT_EQ(sampler->NextAvailability(study), Availability::kExhausted);
+  const int64_t n = static_cast<int64_t>(study.trials.size());
+  EXPECT_LE(n, SamplerKindOf(s).max_planned_trials(s));
+  ASSERT_TRUE(sampler->PlannedTrials().has_value());
+  EXPECT_EQ(*sampler->PlannedTrials(), n);
+  // The climb ends at the bowl's bottom: every parameter moved off its random value.
+  const Trial* best = &study.trials[0];
+  for (const Trial& t : study.trials) {
+    if (*t.value > *best->value) best = &t;
+  }
+  EXPECT_NEAR(best->params.at(kLrParam), 1e-4, 1e-12);
+  EXPECT_EQ(best->params.at(kBatchParam), 32);
+  EXPECT_NEAR(best->params.at("model.dropout"), 0.1, 1e-12);
+  EXPECT_NEAR(best->params.at("train.warmup_ratio"), 0.1, 1e-12);
+  EXPECT_GE(best->number, s.random.trials);
+  // It proposed a neighbour in a non-lr parameter around a better point: the same lr and batch
+  // as a trial before it, another dropout on the range's implied grid.
+  bool moved_dropout = false;
+  for (int64_t i = s.random.trials; i < n && !moved_dropout; ++i) {
+    const Params& p = study.trials[i].params;
+    for (int64_t j = 0; j < i; ++j) {
+      const Params& q = study.trials[j].params;
+      if (p.at(kLrParam) == q.at(kLrParam) && p.at(kBatchParam) == q.at(kBatchParam) &&
+          p.at("train.warmup_ratio") == q.at("train.warmup_ratio") &&
+          p.at("model.dropout") != q.at("model.dropout")) {
+        moved_dropout = true;
+      }
+    }
+  }
+  EXPECT_TRUE(moved_dropout);
+  // random_then_grid keeps the random trials' dropout and warmup: it cannot get there.
+  SearchSettings grid = s;
+  grid.method = "random_then_grid";
+  std::unique_ptr<Sampler> plain = MakeSampler(grid);
+  Study grid_study;
+  RunLocal(*plain, &grid_study, 1000);
+  double grid_best = -1e9;
+  for (const Trial& t : grid_study.trials) grid_best = std::max(grid_best, *t.value);
+  EXPECT_LT(grid_best, *best->value);
+}
+
+TEST(SamplerRegistryTest, RandomThenLocalResumesWithTheSamePoints) {
+  const SearchSettings s = LocalSettings();
+  std::unique_ptr<Sampler> whole = MakeSampler(s);
+  Study all;
+  RunLocal(*whole, &all, 1000);
+  ASSERT_GT(all.trials.size(), 20u);
+  const int64_t n = static_cast<int64_t>(all.trials.size());
+  for (const int64_t cut : {int64_t{4}, int64_t{11}, int64_t{17}, n - 1}) {
+    SCOPED_TRACE(cut);
+    Study resumed;
+    resumed.trials.assign(all.trials.begin(), all.trials.begin() + cut);
+    std::unique_ptr<Sampler> again = MakeSampler(s);  // a new process: nothing but the study
+    RunLocal(*again, &resumed, 1000);
+    ASSERT_EQ(resumed.trials.size(), all.trials.size());
+    for (size_t i = 0; i < all.trials.size(); ++i) {
+      EXPECT_EQ(resumed.trials[i].params, all.trials[i].params) << i;
+      EXPECT_EQ(resumed.trials[i].point, all.trials[i].point) << i;
+    }
+  }
+}
+
+// Without other parameters random_then_local is random_then_grid, point for point.
+TEST(SamplerRegistryTest, RandomThenLocalOfLrAndBatchIsRandomThenGrid) {
+  SearchSettings two = Settings("random_then_local");
+  std::unique_ptr<Sampler> local = MakeSampler(two);
+  two.method = "random_then_grid";
+  std::unique_ptr<Sampler> grid = MakeSampler(two);
+  const Study a = RunToEnd(*local, BuildSearchSpace(two));
+  const Study b = RunToEnd(*grid, BuildSearchSpace(two));
+  ASSERT_EQ(a.trials.size(), b.trials.size());
+  for (size_t i = 0; i < a.trials.size(); ++i) EXPECT_EQ(a.trials[i].params, b.trials[i].params);
+  EXPECT_THAT(SamplerKindOf(Settings("random_then_local")).describe(Settings("random_then_local")),
+              HasSubstr("climbs from the best point to its unrun neighbours in every parameter"));
 }
 
 }  // namespace

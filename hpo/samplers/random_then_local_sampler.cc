@@ -1,0 +1,202 @@
+#include "hpo/samplers/random_then_local_sampler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "hpo/samplers/grid_plan.h"
+#include "hpo/samplers/grid_sampler.h"
+
+namespace tunefleet {
+namespace hpo {
+namespace {
+
+bool Near(double a, double b) {
+  return a == b || std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b));
+}
+
+// The finest resolution of the climb: the full grid's.
+int64_t MaxSteps(const SearchSettings& s) {
+  return std::max<int64_t>(kFirstLocalSteps, s.grid.lr_points - 1);
+}
+
+bool Known(const Params& p, const Study& study, const std::vector<Params>& planned,
+           const std::vector<Params>& out) {
+  for (const Trial& t : study.trials) {
+    if (SamePoint(p, t.params)) return true;
+  }
+  for (const std::vector<Params>* list : {&planned, &out}) {
+    for (const Params& q : *list) {
+      if (SamePoint(p, q)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+SearchSettings FinerLrs(const SearchSettings& settings, int64_t level) {
+  SearchSettings fine = settings;
+  for (int64_t i = 0; i < level && fine.grid.lr_points < (int64_t{1} << 40); ++i) {
+    fine.grid.lr_points = 2 * fine.grid.lr_points - 1;
+  }
+  return fine;
+}
+
+int64_t LocalSearchBound(const SearchSettings& s) {
+  const int64_t grid = LocalGridBound(s);
+  const int64_t factor = 1 + static_cast<int64_t>(s.params.size());
+  if (grid > 0 && factor > std::numeric_limits<int64_t>::max() / grid) {
+    return std::numeric_limits<int64_t>::max();
+  }
+  return grid * factor;
+}
+
+std::vector<double> ImpliedNeighbours(const ParamSpec& param, double value, int64_t steps) {
+  if (param.distribution == "categorical") {
+    const std::vector<double> values = GridValues(param, 0);  // list order (labels: indices)
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (!Near(values[i], value)) continue;
+      std::vector<double> out;
+      if (i > 0) out.push_back(values[i - 1]);
+      if (i + 1 < values.size()) out.push_back(values[i + 1]);
+      return out;
+    }
+    return {};
+  }
+  const std::vector<double> grid = GridValues(param, steps + 1);  // ascending
+  double below = 0, above = 0;
+  bool has_below = false, has_above = false;
+  for (double v : grid) {
+    if (Near(v, value)) continue;
+    if (v < value) {
+      below = v;
+      has_below = true;
+    } else if (!has_above) {
+      above = v;
+      has_above = true;
+    }
+  }
+  std::vector<double> out;
+  if (has_below) out.push_back(below);
+  if (has_above) out.push_back(above);
+  return out;
+}
+
+std::vector<Params> LocalClimbStep(const SearchSettings& settings, const Study& study,
+                                   const std::vector<Params>& planned, int64_t steps, bool pairs) {
+  const LatticeBest at = BestOnLattice(settings, study);
+  if (at.trial == nullptr) return {};
+  std::vector<Params> out;
+  if (!pairs) out = ClimbStep(settings, study, planned);
+  // Each coordinate's neighbours: lr and batch on the lattice, then the other parameters.
+  std::vector<std::pair<std::string, std::vector<double>>> moves;
+  const std::vector<double> lrs = GridLrs(settings);
+  const std::vector<int64_t>& batches = settings.batch_sizes;
+  moves.push_back({kLrParam, {}});
+  for (int64_t i : {at.lr_index - 1, at.lr_index + 1}) {
+    if (i >= 0 && i < static_cast<int64_t>(lrs.size())) moves.back().second.push_back(lrs[i]);
+  }
+  moves.push_back({kBatchParam, {}});
+  for (int64_t j : {at.batch_index - 1, at.batch_index + 1}) {
+    if (j >= 0 && j < static_cast<int64_t>(batches.size())) {
+      moves.back().second.push_back(static_cast<double>(batches[j]));
+    }
+  }
+  for (const ParamSpec& spec : settings.params) {
+    const auto value = at.trial->params.find(spec.name);
+    if (value == at.trial->params.end()) continue;
+    moves.push_back({spec.name, ImpliedNeighbours(spec, value->second, steps)});
+  }
+  const auto add = [&](Params p) {
+    if (!Known(p, study, planned, out)) out.push_back(std::move(p));
+  };
+  for (size_t a = 2; a < moves.size() && !pairs; ++a) {
+    for (double v : moves[a].second) {
+      Params p = at.trial->params;
+      p[moves[a].first] = v;
+      add(std::move(p));
+    }
+  }
+  // Pairs: two coordinates at once, one of them another parameter (lr x batch is ClimbStep's).
+  for (size_t b = 2; b < moves.size() && pairs; ++b) {
+    for (size_t a = 0; a < b; ++a) {
+      for (double va : moves[a].second) {
+        for (double vb : moves[b].second) {
+          Params p = at.trial->params;
+          p[moves[a].first] = va;
+          p[moves[b].first] = vb;
+          add(std::move(p));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<Params> RandomThenLocalSampler::ClimbRound(const Study& settled,
+                                                       const std::vector<Params>& planned) {
+  for (;;) {
+    const SearchSettings lattice = FinerLrs(settings(), lr_level_);
+    std::vector<Params> step = LocalClimbStep(lattice, settled, planned, steps_, false);
+    if (!step.empty() || settings().params.empty()) return step;
+    step = LocalClimbStep(lattice, settled, planned, steps_, true);
+    if (!step.empty()) return step;
+    // A local optimum at this resolution: look closer.
+    if (2 * steps_ <= MaxSteps(settings())) {
+      steps_ *= 2;
+    } else if (lr_level_ < kFinerLrLevels && settings().lr.distribution != "categorical") {
+      ++lr_level_;
+    } else {
+      return step;
+    }
+  }
+}
+
+namespace {
+
+std::string DescribeRandomThenLocal(const SearchSettings& s) {
+  std::string out =
+      absl::StrFormat("    random      %d trials, seed %d\n", s.random.trials, s.random.seed);
+  const double half = std::sqrt(s.grid.lr_span);
+  absl::StrAppend(
+      &out,
+      absl::StrFormat(
+          "    local       around each of the %d best random trials: the full grid's lrs (%d "
+          "over the range) within [lr/%.3g, lr*%.3g] x its batch and %d neighbour(s) each side; "
+          "then climbs from the best point to its unrun neighbours in every parameter (one grid "
+          "lr and/or batch size away%s) until none is left, within %d trials\n",
+          s.grid.top_k, s.grid.lr_points, half, half, s.grid.batch_neighbors,
+          s.params.empty() ? ""
+                           : absl::StrFormat("; the other parameters' neighbouring values, "
+                                             "ranges split into %d steps, then finer, to %d",
+                                             kFirstLocalSteps, MaxSteps(s)),
+          LocalSearchBound(s)));
+  return out;
+}
+
+int64_t RandomThenLocalTrials(const SearchSettings& s) {
+  return SaturatingAdd(s.random.trials, LocalSearchBound(s));
+}
+int64_t RandomTrials(const SearchSettings& s) { return s.random.trials; }
+
+std::unique_ptr<Sampler> Make(const SearchSettings& s) {
+  return std::make_unique<RandomThenLocalSampler>(s);
+}
+
+}  // namespace
+
+const SamplerKind& RandomThenLocalKind() {
+  static const auto* const kKind =
+      new SamplerKind{"random_then_local",   TopKWithinRandom, DescribeRandomThenLocal,
+                      RandomThenLocalTrials, RandomTrials,     Make};
+  return *kKind;
+}
+
+}  // namespace hpo
+}  // namespace tunefleet
