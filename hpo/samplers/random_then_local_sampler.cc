@@ -40,9 +40,9 @@ bool Known(const Params& p, const Study& study, const std::vector<Params>& plann
 
 }  // namespace
 
-SearchSettings FinerLrs(const SearchSettings& settings, int64_t level) {
+SearchSettings FinerLrs(const SearchSettings& settings) {
   SearchSettings fine = settings;
-  for (int64_t i = 0; i < level && fine.grid.lr_points < (int64_t{1} << 40); ++i) {
+  for (int64_t i = 0; i < kFinerLrLevels && fine.grid.lr_points < (int64_t{1} << 40); ++i) {
     fine.grid.lr_points = 2 * fine.grid.lr_points - 1;
   }
   return fine;
@@ -89,46 +89,78 @@ std::vector<double> ImpliedNeighbours(const ParamSpec& param, double value, int6
 }
 
 std::vector<Params> LocalClimbStep(const SearchSettings& settings, const Study& study,
-                                   const std::vector<Params>& planned, int64_t steps, bool pairs) {
-  const LatticeBest at = BestOnLattice(settings, study);
+                                   const std::vector<Params>& planned, int64_t steps,
+                                   LocalRound round) {
+  const bool pairs = round == LocalRound::kPairs;
+  const bool finer = settings.lr.distribution != "categorical";
+  // The incumbent: the best point on the finer lattice (which holds the full grid's).
+  const LatticeBest at = BestOnLattice(finer ? FinerLrs(settings) : settings, study);
   if (at.trial == nullptr) return {};
+  const Params& best = at.trial->params;
+  const int64_t lr_steps = std::max<int64_t>(1, settings.grid.lr_points - 1);
   std::vector<Params> out;
-  if (!pairs) out = ClimbStep(settings, study, planned);
-  // Each coordinate's neighbours: lr and batch on the lattice, then the other parameters.
+  const auto add = [&](Params p) {
+    if (!Known(p, study, planned, out)) out.push_back(std::move(p));
+  };
+  // Each coordinate's neighbours: lr on the full grid's lattice, batch, the other parameters.
   std::vector<std::pair<std::string, std::vector<double>>> moves;
-  const std::vector<double> lrs = GridLrs(settings);
-  const std::vector<int64_t>& batches = settings.batch_sizes;
-  moves.push_back({kLrParam, {}});
-  for (int64_t i : {at.lr_index - 1, at.lr_index + 1}) {
-    if (i >= 0 && i < static_cast<int64_t>(lrs.size())) moves.back().second.push_back(lrs[i]);
-  }
+  moves.push_back({kLrParam, ImpliedNeighbours(settings.lr, best.at(kLrParam), lr_steps)});
   moves.push_back({kBatchParam, {}});
+  const std::vector<int64_t>& batches = settings.batch_sizes;
   for (int64_t j : {at.batch_index - 1, at.batch_index + 1}) {
     if (j >= 0 && j < static_cast<int64_t>(batches.size())) {
       moves.back().second.push_back(static_cast<double>(batches[j]));
     }
   }
   for (const ParamSpec& spec : settings.params) {
-    const auto value = at.trial->params.find(spec.name);
-    if (value == at.trial->params.end()) continue;
+    const auto value = best.find(spec.name);
+    if (value == best.end()) continue;
     moves.push_back({spec.name, ImpliedNeighbours(spec, value->second, steps)});
   }
-  const auto add = [&](Params p) {
-    if (!Known(p, study, planned, out)) out.push_back(std::move(p));
-  };
-  for (size_t a = 2; a < moves.size() && !pairs; ++a) {
-    for (double v : moves[a].second) {
-      Params p = at.trial->params;
-      p[moves[a].first] = v;
+  if (round == LocalRound::kFinerLr) {
+    // lr closer in, around an incumbent on the full grid's lattice only (not step by step
+    // along the finer one): a grid step split in 2^kFinerLrLevels, either side.
+    bool on_grid = false;
+    for (double lr : GridLrs(settings)) on_grid = on_grid || Near(lr, best.at(kLrParam));
+    if (!finer || !on_grid) return out;
+    for (double lr :
+         ImpliedNeighbours(settings.lr, best.at(kLrParam), lr_steps << kFinerLrLevels)) {
+      Params p = best;
+      p[kLrParam] = lr;
       add(std::move(p));
     }
+    return out;
   }
-  // Pairs: two coordinates at once, one of them another parameter (lr x batch is ClimbStep's).
-  for (size_t b = 2; b < moves.size() && pairs; ++b) {
+  if (!pairs) {
+    // lr x batch as ClimbStep: one grid lr and/or one batch size away, ascending lr then batch.
+    std::vector<double> lrs = moves[0].second, sizes = moves[1].second;
+    lrs.push_back(best.at(kLrParam));
+    sizes.push_back(best.at(kBatchParam));
+    std::sort(lrs.begin(), lrs.end());
+    std::sort(sizes.begin(), sizes.end());
+    for (double lr : lrs) {
+      for (double batch : sizes) {
+        Params p = best;
+        p[kLrParam] = lr;
+        p[kBatchParam] = batch;
+        add(std::move(p));  // the incumbent itself is in `study`
+      }
+    }
+    for (size_t a = 2; a < moves.size(); ++a) {
+      for (double v : moves[a].second) {
+        Params p = best;
+        p[moves[a].first] = v;
+        add(std::move(p));
+      }
+    }
+    return out;
+  }
+  // Pairs: two coordinates at once, one of them another parameter (lr x batch is above).
+  for (size_t b = 2; b < moves.size(); ++b) {
     for (size_t a = 0; a < b; ++a) {
       for (double va : moves[a].second) {
         for (double vb : moves[b].second) {
-          Params p = at.trial->params;
+          Params p = best;
           p[moves[a].first] = va;
           p[moves[b].first] = vb;
           add(std::move(p));
@@ -142,19 +174,15 @@ std::vector<Params> LocalClimbStep(const SearchSettings& settings, const Study& 
 std::vector<Params> RandomThenLocalSampler::ClimbRound(const Study& settled,
                                                        const std::vector<Params>& planned) {
   for (;;) {
-    const SearchSettings lattice = FinerLrs(settings(), lr_level_);
-    std::vector<Params> step = LocalClimbStep(lattice, settled, planned, steps_, false);
+    std::vector<Params> step =
+        LocalClimbStep(settings(), settled, planned, steps_, LocalRound::kCoordinates);
     if (!step.empty() || settings().params.empty()) return step;
-    step = LocalClimbStep(lattice, settled, planned, steps_, true);
-    if (!step.empty()) return step;
-    // A local optimum at this resolution: look closer.
-    if (2 * steps_ <= MaxSteps(settings())) {
-      steps_ *= 2;
-    } else if (lr_level_ < kFinerLrLevels && settings().lr.distribution != "categorical") {
-      ++lr_level_;
-    } else {
-      return step;
+    for (LocalRound round : {LocalRound::kFinerLr, LocalRound::kPairs}) {
+      step = LocalClimbStep(settings(), settled, planned, steps_, round);
+      if (!step.empty()) return step;
     }
+    if (2 * steps_ > MaxSteps(settings())) return step;
+    steps_ *= 2;  // a local optimum at this resolution: look closer
   }
 }
 
@@ -174,8 +202,10 @@ std::string DescribeRandomThenLocal(const SearchSettings& s) {
           s.grid.top_k, s.grid.lr_points, half, half, s.grid.batch_neighbors,
           s.params.empty() ? ""
                            : absl::StrFormat("; the other parameters' neighbouring values, "
-                                             "ranges split into %d steps, then finer, to %d",
-                                             kFirstLocalSteps, MaxSteps(s)),
+                                             "ranges split into %d steps; when none is left, "
+                                             "lrs 1/%d of a grid step away, then pairs of "
+                                             "parameters, then finer steps, to %d",
+                                             kFirstLocalSteps, 1 << kFinerLrLevels, MaxSteps(s)),
           LocalSearchBound(s)));
   return out;
 }

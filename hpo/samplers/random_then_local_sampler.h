@@ -12,15 +12,18 @@
 //                    into `steps` equal steps (log-spaced for log_uniform; int: the rounded
 //                    integers), the incumbent's own value left out.
 // `steps` starts at kFirstLocalSteps (2: min, middle, max). When such a round has nothing left
-// to run (every neighbour run or planned), a pair round moves two coordinates at once: another
-// parameter's neighbour together with one of lr's, batch's or a further parameter's (the
-// incumbent may sit in a valley of one coordinate that only a move in two crosses). When that
-// too has nothing left, the incumbent is a local optimum at this resolution: `steps` doubles,
-// up to grid.lr_points - 1 (the full grid's resolution), then the lr lattice's steps halve
-// (FinerLrs), kFinerLrLevels times. The climb ends when the finest resolution finds nothing,
-// or when the plan reaches LocalSearchBound, which is what max_planned_trials adds to
-// random.trials. Without other parameters it runs exactly random_then_grid's points (with the
-// climb, whatever grid.climb says).
+// to run (every neighbour run or planned), the climb tries, in turn, until one proposes
+// something:
+//   finer lr    when the incumbent's lr is one of the full grid's: the two lrs one eighth
+//               (2^-kFinerLrLevels) of a grid step away (the grid's lrs are a factor 2.15
+//               apart in configs/lr.yaml; the optimum is often between two of them);
+//   pairs       two coordinates at once: another parameter's neighbour together with one of
+//               lr's (on the full grid), batch's or a further parameter's (a valley of one
+//               coordinate that only a move in two crosses);
+//   finer steps `steps` doubles, up to grid.lr_points - 1 (the full grid's resolution).
+// The climb ends when the finest steps find nothing, or when the plan reaches LocalSearchBound,
+// which is what max_planned_trials adds to random.trials. Without other parameters it runs
+// exactly random_then_grid's points (with the climb, whatever grid.climb says).
 //
 // Its trials after the random ones are in phase "grid" (hpo/trial.h), as random_then_grid's.
 // Like random_then_grid, everything is derived from the study: each round (and its `steps`)
@@ -54,17 +57,20 @@ int64_t LocalSearchBound(const SearchSettings& settings);
 // ascending for ranges, in list order for lists; at most two.
 std::vector<double> ImpliedNeighbours(const ParamSpec& param, double value, int64_t steps);
 
-// `settings` whose grid lrs are the full grid's with each step halved `level` times (the same
-// range; every coarser lr is one of them).
-SearchSettings FinerLrs(const SearchSettings& settings, int64_t level);
+// `settings` whose grid lrs are the full grid's with each step split in 2^kFinerLrLevels (the
+// same range; every grid lr is one of them): the lattice the incumbent is chosen on.
+SearchSettings FinerLrs(const SearchSettings& settings);
 
-// One round of the local climb at `steps` (see above) on `settings`' lattice: the incumbent's
-// neighbours in lr x batch first (ClimbStep's order), then in each other parameter in file
-// order; or, with `pairs`, the pair moves (for each other parameter in file order, with lr,
-// batch and the parameters before it); less those equal to one of `planned` or to a trial of
-// `study`. Empty without an incumbent.
+// One round of the local climb at `steps` (see above) from the best COMPLETE trial of `study`
+// on FinerLrs' lattice: kCoordinates, its neighbours in lr x batch (one grid lr and/or one
+// batch size away, ascending lr then batch, as ClimbStep) then in each other parameter in file
+// order; kFinerLr, the finer lrs; kPairs, the pair moves (for each other parameter in file
+// order, with lr, batch and the parameters before it). Less those equal to one of `planned` or
+// to a trial of `study`. Empty without an incumbent.
+enum class LocalRound { kCoordinates, kFinerLr, kPairs };
 std::vector<Params> LocalClimbStep(const SearchSettings& settings, const Study& study,
-                                   const std::vector<Params>& planned, int64_t steps, bool pairs);
+                                   const std::vector<Params>& planned, int64_t steps,
+                                   LocalRound round);
 
 class RandomThenLocalSampler : public RandomThenGridSampler {
  public:
@@ -81,7 +87,6 @@ class RandomThenLocalSampler : public RandomThenGridSampler {
 
  private:
   int64_t steps_ = kFirstLocalSteps;
-  int64_t lr_level_ = 0;
 };
 
 }  // namespace hpo

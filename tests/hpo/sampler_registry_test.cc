@@ -235,6 +235,14 @@ TEST(SamplerRegistryTest, RandomThenLocalClimbsInEveryParameter) {
     }
   }
   EXPECT_TRUE(moved_dropout);
+  // Around the grid lr it settled on, it tried lrs an eighth of a grid step away.
+  const double eighth = std::pow(10.0, 0.5 / 8);  // the 5 grid lrs are a factor 10^0.5 apart
+  int64_t finer = 0;
+  for (int64_t i = s.random.trials; i < n; ++i) {
+    const double lr = study.trials[i].params.at(kLrParam);
+    if (std::abs(lr / 1e-4 - eighth) < 1e-9 || std::abs(lr * eighth / 1e-4 - 1) < 1e-9) ++finer;
+  }
+  EXPECT_EQ(finer, 2);
   // random_then_grid keeps the random trials' dropout and warmup: it cannot get there.
   SearchSettings grid = s;
   grid.method = "random_then_grid";
