@@ -52,6 +52,7 @@ absl::Status Agent::Setup() {
   warm.default_max_trials = options_.worker_max_trials;
   warm.register_timeout = options_.worker_register_timeout;
   warm.kill_grace = options_.kill_grace;
+  warm.slots = slots_->count();
   workers_ = std::make_unique<WarmWorkers>(
       std::move(warm), [this](const std::string& identity, const comm::Envelope& envelope) {
         return comm::SendTo(trainers_->socket(), identity, envelope);

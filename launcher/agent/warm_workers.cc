@@ -9,6 +9,15 @@
 
 namespace tunefleet {
 namespace launcher {
+namespace {
+
+// "3" for slot 3's own lane, "0.2" for seat 2 of slot 0's shared GPU (lane = slot + slots * (K-1)).
+std::string LaneName(int lane, int slots) {
+  if (slots < 1 || lane < slots) return std::to_string(lane);
+  return absl::StrCat(lane % slots, ".", lane / slots + 1);
+}
+
+}  // namespace
 
 WarmWorkers::WarmWorkers(Config config, SendFn send)
     : config_(std::move(config)), send_(std::move(send)) {}
@@ -95,7 +104,8 @@ absl::StatusOr<WarmWorkers::Lent> WarmWorkers::Lend(int slot, const std::string&
     }
   }
   if (it == slots_.end()) {
-    const std::string log_path = absl::StrCat(config_.log_dir, "/workers/slot-", slot, ".log");
+    const std::string log_path =
+        absl::StrCat(config_.log_dir, "/workers/slot-", LaneName(slot, config_.slots), ".log");
     env["TUNEFLEET_WORKER_SLOT"] = std::to_string(slot);
     env["TUNEFLEET_WORKER_MAX_TRIALS"] = std::to_string(max_trials);
     ProcessSpec ps;
@@ -128,7 +138,8 @@ absl::StatusOr<WarmWorkers::Lent> WarmWorkers::Lend(int slot, const std::string&
   SendRunTrial(slot, w);
   Lent lent;
   lent.process = std::move(w.process);
-  lent.name = absl::StrCat(config_.agent, "/slot-", slot, "/w-", w.pid, "#", w.trials);
+  lent.name = absl::StrCat(config_.agent, "/slot-", LaneName(slot, config_.slots), "/w-", w.pid,
+                           "#", w.trials);
   lent.log_path = w.log_path;
   return lent;
 }

@@ -52,6 +52,9 @@ class WarmWorkers {
     std::string agent;           // the agent's name, in worker names
     std::string trainer_binary;  // started as `TRAINER worker`
     std::string log_dir;         // workers' own logs: LOG_DIR/workers/slot-S.log
+    // The agent's slots: a pool key (a lane, AgentSlots::Seats) past them is seat K of a shared
+    // GPU, named "slot-S.K" (K from 2) in logs and worker names.
+    int slots = 1;
     int default_max_trials = kDefaultWorkerMaxTrials;  // TrialSpec.worker_max_trials 0
     absl::Duration register_timeout = absl::Seconds(60);
     absl::Duration kill_grace = absl::Seconds(5);
@@ -73,7 +76,7 @@ class WarmWorkers {
 
   struct Lent {
     std::unique_ptr<ChildProcess> process;  // the trial's rank holds it until GiveBack
-    std::string name;                       // "AGENT/slot-S/w-PID#N": its Nth trial
+    std::string name;                       // "AGENT/slot-S/w-PID#N": its Nth trial (slot-S.K)
     std::string log_path;                   // the worker's own log
   };
   // Lends slot `slot`'s worker for `run_trial` (an Envelope{RunTrial}): the idle one when its key

@@ -80,6 +80,21 @@ TEST(TrialsPerGpuConfigTest, TheMemoryEstimateGrowsWithTheBatch) {
   EXPECT_GT(large, 2 * small);  // activations dominate bert-tiny's 4.4M parameters
 }
 
+// The shipped sweeps: configs/lr.yaml shares GPUs 4 ways; configs/lr5.yaml, the README's
+// five-parameter example, searches warmup, weight decay and dropout with random_then_local.
+TEST(TrialsPerGpuConfigTest, ShippedSweeps) {
+  absl::StatusOr<SweepConfig> lr = LoadSweepConfigInProcess("configs/lr.yaml");
+  ASSERT_TRUE(lr.ok()) << lr.status();
+  EXPECT_EQ(lr->trials_per_gpu, 4);
+  EXPECT_EQ(lr->method, "random_then_grid");
+  absl::StatusOr<SweepConfig> five = LoadSweepConfigInProcess("configs/lr5.yaml");
+  ASSERT_TRUE(five.ok()) << five.status();
+  EXPECT_EQ(five->method, "random_then_local");
+  ASSERT_EQ(five->params.size(), 3u);
+  EXPECT_EQ(five->params[0].name, "train.warmup_ratio");
+  EXPECT_EQ(five->params[2].name, "model.dropout");
+}
+
 }  // namespace
 }  // namespace hpo
 }  // namespace tunefleet
