@@ -146,8 +146,10 @@ void AgentSlots::Release(uint64_t run_id) {
 std::set<uint64_t> AgentSlots::SampleAll(absl::Time now, std::map<uint64_t, LocalRun>& runs) {
   next_sample_ = now + kSampleInterval;
   std::set<uint64_t> sampled;
-  for (const SlotSample& s : telemetry_->Sample()) {
-    for (const Tenant& t : tenants_[static_cast<size_t>(s.slot)]) {
+  for (SlotSample s : telemetry_->Sample()) {
+    const std::vector<Tenant>& on = tenants_[static_cast<size_t>(s.slot)];
+    s.share = on.empty() ? 1.0 : 1.0 / static_cast<double>(on.size());
+    for (const Tenant& t : on) {
       auto it = runs.find(t.run_id);
       if (it == runs.end()) continue;
       it->second.gpu_usage.Add(s, now);
@@ -160,8 +162,9 @@ std::set<uint64_t> AgentSlots::SampleAll(absl::Time now, std::map<uint64_t, Loca
 void AgentSlots::SampleRun(uint64_t run_id, LocalRun& run, bool baseline) {
   if (telemetry_ == nullptr) return;
   const absl::Time now = absl::Now();
-  for (const SlotSample& s : telemetry_->Sample()) {
+  for (SlotSample s : telemetry_->Sample()) {
     if (!Holds(s.slot, run_id)) continue;
+    s.share = 1.0 / static_cast<double>(tenants_[static_cast<size_t>(s.slot)].size());
     if (baseline) {
       run.gpu_usage.Baseline(s, now);
     } else {

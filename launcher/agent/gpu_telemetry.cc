@@ -72,12 +72,14 @@ void GpuUsageMeter::Baseline(const SlotSample& sample, absl::Time taken) {
 
 void GpuUsageMeter::AddEnergy(Slot& slot, const SlotSample& sample, absl::Time taken) {
   if (sample.gpu.energy_j.has_value()) {
-    if (!slot.first_counter_j.has_value()) slot.first_counter_j = sample.gpu.energy_j;
+    if (slot.last_counter_j.has_value()) {
+      slot.counted_j += std::max(0.0, *sample.gpu.energy_j - *slot.last_counter_j) * sample.share;
+    }
     slot.last_counter_j = sample.gpu.energy_j;
   } else if (sample.gpu.power_w.has_value() && slot.last_power_w.has_value()) {
     // The trapezoid between this sample and the previous one.
     slot.integrated_j += 0.5 * (*sample.gpu.power_w + *slot.last_power_w) *
-                         absl::ToDoubleSeconds(taken - slot.last);
+                         absl::ToDoubleSeconds(taken - slot.last) * sample.share;
   }
   slot.last_power_w = sample.gpu.power_w;
   slot.last = taken;
@@ -96,7 +98,7 @@ void GpuUsageMeter::Add(const SlotSample& sample, absl::Time taken) {
   ++latest_count_;
   latest_util_sum_ += sample.gpu.util_pct;
   latest_mem_mib_ = std::max(latest_mem_mib_, sample.gpu.mem_used_mib);
-  latest_power_w_ += sample.gpu.power_w.value_or(0);
+  latest_power_w_ += sample.gpu.power_w.value_or(0) * sample.share;
 }
 
 comm::GpuUsage GpuUsageMeter::Usage() const {
@@ -107,9 +109,7 @@ comm::GpuUsage GpuUsageMeter::Usage() const {
   usage.set_mem_peak_mib(mem_peak_mib_);
   double energy_j = 0;
   for (const auto& [index, slot] : slots_) {
-    energy_j += slot.first_counter_j.has_value()
-                    ? std::max(0.0, *slot.last_counter_j - *slot.first_counter_j)
-                    : slot.integrated_j;
+    energy_j += slot.counted_j + slot.integrated_j;
   }
   usage.set_energy_j(energy_j);
   usage.set_util_now(latest_util_sum_ / latest_count_);

@@ -32,6 +32,9 @@ namespace launcher {
 struct SlotSample {
   int slot = 0;
   GpuSample gpu;
+  // The run's share of the GPU's energy and power since its previous sample: 1 / the trials
+  // on the GPU (resources.trials_per_gpu), 1 for a GPU of its own.
+  double share = 1;
 };
 
 class GpuTelemetry {
@@ -72,13 +75,14 @@ class GpuUsageMeter {
 
  private:
   struct Slot {
-    std::optional<double> first_counter_j;  // the energy counter at the first sample
-    std::optional<double> last_counter_j;
-    double integrated_j = 0;                // power x time, for a GPU without a counter
+    std::optional<double> last_counter_j;  // the energy counter at the previous sample
+    double counted_j = 0;                  // the counter's rises, each times its share
+    double integrated_j = 0;               // power x time x share, for a GPU without a counter
     std::optional<double> last_power_w;
     absl::Time last = absl::InfinitePast();
   };
-  // Energy: the counter's rise, or power x time since the slot's previous sample.
+  // Energy: the counter's rise, or power x time, since the slot's previous sample, times the
+  // sample's share.
   void AddEnergy(Slot& slot, const SlotSample& sample, absl::Time taken);
 
   int samples_ = 0;

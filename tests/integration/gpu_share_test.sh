@@ -5,7 +5,8 @@
 # resources.trials_per_gpu: 4 (max_concurrent_trials 4); each trial declares its memory
 # (trainer.synthetic.memory_mib, as a real trial sends the trainer's estimate). Each trial
 # reserves its estimate + 768 MiB of context, and 512 MiB stay free (launcher/agent/gpu_share.h):
-#   small: 1000 MiB a trial: 4 fit (4 x 1768 + 512 < 9000), so 4 run at once;
+#   small: 1000 MiB a trial: 4 fit (4 x 1768 + 512 < 9000), so 4 run at once, and they split
+#          the GPU's energy (each is credited its share of it);
 #   large: 2500 MiB a trial: 2 fit (3 x 3268 + 512 > 9000), so never more than 2, and the agent
 #          says why the third waits;
 #   oom:   1000 MiB, but a trial that starts beside another runs out of memory (exit code 3):
@@ -61,6 +62,18 @@ sweep small 1000 false "$LRS8"
 [ "$(count_state "$WORK/small/journal.log" COMPLETE)" -eq 8 ] || fail "small: not 8 trials COMPLETE"
 [ "$(most small)" -eq 4 ] || fail "small: want 4 trainers at once on GPU 0, saw $(most small)"
 grep -q "up to 4 trials a GPU" "$WORK/small.log" || fail "small: hpo does not say trials share GPUs"
+# The trials split the GPU's energy (100 W on the fake NVML): together they are credited no more
+# than the GPU drew while any of them ran, not 4 times it.
+"$HPO" status --journal "$WORK/small/journal.log" --format json > "$WORK/small.json"
+"$PY" - "$WORK/small.json" <<'PY' || fail "small: the trials' energy is not the GPU's, shared"
+import datetime, json, sys
+trials = json.load(open(sys.argv[1]))["trials"]
+t = lambda s: datetime.datetime.fromisoformat(s)
+wall = (max(t(x["datetime_complete"]) for x in trials) - min(t(x["datetime_start"]) for x in trials)).total_seconds()
+energy = sum(x["user_attrs"].get("gpu_energy_j", 0) for x in trials)
+print(f"8 trials: {energy:.0f} J together; the GPU at 100 W over the sweep's {wall:.1f} s: {100 * wall:.0f} J")
+sys.exit(0 if 0 < energy <= 100 * wall * 1.1 else 1)
+PY
 
 sweep large 2500 false "$LRS8"
 [ "$(count_state "$WORK/large/journal.log" COMPLETE)" -eq 8 ] || fail "large: not 8 trials COMPLETE"

@@ -79,6 +79,31 @@ TEST(GpuUsageMeterTest, WithoutACounterPowerIsIntegratedOverTime) {
   EXPECT_DOUBLE_EQ(bare.Usage().util_mean(), 50);
 }
 
+// Trials sharing a GPU (resources.trials_per_gpu): each is credited its share of the GPU's
+// energy over each interval, as the trials on the GPU were then (1/2, then 1/4, then its own).
+TEST(GpuUsageMeterTest, ASharedGpusEnergyIsSplitByItsTrials) {
+  GpuUsageMeter meter;
+  const absl::Time t0 = absl::FromUnixSeconds(1000);
+  auto shared = [](double counter_j, double share) {
+    SlotSample s = Sample(0, 50, 4000, 200, counter_j);
+    s.share = share;
+    return s;
+  };
+  meter.Baseline(shared(10000, 1), t0);
+  meter.Add(shared(10400, 0.5), t0 + absl::Seconds(2));   // 400 J, half of it
+  meter.Add(shared(10800, 0.25), t0 + absl::Seconds(4));  // 400 J, a quarter
+  meter.Add(shared(11000, 1), t0 + absl::Seconds(5));     // 200 J, alone again
+  EXPECT_DOUBLE_EQ(meter.Usage().energy_j(), 200 + 100 + 200);
+  EXPECT_DOUBLE_EQ(meter.Usage().power_now_w(), 200);
+  GpuUsageMeter powered;  // without a counter: power x time x share
+  SlotSample a = Sample(1, 50, 100, 100, std::nullopt), b = a;
+  b.share = 0.5;
+  powered.Add(a, t0);
+  powered.Add(b, t0 + absl::Seconds(2));
+  EXPECT_DOUBLE_EQ(powered.Usage().energy_j(), 100);
+  EXPECT_DOUBLE_EQ(powered.Usage().power_now_w(), 50);
+}
+
 }  // namespace
 }  // namespace launcher
 }  // namespace tunefleet
