@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -75,27 +76,55 @@ LocalHost ThisHost() {
   return host;
 }
 
-absl::Status CheckDevModeBatchSizes(const SweepConfig& config, const LocalHost& host) {
-  if (config.trainer.synthetic || host.memory_bytes <= 0) return absl::OkStatus();
-  // The trainer's resolved keys (LoadSweepConfig asked it: hpo/config/trainer_query.h).
+namespace {
+
+// What the trainer's memory estimate (trainer/model/memory_formula.h) needs of a sweep's trials,
+// from the trainer's resolved keys (LoadSweepConfig asked it: hpo/config/trainer_query.h).
+struct EstimateInputs {
+  trainer::BertConfig model;
+  int64_t parameters = 0;
+  int64_t max_seq_len = 0;  // the model's longest input, or model.max_seq_len when shorter
+  int passes = 2;           // encoder passes a step: 1 for classification
+  bool fp32 = false;
+  bool grad_checkpointing = false;
+  int optimizer_shards = 1;
+};
+
+// Nullopt where the model cannot be read here (CheckSweepTrainerFiles says why).
+std::optional<EstimateInputs> ReadEstimateInputs(const SweepConfig& config) {
   auto key = [&](const std::string& name) {
     auto it = config.trainer.keys.find(name);
     return it == config.trainer.keys.end() ? std::string() : it->second;
   };
-  if (key("model.path").empty()) return absl::OkStatus();  // CheckSweepTrainerFiles says why
+  if (key("model.path").empty()) return std::nullopt;
   absl::StatusOr<trainer::BertConfig> model =
       trainer::ReadModelConfig(JoinPath(key("model.path"), "config.json"));
-  if (!model.ok()) return absl::OkStatus();  // likewise
-  const int64_t parameters = trainer::EncoderParameters(*model);
-  const int passes = key("task.type") == "classification" ? 1 : 2;
-  const int shards =
+  if (!model.ok()) return std::nullopt;
+  EstimateInputs in;
+  in.model = *std::move(model);
+  in.parameters = trainer::EncoderParameters(in.model);
+  in.max_seq_len = in.model.max_position_embeddings;
+  if (int64_t len = 0; absl::SimpleAtoi(key("model.max_seq_len"), &len) && len > 0) {
+    in.max_seq_len = std::min(in.max_seq_len, len);
+  }
+  in.passes = key("task.type") == "classification" ? 1 : 2;
+  in.fp32 = key("train.precision") == "fp32";
+  in.grad_checkpointing = key("train.grad_checkpointing") == "true";
+  in.optimizer_shards =
       key("train.strategy") == "zero1" ? static_cast<int>(config.gpus_per_trial) : 1;
+  return in;
+}
+
+}  // namespace
+
+absl::Status CheckDevModeBatchSizes(const SweepConfig& config, const LocalHost& host) {
+  if (config.trainer.synthetic || host.memory_bytes <= 0) return absl::OkStatus();
+  const std::optional<EstimateInputs> in = ReadEstimateInputs(config);
+  if (!in.has_value()) return absl::OkStatus();
   for (int64_t batch : config.batch_sizes) {
     const trainer::MemoryEstimate least =
-        trainer::LeastTrainingMemory(*model, parameters, batch, passes,
-                                     key("train.precision") == "fp32",
-                                     key("train.grad_checkpointing") == "true",
-                                     shards);
+        trainer::LeastTrainingMemory(in->model, in->parameters, batch, in->passes, in->fp32,
+                                     in->grad_checkpointing, in->optimizer_shards);
     if (least.total_bytes() <= host.memory_bytes) continue;
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s: parameters.batch_size: %d examples a step need at least %.1f GiB even at %d tokens "
@@ -108,23 +137,11 @@ absl::Status CheckDevModeBatchSizes(const SweepConfig& config, const LocalHost& 
 
 double TrialMemoryMib(const SweepConfig& config, int64_t batch) {
   if (config.trainer.synthetic) return config.trainer.synthetic_spec.memory_mib;
-  auto key = [&](const std::string& name) {
-    auto it = config.trainer.keys.find(name);
-    return it == config.trainer.keys.end() ? std::string() : it->second;
-  };
-  if (key("model.path").empty()) return 0;
-  absl::StatusOr<trainer::BertConfig> model =
-      trainer::ReadModelConfig(JoinPath(key("model.path"), "config.json"));
-  if (!model.ok()) return 0;
-  int64_t seq = model->max_position_embeddings;
-  if (int64_t max_len = 0; absl::SimpleAtoi(key("model.max_seq_len"), &max_len) && max_len > 0) {
-    seq = std::min(seq, max_len);
-  }
+  const std::optional<EstimateInputs> in = ReadEstimateInputs(config);
+  if (!in.has_value()) return 0;
   const trainer::MemoryEstimate estimate = trainer::EstimateTrainingMemoryBytes(
-      *model, trainer::EncoderParameters(*model), batch, seq,
-      key("task.type") == "classification" ? 1 : 2, key("train.precision") == "fp32",
-      key("train.grad_checkpointing") == "true",
-      key("train.strategy") == "zero1" ? static_cast<int>(config.gpus_per_trial) : 1);
+      in->model, in->parameters, batch, in->max_seq_len, in->passes, in->fp32,
+      in->grad_checkpointing, in->optimizer_shards);
   return estimate.total_bytes() / (1024.0 * 1024.0);
 }
 

@@ -6,8 +6,9 @@
 // without datetime_complete (RUNNING) ends at the latest time the journal shows; a trial
 // without placement goes to an "unplaced" lane (several when they overlap in time); trials that
 // overlap in time on one GPU (resources.trials_per_gpu) take its shared lanes, "local:0 (2)",
-// "local:0 (3)", under its own; a multi-GPU placement occupies every lane it names. Journal text in
-// the chart is escaped (hpo/report/svg_chart.h). Thread-safety: pure functions.
+// "local:0 (3)", under its own; a multi-GPU placement occupies every lane it names. Journal text
+// in the chart is escaped (hpo/report/svg_chart.h).
+// Thread-safety: pure functions.
 #ifndef TUNEFLEET_HPO_REPORT_REPORT_TIMELINE_H_
 #define TUNEFLEET_HPO_REPORT_REPORT_TIMELINE_H_
 

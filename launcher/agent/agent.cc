@@ -358,8 +358,7 @@ void Agent::StartWaiting() {
       continue;
     }
     // Fetch what the ranks need first (a thread: the loop goes on heartbeating), then start.
-    run.staged_slots = seats.slots;
-    run.staged_lanes = seats.lanes;
+    run.staged_seats = seats;
     run.staging = std::async(std::launch::async, StageFiles, comm::EndpointHost(options_.head),
                              run.spec, options_.cache_dir);
   }
@@ -391,7 +390,7 @@ void Agent::FinishStaging() {
     TF_LOG(INFO) << "run " << run_id << ": the ranks read the staged copies: "
                  << (rewritten.empty() ? std::string("(no argument names a staged path)")
                                        : absl::StrJoin(rewritten, " "));
-    SpawnRanks(run_id, run, assign, {run.staged_slots, run.staged_lanes, 1});
+    SpawnRanks(run_id, run, assign, run.staged_seats);
   }
 }
 

@@ -129,12 +129,6 @@ bool AgentSlots::Holds(int slot, uint64_t run_id) const {
   return std::any_of(on.begin(), on.end(), [&](const Tenant& t) { return t.run_id == run_id; });
 }
 
-std::vector<uint64_t> AgentSlots::Tenants(int slot) const {
-  std::vector<uint64_t> out;
-  for (const Tenant& t : tenants_[static_cast<size_t>(slot)]) out.push_back(t.run_id);
-  return out;
-}
-
 void AgentSlots::Release(uint64_t run_id) {
   for (std::vector<Tenant>& on : tenants_) {
     on.erase(

@@ -43,12 +43,7 @@ class AgentSlots {
   // The GPUs this host shows that the agent uses (slot i is gpus()[i]); empty on CPU slots.
   const std::vector<GpuInfo>& gpus() const { return gpus_; }
 
-  // Where a run's local ranks go: a slot per rank, and its lane (the warm-worker pool's key:
-  // the slot itself for a GPU of its own, slot + count() * seat for a seat of a shared GPU).
-  struct Seats {
-    std::vector<int> slots, lanes;
-    int sharing = 1;  // the trials on its GPU as it takes it, itself included (one rank)
-  };
+  using Seats = RunSeats;  // local_run.h
   // Chooses and holds slots for run `run_id` with `ranks` local ranks, or nullopt when none
   // fits now (`why` says what it waits for). A run of one rank whose spec allows
   // trials_per_gpu N > 1 takes a free GPU if there is one, else a seat on the GPU with the
@@ -58,8 +53,6 @@ class AgentSlots {
   std::optional<Seats> Take(uint64_t run_id, const comm::TrialSpec& spec, int ranks,
                             const std::map<uint64_t, LocalRun>& runs, std::string* why);
   void Release(uint64_t run_id);
-  // The runs on slot `slot`.
-  std::vector<uint64_t> Tenants(int slot) const;
 
   // True when telemetry runs and a sample of every GPU is due at `now`.
   bool SampleDue(absl::Time now) const { return telemetry_ != nullptr && now >= next_sample_; }

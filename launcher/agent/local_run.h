@@ -50,10 +50,18 @@ struct RankEnd {
   std::string description;  // "exit code 1", "killed by signal 9 (Killed)"
 };
 
+// Where a run's local ranks go (AgentSlots::Take): a slot per rank, and its lane (the warm-worker
+// pool's key: the slot itself for a GPU of its own, slot + slots * seat for a seat of a shared
+// GPU).
+struct RunSeats {
+  std::vector<int> slots, lanes;
+  int sharing = 1;  // the trials on its GPU as it takes it, itself included (one rank)
+};
+
 struct LocalRank {
   int rank = 0;
   int slot = 0;
-  int lane = 0;  // its warm worker's pool key (AgentSlots::Seats): the slot, or its shared seat
+  int lane = 0;  // its warm worker's pool key (RunSeats): the slot, or its shared seat
   // Its own trainer process, or the slot's warm worker lent for the trial (warm); null when it
   // could not start, and once a warm rank handed the worker back.
   std::unique_ptr<ChildProcess> process;
@@ -83,7 +91,7 @@ struct LocalRun {
   std::deque<comm::Report> unanswered;  // rank 0's Reports with no Decision yet
   // Staging (TrialSpec.stage): the fetch in flight, the slots kept for the ranks meanwhile.
   std::future<absl::StatusOr<std::map<std::string, std::string>>> staging;
-  std::vector<int> staged_slots, staged_lanes;
+  RunSeats staged_seats;
   comm::Assign staged_assign;
   // Assigned but waiting for its slots (a GPU of its own, or a shared GPU's memory): the agent
   // starts waiting runs in assignment order as slots free up (staged_assign holds the Assign).

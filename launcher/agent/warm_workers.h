@@ -52,8 +52,8 @@ class WarmWorkers {
     std::string agent;           // the agent's name, in worker names
     std::string trainer_binary;  // started as `TRAINER worker`
     std::string log_dir;         // workers' own logs: LOG_DIR/workers/slot-S.log
-    // The agent's slots: a pool key (a lane, AgentSlots::Seats) past them is seat K of a shared
-    // GPU, named "slot-S.K" (K from 2) in logs and worker names.
+    // The agent's slots: a pool key (a lane, RunSeats in local_run.h) past them is seat K of a
+    // shared GPU, named "slot-S.K" (K from 2) in logs and worker names.
     int slots = 1;
     int default_max_trials = kDefaultWorkerMaxTrials;  // TrialSpec.worker_max_trials 0
     absl::Duration register_timeout = absl::Seconds(60);
