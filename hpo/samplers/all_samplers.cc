@@ -2,6 +2,7 @@
 
 #include "hpo/samplers/random_then_grid_sampler.h"
 #include "hpo/samplers/random_then_local_sampler.h"
+#include "hpo/samplers/tpe_sampler.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -12,6 +13,7 @@ const std::vector<const SamplerKind*>& AllSamplerKinds() {
       &GridSearchKind(),
       &RandomThenGridKind(),
       &RandomThenLocalKind(),
+      &TpeKind(),
   };
   return *kKinds;
 }

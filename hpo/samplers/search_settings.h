@@ -35,6 +35,20 @@ struct GridPhaseSpec {
   bool climb = true;
 };
 
+// search.tpe: Optuna 3.1's TPESampler settings (hpo/samplers/tpe_sampler.h), its defaults;
+// `gamma` is default_gamma's fraction: min(ceil(gamma * n), 25) trials are "below".
+struct TpeSpec {
+  int64_t trials = 40;  // the points it proposes in all (a sweep must end)
+  int64_t n_startup_trials = 10;
+  int64_t n_ei_candidates = 24;
+  double gamma = 0.1;
+  double prior_weight = 1.0;
+  bool consider_prior = true;
+  bool consider_magic_clip = true;
+  bool consider_endpoints = false;
+  bool multivariate = false;
+};
+
 struct SearchSettings {
   bool maximize = true;  // metric.goal
   LrSpec lr;
@@ -45,6 +59,7 @@ struct SearchSettings {
   std::string method = "random_then_grid";
   RandomPhaseSpec random;
   GridPhaseSpec grid;
+  TpeSpec tpe;
   int64_t max_failures_per_trial = 2;
 };
 

@@ -58,7 +58,7 @@ Study RunToEnd(Sampler& sampler, const SearchSpace& space) {
 
 TEST(SamplerRegistryTest, ListsTheMethodsInOrder) {
   EXPECT_THAT(SamplerMethods(),
-              ElementsAre("random", "grid", "random_then_grid", "random_then_local"));
+              ElementsAre("random", "grid", "random_then_grid", "random_then_local", "tpe"));
   for (const std::string& method : SamplerMethods()) {
     ASSERT_NE(FindSamplerKind(method), nullptr) << method;
     EXPECT_EQ(FindSamplerKind(method)->method, method);
@@ -90,7 +90,9 @@ TEST(SamplerRegistryTest, EachKindBuildsASamplerThatKeepsItsPlan) {
       EXPECT_EQ(study.trials[i].params, random.PointFor(i, space)) << i;
       EXPECT_EQ(study.trials[i].phase, "random");
     }
-    for (int64_t i = random_points; i < proposed; ++i) EXPECT_EQ(study.trials[i].phase, "grid");
+    for (int64_t i = random_points; i < proposed; ++i) {
+      EXPECT_EQ(study.trials[i].phase, method == "tpe" ? "tpe" : "grid");
+    }
   }
   EXPECT_EQ(SamplerKindOf(Settings("random")).random_points(Settings("random")), 4);
   EXPECT_EQ(SamplerKindOf(Settings("grid")).random_points(Settings("grid")), 0);

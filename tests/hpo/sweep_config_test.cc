@@ -142,8 +142,8 @@ const BadCase kBadCases[] = {
     {8, "lr_scaling: {rule: sqrt, base_batch: 32}",
      "lr_scaling.rule: expected one of linear, none; got 'sqrt'"},
     {10, "  method: bayes",
-     "search.method: expected one of random, grid, random_then_grid, random_then_local; got "
-     "'bayes'"},
+     "search.method: expected one of random, grid, random_then_grid, random_then_local, tpe; "
+     "got 'bayes'"},
     {11, "  random: {trials: 0, seed: 0}", "search.random.trials: must be >= 1, got 0"},
     {12, "  grid: {top_k: 2, lr_points: 5, lr_span: 0.5, batch_neighbors: 1}",
      "search.grid.lr_span: must be >= 1 (the ratio of the largest to the smallest grid lr), "
