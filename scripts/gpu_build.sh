@@ -6,7 +6,8 @@
 # Environment (defaults): DEBS (.carry/debs), DEPS_PREFIX (/tmp/tfdeps), BUILD_DIR (build/gpu),
 #   BUILD_TYPE (Release), JOBS (nproc), Torch_DIR (asked of PYTHON, else python3, else
 #   /opt/torch/.venv/bin/python3), SKIP_TESTS=1 to only build, CTEST_ARGS (extra ctest
-#   arguments; by default -LE optuna when /usr/bin/python3 lacks Optuna).
+#   arguments; by default -LE optuna when /usr/bin/python3 lacks Optuna), BUILD_TARGETS (only
+#   these targets, e.g. "hpo trainer agent head"; implies SKIP_TESTS=1).
 # Afterwards run binaries with the printed LD_LIBRARY_PATH (they also carry an RPATH to the prefix).
 set -euo pipefail
 
@@ -149,9 +150,10 @@ fi
 run cmake -S . -B "$BUILD_DIR" "${GEN_ARGS[@]}" -DCMAKE_BUILD_TYPE="$BUILD_TYPE" \
   -DTorch_DIR="$Torch_DIR" "${DEPS_ARGS[@]}" "$@"
 took "configure"
-run cmake --build "$BUILD_DIR" -j "$JOBS"
+# shellcheck disable=SC2086  # BUILD_TARGETS is a list
+run cmake --build "$BUILD_DIR" -j "$JOBS" ${BUILD_TARGETS:+--target $BUILD_TARGETS}
 took "build ($JOBS jobs)"
-if [ "${SKIP_TESTS:-0}" != 1 ]; then
+if [ "${SKIP_TESTS:-0}" != 1 ] && [ -z "${BUILD_TARGETS:-}" ]; then
   # Tests that import Optuna (label "optuna") run Debian's /usr/bin/python3 + python3-optuna
   # 3.1; skip them where that is missing. CTEST_ARGS="..." overrides (CTEST_ARGS= runs all).
   if [ -z "${CTEST_ARGS+set}" ]; then

@@ -3,7 +3,8 @@
 # TRIALS_PER_GPU (default "1 2 4 8") trials a GPU (resources.trials_per_gpu=N,
 # max_concurrent_trials=N) and prints, per N, the wall time, trials per hour, the GPU's mean
 # utilisation and memory (nvidia-smi every 0.5 s), the most trainer processes seen on the GPU at
-# once, failures, and the best trial. Logs, journals and samples go to OUT (default /tmp/tpg).
+# once, failures, and the best trial; hpo's lines are stamped with the time ($EPOCHREALTIME).
+# Logs, journals and samples go to OUT (default /tmp/tpg).
 #   [HPO=build/gpu/bin/hpo] [OUT=...] bench/gpu/trials_per_gpu.sh NAME SWEEP.yaml [key=value ...]
 set -uo pipefail
 NAME=${1:?usage: trials_per_gpu.sh NAME SWEEP.yaml [key=value ...]} SWEEP=${2:?sweep file}
@@ -23,8 +24,9 @@ for n in ${TRIALS_PER_GPU:-1 2 4 8}; do
   sampler=$!
   t0=$(date +%s.%N)
   "$HPO" sweep "$SWEEP" "$@" resources.trials_per_gpu=$n max_concurrent_trials=$n \
-    --journal "$dir/journal.log" > "$dir/sweep.log" 2>&1
-  rc=$?
+    --journal "$dir/journal.log" 2>&1 |
+    while IFS= read -r line; do printf '%s %s\n' "$EPOCHREALTIME" "$line"; done > "$dir/sweep.log"
+  rc=${PIPESTATUS[0]}
   t1=$(date +%s.%N)
   kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null
   "$HPO" status --journal "$dir/journal.log" --format json > "$dir/status.json" 2>/dev/null
