@@ -339,8 +339,14 @@ std::optional<std::string> SweepFailure(const SweepEngine::Outcome& o, double ma
 
 absl::Status SweepEngine::SetPlacement(int64_t number, const std::string& placement) {
   if (!IsRunning(number)) return absl::OkStatus();
-  study_.trials[static_cast<size_t>(number)].placement = placement;
+  Trial& t = study_.trials[static_cast<size_t>(number)];
+  t.placement = placement;
+  const bool first = t.ranks_started.empty();
+  if (first) t.ranks_started = OptunaDatetimeNow();
   if (journal_ == nullptr) return absl::OkStatus();
+  if (first) {
+    RETURN_IF_ERROR(journal_->SetUserAttr(number, "ranks_started", JsonString(t.ranks_started)));
+  }
   return journal_->SetUserAttr(number, "placement", JsonString(placement));
 }
 

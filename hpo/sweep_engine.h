@@ -119,7 +119,8 @@ class SweepEngine {
   Outcome GetOutcome() const;
 
   // Records where running trial `number` runs ("local:0-3"): Trial::placement and the user
-  // attr "placement".
+  // attr "placement"; the first time, also that its ranks started now: Trial::ranks_started and
+  // the user attr "ranks_started" (a trial may wait at its agent, e.g. for GPU memory).
   absl::Status SetPlacement(int64_t number, const std::string& placement);
   // Records the warm worker that runs trial `number`'s rank 0: Trial::worker and the user attr
   // "worker" (only warm trials get one).

@@ -46,6 +46,9 @@ struct Trial {
   std::string fail_reason;  // FAIL only: "exit code 1", "killed by signal 9", "interrupted"
   std::string stderr_tail;  // FAIL only: the end of the failing rank's stderr
   std::string placement;    // where it ran: agent and GPU (slot) indices, "local:0-3"
+  // When its ranks started on their agent (Optuna's datetime format; datetime_start is when hpo
+  // submitted it, earlier when the trial waited at the agent, e.g. for GPU memory).
+  std::string ranks_started;
   // The warm trainer worker that ran rank 0, "AGENT/slot-S/w-PID#N" (comm Started.workers);
   // empty for a fresh trainer process.
   std::string worker;

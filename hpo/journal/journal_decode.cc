@@ -161,6 +161,8 @@ void ApplyUserAttr(const std::string& key, const PyJson& v, Trial* t) {
     t->placement = AsString(v, what);
   } else if (key == "worker") {
     t->worker = AsString(v, what);
+  } else if (key == "ranks_started") {
+    t->ranks_started = AsString(v, what);
   } else if (key == "requeued_alone") {
     if (!v.is_boolean()) Fail(absl::StrCat(what, ": expected true or false, got ", DumpPyJson(v)));
     t->requeued_alone = v.get<bool>();

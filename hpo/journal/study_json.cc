@@ -54,6 +54,9 @@ std::string TrialJson(const Trial& t, const SearchSpace& dists) {
     user.push_back(absl::StrCat("\"placement\": ", JsonString(t.placement)));
   }
   if (!t.worker.empty()) user.push_back(absl::StrCat("\"worker\": ", JsonString(t.worker)));
+  if (!t.ranks_started.empty()) {
+    user.push_back(absl::StrCat("\"ranks_started\": ", JsonString(t.ranks_started)));
+  }
   if (t.requeued_alone) user.push_back("\"requeued_alone\": true");
   const auto number = [&](const char* key, const std::optional<double>& v) {
     if (v) user.push_back(absl::StrCat("\"", key, "\": ", JsonFloat(*v)));

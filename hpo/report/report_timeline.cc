@@ -203,6 +203,10 @@ SweepTimeline BuildTimeline(const Study& study) {
   for (const Trial& t : study.trials) {
     std::optional<absl::Time> start = ParseTrialTime(t.datetime_start);
     if (!start.has_value()) continue;
+    // Its bar starts when its ranks did: a trial may have waited at its agent (GPU memory).
+    if (std::optional<absl::Time> ranks = ParseTrialTime(t.ranks_started)) {
+      start = std::max(*start, *ranks);
+    }
     TrialSpan span;
     span.number = t.number;
     span.start = *start;
@@ -259,6 +263,11 @@ std::string TimelineSvg(const Study& study, const SweepTimeline& timeline, int w
       absl::StrAppend(&title, "  batch_size ", ShortNumber(b->second));
     }
     if (!t.placement.empty()) absl::StrAppend(&title, "\non ", t.placement);
+    if (std::optional<absl::Time> submitted = ParseTrialTime(t.datetime_start);
+        submitted.has_value() && s.start > *submitted) {
+      absl::StrAppend(&title, "\nwaited ", DurationText(s.start - *submitted),
+                      " at its agent before its ranks started");
+    }
     if (!t.worker.empty()) absl::StrAppend(&title, "\nworker ", t.worker);
     if (!t.fail_reason.empty()) absl::StrAppend(&title, "\n", t.fail_reason);
     const double x0 = absl::ToDoubleSeconds(s.start - timeline.first_start);

@@ -104,6 +104,24 @@ TEST(BuildTimelineTest, TrialsSharingAGpuTakeSharedLanes) {
   EXPECT_DOUBLE_EQ(*tl.BusyShare(), 60.0 / 100.0);
 }
 
+// A trial that waited at its agent (for GPU memory) is drawn from when its ranks started
+// (user attr "ranks_started"), not from when hpo submitted it.
+TEST(BuildTimelineTest, ATrialThatWaitedStartsWithItsRanks) {
+  Study study;
+  study.trials = {
+      Span(0, TrialState::kComplete, "2024-05-01T13:00:00", "2024-05-01T13:00:40", "a:0"),
+      Span(1, TrialState::kComplete, "2024-05-01T13:00:00", "2024-05-01T13:01:00", "a:0"),
+  };
+  study.trials[0].ranks_started = "2024-05-01T13:00:01";
+  study.trials[1].ranks_started = "2024-05-01T13:00:40";  // waited for trial 0's memory
+  const SweepTimeline tl = BuildTimeline(study);
+  EXPECT_EQ(tl.spans[1].start, *ParseTrialTime("2024-05-01T13:00:40"));
+  EXPECT_EQ(tl.spans[1].lanes, (Lanes{"a:0"}));  // trial 0's seat, free again: no shared lane
+  EXPECT_EQ(tl.lanes, (Lanes{"a:0"}));
+  EXPECT_EQ(tl.TrialTime(), absl::Seconds(39 + 20));
+  EXPECT_NE(TimelineSvg(study, tl, 800).find("waited 40s at its agent"), std::string::npos);
+}
+
 TEST(BuildTimelineTest, NothingStarted) {
   Study study;
   const SweepTimeline tl = BuildTimeline(study);

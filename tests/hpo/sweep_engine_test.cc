@@ -225,6 +225,11 @@ TEST(SweepEngineTest, TheSnapshotDrawsTheReportTheJournalDraws) {
   }
   auto contents = ReadJournal(path);
   ASSERT_TRUE(contents.ok()) << contents.status();
+  // SetPlacement also recorded when trial 0's ranks started (the report's timeline draws it).
+  const Trial& placed = contents->study.trials[0];
+  EXPECT_EQ(placed.ranks_started.size(), placed.datetime_start.size());  // Optuna's format
+  EXPECT_GE(placed.ranks_started, placed.datetime_start);
+  EXPECT_EQ(contents->study.trials[1].ranks_started, "");  // never placed
   auto journal = JournalWriter::Open(path);
   ASSERT_TRUE(journal.ok()) << journal.status();
   SweepEngine resumed(c, journal->get());
