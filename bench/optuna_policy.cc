@@ -61,6 +61,7 @@ absl::StatusOr<std::unique_ptr<OptunaPolicy>> OptunaPolicy::Launch(const Options
                 {"maximize", o.maximize},
                 {"sampler", o.sampler},
                 {"seed", o.seed},
+                {"tpe", Json::parse(o.tpe_json)},
                 {"pruner", Json::parse(o.pruner_json)},
                 {"space", space}};
   RETURN_IF_ERROR(p->Call(study.dump()).status());

@@ -30,6 +30,10 @@ class OptunaPolicy : public Policy {
     std::string python = "/usr/bin/python3";
     std::string script;  // bench/optuna_policy.py
     std::string sampler = "tpe";  // tpe | random
+    // TPESampler's settings as a JSON object (search.tpe's keys, hpo/samplers/search_settings.h:
+    // n_startup_trials, n_ei_candidates, gamma, prior_weight, consider_*, multivariate); "{}":
+    // Optuna's defaults.
+    std::string tpe_json = "{}";
     uint64_t seed = 0;
     std::string study_name;
     bool maximize = true;

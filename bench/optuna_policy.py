@@ -3,6 +3,7 @@
 
 One JSON object a line in, one a line out, in order:
   {"op": "study", "name": NAME, "maximize": bool, "sampler": "tpe" | "random", "seed": N,
+   "tpe": {TPESampler's settings, search.tpe's keys; gamma the fraction of default_gamma},
    "pruner": {"type": "median" | "successive_halving" | "hyperband" | "none", ...settings},
    "space": {param: Optuna distribution JSON (a string)}}      -> {"ok": true}
   {"op": "ask"}                                                 -> {"trial": N, "params": {...}}
@@ -15,6 +16,7 @@ says, as tunefleet's sweep does. A stopped trial is told PRUNED.
 Run with Debian's python3 (optuna 3.1).
 """
 import json
+import math
 import sys
 import warnings
 
@@ -51,9 +53,13 @@ def make_pruner(spec):
     raise ValueError(f"unknown pruner {kind}")
 
 
-def make_sampler(name, seed):
+def make_sampler(name, seed, tpe):
     if name == "tpe":
-        return optuna.samplers.TPESampler(seed=seed)
+        tpe = dict(tpe)
+        if "gamma" in tpe:  # default_gamma with its 0.1 replaced
+            fraction = tpe.pop("gamma")
+            tpe["gamma"] = lambda n: min(int(math.ceil(fraction * n)), 25)
+        return optuna.samplers.TPESampler(seed=seed, **tpe)
     if name == "random":
         return optuna.samplers.RandomSampler(seed=seed)
     raise ValueError(f"unknown sampler {name}")
@@ -67,7 +73,8 @@ def main():
         if op == "study":
             study = optuna.create_study(
                 study_name=m["name"], direction="maximize" if m["maximize"] else "minimize",
-                sampler=make_sampler(m["sampler"], m["seed"]), pruner=make_pruner(m["pruner"]))
+                sampler=make_sampler(m["sampler"], m["seed"], m.get("tpe", {})),
+                pruner=make_pruner(m["pruner"]))
             space = {k: json_to_distribution(v) for k, v in m["space"].items()}
             trials = {}
             out = {"ok": True}

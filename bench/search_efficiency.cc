@@ -14,6 +14,7 @@
 // pruner's settings are the sweep's when it uses that pruner, else its defaults, the same for
 // both; hyperband's min_resource "auto" is one evaluation
 // interval of the table's epoch. Seed s sets search.random.seed and Optuna's sampler seed.
+// Optuna's TPESampler takes search.tpe's settings (multivariate, gamma, ...; defaults: its own).
 // Every method may spend at most the full grid's compute; a method whose plan ends before
 // (grid, random_then_grid) stops there.
 //
@@ -129,6 +130,20 @@ struct Outcome {
   int64_t trials = 0, pruned = 0;
 };
 
+// search.tpe as TPESampler's keyword arguments, so that optuna:tpe runs with the settings
+// tunefleet:tpe runs with (search.tpe.trials bounds tunefleet's sweep only).
+std::string OptunaTpeSettings(const hpo::TpeSpec& t) {
+  return nlohmann::json{{"n_startup_trials", t.n_startup_trials},
+                        {"n_ei_candidates", t.n_ei_candidates},
+                        {"gamma", t.gamma},
+                        {"prior_weight", t.prior_weight},
+                        {"consider_prior", t.consider_prior},
+                        {"consider_magic_clip", t.consider_magic_clip},
+                        {"consider_endpoints", t.consider_endpoints},
+                        {"multivariate", t.multivariate}}
+      .dump();
+}
+
 absl::StatusOr<Outcome> RunOnce(const SearchTable& table, const hpo::SweepConfig& config,
                                 const Method& m, int64_t seed, double eps,
                                 const std::string& python, const std::string& script) {
@@ -143,6 +158,7 @@ absl::StatusOr<Outcome> RunOnce(const SearchTable& table, const hpo::SweepConfig
     po.python = python;
     po.script = script;
     po.sampler = m.search;
+    po.tpe_json = OptunaTpeSettings(config.tpe);
     po.seed = static_cast<uint64_t>(seed);
     po.study_name = config.name;
     po.maximize = config.maximize;

@@ -178,9 +178,19 @@ std::optional<Params> TpeSampler::Propose(const Study& study, int64_t point,
   const Observations candidates = l.Sample(rng, spec_.n_ei_candidates);
   const std::vector<double> log_l = l.LogPdf(candidates);
   const std::vector<double> log_g = g.LogPdf(candidates);
-  size_t best = 0;  // np.argmax: the first largest
-  for (size_t i = 1; i < log_l.size(); ++i) {
-    if (log_l[i] - log_g[i] > log_l[best] - log_g[best]) best = i;
+  // np.argmax: the first largest score. Scores equal in exact arithmetic (a categorical's
+  // choices seen equally often below and above) are equal in Optuna's arithmetic, so the first
+  // candidate, a random one, wins; ours may differ in the last bits, which would favour one
+  // choice every time, so scores within rounding of the largest count as equal.
+  std::vector<double> score(log_l.size());
+  double top = -kInf;
+  for (size_t i = 0; i < score.size(); ++i) {
+    score[i] = log_l[i] - log_g[i];
+    top = std::max(top, score[i]);
+  }
+  size_t best = 0;
+  while (best + 1 < score.size() && !(score[best] >= top - 1e-12 * std::max(1.0, std::fabs(top)))) {
+    ++best;
   }
   Params out;
   for (const auto& [name, d] : space) out[name] = d.ToExternal(candidates.at(name)[best]);

@@ -4,6 +4,9 @@
 Run with Debian's python3 (optuna 3.1.0): /usr/bin/python3 tests/hpo/tpe_golden.py
 It prints C++ initializers; paste them into the test's kGolden* constants. The study below is
 the test's Study() trial for trial (keep the two in step).
+With --proposals it prints instead what TPESampler proposes for a 13th trial of
+tpe_sampler_test.cc's FixedStudy() over seeds 0-3999 (independent, then multivariate): the
+share of each batch size and the quartiles of log10(lr).
 """
 import math
 import warnings
@@ -147,5 +150,33 @@ def main():
               f"{c1(_truncnorm._log_gauss_mass(np.array([a]), np.array([b]))[0])}")
 
 
+def proposals():
+    space = {"lr": FloatDistribution(1e-5, 1e-2, log=True),
+             "batch_size": CategoricalDistribution([16, 32, 64, 128])}
+    rows = [(3e-4, 32, C, 0.80, 0), (1e-3, 64, C, 0.75, 0), (2e-5, 16, P, 0.6, 200),
+            (5e-4, 32, C, 0.82, 0), (8e-3, 128, P, 0.7, 100), (2e-4, 16, C, 0.78, 0),
+            (5e-5, 64, P, 0.3, 100), (7e-4, 64, C, 0.82, 0), (1e-5, 16, P, 0.4, 200),
+            (3e-3, 128, C, 0.70, 0), (4e-4, 32, C, 0.81, 0), (1e-4, 128, C, 0.79, 0)]
+    s = optuna.create_study(direction="maximize")
+    for lr, bs, state, v, step in rows:
+        s.add_trial(create_trial(
+            state=state, value=v if state == C else None,
+            intermediate_values={step: v} if state == P else {},
+            params={"lr": lr, "batch_size": bs}, distributions=space))
+    for multivariate in (False, True):
+        lrs, batches = [], []
+        for seed in range(4000):
+            s.sampler = optuna.samplers.TPESampler(seed=seed, n_startup_trials=5,
+                                                   multivariate=multivariate)
+            t = s.ask(fixed_distributions=space)
+            lrs.append(math.log10(t.params["lr"]))
+            batches.append(t.params["batch_size"])
+            s._storage.set_trial_state_values(t._trial_id, state=F)  # not an observation
+        shares = [batches.count(b) / len(batches) for b in (16, 32, 64, 128)]
+        print(f"// multivariate {multivariate}: batch shares {cc(shares)}, "
+              f"log10(lr) quartiles {cc(np.quantile(lrs, [0.25, 0.5, 0.75]))}")
+
+
 if __name__ == "__main__":
-    main()
+    import sys
+    proposals() if "--proposals" in sys.argv else main()

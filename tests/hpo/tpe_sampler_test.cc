@@ -2,11 +2,15 @@
 // running trials do not end the startup, proposals move towards the good region
 // (independent and multivariate), a resumed study proposes the same point, the sampler ends
 // after search.tpe.trials points and retries failed ones, multivariate samples the
-// intersection space, and the search.tpe keys parse and refuse bad values. The numbers of
+// intersection space, and the search.tpe keys parse and refuse bad values. Two checks against
+// Optuna 3.1's TPESampler run on distributions: its proposals for one fixed study over seeds,
+// and how close its last points come to a peak. The numbers of
 // Optuna 3.1's TPE itself are tests/hpo/tpe_golden_test.cc's.
 #include "hpo/samplers/tpe_sampler.h"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -129,6 +133,70 @@ TEST(TpeSamplerTest, ProposalsMoveToTheGoodRegionAsOptunasDo) {
     const double optuna = multivariate ? 1.084 : 0.695;
     EXPECT_NEAR(tpe, optuna, 0.2 * optuna) << "random " << random;
     EXPECT_LT(tpe, 0.7 * random);
+  }
+}
+
+// Twelve finished trials over lr and batch size (four PRUNED, ranked by their last step).
+Study FixedStudy() {
+  const double rows[][5] = {
+      // lr, batch, pruned, value (a PRUNED one's last), its step
+      {3e-4, 32, 0, 0.80, 0},  {1e-3, 64, 0, 0.75, 0},   {2e-5, 16, 1, 0.6, 200},
+      {5e-4, 32, 0, 0.82, 0},  {8e-3, 128, 1, 0.7, 100}, {2e-4, 16, 0, 0.78, 0},
+      {5e-5, 64, 1, 0.3, 100}, {7e-4, 64, 0, 0.82, 0},   {1e-5, 16, 1, 0.4, 200},
+      {3e-3, 128, 0, 0.70, 0}, {4e-4, 32, 0, 0.81, 0},   {1e-4, 128, 0, 0.79, 0}};
+  Study study;
+  for (const auto& r : rows) {
+    Trial t;
+    t.number = t.point = static_cast<int64_t>(study.trials.size());
+    t.params = {{kLrParam, r[0]}, {kBatchParam, r[1]}};
+    t.state = r[2] == 0 ? TrialState::kComplete : TrialState::kPruned;
+    if (r[2] == 0) t.value = r[3];
+    if (r[2] != 0) t.intermediate_values[static_cast<int64_t>(r[4])] = r[3];
+    study.trials.push_back(t);
+  }
+  return study;
+}
+
+// What a 13th trial of FixedStudy() gets (n_startup_trials 5) over 1000 seeds, against what
+// Optuna 3.1's TPESampler proposes for it over seeds 0-3999 (tests/hpo/tpe_golden.py
+// --proposals): the share of each batch size and the quartiles of log10(lr). Independent, the
+// two best trials (batch 32 and 64) tie, and each batch is as frequent above: Optuna proposes
+// either half the time.
+TEST(TpeSamplerTest, ProposalsOnAFixedStudyAreOptunas) {
+  struct Want {
+    bool multivariate;
+    std::vector<double> shares, quartiles;
+    double tolerance;  // of a quartile
+  };
+  const std::vector<Want> wants = {
+      {false, {0.0, 0.499, 0.501, 0.0}, {-3.049, -3.019, -2.990}, 0.01},
+      {true, {0.03925, 0.842, 0.11875, 0.0}, {-2.582, -2.470, -2.315}, 0.04}};
+  const Study study = FixedStudy();
+  for (const Want& want : wants) {
+    SCOPED_TRACE(want.multivariate);
+    SearchSettings s = Settings();
+    s.tpe.n_startup_trials = 5;
+    s.tpe.multivariate = want.multivariate;
+    const SearchSpace space = BuildSearchSpace(s);
+    std::map<double, double> shares;
+    std::vector<double> lrs;
+    constexpr int kSeeds = 1000;
+    for (int seed = 0; seed < kSeeds; ++seed) {
+      s.random.seed = seed;
+      TpeSampler sampler(s);
+      Trial t;
+      t.number = 12;
+      const Params p = SampleTrial(sampler, study, &t, space);
+      shares[p.at(kBatchParam)] += 1.0 / kSeeds;
+      lrs.push_back(std::log10(p.at(kLrParam)));
+    }
+    const double batches[] = {16, 32, 64, 128};
+    for (int i = 0; i < 4; ++i) EXPECT_NEAR(shares[batches[i]], want.shares[i], 0.05) << batches[i];
+    std::sort(lrs.begin(), lrs.end());
+    for (int q = 0; q < 3; ++q) {
+      EXPECT_NEAR(lrs[static_cast<size_t>((q + 1) * kSeeds / 4)], want.quartiles[q],
+                  want.tolerance);
+    }
   }
 }
 
