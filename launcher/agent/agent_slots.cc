@@ -53,7 +53,8 @@ std::optional<AgentSlots::Seats> AgentSlots::Take(uint64_t run_id, const comm::T
                                                   int ranks,
                                                   const std::map<uint64_t, LocalRun>& runs,
                                                   std::string* why) {
-  const int share = ranks == 1 ? std::max(1, spec.trials_per_gpu()) : 1;
+  // CPU slots are not shared: a slot's cores (OMP_NUM_THREADS) are one trial's.
+  const int share = ranks == 1 && !gpus_.empty() ? std::max(1, spec.trials_per_gpu()) : 1;
   Seats seats;
   for (int s = 0; s < count() && static_cast<int>(seats.slots.size()) < ranks; ++s) {
     if (tenants_[static_cast<size_t>(s)].empty()) seats.slots.push_back(s);

@@ -32,7 +32,7 @@ void Dispatcher::Dispatch() {
     for (const std::string& id : agents) {
       const Peer& peer = *peers_.Find(id);
       const int free_units = peer.slots * kSlotUnits - runs_.BusyUnits(id);
-      candidates.push_back({peer.name, free_units / kSlotUnits, free_units});
+      candidates.push_back({peer.name, free_units / kSlotUnits, free_units, peer.gpus > 0});
     }
     const int units = RunUnits(run.spec, run.spec.world_size());
     std::optional<Placement> placement;
@@ -51,6 +51,7 @@ void Dispatcher::Dispatch() {
       part.agent = agents[index];
       part.agent_name = peers_.Find(part.agent)->name;
       for (int r = 0; r < count; ++r) part.ranks.push_back(next_rank++);
+      part.units = RunUnits(run.spec, count, candidates[index].gpus);
       parts.push_back(std::move(part));
     }
     const std::string master_addr = peers_.Find(parts.front().agent)->address;

@@ -42,7 +42,7 @@ std::optional<Placement> PlaceRanks(const std::vector<PlacementCandidate>& agent
 std::optional<size_t> PlaceShared(const std::vector<PlacementCandidate>& agents, int units) {
   std::optional<size_t> best;
   for (size_t i = 0; i < agents.size(); ++i) {
-    if (agents[i].free_units >= units &&
+    if (agents[i].free_units >= (agents[i].gpus ? units : kSlotUnits) &&
         (!best || agents[i].free_units > agents[*best].free_units)) {
       best = i;
     }

@@ -32,6 +32,7 @@ struct PlacementCandidate {
   std::string name;    // for logs and tests only
   int free_slots = 0;  // negative counts as 0
   int free_units = 0;  // for PlaceShared: kSlotUnits per free slot, less the shared runs' units
+  bool gpus = true;    // false: CPU slots, where a run that may share a GPU takes a whole slot
 };
 
 // (index into `agents`, ranks on that agent), in rank order.
@@ -39,9 +40,10 @@ using Placement = std::vector<std::pair<size_t, int>>;
 
 std::optional<Placement> PlaceRanks(const std::vector<PlacementCandidate>& agents, int world_size);
 
-// A one-rank run that may share a GPU (`units` = kSlotUnits / trials_per_gpu): the agent with
-// the most free units that holds them (spreading trials over the GPUs before doubling them up;
-// ties: earliest agent); nullopt when none does. The agent picks the GPU and checks its memory.
+// A one-rank run that may share a GPU (`units` = kSlotUnits / trials_per_gpu; a whole slot on an
+// agent without GPUs): the agent with the most free units that holds them (spreading trials over
+// the GPUs before doubling them up; ties: earliest agent); nullopt when none does. The agent
+// picks the GPU and checks its memory.
 std::optional<size_t> PlaceShared(const std::vector<PlacementCandidate>& agents, int units);
 
 }  // namespace launcher

@@ -7,7 +7,7 @@ namespace launcher {
 namespace {
 
 int PartUnits(const comm::TrialSpec& spec, const RunPart& part) {
-  return RunUnits(spec, static_cast<int>(part.ranks.size()));
+  return part.units > 0 ? part.units : RunUnits(spec, static_cast<int>(part.ranks.size()));
 }
 
 }  // namespace
@@ -215,8 +215,8 @@ int RunTable::BusySlots(const std::string& agent) const {
   return (BusyUnits(agent) + kSlotUnits - 1) / kSlotUnits;
 }
 
-int RunUnits(const comm::TrialSpec& spec, int ranks) {
-  if (ranks == 1 && spec.world_size() == 1 && spec.trials_per_gpu() > 1) {
+int RunUnits(const comm::TrialSpec& spec, int ranks, bool gpus) {
+  if (gpus && ranks == 1 && spec.world_size() == 1 && spec.trials_per_gpu() > 1) {
     return std::max(1, kSlotUnits / spec.trials_per_gpu());
   }
   return ranks * kSlotUnits;

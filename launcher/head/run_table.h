@@ -46,6 +46,8 @@ struct RunPart {
   std::string agent;       // the agent's ROUTER identity
   std::string agent_name;  // its registered name, for messages and logs
   std::vector<int> ranks;  // global ranks it runs, ascending
+  // The slot units (placement.h) it holds; 0: RunUnits of its ranks (an adopted part).
+  int units = 0;
   bool ended = false;      // its Exit arrived, or the agent was lost
 };
 
@@ -79,8 +81,10 @@ struct RunRecord {
   comm::Exit Aggregate() const;
 };
 
-// The units of a slot (placement.h) a run's part of `ranks` ranks holds.
-int RunUnits(const comm::TrialSpec& spec, int ranks);
+// The units of a slot (placement.h) a run's part of `ranks` ranks holds on an agent with GPUs
+// (`gpus`): a one-rank run sharing a GPU holds kSlotUnits / trials_per_gpu; on an agent of CPU
+// slots it holds a whole slot, as every other rank does (a CPU slot's cores are not shared).
+int RunUnits(const comm::TrialSpec& spec, int ranks, bool gpus = true);
 
 class RunTable {
  public:

@@ -90,6 +90,13 @@ TEST(PlacementTest, SharedRunsSpreadOverTheFreestAgent) {
   EXPECT_EQ(PlaceShared(units({quarter, quarter}), quarter), std::optional<size_t>(0));  // ties
   EXPECT_EQ(PlaceShared(units({quarter - 1, 0}), quarter), std::nullopt);
   EXPECT_EQ(PlaceShared(units({}), quarter), std::nullopt);
+  // An agent of CPU slots gives such a run a whole slot: its cores are not shared.
+  std::vector<PlacementCandidate> cpu = units({3 * quarter, kSlotUnits});
+  cpu[0].gpus = false;
+  cpu[1].gpus = false;
+  EXPECT_EQ(PlaceShared({cpu[0]}, quarter), std::nullopt);
+  EXPECT_EQ(PlaceShared(cpu, quarter), std::optional<size_t>(1));
+  EXPECT_EQ(PlaceShared({cpu[0], units({quarter})[0]}, quarter), std::optional<size_t>(1));
   // kSlotUnits / N is exact for N up to 8: N trials of one sweep fill a GPU, no more.
   for (int n = 1; n <= 8; ++n) EXPECT_EQ(kSlotUnits % n, 0) << n;
 }
