@@ -49,8 +49,7 @@ class AgentSlots {
   // trials_per_gpu N > 1 takes a free GPU if there is one, else a seat on the GPU with the
   // fewest trials whose every trial allows one more and whose memory fits (gpu_share.h; by
   // seats alone where NVML is absent); any other run, and every run on CPU slots, takes slots
-  // of its own. `runs` gives the
-  // tenants' processes, whose memory NVML counts.
+  // of its own. `runs` gives the tenants' processes, whose memory NVML counts.
   std::optional<Seats> Take(uint64_t run_id, const comm::TrialSpec& spec, int ranks,
                             const std::map<uint64_t, LocalRun>& runs, std::string* why);
   void Release(uint64_t run_id);

@@ -27,7 +27,8 @@ void HeadRecovery::AdoptHeldRuns(const std::string& identity, const comm::Regist
       head_.Send(identity, envelope);
       continue;
     }
-    RunRecord* run = runs_.Adopt(held, identity, name, std::max(now, deadline_) + orphan_grace_);
+    RunRecord* run = runs_.Adopt(held, identity, name, std::max(now, deadline_) + orphan_grace_,
+                                 reg.gpus_size() > 0);
     if (run == nullptr) continue;  // this part is known already
     TF_LOG(INFO) << "adopted run " << run_id << " (trial " << held.trial().trial()
                  << (held.trial().sweep().empty() ? "" : " of ") << held.trial().sweep()

@@ -132,7 +132,7 @@ void RunTable::DetachClient(RunRecord& run) {
 }
 
 RunRecord* RunTable::Adopt(const comm::HeldRun& held, const std::string& agent,
-                           const std::string& agent_name, absl::Time until) {
+                           const std::string& agent_name, absl::Time until, bool gpus) {
   const uint64_t run_id = held.trial().run_id();
   if (run_id >= next_run_id_) next_run_id_ = run_id + 1;
   auto [it, inserted] = runs_.try_emplace(run_id);
@@ -156,6 +156,7 @@ RunRecord* RunTable::Adopt(const comm::HeldRun& held, const std::string& agent,
   part.agent_name = agent_name;
   part.ranks.assign(held.ranks().begin(), held.ranks().end());
   std::sort(part.ranks.begin(), part.ranks.end());
+  part.units = RunUnits(run.spec, static_cast<int>(part.ranks.size()), gpus);
   busy_[agent] += PartUnits(run.spec, part);
   const int first = part.ranks.empty() ? 0 : part.ranks.front();
   auto at = std::find_if(run.parts.begin(), run.parts.end(), [first](const RunPart& p) {

@@ -46,7 +46,8 @@ struct RunPart {
   std::string agent;       // the agent's ROUTER identity
   std::string agent_name;  // its registered name, for messages and logs
   std::vector<int> ranks;  // global ranks it runs, ascending
-  // The slot units (placement.h) it holds; 0: RunUnits of its ranks (an adopted part).
+  // The slot units (placement.h) it holds, set where it is placed or adopted (RunUnits on its
+  // agent); 0: RunUnits of its ranks on GPUs.
   int units = 0;
   bool ended = false;      // its Exit arrived, or the agent was lost
 };
@@ -115,9 +116,10 @@ class RunTable {
   // Adds `agent`'s part of a run it held across a head restart; creates the run (placed, no
   // client) when this is its first part. Returns null when that agent's part is known already
   // (a repeated Register). Parts stay ordered by their first rank (rank 0's part first).
-  // An orphan made here is cancelled if unclaimed at `until`.
+  // An orphan made here is cancelled if unclaimed at `until`. `gpus`: whether the agent has
+  // GPUs (RunUnits).
   RunRecord* Adopt(const comm::HeldRun& held, const std::string& agent,
-                   const std::string& agent_name, absl::Time until);
+                   const std::string& agent_name, absl::Time until, bool gpus);
   // A placed run whose client is gone becomes an orphan of that client's name, until `until`.
   void Orphan(RunRecord& run, absl::Time until);
   // The orphan run of the client named `client_name` for `trial`, or null.
