@@ -68,7 +68,10 @@ absl::Status Agent::Setup() {
   launch.gpus = slots_->gpus();
   launch.slots = slots_->count();
   launch.kill_grace = options_.kill_grace;
-  mps_ = LazyMps(options_.mps && !slots_->gpus().empty(), options_.runtime_dir + "/mps");
+  std::vector<std::string> gpu_ids;
+  for (const GpuInfo& gpu : slots_->gpus()) gpu_ids.push_back(gpu.id);
+  mps_ = LazyMps(options_.mps && !gpu_ids.empty(), options_.runtime_dir + "/mps",
+                 absl::StrJoin(gpu_ids, ","));
   launch.shared_env = [this] { return mps_.ClientEnv(); };
   launcher_ = std::make_unique<RankLauncher>(std::move(launch), workers_.get());
   fetch_back_ = std::make_unique<AgentFetchBack>(options_.address, options_.allow_dirs);

@@ -52,7 +52,8 @@ std::string MpsDaemon::FindControl() {
   return "";
 }
 
-std::unique_ptr<MpsDaemon> MpsDaemon::Start(const std::string& dir, std::string* why) {
+std::unique_ptr<MpsDaemon> MpsDaemon::Start(const std::string& dir, const std::string& gpus,
+                                            std::string* why) {
   const std::string control = FindControl();
   if (control.empty()) {
     if (why != nullptr) *why = absl::StrCat(kControl, " is not on PATH");
@@ -60,7 +61,9 @@ std::unique_ptr<MpsDaemon> MpsDaemon::Start(const std::string& dir, std::string*
   }
   for (const std::string& d : {dir, dir + "/pipe", dir + "/log"}) ::mkdir(d.c_str(), 0700);
   std::unique_ptr<MpsDaemon> mps(new MpsDaemon(control, dir));
-  const int rc = RunControl(control, mps->ClientEnv(), {"-d"}, "", dir + "/control.log");
+  std::map<std::string, std::string> env = mps->ClientEnv();
+  env["CUDA_VISIBLE_DEVICES"] = gpus;
+  const int rc = RunControl(control, env, {"-d"}, "", dir + "/control.log");
   if (rc != 0) {
     if (why != nullptr) {
       *why = absl::StrCat(control, " -d exited ", rc, " (", dir, "/control.log)");
@@ -85,7 +88,7 @@ std::map<std::string, std::string> LazyMps::ClientEnv() {
   if (enabled_ && !tried_) {
     tried_ = true;
     std::string why;
-    daemon_ = MpsDaemon::Start(dir_, &why);
+    daemon_ = MpsDaemon::Start(dir_, gpus_, &why);
     TF_LOG(INFO) << "CUDA MPS: "
                  << (daemon_ != nullptr
                          ? absl::StrCat("started its control daemon (", dir_,

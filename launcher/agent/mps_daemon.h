@@ -6,6 +6,12 @@
 // kernels run side by side instead of time-sliced. Trials with a GPU of their own are no
 // clients. The daemon is told to quit when the agent ends.
 //
+// GPU numbering: the daemon runs with CUDA_VISIBLE_DEVICES set to the agent's GPUs (their ids,
+// in slot order), so its server sees those alone and numbers them 0, 1, ... in that order; a
+// client names its GPU in that numbering (CUDA_VISIBLE_DEVICES=SLOT), not the host's. (NVIDIA's
+// MPS guide: the server remaps the devices; a client keeping the host's index of the second GPU
+// of a host, "1", found no such device and hung: stop 44 on a 2-GPU host.)
+//
 //   std::string why;
 //   std::unique_ptr<MpsDaemon> mps = MpsDaemon::Start(runtime_dir + "/mps", &why);  // null: why
 //   for (auto& [k, v] : mps->ClientEnv()) env[k] = v;
@@ -25,9 +31,11 @@ class MpsDaemon {
  public:
   // The control binary on PATH ("" when absent).
   static std::string FindControl();
-  // Starts `nvidia-cuda-mps-control -d` with its folders in `dir` (made, 0700); null, with
-  // `why`, where the binary is absent or the daemon does not start.
-  static std::unique_ptr<MpsDaemon> Start(const std::string& dir, std::string* why);
+  // Starts `nvidia-cuda-mps-control -d` with its folders in `dir` (made, 0700) and
+  // CUDA_VISIBLE_DEVICES=`gpus` (the agent's GPU ids, comma-separated); null, with `why`, where
+  // the binary is absent or the daemon does not start.
+  static std::unique_ptr<MpsDaemon> Start(const std::string& dir, const std::string& gpus,
+                                          std::string* why);
   ~MpsDaemon();  // `quit` to the control daemon
   MpsDaemon(const MpsDaemon&) = delete;
   MpsDaemon& operator=(const MpsDaemon&) = delete;
@@ -46,12 +54,15 @@ class MpsDaemon {
 class LazyMps {
  public:
   LazyMps() = default;
-  LazyMps(bool enabled, std::string dir) : enabled_(enabled), dir_(std::move(dir)) {}
+  // `gpus`: the agent's GPU ids in slot order, comma-separated (MpsDaemon::Start).
+  LazyMps(bool enabled, std::string dir, std::string gpus)
+      : enabled_(enabled), dir_(std::move(dir)), gpus_(std::move(gpus)) {}
   std::map<std::string, std::string> ClientEnv();
 
  private:
   bool enabled_ = false;
   std::string dir_;
+  std::string gpus_;
   bool tried_ = false;
   std::unique_ptr<MpsDaemon> daemon_;
 };

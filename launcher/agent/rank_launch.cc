@@ -54,6 +54,8 @@ std::optional<comm::Envelope> RankLauncher::Spawn(uint64_t run_id, LocalRun& run
   if (spec.trials_per_gpu() > 1 && config_.shared_env) {
     for (const auto& [k, v] : config_.shared_env()) trial_env[k] = v;
   }
+  // An MPS client names its GPU as the MPS server numbers the agent's: by slot (mps_daemon.h).
+  const bool mps_client = trial_env.count("CUDA_MPS_PIPE_DIRECTORY") > 0;
   if (!dropped.empty()) {
     TF_LOG(WARNING) << "run " << run_id << " (trial " << spec.trial()
                     << "): not passed to the trainer (agent --allow_env; LD_* never): "
@@ -82,8 +84,10 @@ std::optional<comm::Envelope> RankLauncher::Spawn(uint64_t run_id, LocalRun& run
     place.master_addr = master_addr;
     place.master_port = master_port;
     ps.env = TorchrunEnv(place);
-    ps.env.insert({{"CUDA_VISIBLE_DEVICES",
-                    config_.gpus.empty() ? "" : config_.gpus[static_cast<size_t>(rank.slot)].id},
+    const std::string gpu = config_.gpus.empty() ? ""
+                            : mps_client         ? std::to_string(rank.slot)
+                                                 : config_.gpus[static_cast<size_t>(rank.slot)].id;
+    ps.env.insert({{"CUDA_VISIBLE_DEVICES", gpu},
                    {"TUNEFLEET_AGENT_ENDPOINT", config_.trainer_endpoint},
                    {"TUNEFLEET_RUN_ID", std::to_string(run_id)},
                    {"TUNEFLEET_TRIAL", std::to_string(spec.trial())},

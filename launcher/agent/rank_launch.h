@@ -5,10 +5,11 @@
 //
 // Environment of a rank: torchrun's RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE,
 // MASTER_ADDR, MASTER_PORT (common/rank_env.h; the master is the Assign's, else this agent's
-// address and a port free now), CUDA_VISIBLE_DEVICES (its one GPU, or empty on CPU slots),
-// OMP_NUM_THREADS on CPU slots (cores / slots, unless set), TUNEFLEET_AGENT_ENDPOINT,
-// TUNEFLEET_RUN_ID, TUNEFLEET_TRIAL, TUNEFLEET_SWEEP; the agent's own variables win over the
-// trial's. Logs: LOG_DIR/trial-N/rank-R.log.
+// address and a port free now), CUDA_VISIBLE_DEVICES (its one GPU: its id, or its slot for a
+// CUDA MPS client, mps_daemon.h; empty on CPU slots), OMP_NUM_THREADS on CPU slots (cores /
+// slots, unless set), TUNEFLEET_AGENT_ENDPOINT, TUNEFLEET_RUN_ID, TUNEFLEET_TRIAL,
+// TUNEFLEET_SWEEP; the agent's own variables win over the trial's. Logs:
+// LOG_DIR/trial-N/rank-R.log.
 //
 // A warm trial (WarmWorkers::Eligible) runs in the slot's warm worker instead of a fresh process
 // (launcher/agent/warm_workers.h): the worker starts with the part of that environment that is the

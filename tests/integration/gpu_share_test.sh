@@ -11,7 +11,9 @@
 #          says why the third waits;
 #   oom:   1000 MiB, but a trial that starts beside another runs out of memory (exit code 3):
 #          hpo runs each such trial again alone (trials_per_gpu 1): every trial COMPLETE, none
-#          FAIL, the re-run ones marked requeued_alone, and no other trainer beside them.
+#          FAIL, the re-run ones marked requeued_alone, and no other trainer beside them;
+#   mps:   with a (fake) nvidia-cuda-mps-control on PATH and the agent on the host's GPU "1": see
+#          below.
 # Every trainer of the sweep is sampled from /proc every 50 ms (gpu_packing_check.py sample).
 # Args: hpo binary, the fake libcuda.so.1, the fake libnvidia-ml.so.1, gpu_packing_check.py.
 HPO=$1 FAKE_CUDA=$2 FAKE_NVML=$3 CHECK=$4
@@ -105,5 +107,28 @@ for s in (json.loads(l) for l in open(sys.argv[1]) if l.strip()):
 print(f"{len(rerun)} trial(s) re-run alone; {bad} sample(s) with company")
 sys.exit(1 if bad or not rerun else 0)
 PY
+# mps: where nvidia-cuda-mps-control is on PATH (a fake one here, recording how it is run), the
+# agent starts its daemon once, on the agent's GPUs (CUDA_VISIBLE_DEVICES as the agent has it:
+# "1", the second GPU of a host), runs the sharing trials as its clients naming their GPU as the
+# MPS server numbers it ("0"; the host's "1" hung real clients), and tells it to quit at exit.
+mkdir -p "$WORK/mpsbin"
+cat > "$WORK/mpsbin/nvidia-cuda-mps-control" <<'SH'
+#!/bin/sh
+if [ "$1" = "-d" ]; then
+  echo "daemon CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-unset} pipe=${CUDA_MPS_PIPE_DIRECTORY:+set}" >> "$MPS_RECORD"
+else
+  echo "command $(cat)" >> "$MPS_RECORD"
+fi
+SH
+chmod +x "$WORK/mpsbin/nvidia-cuda-mps-control"
+export MPS_RECORD="$WORK/mps.record" PATH="$WORK/mpsbin:$PATH" CUDA_VISIBLE_DEVICES=1
+sweep mps 1000 false "1.0e-5, 3.0e-5, 1.0e-4, 3.0e-4"
+cat "$MPS_RECORD"
+[ "$(count_state "$WORK/mps/journal.log" COMPLETE)" -eq 4 ] || fail "mps: not 4 trials COMPLETE"
+grep -q "CUDA MPS: started its control daemon" "$WORK/mps/logs/agent.log" || fail "mps: the agent does not say it started MPS"
+[ "$(grep -c '^daemon CUDA_VISIBLE_DEVICES=1 pipe=set$' "$MPS_RECORD")" -eq 1 ] ||
+  fail "mps: want one daemon on the agent's GPU 1 with its pipe folder: $(cat "$MPS_RECORD")"
+grep -q "^command quit$" "$MPS_RECORD" || fail "mps: the agent did not tell its daemon to quit"
+[ "$(most mps)" -eq 4 ] || fail "mps: want 4 clients at once, each naming the server's GPU 0, saw $(most mps)"
 wait_for 5 no_leftovers || fail "processes left behind: $(pgrep -af "$WORK")"
 finish
