@@ -132,7 +132,9 @@ absl::Status ParseTrainer(const ConfigMap& m, TrainerSpec* t) {
 }
 
 absl::Status ParseSearch(const ConfigMap& m, SweepConfig* c, bool read_method) {
-  RETURN_IF_ERROR(m.AllowOnly({"method", "random", "grid", "tpe"}));
+  std::vector<std::string> keys = {"method", "random", "grid"};
+  for (const std::string& section : SamplerSections()) keys.push_back(section);
+  RETURN_IF_ERROR(m.AllowOnly(keys));
   if (read_method) {
     RETURN_IF_ERROR(m.GetEnum("method", SamplerMethods(), &c->method));
   }
@@ -151,27 +153,7 @@ absl::Status ParseSearch(const ConfigMap& m, SweepConfig* c, bool read_method) {
   }
   RETURN_IF_ERROR(GetAtLeast(grid, "batch_neighbors", &c->grid.batch_neighbors, 0));
   RETURN_IF_ERROR(grid.GetOptional("climb", &c->grid.climb));
-  ASSIGN_OR_RETURN(ConfigMap tpe, m.GetOptionalMap("tpe"));
-  RETURN_IF_ERROR(tpe.AllowOnly({"trials", "n_startup_trials", "n_ei_candidates", "gamma",
-                                 "prior_weight", "consider_prior", "consider_magic_clip",
-                                 "consider_endpoints", "multivariate"}));
-  RETURN_IF_ERROR(GetAtLeast(tpe, "trials", &c->tpe.trials, 1));
-  RETURN_IF_ERROR(GetAtLeast(tpe, "n_startup_trials", &c->tpe.n_startup_trials, 0));
-  RETURN_IF_ERROR(GetAtLeast(tpe, "n_ei_candidates", &c->tpe.n_ei_candidates, 1));
-  RETURN_IF_ERROR(tpe.GetOptional("gamma", &c->tpe.gamma));
-  if (!(c->tpe.gamma > 0 && c->tpe.gamma <= 1)) {
-    return tpe.Error("gamma", absl::StrCat("must be in (0, 1] (the share of the finished "
-                                           "trials that are \"below\"), got ",
-                                           c->tpe.gamma));
-  }
-  RETURN_IF_ERROR(tpe.GetOptional("prior_weight", &c->tpe.prior_weight));
-  if (!(c->tpe.prior_weight > 0 && std::isfinite(c->tpe.prior_weight))) {
-    return tpe.Error("prior_weight", absl::StrCat("must be > 0, got ", c->tpe.prior_weight));
-  }
-  RETURN_IF_ERROR(tpe.GetOptional("consider_prior", &c->tpe.consider_prior));
-  RETURN_IF_ERROR(tpe.GetOptional("consider_magic_clip", &c->tpe.consider_magic_clip));
-  RETURN_IF_ERROR(tpe.GetOptional("consider_endpoints", &c->tpe.consider_endpoints));
-  RETURN_IF_ERROR(tpe.GetOptional("multivariate", &c->tpe.multivariate));
+  RETURN_IF_ERROR(ParseSamplerSections(m, c));
   return FindSamplerKind(c->method)->validate(m, *c);
 }
 

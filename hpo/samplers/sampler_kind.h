@@ -5,8 +5,8 @@
 // module needs to know its method name.
 //
 // The settings a kind reads are SearchSettings (hpo/samplers/search_settings.h): the searched
-// parameters and the `search` section (search.random, search.grid), which the sweep config
-// parses for every method.
+// parameters and the `search` section: search.random and search.grid, which the sweep config
+// parses for every method, and a kind's own section (search.tpe), which the kind parses.
 //
 // Thread-safety: kinds are immutable statics and their functions pure; each Sampler that
 // `make` returns is used from one thread.
@@ -41,6 +41,11 @@ struct SamplerKind {
   int64_t (*random_points)(const SearchSettings& settings);
   // A new sampler for these (validated) settings.
   std::unique_ptr<Sampler> (*make)(const SearchSettings& settings);
+  // Its own section of `search` ("tpe" for search.tpe; "" for none) and its parser, which reads
+  // that section (empty when absent) into `settings`, naming the dotted key in errors. Every
+  // kind's section is parsed whatever the method, so a mistake in one is never silent.
+  std::string section;
+  absl::Status (*parse_section)(const ConfigMap& section, SearchSettings* settings) = nullptr;
 };
 
 }  // namespace hpo

@@ -1,6 +1,7 @@
 #include "hpo/samplers/sampler_registry.h"
 
 #include "common/logging.h"
+#include "common/status_macros.h"
 #include "hpo/samplers/all_samplers.h"
 
 namespace tunefleet {
@@ -28,6 +29,23 @@ const SamplerKind& SamplerKindOf(const SearchSettings& settings) {
 
 std::unique_ptr<Sampler> MakeSampler(const SearchSettings& settings) {
   return SamplerKindOf(settings).make(settings);
+}
+
+std::vector<std::string> SamplerSections() {
+  std::vector<std::string> sections;
+  for (const SamplerKind* kind : AllSamplerKinds()) {
+    if (!kind->section.empty()) sections.push_back(kind->section);
+  }
+  return sections;
+}
+
+absl::Status ParseSamplerSections(const ConfigMap& search, SearchSettings* settings) {
+  for (const SamplerKind* kind : AllSamplerKinds()) {
+    if (kind->section.empty()) continue;
+    ASSIGN_OR_RETURN(ConfigMap section, search.GetOptionalMap(kind->section));
+    RETURN_IF_ERROR(kind->parse_section(section, settings));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace hpo

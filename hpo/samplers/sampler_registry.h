@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "common/yaml_config.h"
 #include "hpo/samplers/sampler.h"
 #include "hpo/samplers/sampler_kind.h"
 #include "hpo/samplers/search_settings.h"
@@ -25,6 +27,10 @@ std::vector<std::string> SamplerMethods();
 const SamplerKind& SamplerKindOf(const SearchSettings& settings);
 // A new sampler of settings.method.
 std::unique_ptr<Sampler> MakeSampler(const SearchSettings& settings);
+// The `search` sections the kinds parse themselves ("tpe"), in registry order.
+std::vector<std::string> SamplerSections();
+// Parses each kind's own section of `search` into `settings` (SamplerKind::parse_section).
+absl::Status ParseSamplerSections(const ConfigMap& search, SearchSettings* settings);
 
 }  // namespace hpo
 }  // namespace tunefleet

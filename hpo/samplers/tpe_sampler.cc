@@ -5,8 +5,11 @@
 #include <limits>
 #include <memory>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/split_mix64.h"
+#include "common/status_macros.h"
+#include "hpo/config/config_checks.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -214,6 +217,31 @@ namespace {
 
 absl::Status NoChecks(const ConfigMap&, const SearchSettings&) { return absl::OkStatus(); }
 
+// search.tpe (TpeSpec).
+absl::Status ParseTpe(const ConfigMap& tpe, SearchSettings* s) {
+  TpeSpec& t = s->tpe;
+  RETURN_IF_ERROR(tpe.AllowOnly({"trials", "n_startup_trials", "n_ei_candidates", "gamma",
+                                 "prior_weight", "consider_prior", "consider_magic_clip",
+                                 "consider_endpoints", "multivariate"}));
+  RETURN_IF_ERROR(GetAtLeast(tpe, "trials", &t.trials, 1));
+  RETURN_IF_ERROR(GetAtLeast(tpe, "n_startup_trials", &t.n_startup_trials, 0));
+  RETURN_IF_ERROR(GetAtLeast(tpe, "n_ei_candidates", &t.n_ei_candidates, 1));
+  RETURN_IF_ERROR(tpe.GetOptional("gamma", &t.gamma));
+  if (!(t.gamma > 0 && t.gamma <= 1)) {
+    return tpe.Error("gamma", absl::StrCat("must be in (0, 1] (the share of the finished "
+                                           "trials that are \"below\"), got ",
+                                           t.gamma));
+  }
+  RETURN_IF_ERROR(tpe.GetOptional("prior_weight", &t.prior_weight));
+  if (!(t.prior_weight > 0 && std::isfinite(t.prior_weight))) {
+    return tpe.Error("prior_weight", absl::StrCat("must be > 0, got ", t.prior_weight));
+  }
+  RETURN_IF_ERROR(tpe.GetOptional("consider_prior", &t.consider_prior));
+  RETURN_IF_ERROR(tpe.GetOptional("consider_magic_clip", &t.consider_magic_clip));
+  RETURN_IF_ERROR(tpe.GetOptional("consider_endpoints", &t.consider_endpoints));
+  return tpe.GetOptional("multivariate", &t.multivariate);
+}
+
 std::string Describe(const SearchSettings& s) {
   const TpeSpec& t = s.tpe;
   return absl::StrFormat(
@@ -239,7 +267,7 @@ std::unique_ptr<Sampler> Make(const SearchSettings& s) { return std::make_unique
 
 const SamplerKind& TpeKind() {
   static const auto* const kKind =
-      new SamplerKind{"tpe", NoChecks, Describe, Trials, StartupTrials, Make};
+      new SamplerKind{"tpe", NoChecks, Describe, Trials, StartupTrials, Make, "tpe", ParseTpe};
   return *kKind;
 }
 

@@ -144,6 +144,26 @@ TEST(SamplerRegistryTest, TheSweepConfigTakesTheRegisteredMethods) {
   }
 }
 
+// A kind's own section of `search` (search.tpe) is its module's to parse: the sweep config
+// takes it, under any method, and refuses a mistake in it.
+TEST(SamplerRegistryTest, KindsParseTheirOwnSections) {
+  EXPECT_EQ(SamplerSections(), std::vector<std::string>{"tpe"});
+  const std::string head =
+      "name: s\nmetric: {name: m}\ntrainer: {synthetic: {}}\n"
+      "parameters: {lr: {distribution: log_uniform, min: 1.0e-5, max: 1.0e-3},"
+      " batch_size: {values: [16]}}\n";
+  const SweepConfig c = ConfigFromYaml(
+      head + "search: {method: random_then_grid, tpe: {trials: 7, multivariate: true}}\n",
+      "s.yaml");
+  EXPECT_EQ(c.tpe.trials, 7);
+  EXPECT_TRUE(c.tpe.multivariate);
+  ConfigFile file =
+      *ConfigFile::Parse(head + "search: {method: random, tpe: {trials: 0}}\n", "s.yaml");
+  absl::StatusOr<SweepConfig> bad = ParseSweepConfig(file);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("search.tpe.trials"));
+}
+
 // search.grid.climb (hpo/samplers/random_then_grid_sampler.h): on unless turned off.
 TEST(SamplerRegistryTest, TheSweepConfigTakesGridClimb) {
   const std::string head =
