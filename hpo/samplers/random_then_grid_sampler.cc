@@ -23,14 +23,7 @@ RandomThenGridSampler::RandomThenGridSampler(const SearchSettings& config)
 }
 
 bool RandomThenGridSampler::Settled(const Study& study, int64_t point) const {
-  int64_t failures = 0, node_losses = 0;
-  for (const Trial& t : study.trials) {
-    if (t.point != point) continue;
-    if (t.state == TrialState::kComplete || t.state == TrialState::kPruned) return true;
-    if (CountsAsFailedAttempt(t)) ++failures;
-    if (LostWithItsNode(t)) ++node_losses;
-  }
-  return failures > config_.max_failures_per_trial || node_losses > kMaxNodeLosses;
+  return PointSettled(study, point, config_.max_failures_per_trial);
 }
 
 int64_t RandomThenGridSampler::NextUntakenPoint(const Study& study) const {

@@ -14,6 +14,17 @@ bool CountsAsFailedAttempt(const Trial& t) {
          !LostWithItsNode(t);
 }
 
+bool PointSettled(const Study& study, int64_t point, int64_t max_failures) {
+  int64_t failures = 0, node_losses = 0;
+  for (const Trial& t : study.trials) {
+    if (t.point != point) continue;
+    if (t.state == TrialState::kComplete || t.state == TrialState::kPruned) return true;
+    if (CountsAsFailedAttempt(t)) ++failures;
+    if (LostWithItsNode(t)) ++node_losses;
+  }
+  return failures > max_failures || node_losses > kMaxNodeLosses;
+}
+
 Params SampleTrial(Sampler& sampler, const Study& study, Trial* trial, const SearchSpace& space) {
   sampler.BeforeTrial(study, trial);
   const SearchSpace relative_space = sampler.InferRelativeSearchSpace(study, *trial);

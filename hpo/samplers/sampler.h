@@ -64,6 +64,10 @@ bool CountsAsFailedAttempt(const Trial& trial);
 // node that keeps dying cannot retry a point forever.
 bool LostWithItsNode(const Trial& trial);
 inline constexpr int64_t kMaxNodeLosses = 3;
+// Sampler::Settled for a sampler that retries a point's failed trials: one of its trials is
+// COMPLETE or PRUNED, or more than `max_failures` counted as failed attempts, or more than
+// kMaxNodeLosses were lost with their node.
+bool PointSettled(const Study& study, int64_t point, int64_t max_failures);
 
 // Optuna's order: relative sample first, then independent sampling for the rest of `space`.
 Params SampleTrial(Sampler& sampler, const Study& study, Trial* trial, const SearchSpace& space);

@@ -113,14 +113,7 @@ void TpeSampler::BeforeTrial(const Study& study, Trial* trial) {
 }
 
 bool TpeSampler::Settled(const Study& study, int64_t point) const {
-  int64_t failures = 0, node_losses = 0;
-  for (const Trial& t : study.trials) {
-    if (t.point != point) continue;
-    if (t.state == TrialState::kComplete || t.state == TrialState::kPruned) return true;
-    if (CountsAsFailedAttempt(t)) ++failures;
-    if (LostWithItsNode(t)) ++node_losses;
-  }
-  return failures > max_failures_ || node_losses > kMaxNodeLosses;
+  return PointSettled(study, point, max_failures_);
 }
 
 SearchSpace TpeSampler::InferRelativeSearchSpace(const Study& study, const Trial&) {
