@@ -1,6 +1,8 @@
-// launcher/agent/agent_slots.h on a host without GPUs: CPU slots are never shared, whatever a
+// launcher/agent/agent_slots.h with no GPU visible: CPU slots are never shared, whatever a
 // run's trials_per_gpu allows (a slot's cores are one trial's); a run takes a free slot or waits.
 #include "launcher/agent/agent_slots.h"
+
+#include <stdlib.h>
 
 #include <map>
 #include <memory>
@@ -14,9 +16,12 @@ namespace launcher {
 namespace {
 
 TEST(AgentSlotsTest, CpuSlotsAreNotShared) {
+  // No GPU visible (also on a GPU host: CUDA is not initialised in this process yet), so the
+  // agent runs CPU slots.
+  ::setenv("CUDA_VISIBLE_DEVICES", "", /*overwrite=*/1);
   auto slots = AgentSlots::Detect(/*max_slots=*/2, {}, {});
   ASSERT_TRUE(slots.ok()) << slots.status();
-  if (!(*slots)->gpus().empty()) GTEST_SKIP() << "this host has GPUs: its slots are GPUs";
+  ASSERT_TRUE((*slots)->gpus().empty());
   ASSERT_EQ((*slots)->count(), 2);
   comm::TrialSpec spec;
   spec.set_trials_per_gpu(4);
