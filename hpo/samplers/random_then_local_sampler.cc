@@ -38,14 +38,26 @@ bool Known(const Params& p, const Study& study, const std::vector<Params>& plann
   return false;
 }
 
-}  // namespace
-
-SearchSettings FinerLrs(const SearchSettings& settings) {
+// `settings` whose grid lrs are the full grid's with each step split in 2^level.
+SearchSettings SplitLrSteps(const SearchSettings& settings, int64_t level) {
   SearchSettings fine = settings;
-  for (int64_t i = 0; i < kFinerLrLevels && fine.grid.lr_points < (int64_t{1} << 40); ++i) {
+  for (int64_t i = 0; i < level && fine.grid.lr_points < (int64_t{1} << 40); ++i) {
     fine.grid.lr_points = 2 * fine.grid.lr_points - 1;
   }
   return fine;
+}
+
+bool OnLrLattice(const SearchSettings& settings, double lr, int64_t level) {
+  for (double v : GridLrs(SplitLrSteps(settings, level))) {
+    if (Near(v, lr)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+SearchSettings FinerLrs(const SearchSettings& settings) {
+  return SplitLrSteps(settings, kMaxFinerLrLevels);
 }
 
 int64_t LocalSearchBound(const SearchSettings& s) {
@@ -118,16 +130,19 @@ std::vector<Params> LocalClimbStep(const SearchSettings& settings, const Study& 
     moves.push_back({spec.name, ImpliedNeighbours(spec, value->second, steps)});
   }
   if (round == LocalRound::kFinerLr) {
-    // lr closer in, around an incumbent on the full grid's lattice only (not step by step
-    // along the finer one): a grid step split in 2^kFinerLrLevels, either side.
-    bool on_grid = false;
-    for (double lr : GridLrs(settings)) on_grid = on_grid || Near(lr, best.at(kLrParam));
-    if (!finer || !on_grid) return out;
-    for (double lr :
-         ImpliedNeighbours(settings.lr, best.at(kLrParam), lr_steps << kFinerLrLevels)) {
-      Params p = best;
-      p[kLrParam] = lr;
-      add(std::move(p));
+    // lr closer in, by halving (not step by step along a finer lattice): the first level finer
+    // than the incumbent's lr's own at which a grid step split in 2^level has an unrun lr
+    // either side of it.
+    if (!finer) return out;
+    int64_t level = 0;
+    while (level <= kMaxFinerLrLevels && !OnLrLattice(settings, best.at(kLrParam), level)) ++level;
+    for (level = std::max(level + 1, kFinerLrLevels); level <= kMaxFinerLrLevels && out.empty();
+         ++level) {
+      for (double lr : ImpliedNeighbours(settings.lr, best.at(kLrParam), lr_steps << level)) {
+        Params p = best;
+        p[kLrParam] = lr;
+        add(std::move(p));
+      }
     }
     return out;
   }
@@ -203,9 +218,10 @@ std::string DescribeRandomThenLocal(const SearchSettings& s) {
           s.params.empty() ? ""
                            : absl::StrFormat("; the other parameters' neighbouring values, "
                                              "ranges split into %d steps; when none is left, "
-                                             "lrs 1/%d of a grid step away, then pairs of "
-                                             "parameters, then finer steps, to %d",
-                                             kFirstLocalSteps, 1 << kFinerLrLevels, MaxSteps(s)),
+                                             "lrs 1/%d of a grid step away, halved to 1/%d, "
+                                             "then pairs of parameters, then finer steps, to %d",
+                                             kFirstLocalSteps, 1 << kFinerLrLevels,
+                                             1 << kMaxFinerLrLevels, MaxSteps(s)),
           LocalSearchBound(s)));
   return out;
 }

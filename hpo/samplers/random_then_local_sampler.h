@@ -3,9 +3,10 @@
 // points, then the local grid around the top_k best (grid.top_k, lr_points, lr_span,
 // batch_neighbors: LocalGrid, hpo/samplers/grid_sampler.h), then the local climb: once every
 // planned point is settled, a round of LocalClimbStep from the best COMPLETE point on the
-// lr x batch lattice (BestOnLattice): its lattice neighbours (ClimbStep: one grid lr and/or one
-// batch size away) and, for each other parameter, its neighbours on that parameter's implied
-// grid, the others at the incumbent's values:
+// lr x batch lattice, the full grid's lrs split to the finest level below (BestOnLattice on
+// FinerLrs): its lattice neighbours (ClimbStep: one grid lr and/or one batch size away) and,
+// for each other parameter, its neighbours on that parameter's implied grid, the others at the
+// incumbent's values:
 //   values lists     the values before and after the incumbent's in the list;
 //   uniform, log_uniform, int ranges
 //                    the nearest values below and above the incumbent's on the range split
@@ -14,9 +15,16 @@
 // `steps` starts at kFirstLocalSteps (2: min, middle, max). When such a round has nothing left
 // to run (every neighbour run or planned), the climb tries, in turn, until one proposes
 // something:
-//   finer lr    when the incumbent's lr is one of the full grid's: the two lrs one eighth
-//               (2^-kFinerLrLevels) of a grid step away (the grid's lrs are a factor 2.15
-//               apart in configs/lr.yaml; the optimum is often between two of them);
+//   finer lr    a line search in lr by halving steps: the incumbent with lr 2^-L of a grid
+//               step below and above its own, at the first level L with one of the two unrun,
+//               L from the larger of kFinerLrLevels (3: an eighth) and one past the level of
+//               the incumbent's lr (the least L whose lattice holds it: 0 for a grid lr), to
+//               kMaxFinerLrLevels (6). So around a grid lr an eighth either side, then (both
+//               worse) a sixteenth, ...; around an eighth that won, a sixteenth either side:
+//               never step by step along a finer lattice. The grid's lrs are a factor 2.15
+//               apart in configs/lr.yaml and the optimum is often between two of them (sts5's
+//               table: at 2.51e-3, between 2.15e-3 and 4.64e-3; an eighth reaches 2.37e-3,
+//               0.7134, a sixteenth 2.49e-3, 0.7143, its best being 0.7145);
 //   pairs       two coordinates at once: another parameter's neighbour together with one of
 //               lr's (on the full grid), batch's or a further parameter's (a valley of one
 //               coordinate that only a move in two crosses);
@@ -45,6 +53,7 @@ namespace hpo {
 
 inline constexpr int64_t kFirstLocalSteps = 2;
 inline constexpr int64_t kFinerLrLevels = 3;
+inline constexpr int64_t kMaxFinerLrLevels = 6;
 
 // The registry's entry for `random_then_local` (hpo/samplers/all_samplers.cc).
 const SamplerKind& RandomThenLocalKind();
@@ -57,16 +66,17 @@ int64_t LocalSearchBound(const SearchSettings& settings);
 // ascending for ranges, in list order for lists; at most two.
 std::vector<double> ImpliedNeighbours(const ParamSpec& param, double value, int64_t steps);
 
-// `settings` whose grid lrs are the full grid's with each step split in 2^kFinerLrLevels (the
-// same range; every grid lr is one of them): the lattice the incumbent is chosen on.
+// `settings` whose grid lrs are the full grid's with each step split in 2^kMaxFinerLrLevels
+// (the same range; every grid lr and every finer lr is one of them): the lattice the incumbent
+// is chosen on.
 SearchSettings FinerLrs(const SearchSettings& settings);
 
 // One round of the local climb at `steps` (see above) from the best COMPLETE trial of `study`
 // on FinerLrs' lattice: kCoordinates, its neighbours in lr x batch (one grid lr and/or one
 // batch size away, ascending lr then batch, as ClimbStep) then in each other parameter in file
-// order; kFinerLr, the finer lrs; kPairs, the pair moves (for each other parameter in file
-// order, with lr, batch and the parameters before it). Less those equal to one of `planned` or
-// to a trial of `study`. Empty without an incumbent.
+// order; kFinerLr, the finer lrs (those of the first level with one unrun); kPairs, the pair
+// moves (for each other parameter in file order, with lr, batch and the parameters before it).
+// Less those equal to one of `planned` or to a trial of `study`. Empty without an incumbent.
 enum class LocalRound { kCoordinates, kFinerLr, kPairs };
 std::vector<Params> LocalClimbStep(const SearchSettings& settings, const Study& study,
                                    const std::vector<Params>& planned, int64_t steps,
