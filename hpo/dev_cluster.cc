@@ -144,6 +144,10 @@ absl::StatusOr<std::unique_ptr<DevCluster>> DevCluster::Start(const Options& opt
   agent.spec.args = {"--head", cluster->endpoint_, "--name", "local", "--slots",
                      std::to_string(options.slots), "--runtime_dir", JoinPath(cluster->dir_, "agent"),
                      "--log_dir", options.log_dir, "--head_grace_s", head_grace_s};
+  if (options.prewarm_workers > 0) {
+    agent.spec.args.push_back("--prewarm_workers");
+    agent.spec.args.push_back(std::to_string(options.prewarm_workers));
+  }
   if (!options.allow_env.empty()) {
     agent.spec.args.push_back("--allow_env");
     agent.spec.args.push_back(absl::StrJoin(options.allow_env, ","));

@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "common/cli.h"
+#include "common/file_util.h"
 #include "common/logging.h"
 #include "hpo/config/sweep_config.h"
 #include "hpo/config/sweep_plan.h"
@@ -35,46 +36,83 @@ void UnblockStopSignals() {
   pthread_sigmask(SIG_UNBLOCK, &mask, nullptr);
 }
 
+// The folder of `journal` ("." for a bare file name).
+std::string JournalDir(const std::string& journal) {
+  const size_t slash = journal.rfind('/');
+  return slash == std::string::npos ? "." : journal.substr(0, slash);
+}
+
+// The outermost folder of `dir` that does not exist yet ("" when `dir` exists): what making
+// `dir` creates.
+std::string FirstMissing(const std::string& dir) {
+  std::string missing;
+  for (std::string d = dir; !d.empty() && d != "." && d != "/" && !PathExists(d);) {
+    missing = d;
+    const size_t slash = d.rfind('/');
+    d = slash == std::string::npos ? "" : d.substr(0, slash);
+  }
+  return missing;
+}
+
+// Dev mode's local head and agent for `config`, logging beside its journal. Where its trials
+// run in warm workers, the agent starts one per concurrent rank at once (--prewarm_workers), so
+// that their LibTorch start overlaps the trainer's dry run (AskTrainerFor).
+absl::StatusOr<std::unique_ptr<DevCluster>> StartDevCluster(const SweepConfig& config,
+                                                            const SweepOptions& o,
+                                                            DevCluster::Options& dev) {
+  dev.slots = o.slots > 0 ? o.slots : config.max_concurrent_trials * config.gpus_per_trial;
+  dev.log_dir = JournalDir(config.journal) + "/logs";
+  if (config.reuse_workers && !config.trainer.synthetic) dev.prewarm_workers = dev.slots;
+  for (const auto& [name, value] : config.env) dev.allow_env.push_back(name);
+  return DevCluster::Start(dev);
+}
+
 }  // namespace
 
 int RunSweep(const SweepOptions& o, SignalFd* signals) {
   // A dry run starts no thread and no child: let SIGINT / SIGTERM stop it as they stop any
   // program (main() blocked them for the sweep's poll loop).
   if (o.dry_run) UnblockStopSignals();
-  auto config = LoadSweepConfig(o.sweep_file, o.overrides, o.multirun);
+  auto config = ReadSweepFile(o.sweep_file, o.overrides, o.multirun);
   if (!config.ok()) {
     PrintError("hpo sweep", config.status());
     return kExitUsage;
   }
   for (const std::string& note : config->notes) std::cerr << "note     " << note << "\n";
   if (!o.journal.empty()) config->journal = o.journal;
-  for (absl::Status bad : {CheckJournalPath(config->journal), CheckSweepTrainerFiles(*config),
-                           CheckPlanSize(*config)}) {
-    if (!bad.ok()) {
-      PrintError("hpo sweep", bad);
-      return kExitUsage;
-    }
+  absl::Status bad = CheckJournalPath(config->journal);
+  if (bad.ok()) bad = CheckPlanSize(*config);
+  if (bad.ok() && !o.dry_run) bad = CheckJournalWritable(config->journal);
+  if (bad.ok() && !o.dry_run) bad = ReadJournalToResume(*config, o.resume).status();
+  // Dev mode: the local head and agent start while the trainer answers (a usage error below
+  // stops them again).
+  std::unique_ptr<DevCluster> cluster;
+  DevCluster::Options dev;
+  absl::Status cluster_failed;
+  std::string made;  // the logs folder's outermost new folder, removed on a usage error
+  if (bad.ok() && !o.dry_run && o.head.empty()) {
+    made = FirstMissing(JournalDir(config->journal) + "/logs");
+    auto started = StartDevCluster(*config, o, dev);
+    if (started.ok()) cluster = std::move(*started);
+    cluster_failed = started.status();
   }
-  if (!o.dry_run) {
-    absl::Status bad = CheckJournalWritable(config->journal);
-    if (bad.ok()) bad = ReadJournalToResume(*config, o.resume).status();
-    if (bad.ok() && o.head.empty()) {
-      const LocalHost host = ThisHost();
-      bad = CheckDevModeRanks(*config, host.gpus, host.cpus, o.slots);
-      if (bad.ok()) bad = CheckDevModeBatchSizes(*config, host);
-    }
-    if (!bad.ok()) {
-      PrintError("hpo sweep", bad);
-      return kExitUsage;
-    }
+  if (bad.ok()) bad = AskTrainerFor(*config, o.sweep_file);
+  if (bad.ok()) bad = CheckSweepTrainerFiles(*config);
+  if (bad.ok() && !o.dry_run && o.head.empty()) {
+    const LocalHost host = ThisHost();
+    bad = CheckDevModeRanks(*config, host.gpus, host.cpus, o.slots);
+    if (bad.ok()) bad = CheckDevModeBatchSizes(*config, host);
+  }
+  if (!bad.ok()) {
+    cluster.reset();  // stops it
+    if (!made.empty()) (void)RemoveTree(made);
+    PrintError("hpo sweep", bad);
+    return kExitUsage;
   }
   if (o.dry_run) {
     std::cout << DescribeSweepPlan(*config);
     return kExitOk;
   }
-  const std::string run_dir =
-      config->journal.rfind('/') == std::string::npos ? "." : config->journal.substr(0, config->journal.rfind('/'));
-  std::unique_ptr<DevCluster> cluster;
   SweepDriver::Options options;
   options.head = o.head;
   options.keys_dir = o.keys;
@@ -87,16 +125,10 @@ int RunSweep(const SweepOptions& o, SignalFd* signals) {
             << MaxPlannedTrials(*config) << " trials, " << config->max_concurrent_trials
             << " at a time, pruner " << config->pruner->type() << "; journal " << config->journal << std::endl;
   if (o.head.empty()) {
-    DevCluster::Options dev;
-    dev.slots = o.slots > 0 ? o.slots : config->max_concurrent_trials * config->gpus_per_trial;
-    dev.log_dir = run_dir + "/logs";
-    for (const auto& [name, value] : config->env) dev.allow_env.push_back(name);
-    auto started = DevCluster::Start(dev);
-    if (!started.ok()) {
-      PrintError("hpo sweep", started.status());
+    if (cluster == nullptr) {
+      PrintError("hpo sweep", cluster_failed);
       return kExitFailure;
     }
-    cluster = std::move(*started);
     options.head = cluster->endpoint();
     DevCluster* c = cluster.get();
     options.health_check = [c]() { return c->CheckAlive(); };  // restarts a dead head or agent

@@ -280,6 +280,14 @@ const ParamSpec* SweepConfig::FindParam(const std::string& param) const {
 absl::StatusOr<SweepConfig> LoadSweepConfig(const std::string& path,
                                             const std::vector<std::string>& overrides,
                                             bool multirun, const AskTrainer& ask_trainer) {
+  ASSIGN_OR_RETURN(SweepConfig config, ReadSweepFile(path, overrides, multirun));
+  RETURN_IF_ERROR(AskTrainerFor(config, path, ask_trainer));
+  return config;
+}
+
+absl::StatusOr<SweepConfig> ReadSweepFile(const std::string& path,
+                                          const std::vector<std::string>& overrides,
+                                          bool multirun) {
   ASSIGN_OR_RETURN(ConfigFile file, ConfigFile::Load(path));
   if (multirun) {
     RETURN_IF_ERROR(ApplyMultirunOverrides(overrides, SweepSections(), &file));
@@ -297,6 +305,11 @@ absl::StatusOr<SweepConfig> LoadSweepConfig(const std::string& path,
           "): not used: each trial writes to its own folder, trial-N beside the journal"));
     }
   }
+  return config;
+}
+
+absl::Status AskTrainerFor(SweepConfig& config, const std::string& path,
+                           const AskTrainer& ask_trainer) {
   if (!config.trainer.synthetic) {
     std::string trainer_path = config.trainer.config;
     if (!FileExists(trainer_path) && trainer_path[0] != '/') {
@@ -346,7 +359,7 @@ absl::StatusOr<SweepConfig> LoadSweepConfig(const std::string& path,
     }
     stage = found;
   }
-  return config;
+  return absl::OkStatus();
 }
 
 }  // namespace hpo

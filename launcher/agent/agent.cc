@@ -74,6 +74,7 @@ absl::Status Agent::Setup() {
                  absl::StrJoin(gpu_ids, ","));
   launch.shared_env = [this] { return mps_.ClientEnv(); };
   launcher_ = std::make_unique<RankLauncher>(std::move(launch), workers_.get());
+  launcher_->Prewarm(options_.prewarm_workers);
   fetch_back_ = std::make_unique<AgentFetchBack>(options_.address, options_.allow_dirs);
   comm::HeadSession::Options session;
   session.head = options_.head;

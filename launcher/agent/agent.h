@@ -86,6 +86,8 @@ class Agent {
     // Run trials that share a GPU as clients of a CUDA MPS daemon of its own, where the host has
     // nvidia-cuda-mps-control (mps_daemon.h).
     bool mps = true;
+    // Warm workers started at once for lanes 0..N-1 (RankLauncher::Prewarm).
+    int prewarm_workers = 0;
     // Called once, when the head first welcomes this agent (e.g. a detached agent's parent
     // may exit then).
     std::function<void()> on_registered;

@@ -82,6 +82,10 @@ void AddAgentFlags(CommandLine* cli, AgentFlags* f) {
   cli->AddBool("mps", &f->mps,
                "run trials that share a GPU (resources.trials_per_gpu) as clients of a CUDA MPS "
                "daemon of this agent's own, where nvidia-cuda-mps-control is on PATH");
+  cli->AddInt("prewarm_workers", &f->prewarm_workers,
+              "start this many warm trainer workers at once, before any trial (hpo's dev mode: "
+              "its concurrent trials), so that their start overlaps the sweep's own; each takes "
+              "the environment of the first trial it runs");
   cli->AddBool("detach", &f->detach,
                "run in the background (own session, output to LOG_DIR/agent.log) once registered; "
                "an agent of this name already running here is left alone (exit 0)");
@@ -116,6 +120,10 @@ absl::StatusOr<AgentOptions> AgentOptions::FromFlags(const AgentFlags& flags) {
   if (flags.slots < 0 || flags.slots > kMaxSlots) {
     return absl::InvalidArgumentError(
         absl::StrCat("--slots must be between 0 and ", kMaxSlots, ", got ", flags.slots));
+  }
+  if (flags.prewarm_workers < 0 || flags.prewarm_workers > kMaxSlots) {
+    return absl::InvalidArgumentError(absl::StrCat("--prewarm_workers must be between 0 and ",
+                                                   kMaxSlots, ", got ", flags.prewarm_workers));
   }
   if (flags.kill_grace_ms < 0 || flags.kill_grace_ms > kMaxKillGraceMs) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -155,6 +163,7 @@ absl::StatusOr<AgentOptions> AgentOptions::FromFlags(const AgentFlags& flags) {
   o.cache_dir = flags.cache_dir;
   o.allow_dirs = absl::StrSplit(flags.allow_dirs, ',', absl::SkipEmpty());
   o.slots = static_cast<int>(flags.slots);
+  o.prewarm_workers = static_cast<int>(flags.prewarm_workers);
   o.kill_grace = absl::Milliseconds(flags.kill_grace_ms);
   o.head_grace = absl::Seconds(flags.head_grace_s);
   o.detach = flags.detach;

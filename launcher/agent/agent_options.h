@@ -3,8 +3,8 @@
 // (AgentOptions::FromFlags). Every error is a usage error (the agent exits 2) of one line
 // naming the flag, checked in this order: --head (required; an endpoint; another user's private
 // socket is refused now), --name (1-64 letters, digits, '.', '-' or '_'), --allow_env (never a
-// variable common/trial_env.h forbids), --slots, --kill_grace_ms, --trainer (an executable
-// file), --gpu_ids / --exclude_gpu_ids (one or the other, each a list of GPU indices),
+// variable common/trial_env.h forbids), --slots, --prewarm_workers, --kill_grace_ms, --trainer (an
+// executable file), --gpu_ids / --exclude_gpu_ids (one or the other, each a list of GPU indices),
 // --head_grace_s, --keys (a client key folder), the trainer (beside this agent unless --trainer
 // says), and last --runtime_dir (made private: mkdir 0700, refused when another user owns it or
 // it is a link). Without --name the agent takes the host's name ("local" when that name is no
@@ -30,7 +30,7 @@ namespace launcher {
 struct AgentFlags {
   std::string head, name, keys, trainer, log_dir, address, cache_dir, runtime_dir, allow_dirs,
       allow_env, gpu_ids, exclude_gpu_ids;
-  int64_t slots = 0, kill_grace_ms = 5000, head_grace_s = 300;
+  int64_t slots = 0, kill_grace_ms = 5000, head_grace_s = 300, prewarm_workers = 0;
   bool detach = false;
   bool mps = true;
 };
@@ -49,6 +49,7 @@ struct AgentOptions {
   std::set<std::string> allow_env;
   std::vector<int> gpu_ids, exclude_gpu_ids;
   int slots = 0;
+  int prewarm_workers = 0;  // --prewarm_workers: blank warm workers started at once
   absl::Duration kill_grace;
   absl::Duration head_grace;
   bool detach = false;

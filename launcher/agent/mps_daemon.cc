@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/time.h"
 #include "common/child_process.h"
 #include "common/logging.h"
 
@@ -76,8 +77,11 @@ std::unique_ptr<MpsDaemon> MpsDaemon::Start(const std::string& dir, const std::s
 
 MpsDaemon::~MpsDaemon() {
   if (control_.empty()) return;
+  const absl::Time start = absl::Now();
   const int rc = RunControl(control_, ClientEnv(), {}, "quit", dir_ + "/control.log");
   if (rc != 0) TF_LOG(WARNING) << "CUDA MPS: quit exited " << rc << " (" << dir_ << "/control.log)";
+  TF_LOG(INFO) << "CUDA MPS: the control daemon quit in "
+               << absl::ToInt64Milliseconds(absl::Now() - start) << " ms";
 }
 
 std::map<std::string, std::string> MpsDaemon::ClientEnv() const {

@@ -61,7 +61,6 @@ std::optional<comm::Envelope> RankLauncher::Spawn(uint64_t run_id, LocalRun& run
                     << "): not passed to the trainer (agent --allow_env; LD_* never): "
                     << absl::StrJoin(dropped, ", ");
   }
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   const bool warm = workers_ != nullptr && WarmWorkers::Eligible(assign);
   comm::Envelope started;
   comm::Started* st = started.mutable_started();
@@ -93,10 +92,7 @@ std::optional<comm::Envelope> RankLauncher::Spawn(uint64_t run_id, LocalRun& run
                    {"TUNEFLEET_TRIAL", std::to_string(spec.trial())},
                    {"TUNEFLEET_SWEEP", spec.sweep()},
                    {"TUNEFLEET_GPU_TRIALS", std::to_string(sharing)}});
-    if (config_.gpus.empty() && std::getenv("OMP_NUM_THREADS") == nullptr) {
-      ps.env["OMP_NUM_THREADS"] =
-          std::to_string(std::max(1u, cores / static_cast<unsigned>(config_.slots)));
-    }
+    if (std::optional<std::string> threads = CpuThreads()) ps.env["OMP_NUM_THREADS"] = *threads;
     for (const auto& [k, v] : trial_env) ps.env.emplace(k, v);  // the agent's own win
     ps.log_path = absl::StrCat(log_dir, "/trial-", spec.trial(), "/rank-", rank.rank, ".log");
     rank.log_path = ps.log_path;
@@ -128,6 +124,24 @@ std::optional<comm::Envelope> RankLauncher::Spawn(uint64_t run_id, LocalRun& run
                << spec.world_size() << ", master " << master_addr << ":" << master_port
                << (warm ? absl::StrCat(", warm worker ", st->workers(0)) : std::string());
   return started;
+}
+
+std::optional<std::string> RankLauncher::CpuThreads() const {
+  if (!config_.gpus.empty() || std::getenv("OMP_NUM_THREADS") != nullptr) return std::nullopt;
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  return std::to_string(std::max(1u, cores / static_cast<unsigned>(config_.slots)));
+}
+
+void RankLauncher::Prewarm(int count) const {
+  if (workers_ == nullptr) return;
+  std::map<std::string, std::string> env = {{"TUNEFLEET_AGENT_ENDPOINT", config_.trainer_endpoint}};
+  if (std::optional<std::string> threads = CpuThreads()) env["OMP_NUM_THREADS"] = *threads;
+  for (int lane = 0; lane < count; ++lane) {
+    if (absl::Status s = workers_->Prewarm(lane, env, absl::Now()); !s.ok()) {
+      TF_LOG(WARNING) << "cannot prewarm a worker for lane " << lane << ": " << s.message();
+      return;
+    }
+  }
 }
 
 absl::StatusOr<std::string> RankLauncher::LendWorker(

@@ -68,7 +68,14 @@ class RankLauncher {
                                       const std::vector<int>& slots, const std::vector<int>& lanes,
                                       int sharing) const;
 
+  // Starts blank warm workers (WarmWorkers::Prewarm) for lanes 0..count-1, where the first
+  // trials of one rank each go, before any trial arrives; a failure is logged.
+  void Prewarm(int count) const;
+
  private:
+  // The rank environment's OMP_NUM_THREADS: the cores split over CPU slots; none on GPUs or
+  // where the agent's own environment sets it.
+  std::optional<std::string> CpuThreads() const;
   // Lends the slot's warm worker to `rank` for the trial (RunTrial with `env`); sets
   // rank.process and returns the worker's name.
   absl::StatusOr<std::string> LendWorker(uint64_t run_id, const comm::TrialSpec& spec,

@@ -87,6 +87,11 @@ absl::StatusOr<WarmWorkers::Lent> WarmWorkers::Lend(int slot, const std::string&
     std::string why;
     if (w.process == nullptr || w.run_id != 0) {
       why = "it is still lent";  // never expected: a slot runs one trial at a time
+    } else if (w.blank) {
+      w.blank = false;
+      w.key = key;
+      TF_LOG(INFO) << "the prewarmed worker of slot " << slot << " (pid " << w.pid
+                   << ") takes its first trial";
     } else if (w.key != key) {
       why = "the next trial has another sweep, config or environment";
     } else if (w.trials >= std::min(w.max_trials, max_trials)) {
@@ -104,32 +109,9 @@ absl::StatusOr<WarmWorkers::Lent> WarmWorkers::Lend(int slot, const std::string&
     }
   }
   if (it == slots_.end()) {
-    const std::string log_path =
-        absl::StrCat(config_.log_dir, "/workers/slot-", LaneName(slot, config_.slots), ".log");
-    env["TUNEFLEET_WORKER_SLOT"] = std::to_string(slot);
-    env["TUNEFLEET_WORKER_MAX_TRIALS"] = std::to_string(max_trials);
-    ProcessSpec ps;
-    ps.binary = config_.trainer_binary;
-    ps.args = {"worker"};
-    ps.env = std::move(env);
-    ps.log_path = log_path;
-    // Between trials nobody drains a pipe; during one the worker writes to the trial's log.
-    ps.stderr_to_log = true;
-    absl::StatusOr<std::unique_ptr<ChildProcess>> child = ChildProcess::Start(ps);
-    if (!child.ok()) {
-      return absl::Status(child.status().code(),
-                          absl::StrCat("cannot start a warm worker: ", child.status().message()));
-    }
-    Worker w;
-    w.pid = (*child)->pid();
-    w.process = std::move(*child);
-    w.key = key;
-    w.max_trials = max_trials;
-    w.started = now;
-    w.log_path = log_path;
-    TF_LOG(INFO) << "started a warm worker for slot " << slot << " (pid " << w.pid << ", log "
-                 << log_path << ")";
-    it = slots_.emplace(slot, std::move(w)).first;
+    absl::StatusOr<Worker*> started = Start(slot, key, max_trials, std::move(env), now);
+    if (!started.ok()) return started.status();
+    it = slots_.find(slot);
   }
   Worker& w = it->second;
   w.trials += 1;
@@ -142,6 +124,48 @@ absl::StatusOr<WarmWorkers::Lent> WarmWorkers::Lend(int slot, const std::string&
                            "#", w.trials);
   lent.log_path = w.log_path;
   return lent;
+}
+
+absl::Status WarmWorkers::Prewarm(int slot, std::map<std::string, std::string> env,
+                                  absl::Time now) {
+  if (slots_.count(slot) > 0) return absl::OkStatus();
+  absl::StatusOr<Worker*> started =
+      Start(slot, "", config_.default_max_trials, std::move(env), now);
+  if (!started.ok()) return started.status();
+  (*started)->blank = true;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<WarmWorkers::Worker*> WarmWorkers::Start(int slot, const std::string& key,
+                                                        int max_trials,
+                                                        std::map<std::string, std::string> env,
+                                                        absl::Time now) {
+  const std::string log_path =
+      absl::StrCat(config_.log_dir, "/workers/slot-", LaneName(slot, config_.slots), ".log");
+  env["TUNEFLEET_WORKER_SLOT"] = std::to_string(slot);
+  env["TUNEFLEET_WORKER_MAX_TRIALS"] = std::to_string(max_trials);
+  ProcessSpec ps;
+  ps.binary = config_.trainer_binary;
+  ps.args = {"worker"};
+  ps.env = std::move(env);
+  ps.log_path = log_path;
+  // Between trials nobody drains a pipe; during one the worker writes to the trial's log.
+  ps.stderr_to_log = true;
+  absl::StatusOr<std::unique_ptr<ChildProcess>> child = ChildProcess::Start(ps);
+  if (!child.ok()) {
+    return absl::Status(child.status().code(),
+                        absl::StrCat("cannot start a warm worker: ", child.status().message()));
+  }
+  Worker w;
+  w.pid = (*child)->pid();
+  w.process = std::move(*child);
+  w.key = key;
+  w.max_trials = max_trials;
+  w.started = now;
+  w.log_path = log_path;
+  TF_LOG(INFO) << (key.empty() ? "prewarmed" : "started") << " a warm worker for slot " << slot
+               << " (pid " << w.pid << ", log " << log_path << ")";
+  return &slots_.emplace(slot, std::move(w)).first->second;
 }
 
 bool WarmWorkers::Registered(const std::string& identity, const comm::Register& reg) {

@@ -86,6 +86,12 @@ class WarmWorkers {
   absl::StatusOr<Lent> Lend(int slot, const std::string& key, int max_trials,
                             std::map<std::string, std::string> env, comm::Envelope run_trial,
                             absl::Time now);
+  // Starts slot `slot`'s worker before any trial asks for it, with `env` (the agent's part: no
+  // trial's), unless the slot has one. Until its first trial it is blank: CUDA, NCCL and the
+  // trial's variables have not started in it (RunTrial sets them before its trial runs), so the
+  // first Lend of its slot takes it whatever that trial's key, and the default max trials
+  // (its own limit) bound it. Error: the worker could not start.
+  absl::Status Prewarm(int slot, std::map<std::string, std::string> env, absl::Time now);
   // A Register{role WORKER} from `identity`: sends its queued RunTrial. False (logged) when no
   // worker of ours has that slot and pid.
   bool Registered(const std::string& identity, const comm::Register& reg);
@@ -109,6 +115,7 @@ class WarmWorkers {
     pid_t pid = -1;
     std::unique_ptr<ChildProcess> process;  // null while lent to a trial's rank
     std::string key;
+    bool blank = false;  // prewarmed, no trial yet: any key may take it
     int max_trials = 0;
     int trials = 0;               // trials handed to it so far
     std::string identity;         // its DEALER, once registered
@@ -125,6 +132,9 @@ class WarmWorkers {
   // Stops the slot's worker (SIGTERM now, SIGKILL after the grace) and forgets it.
   void Retire(int slot, absl::Time now, bool signal);
   void SendRunTrial(int slot, Worker& w);
+  // Starts a worker for `slot` with `env` (plus its slot and max trials) into slots_.
+  absl::StatusOr<Worker*> Start(int slot, const std::string& key, int max_trials,
+                                std::map<std::string, std::string> env, absl::Time now);
 
   Config config_;
   SendFn send_;

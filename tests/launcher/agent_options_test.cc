@@ -91,6 +91,9 @@ TEST(AgentOptions, OneLineErrorsInOrder) {
   f.slots = 100000000;
   EXPECT_EQ(Error(f), "--slots must be between 0 and 4096, got 100000000");
   f = Good();
+  f.prewarm_workers = -1;
+  EXPECT_EQ(Error(f), "--prewarm_workers must be between 0 and 4096, got -1");
+  f = Good();
   f.kill_grace_ms = -1;
   EXPECT_EQ(Error(f), "--kill_grace_ms must be between 0 and 600000 (10 minutes), got -1");
   f = Good();

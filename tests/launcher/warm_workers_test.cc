@@ -204,6 +204,37 @@ TEST_F(WarmWorkersTest, AnIdleWorkerThatDiesIsDropped) {
   workers_->GiveBack(0, std::move(lent->process), false, t0);
 }
 
+TEST_F(WarmWorkersTest, APrewarmedWorkerTakesTheFirstTrialOfItsSlotWhateverItsKey) {
+  const absl::Time t0 = absl::Now();
+  ASSERT_TRUE(workers_->Prewarm(0, {{"TUNEFLEET_FAKE_NO_REGISTER", "1"}}, t0).ok());
+  EXPECT_FALSE(workers_->empty());
+  Register("w1", /*pid=*/0);   // pid 0: any of the slot's
+  EXPECT_TRUE(sent_.empty());  // no trial yet
+  // A slot that has a worker keeps it (a fresh one would not have registered).
+  ASSERT_TRUE(workers_->Prewarm(0, {{"TUNEFLEET_FAKE_NO_REGISTER", "1"}}, t0).ok());
+
+  absl::StatusOr<WarmWorkers::Lent> first = Lend(1, "any key", t0);
+  ASSERT_TRUE(first.ok()) << first.status();
+  const pid_t pid = first->process->pid();
+  EXPECT_EQ(first->name, "a/slot-0/w-" + std::to_string(pid) + "#1");
+  ASSERT_EQ(sent_.size(), 1u);  // the prewarmed worker, registered: the trial goes at once
+  EXPECT_EQ(sent_[0].first, "w1");
+  EXPECT_EQ(sent_[0].second.run_trial().run_id(), 1u);
+  workers_->GiveBack(0, std::move(first->process), /*retiring=*/false, t0);
+
+  // From then on it has its first trial's key, as a worker started for that trial would.
+  absl::StatusOr<WarmWorkers::Lent> second = Lend(2, "any key", t0);
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(second->process->pid(), pid);
+  EXPECT_EQ(sent_.size(), 2u);
+  workers_->GiveBack(0, std::move(second->process), false, t0);
+  absl::StatusOr<WarmWorkers::Lent> third = Lend(3, "another key", t0);
+  ASSERT_TRUE(third.ok());
+  EXPECT_NE(third->process->pid(), pid);
+  EXPECT_EQ(sent_.size(), 2u);  // a fresh worker: not registered yet
+  workers_->GiveBack(0, std::move(third->process), false, t0);
+}
+
 }  // namespace
 }  // namespace launcher
 }  // namespace tunefleet
