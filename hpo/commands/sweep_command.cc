@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <future>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -90,7 +91,10 @@ int RunSweep(const SweepOptions& o, SignalFd* signals) {
   DevCluster::Options dev;
   absl::Status cluster_failed;
   std::string made;  // the logs folder's outermost new folder, removed on a usage error
+  // Dev mode's host (cuInit: a tenth of a second or more on a GPU host), found meanwhile too.
+  std::future<LocalHost> host;
   if (bad.ok() && !o.dry_run && o.head.empty()) {
+    host = std::async(std::launch::async, ThisHost);
     made = FirstMissing(JournalDir(config->journal) + "/logs");
     auto started = StartDevCluster(*config, o, dev);
     if (started.ok()) cluster = std::move(*started);
@@ -98,10 +102,10 @@ int RunSweep(const SweepOptions& o, SignalFd* signals) {
   }
   if (bad.ok()) bad = AskTrainerFor(*config, o.sweep_file);
   if (bad.ok()) bad = CheckSweepTrainerFiles(*config);
-  if (bad.ok() && !o.dry_run && o.head.empty()) {
-    const LocalHost host = ThisHost();
-    bad = CheckDevModeRanks(*config, host.gpus, host.cpus, o.slots);
-    if (bad.ok()) bad = CheckDevModeBatchSizes(*config, host);
+  if (bad.ok() && host.valid()) {
+    const LocalHost here = host.get();
+    bad = CheckDevModeRanks(*config, here.gpus, here.cpus, o.slots);
+    if (bad.ok()) bad = CheckDevModeBatchSizes(*config, here);
   }
   if (!bad.ok()) {
     cluster.reset();  // stops it
