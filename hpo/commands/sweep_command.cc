@@ -86,20 +86,22 @@ int RunSweep(const SweepOptions& o, SignalFd* signals) {
   if (bad.ok() && !o.dry_run) bad = CheckJournalWritable(config->journal);
   if (bad.ok() && !o.dry_run) bad = ReadJournalToResume(*config, o.resume).status();
   // Dev mode: the local head and agent start while the trainer answers (a usage error below
-  // stops them again).
+  // stops them again); a synthetic sweep asks no trainer, and starts them after its checks.
+  const bool dev_mode = !o.dry_run && o.head.empty();
   std::unique_ptr<DevCluster> cluster;
   DevCluster::Options dev;
   absl::Status cluster_failed;
   std::string made;  // the logs folder's outermost new folder, removed on a usage error
-  // Dev mode's host (cuInit: a tenth of a second or more on a GPU host), found meanwhile too.
-  std::future<LocalHost> host;
-  if (bad.ok() && !o.dry_run && o.head.empty()) {
-    host = std::async(std::launch::async, ThisHost);
+  auto start_cluster = [&] {
     made = FirstMissing(JournalDir(config->journal) + "/logs");
     auto started = StartDevCluster(*config, o, dev);
     if (started.ok()) cluster = std::move(*started);
     cluster_failed = started.status();
-  }
+  };
+  // Dev mode's host (cuInit: a tenth of a second or more on a GPU host), found meanwhile too.
+  std::future<LocalHost> host;
+  if (bad.ok() && dev_mode) host = std::async(std::launch::async, ThisHost);
+  if (bad.ok() && dev_mode && !config->trainer.synthetic) start_cluster();
   if (bad.ok()) bad = AskTrainerFor(*config, o.sweep_file);
   if (bad.ok()) bad = CheckSweepTrainerFiles(*config);
   if (bad.ok() && host.valid()) {
@@ -117,6 +119,7 @@ int RunSweep(const SweepOptions& o, SignalFd* signals) {
     std::cout << DescribeSweepPlan(*config);
     return kExitOk;
   }
+  if (dev_mode && cluster == nullptr && cluster_failed.ok()) start_cluster();
   SweepDriver::Options options;
   options.head = o.head;
   options.keys_dir = o.keys;

@@ -51,6 +51,13 @@ expect 2 "configs/lr.yaml: parameters.batch_size: 1048576 examples a step need a
   t 60 "$HPO" sweep configs/lr.yaml "trainer.overrides={model.path: $T/large, train.precision: fp32}" \
   'parameters.batch_size.values=[32, 1048576]' --journal "$T/bigb/j.log"
 [ ! -e "$T/bigb" ] || fail "a sweep refused for its batch size made its journal's folder"
+[ -z "$(pgrep -f "$T/bigb" 2>/dev/null)" ] || fail "a sweep refused for its batch size left processes"
+# Dev mode starts its head and agent (and prewarms workers) while the trainer checks its config:
+# a config the trainer refuses stops them again and removes the folders they made.
+expect 2 "configs/lr.yaml: trainer.config: configs/sbert_stsb.yaml: override 'train.warmup_ratio=7': train.warmup_ratio: must be in \[0, 1\], got 7" \
+  t 60 "$HPO" sweep configs/lr.yaml "trainer.overrides={train.warmup_ratio: 7}" --journal "$T/badt/j.log"
+[ ! -e "$T/badt" ] || fail "a sweep the trainer refused left $(find "$T/badt" | head -5)"
+[ -z "$(pgrep -f "$T/badt" 2>/dev/null)" ] || fail "a sweep the trainer refused left processes"
 # Agent flags.
 for flags in "--slots 100000000" "--kill_grace_ms=-1" "--head_grace_s 99999999" \
     "--trainer /nonexistent" "--trainer /etc/passwd" "--runtime_dir /etc/passwd"; do

@@ -26,6 +26,18 @@ n=$(pyq "$J" 'len(T)')
 [ "$(pyq "$J" "sum(t['state'] in ('COMPLETE','PRUNED') for t in T)")" -eq "$n" ] ||
   fail "not every trial finished: $(pyq "$J" "[t['state'] for t in T]")"
 
+# Dev mode prewarmed a worker per concurrent trial while the trainer checked the config, and
+# each ran trials of its slot (from its first: the journal's worker attr names its pid).
+A="$WORK/run/logs/agent.log"
+for s in 0 1; do
+  pid=$(sed -n "s/.*prewarmed a warm worker for slot $s (pid \([0-9]*\),.*/\1/p" "$A")
+  [ -n "$pid" ] || { fail "no worker prewarmed for slot $s: $(grep -m3 'warm worker' "$A")"; continue; }
+  grep -q "the prewarmed worker of slot $s (pid $pid) takes its first trial" "$A" ||
+    fail "slot $s's prewarmed worker (pid $pid) took no trial"
+  [ "$(pyq "$J" "sum(t['user_attrs'].get('worker','').startswith('local/slot-$s/w-$pid#') for t in T)")" -ge 1 ] ||
+    fail "no trial ran in slot $s's prewarmed worker $pid: $(pyq "$J" "[t['user_attrs'].get('worker') for t in T]")"
+done
+
 # Each complete trial: the journal's value is the last eval/spearman of its metrics.jsonl, and
 # every evaluation was reported as an intermediate value at its step.
 for t in $(pyq "$J" "' '.join(str(t['number']) for t in T if t['state']=='COMPLETE')"); do
