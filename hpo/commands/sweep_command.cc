@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <csignal>
-#include <future>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -98,16 +97,13 @@ int RunSweep(const SweepOptions& o, SignalFd* signals) {
     if (started.ok()) cluster = std::move(*started);
     cluster_failed = started.status();
   };
-  // Dev mode's host (cuInit: a tenth of a second or more on a GPU host), found meanwhile too.
-  std::future<LocalHost> host;
-  if (bad.ok() && dev_mode) host = std::async(std::launch::async, ThisHost);
   if (bad.ok() && dev_mode && !config->trainer.synthetic) start_cluster();
   if (bad.ok()) bad = AskTrainerFor(*config, o.sweep_file);
   if (bad.ok()) bad = CheckSweepTrainerFiles(*config);
-  if (bad.ok() && host.valid()) {
-    const LocalHost here = host.get();
-    bad = CheckDevModeRanks(*config, here.gpus, here.cpus, o.slots);
-    if (bad.ok()) bad = CheckDevModeBatchSizes(*config, here);
+  if (bad.ok() && dev_mode) {
+    const LocalHost host = ThisHost();
+    bad = CheckDevModeRanks(*config, host.gpus, host.cpus, o.slots);
+    if (bad.ok()) bad = CheckDevModeBatchSizes(*config, host);
   }
   if (!bad.ok()) {
     cluster.reset();  // stops it
