@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <iostream>
 #include <memory>
@@ -55,14 +56,18 @@ std::string FirstMissing(const std::string& dir) {
 }
 
 // Dev mode's local head and agent for `config`, logging beside its journal. Where its trials
-// run in warm workers, the agent starts one per concurrent rank at once (--prewarm_workers), so
-// that their LibTorch start overlaps the trainer's dry run (AskTrainerFor).
+// run in warm workers, the agent starts one per concurrent rank at once (--prewarm_workers; no
+// more than the slots or this host's cores), so that their LibTorch start overlaps the
+// trainer's dry run (AskTrainerFor).
 absl::StatusOr<std::unique_ptr<DevCluster>> StartDevCluster(const SweepConfig& config,
                                                             const SweepOptions& o,
                                                             DevCluster::Options& dev) {
   dev.slots = o.slots > 0 ? o.slots : config.max_concurrent_trials * config.gpus_per_trial;
   dev.log_dir = JournalDir(config.journal) + "/logs";
-  if (config.reuse_workers && !config.trainer.synthetic) dev.prewarm_workers = dev.slots;
+  if (config.reuse_workers && !config.trainer.synthetic) {
+    dev.prewarm_workers = std::min<int64_t>(
+        {dev.slots, config.max_concurrent_trials * config.gpus_per_trial, CpusHere()});
+  }
   for (const auto& [name, value] : config.env) dev.allow_env.push_back(name);
   return DevCluster::Start(dev);
 }

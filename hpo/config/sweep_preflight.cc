@@ -49,16 +49,18 @@ absl::Status CheckDevModeRanks(const SweepConfig& config, int gpus, int cpus, in
                    " (a cluster's trials may span nodes: --head)"));
 }
 
+int CpusHere() {
+  cpu_set_t set;
+  if (::sched_getaffinity(0, sizeof(set), &set) == 0) return CPU_COUNT(&set);
+  const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
+  return online > 0 ? static_cast<int>(online) : 1;
+}
+
 LocalHost ThisHost() {
   LocalHost host;
   const std::vector<GpuInfo> gpus = DetectGpus();
   host.gpus = static_cast<int>(gpus.size());
-  cpu_set_t set;
-  if (::sched_getaffinity(0, sizeof(set), &set) == 0) {
-    host.cpus = CPU_COUNT(&set);
-  } else if (const long online = ::sysconf(_SC_NPROCESSORS_ONLN); online > 0) {
-    host.cpus = static_cast<int>(online);
-  }
+  host.cpus = CpusHere();
   if (!gpus.empty()) {
     const GpuInfo* least = &gpus.front();
     for (const GpuInfo& g : gpus) {

@@ -41,6 +41,8 @@ struct LocalHost {
   std::string memory_text;  // "the GPU's 79.1 GiB (NVIDIA H100 80GB HBM3)", "this host's 23.5 GiB of RAM"
 };
 LocalHost ThisHost();
+// The CPU cores this process may run on (LocalHost::cpus, without looking for GPUs).
+int CpusHere();
 
 // Dev mode's batch sizes against this host: each must fit by the trainer's memory estimate at
 // 2 tokens a sequence (a lower bound, trainer/model/memory_formula.h), as the trainer itself checks
