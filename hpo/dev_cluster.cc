@@ -148,6 +148,7 @@ absl::StatusOr<std::unique_ptr<DevCluster>> DevCluster::Start(const Options& opt
     agent.spec.args.push_back("--prewarm_workers");
     agent.spec.args.push_back(std::to_string(options.prewarm_workers));
   }
+  if (options.prewarm_mps) agent.spec.args.push_back("--prewarm_mps");
   if (!options.allow_env.empty()) {
     agent.spec.args.push_back("--allow_env");
     agent.spec.args.push_back(absl::StrJoin(options.allow_env, ","));

@@ -50,6 +50,7 @@ class DevCluster {
     int64_t slots = 1;    // agent --slots: CPU slots, or a cap on the GPUs it uses
     // agent --prewarm_workers: warm workers started before the first trial; 0: none.
     int64_t prewarm_workers = 0;
+    bool prewarm_mps = false;  // agent --prewarm_mps: trials will share GPUs
     // agent --allow_env: the variables the sweep's resources.env names.
     std::vector<std::string> allow_env;
     std::string log_dir;  // head.log and agent.log go here (the agent's --log_dir)

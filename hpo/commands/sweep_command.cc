@@ -68,6 +68,7 @@ absl::StatusOr<std::unique_ptr<DevCluster>> StartDevCluster(const SweepConfig& c
     dev.prewarm_workers = std::min<int64_t>(
         {dev.slots, config.max_concurrent_trials * config.gpus_per_trial, CpusHere()});
   }
+  dev.prewarm_mps = config.trials_per_gpu > 1;  // where the host has MPS
   for (const auto& [name, value] : config.env) dev.allow_env.push_back(name);
   return DevCluster::Start(dev);
 }

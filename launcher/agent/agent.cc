@@ -75,6 +75,7 @@ absl::Status Agent::Setup() {
   launch.shared_env = [this] { return mps_.ClientEnv(); };
   launcher_ = std::make_unique<RankLauncher>(std::move(launch), workers_.get());
   launcher_->Prewarm(options_.prewarm_workers);
+  if (options_.prewarm_mps) mps_.Prestart();
   fetch_back_ = std::make_unique<AgentFetchBack>(options_.address, options_.allow_dirs);
   comm::HeadSession::Options session;
   session.head = options_.head;

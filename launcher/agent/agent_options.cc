@@ -86,6 +86,9 @@ void AddAgentFlags(CommandLine* cli, AgentFlags* f) {
               "start this many warm trainer workers at once, before any trial (hpo's dev mode: "
               "its concurrent trials), so that their start overlaps the sweep's own; each takes "
               "the environment of the first trial it runs");
+  cli->AddBool("prewarm_mps", &f->prewarm_mps,
+               "start the MPS daemon and its server at once, not at the first trial that may "
+               "share a GPU (hpo's dev mode: a sweep whose trials share GPUs)");
   cli->AddBool("detach", &f->detach,
                "run in the background (own session, output to LOG_DIR/agent.log) once registered; "
                "an agent of this name already running here is left alone (exit 0)");
@@ -164,6 +167,7 @@ absl::StatusOr<AgentOptions> AgentOptions::FromFlags(const AgentFlags& flags) {
   o.allow_dirs = absl::StrSplit(flags.allow_dirs, ',', absl::SkipEmpty());
   o.slots = static_cast<int>(flags.slots);
   o.prewarm_workers = static_cast<int>(flags.prewarm_workers);
+  o.prewarm_mps = flags.prewarm_mps;
   o.kill_grace = absl::Milliseconds(flags.kill_grace_ms);
   o.head_grace = absl::Seconds(flags.head_grace_s);
   o.detach = flags.detach;

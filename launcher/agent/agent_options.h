@@ -33,6 +33,7 @@ struct AgentFlags {
   int64_t slots = 0, kill_grace_ms = 5000, head_grace_s = 300, prewarm_workers = 0;
   bool detach = false;
   bool mps = true;
+  bool prewarm_mps = false;
 };
 
 // Adds the agent's flags to `cli`, writing to `flags` (which must outlive the parse).
@@ -50,6 +51,7 @@ struct AgentOptions {
   std::vector<int> gpu_ids, exclude_gpu_ids;
   int slots = 0;
   int prewarm_workers = 0;  // --prewarm_workers: blank warm workers started at once
+  bool prewarm_mps = false;  // --prewarm_mps: the MPS daemon and server started at once
   absl::Duration kill_grace;
   absl::Duration head_grace;
   bool detach = false;

@@ -45,6 +45,7 @@ Agent::Options ForAgent(const AgentOptions& o) {
   options.head_grace = o.head_grace;
   options.mps = o.mps;
   options.prewarm_workers = o.prewarm_workers;
+  options.prewarm_mps = o.prewarm_mps;
   return options;
 }
 

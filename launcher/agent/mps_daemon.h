@@ -1,6 +1,7 @@
 // CUDA MPS (Multi-Process Service) for trials that share a GPU: where the host has
 // nvidia-cuda-mps-control on PATH, the agent starts one control daemon of its own the first time
-// it runs a trial that may share its GPU (TrialSpec.trials_per_gpu > 1), with its pipe and log
+// it runs a trial that may share its GPU (TrialSpec.trials_per_gpu > 1; with --prewarm_mps, at
+// once, its server too), with its pipe and log
 // folders under the agent's runtime folder, and runs those trials as its clients
 // (CUDA_MPS_PIPE_DIRECTORY and CUDA_MPS_LOG_DIRECTORY in their environment), so that their
 // kernels run side by side instead of time-sliced. Trials with a GPU of their own are no
@@ -42,6 +43,9 @@ class MpsDaemon {
 
   std::map<std::string, std::string> ClientEnv() const;
   const std::string& dir() const { return dir_; }
+  // Asks the daemon to start its server for this user now (`start_server -uid UID`), not when
+  // the first client connects; the control command's exit code.
+  int StartServer() const;
 
  private:
   MpsDaemon(std::string control, std::string dir)
@@ -58,6 +62,9 @@ class LazyMps {
   LazyMps(bool enabled, std::string dir, std::string gpus)
       : enabled_(enabled), dir_(std::move(dir)), gpus_(std::move(gpus)) {}
   std::map<std::string, std::string> ClientEnv();
+  // Starts the daemon and its server now, for runs that will share GPUs (agent --prewarm_mps),
+  // so that their first clients do not wait for the server to start; logged.
+  void Prestart();
 
  private:
   bool enabled_ = false;

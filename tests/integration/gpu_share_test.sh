@@ -111,6 +111,7 @@ PY
 # agent starts its daemon once, on the agent's GPUs (CUDA_VISIBLE_DEVICES as the agent has it:
 # "1", the second GPU of a host), runs the sharing trials as its clients naming their GPU as the
 # MPS server numbers it ("0"; the host's "1" hung real clients), and tells it to quit at exit.
+# Dev mode asks for the server at once, before any trial (start_server).
 mkdir -p "$WORK/mpsbin"
 cat > "$WORK/mpsbin/nvidia-cuda-mps-control" <<'SH'
 #!/bin/sh
@@ -129,6 +130,10 @@ grep -q "CUDA MPS: started its control daemon" "$WORK/mps/logs/agent.log" || fai
 [ "$(grep -c '^daemon CUDA_VISIBLE_DEVICES=1 pipe=set$' "$MPS_RECORD")" -eq 1 ] ||
   fail "mps: want one daemon on the agent's GPU 1 with its pipe folder: $(cat "$MPS_RECORD")"
 grep -q "^command quit$" "$MPS_RECORD" || fail "mps: the agent did not tell its daemon to quit"
+# Dev mode's agent starts the daemon's server at once (agent --prewarm_mps), right after the daemon.
+[ "$(sed -n 2p "$MPS_RECORD")" = "command start_server -uid $(id -u)" ] ||
+  fail "mps: want start_server for this user right after the daemon: $(cat "$MPS_RECORD")"
+grep -q "CUDA MPS: started its server in" "$WORK/mps/logs/agent.log" || fail "mps: the agent does not say it started the server"
 [ "$(most mps)" -eq 4 ] || fail "mps: want 4 clients at once, each naming the server's GPU 0, saw $(most mps)"
 wait_for 5 no_leftovers || fail "processes left behind: $(pgrep -af "$WORK")"
 finish
