@@ -1,5 +1,6 @@
-// What `hpo sweep` checks before it starts anything (a dev cluster, a journal, a trial): each
-// failure is a usage error (exit 2) in one line, naming the file and the key or flag.
+// What `hpo sweep` checks before it starts a journal or a trial (dev mode's head and agent start
+// during the trainer's check and stop again on a failure): each failure is a usage error (exit
+// 2) in one line, naming the file and the key or flag.
 //   - the plan: at most kMaxPlannedTrials trials (search.random.trials, search.grid.lr_points);
 //   - the ranks of a trial (resources.gpus_per_trial) in dev mode: at most the GPUs here, or
 //     without GPUs the CPU cores here (or dev mode's --slots when given);
