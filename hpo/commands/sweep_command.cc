@@ -37,12 +37,6 @@ void UnblockStopSignals() {
   pthread_sigmask(SIG_UNBLOCK, &mask, nullptr);
 }
 
-// The folder of `journal` ("." for a bare file name).
-std::string JournalDir(const std::string& journal) {
-  const size_t slash = journal.rfind('/');
-  return slash == std::string::npos ? "." : journal.substr(0, slash);
-}
-
 // The outermost folder of `dir` that does not exist yet ("" when `dir` exists): what making
 // `dir` creates.
 std::string FirstMissing(const std::string& dir) {
@@ -63,7 +57,7 @@ absl::StatusOr<std::unique_ptr<DevCluster>> StartDevCluster(const SweepConfig& c
                                                             const SweepOptions& o,
                                                             DevCluster::Options& dev) {
   dev.slots = o.slots > 0 ? o.slots : config.max_concurrent_trials * config.gpus_per_trial;
-  dev.log_dir = JournalDir(config.journal) + "/logs";
+  dev.log_dir = JournalFolder(config.journal) + "/logs";
   if (config.reuse_workers && !config.trainer.synthetic) {
     dev.prewarm_workers = std::min<int64_t>(
         {dev.slots, config.max_concurrent_trials * config.gpus_per_trial, CpusHere()});
@@ -98,7 +92,7 @@ int RunSweep(const SweepOptions& o, SignalFd* signals) {
   absl::Status cluster_failed;
   std::string made;  // the logs folder's outermost new folder, removed on a usage error
   auto start_cluster = [&] {
-    made = FirstMissing(JournalDir(config->journal) + "/logs");
+    made = FirstMissing(JournalFolder(config->journal) + "/logs");
     auto started = StartDevCluster(*config, o, dev);
     if (started.ok()) cluster = std::move(*started);
     cluster_failed = started.status();
