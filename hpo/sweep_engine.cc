@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -82,6 +83,18 @@ absl::StatusOr<SweepEngine::Resumed> SweepEngine::Resume(JournalContents content
   }
   r.changed_params.assign(changed.begin(), changed.end());
   recorded_attrs_ = std::move(contents.study_user_attrs);
+  // The climb fills its rounds to the sweep's first max_concurrent_trials (FillSeats,
+  // hpo/samplers/random_then_grid_sampler.h): a sweep resumed with another replays the rounds
+  // it planned at the width its journal recorded, and runs at its own.
+  if (const auto width = recorded_attrs_.find("max_concurrent_trials");
+      width != recorded_attrs_.end()) {
+    SearchSettings planned = config_;
+    if (absl::SimpleAtoi(width->second, &planned.max_concurrent_trials) &&
+        planned.max_concurrent_trials >= 1 &&
+        planned.max_concurrent_trials != config_.max_concurrent_trials) {
+      sampler_ = MakeSampler(planned);
+    }
+  }
   distributions_ = std::move(contents.distributions);
   distributions_.resize(contents.study.trials.size());
   study_ = std::move(contents.study);

@@ -69,7 +69,9 @@ class SweepEngine {
     // search space (changed, added or removed since), sorted; empty when the space is the same.
     std::vector<std::string> changed_params;
   };
-  // Continues the study in `contents` (read from this engine's journal).
+  // Continues the study in `contents` (read from this engine's journal). Its sampler plans at
+  // the max_concurrent_trials the journal recorded (the climb's rounds are filled to it), while
+  // the engine runs this config's.
   absl::StatusOr<Resumed> Resume(JournalContents contents);
 
   // Starts the next trial if one may start now: a queued retry first, else the sampler's next

@@ -121,7 +121,7 @@ struct SweepConfig : SearchSettings {
   // names it). LoadSweepConfig resolves them against the resource axis (PrunerSettings::
   // Resolve); ParseSweepConfig does not. The types and their keys: hpo/pruners/all_pruners.h.
   PrunerSettingsPtr pruner = NoPruning();
-  int64_t max_concurrent_trials = 1;
+  // max_concurrent_trials is SearchSettings' (the climb fills that many seats).
   std::string journal;  // default runs/NAME/journal.log
   // What the command line changed beyond its own values, one line each for hpo to print
   // ("early_terminate.type=none (override): dropped n_startup_trials from lr.yaml").

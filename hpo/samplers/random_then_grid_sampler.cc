@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <set>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -96,6 +98,7 @@ Availability RandomThenGridSampler::NextAvailability(const Study& study) {
     std::vector<Params> planned = *grid_;
     for (int64_t p = 0; p < random_points_; ++p) planned.push_back(PointParams(p));
     std::vector<Params> step = ClimbRound(settled, planned);
+    FillSeats(settled, planned, &step);
     if (static_cast<int64_t>(step.size()) > climb_budget_) step.resize(climb_budget_);
     climb_budget_ -= static_cast<int64_t>(step.size());
     climbing_ = !step.empty() && climb_budget_ > 0;
@@ -124,6 +127,104 @@ std::vector<Params> RandomThenGridSampler::ClimbRound(const Study& settled,
   return ClimbStep(config_, settled, planned);
 }
 
+std::vector<Params> RandomThenGridSampler::LookAheadRound(const Study& settled,
+                                                          const std::vector<Params>& planned) {
+  return ClimbRound(settled, planned);
+}
+
+const Trial* RandomThenGridSampler::Incumbent(const Study& settled) const {
+  return BestOnLattice(config_, settled).trial;
+}
+
+namespace {
+
+// The value of one coordinate mirrored about the incumbent's (2c - v), in the space its grid
+// is even in: list positions for value lists and batch sizes, log for log_uniform ranges,
+// linear for the others; nullopt off the list or for string choices.
+std::optional<double> MirrorValue(const SearchSettings& s, const std::string& name, double c,
+                                  double v) {
+  std::vector<double> list;
+  const ParamSpec* spec = name == kLrParam ? &s.lr : nullptr;
+  for (const ParamSpec& p : s.params) spec = p.name == name ? &p : spec;
+  if (name == kBatchParam) {
+    list.assign(s.batch_sizes.begin(), s.batch_sizes.end());
+  } else if (spec == nullptr || !spec->labels.empty()) {
+    return std::nullopt;
+  } else if (spec->distribution == "categorical") {
+    list = spec->values;
+  } else if (spec->distribution == "log_uniform") {
+    return c > 0 && v > 0 ? std::optional<double>(std::exp(2 * std::log(c) - std::log(v)))
+                          : std::nullopt;
+  } else {
+    return 2 * c - v;
+  }
+  const auto at = [&](double x) {
+    for (size_t i = 0; i < list.size(); ++i) {
+      if (SamePoint({{name, list[i]}}, {{name, x}})) return static_cast<int64_t>(i);
+    }
+    return int64_t{-1};
+  };
+  const int64_t i = at(c), j = at(v), m = 2 * i - j;
+  if (i < 0 || j < 0 || m < 0 || m >= static_cast<int64_t>(list.size())) return std::nullopt;
+  return list[static_cast<size_t>(m)];
+}
+
+// How much better than the incumbent `centre` the point `q` is expected to be: the incumbent's
+// value less that of the settled COMPLETE trial at q's mirror image about it (a straight-line
+// extrapolation along the move); nullopt where none was run there.
+std::optional<double> ExpectedGain(const SearchSettings& s, const Study& settled,
+                                   const Trial& centre, const Params& q) {
+  Params mirror = q;
+  for (auto& [name, v] : mirror) {
+    const auto c = centre.params.find(name);
+    if (c == centre.params.end()) return std::nullopt;
+    const std::optional<double> m = MirrorValue(s, name, c->second, v);
+    if (!m.has_value()) return std::nullopt;
+    v = *m;
+  }
+  for (const Trial& t : settled.trials) {
+    if (t.state != TrialState::kComplete || !t.value.has_value() || std::isnan(*t.value) ||
+        !SamePoint(t.params, mirror)) {
+      continue;
+    }
+    return s.maximize ? *centre.value - *t.value : *t.value - *centre.value;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void RandomThenGridSampler::FillSeats(const Study& settled, std::vector<Params> planned,
+                                      std::vector<Params>* round) {
+  const size_t seats = static_cast<size_t>(std::max<int64_t>(1, config_.max_concurrent_trials));
+  const Trial* centre = Incumbent(settled);
+  if (round->size() >= seats || centre == nullptr) return;
+  // The round's points expected to beat the incumbent, the most promising first.
+  std::vector<std::pair<double, size_t>> likely;
+  for (size_t i = 0; i < round->size(); ++i) {
+    const std::optional<double> gain = ExpectedGain(config_, settled, *centre, (*round)[i]);
+    if (gain.has_value() && *gain > 0) likely.push_back({-*gain, i});
+  }
+  std::stable_sort(likely.begin(), likely.end());
+  for (const Params& p : *round) planned.push_back(p);
+  for (const auto& [unused, i] : likely) {
+    // The round that would follow if point i won: from a study where it is the best trial.
+    Study winner = settled;
+    Trial won;
+    won.number = -1;
+    won.state = TrialState::kComplete;
+    won.params = (*round)[i];
+    won.value = config_.maximize ? std::numeric_limits<double>::infinity()
+                                 : -std::numeric_limits<double>::infinity();
+    winner.trials.push_back(std::move(won));
+    for (Params& p : LookAheadRound(winner, planned)) {
+      if (round->size() >= seats) return;
+      planned.push_back(p);
+      round->push_back(std::move(p));
+    }
+  }
+}
+
 int64_t RandomThenGridSampler::LocalBound() const { return LocalGridBound(config_); }
 
 Params RandomThenGridSampler::PointParams(int64_t point) const {
@@ -139,6 +240,12 @@ double RandomThenGridSampler::SampleIndependent(const Study& study, const Trial&
                                                 const std::string& name,
                                                 const Distribution& distribution) {
   return random_.SampleIndependent(study, trial, name, distribution);
+}
+
+std::string FilledRoundsNote(const SearchSettings& s) {
+  if (s.max_concurrent_trials <= 1) return "";
+  return absl::StrFormat(", a round of fewer than %d points filled with the next round's likeliest",
+                         s.max_concurrent_trials);
 }
 
 absl::Status TopKWithinRandom(const ConfigMap& search, const SearchSettings& s) {
@@ -164,6 +271,13 @@ std::string DescribeGrid(const SearchSettings& s) {
                          s.params.empty() ? "" : " x the other parameters' values");
 }
 
+std::string ClimbDescription(const SearchSettings& s) {
+  if (!s.grid.climb) return "";
+  return "; then climbs from the best grid point to its unrun neighbours (one grid lr and/or "
+         "batch size away) until it is the best of them, within the same bound" +
+         FilledRoundsNote(s);
+}
+
 std::string DescribeRandomThenGrid(const SearchSettings& s) {
   const double half = std::sqrt(s.grid.lr_span);
   return DescribeRandom(s) +
@@ -172,11 +286,7 @@ std::string DescribeRandomThenGrid(const SearchSettings& s) {
              "over the range) within [lr/%.3g, lr*%.3g] (slid inside the range at a bound) x "
              "its batch and %d neighbour(s) each side%s, minus points already run%s\n",
              s.grid.top_k, s.grid.lr_points, half, half, s.grid.batch_neighbors,
-             s.params.empty() ? "" : ", the other parameters at its values",
-             s.grid.climb ? "; then climbs from the best grid point to its unrun neighbours "
-                            "(one grid lr and/or batch size away) until it is the best of them, "
-                            "within the same bound"
-                          : "");
+             s.params.empty() ? "" : ", the other parameters at its values", ClimbDescription(s));
 }
 
 int64_t RandomTrials(const SearchSettings& s) { return s.random.trials; }

@@ -17,6 +17,15 @@
 // until a round finds none (the best is a local optimum of the explored grid) or the climb has
 // used what the local grid left of LocalGridBound (so max_planned_trials still bounds the
 // plan). PlannedTrials is unknown until the climb ends.
+// A round starts when every planned point is settled, so every seat is free then. A round of
+// fewer points than max_concurrent_trials fills the other seats ahead (FillSeats): for each
+// of its points expected to win, the round that would follow it if it did. When it does, the next
+// round finds those already run and the climb ends a round sooner; otherwise they were run on
+// seats that would have stood idle, and the climb goes on from the best point, as before
+// (configs/lr.yaml's climb: two rounds of 2 points became one of 4, the same points). At
+// max_concurrent_trials 1 nothing changes. A sweep resumed with another max_concurrent_trials
+// still plans at the width its journal recorded (SweepEngine::Resume), so that it replays the
+// rounds the interrupted one planned.
 //
 // Everything is derived from the study, so a resumed sweep proposes exactly the points the
 // interrupted one had left: the local grid is computed from the random phase's trials alone
@@ -47,6 +56,9 @@ const SamplerKind& RandomThenGridKind();
 // The check of random_then_grid's settings (and random_then_local's): grid.top_k is at most
 // random.trials.
 absl::Status TopKWithinRandom(const ConfigMap& search, const SearchSettings& settings);
+// The plan's words for FillSeats (", a round of fewer than N points filled ..."); empty at
+// max_concurrent_trials 1.
+std::string FilledRoundsNote(const SearchSettings& settings);
 
 class RandomThenGridSampler : public Sampler {
  public:
@@ -74,6 +86,12 @@ class RandomThenGridSampler : public Sampler {
   // `planned` (empty: the climb ends); the most points the local grid and the climb may plan
   // together; and whether it climbs at all.
   virtual std::vector<Params> ClimbRound(const Study& settled, const std::vector<Params>& planned);
+  // ClimbRound for a study that never happened (FillSeats' hypothetical winner): the same
+  // points, leaving the sampler as it was.
+  virtual std::vector<Params> LookAheadRound(const Study& settled,
+                                             const std::vector<Params>& planned);
+  // The point the climb's rounds move from: the best COMPLETE trial on the grid's lattice.
+  virtual const Trial* Incumbent(const Study& settled) const;
   virtual int64_t LocalBound() const;
   virtual bool Climbs() const { return config_.grid.climb; }
   const SearchSettings& settings() const { return config_; }
@@ -85,6 +103,13 @@ class RandomThenGridSampler : public Sampler {
   // The trials of the points below `end`.
   static Study TrialsBefore(const Study& study, int64_t end);
   Params PointParams(int64_t point) const;
+  // Fills a climb round of fewer points than max_concurrent_trials with the rounds that would
+  // follow it (LookAheadRound): for each of its points expected to beat the incumbent (the
+  // incumbent's value less that of the settled trial at the point's mirror image about it is
+  // positive), the most promising first, the round from it if it won (a study where it is the
+  // best trial), less what is planned. The round's own points come first, so the climb budget
+  // cuts the look-ahead before them.
+  void FillSeats(const Study& settled, std::vector<Params> planned, std::vector<Params>* round);
 
   SearchSettings config_;
   SearchSpace space_;

@@ -201,6 +201,19 @@ std::vector<Params> RandomThenLocalSampler::ClimbRound(const Study& settled,
   }
 }
 
+const Trial* RandomThenLocalSampler::Incumbent(const Study& settled) const {
+  const bool finer = settings().lr.distribution != "categorical";
+  return BestOnLattice(finer ? FinerLrs(settings()) : settings(), settled).trial;
+}
+
+std::vector<Params> RandomThenLocalSampler::LookAheadRound(const Study& settled,
+                                                           const std::vector<Params>& planned) {
+  const int64_t steps = steps_;
+  std::vector<Params> out = ClimbRound(settled, planned);
+  steps_ = steps;
+  return out;
+}
+
 namespace {
 
 std::string DescribeRandomThenLocal(const SearchSettings& s) {
@@ -213,7 +226,7 @@ std::string DescribeRandomThenLocal(const SearchSettings& s) {
           "    local       around each of the %d best random trials: the full grid's lrs (%d "
           "over the range) within [lr/%.3g, lr*%.3g] x its batch and %d neighbour(s) each side; "
           "then climbs from the best point to its unrun neighbours in every parameter (one grid "
-          "lr and/or batch size away%s) until none is left, within %d trials\n",
+          "lr and/or batch size away%s) until none is left, within %d trials%s\n",
           s.grid.top_k, s.grid.lr_points, half, half, s.grid.batch_neighbors,
           s.params.empty() ? ""
                            : absl::StrFormat("; the other parameters' neighbouring values, "
@@ -222,7 +235,7 @@ std::string DescribeRandomThenLocal(const SearchSettings& s) {
                                              "then pairs of parameters, then finer steps, to %d",
                                              kFirstLocalSteps, 1 << kFinerLrLevels,
                                              1 << kMaxFinerLrLevels, MaxSteps(s)),
-          LocalSearchBound(s)));
+          LocalSearchBound(s), FilledRoundsNote(s)));
   return out;
 }
 

@@ -92,6 +92,10 @@ class RandomThenLocalSampler : public RandomThenGridSampler {
 
  protected:
   std::vector<Params> ClimbRound(const Study& settled, const std::vector<Params>& planned) override;
+  // ClimbRound, with `steps` put back afterwards (a look-ahead may not refine the real climb).
+  std::vector<Params> LookAheadRound(const Study& settled,
+                                     const std::vector<Params>& planned) override;
+  const Trial* Incumbent(const Study& settled) const override;
   int64_t LocalBound() const override { return LocalSearchBound(settings()); }
   bool Climbs() const override { return true; }
 

@@ -61,6 +61,9 @@ struct SearchSettings {
   GridPhaseSpec grid;
   TpeSpec tpe;
   int64_t max_failures_per_trial = 2;
+  // The sweep's seats: trials that run at once. A climb round of fewer points fills the rest
+  // with the next round's likeliest points (hpo/samplers/random_then_grid_sampler.h).
+  int64_t max_concurrent_trials = 1;
 };
 
 }  // namespace hpo

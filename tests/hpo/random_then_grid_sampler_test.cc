@@ -177,6 +177,89 @@ TEST(RandomThenGridSamplerTest, EachClimbRoundWaitsForTheLast) {
   EXPECT_GT(static_cast<int64_t>(study.trials.size()), local_end);
 }
 
+// Runs `sampler` on `seats` seats in rounds, as a sweep would when the trials of one round end
+// together: trials start while seats are free and the sampler is ready; then every running
+// trial completes with Bowl. Each element: the points one round started.
+std::vector<std::vector<Params>> RunInRounds(RandomThenGridSampler& sampler,
+                                             const SearchSettings& c, int64_t seats, Study* study) {
+  std::vector<std::vector<Params>> rounds(1);
+  for (;;) {
+    const Availability a = sampler.NextAvailability(*study);
+    if (a == Availability::kExhausted) break;
+    int64_t running = 0;
+    for (const Trial& t : study->trials) running += t.state == TrialState::kRunning ? 1 : 0;
+    if (a == Availability::kReady && running < seats) {
+      Trial t;
+      t.number = static_cast<int64_t>(study->trials.size());
+      SampleTrial(sampler, *study, &t, BuildSearchSpace(c));
+      study->trials.push_back(t);
+      rounds.back().push_back(t.params);
+      continue;
+    }
+    EXPECT_GT(running, 0) << "waits on nothing";
+    if (running == 0) break;
+    for (Trial& t : study->trials) {
+      if (t.state != TrialState::kRunning) continue;
+      t.state = TrialState::kComplete;
+      t.value = Bowl(t.params);
+    }
+    rounds.emplace_back();
+  }
+  if (rounds.back().empty()) rounds.pop_back();
+  return rounds;
+}
+
+const Trial& BestOf(const Study& s) {
+  const Trial* best = &s.trials.front();
+  for (const Trial& t : s.trials) {
+    if (*t.value > *best->value) best = &t;
+  }
+  return *best;
+}
+
+// A climb round of fewer points than max_concurrent_trials fills the free seats with the round
+// that would follow its points if they won: on 4 seats the climb reaches the same best in
+// fewer rounds, each round's own points first, and a resumed sweep proposes the same points.
+TEST(RandomThenGridSamplerTest, ClimbFillsFreeSeatsWithTheNextRound) {
+  SearchSettings ahead_config = Config();
+  ahead_config.random = {4, 0};
+  ahead_config.grid = {1, 9, 10.0, 1};
+  ahead_config.max_concurrent_trials = 4;
+  SearchSettings plain_config = ahead_config;
+  plain_config.max_concurrent_trials = 1;  // no look-ahead
+  RandomThenGridSampler plain(plain_config), ahead(ahead_config);
+  Study s_plain, s_ahead;
+  const std::vector<std::vector<Params>> r_plain = RunInRounds(plain, plain_config, 4, &s_plain);
+  const std::vector<std::vector<Params>> r_ahead = RunInRounds(ahead, ahead_config, 4, &s_ahead);
+  const Params corner = {{kLrParam, 1e-3}, {kBatchParam, 128}};
+  EXPECT_EQ(BestOf(s_plain).params, corner);
+  EXPECT_EQ(BestOf(s_ahead).params, corner);
+  EXPECT_LT(r_ahead.size(), r_plain.size());
+  // The same rounds until the first climb round, which starts with the same points.
+  size_t r = 0;
+  while (r < r_plain.size() && r_plain[r] == r_ahead[r]) ++r;
+  ASSERT_LT(r, r_plain.size()) << "no round was filled: no test";
+  ASSERT_LT(r_plain[r].size(), r_ahead[r].size());
+  for (size_t j = 0; j < r_plain[r].size(); ++j) EXPECT_EQ(r_ahead[r][j], r_plain[r][j]) << j;
+  EXPECT_LE(s_ahead.trials.size(), s_plain.trials.size());
+  for (size_t i = 0; i < s_ahead.trials.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) EXPECT_NE(s_ahead.trials[i].params, s_ahead.trials[j].params);
+  }
+  EXPECT_LE(static_cast<int64_t>(s_ahead.trials.size()),
+            RandomThenGridKind().max_planned_trials(ahead_config));
+  // A resumed sweep, given the study before any of its trials, proposes it again.
+  for (size_t n = 4; n < s_ahead.trials.size(); ++n) {
+    RandomThenGridSampler resumed(ahead_config);
+    Study before;
+    before.trials.assign(s_ahead.trials.begin(), s_ahead.trials.begin() + static_cast<long>(n));
+    ASSERT_EQ(resumed.NextAvailability(before), Availability::kReady) << n;
+    Trial t;
+    t.number = static_cast<int64_t>(n);
+    SampleTrial(resumed, before, &t, BuildSearchSpace(ahead_config));
+    EXPECT_EQ(t.params, s_ahead.trials[n].params) << n;
+  }
+}
+
 TEST(RandomThenGridSamplerTest, FailedPointSettlesAfterRetries) {
   RandomThenGridSampler sampler(Config());
   Study study;

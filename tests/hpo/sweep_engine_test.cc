@@ -5,7 +5,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -364,6 +368,87 @@ TEST(SweepEngineTest, ResumeNamesTheParametersThatChanged) {
   auto r = changed.Resume(*contents);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->changed_params, (std::vector<std::string>{"batch_size", "lr"}));
+}
+
+// random_then_grid on 4 seats, whose climb fills its rounds (FillSeats).
+SweepConfig ClimbConfig(int64_t seats) {
+  return ConfigFromYaml(
+      "name: climb\n"
+      "metric: {name: m, goal: maximize}\n"
+      "trainer: {synthetic: {steps: 4, samples_per_step: 100}}\n"
+      "parameters:\n"
+      "  lr: {distribution: log_uniform, min: 1.0e-5, max: 1.0e-3}\n"
+      "  batch_size: {values: [16, 32, 64, 128]}\n"
+      "search: {method: random_then_grid, random: {trials: 4, seed: 0},\n"
+      "         grid: {top_k: 1, lr_points: 9, lr_span: 10.0, batch_neighbors: 1}}\n"
+      "early_terminate: {type: none}\n"
+      "max_concurrent_trials: " +
+          std::to_string(seats) + "\n",
+      "climb.yaml");
+}
+
+// A bowl highest at (lr 1e-3, batch 128) with ripples: one-at-a-time, the climb stops in the
+// dip next to the local grid's best (14 trials); filling its seats, it looks past it and
+// reaches the top (18).
+double Rough(const Params& p) {
+  const double lr = std::log10(p.at("lr")), batch = std::log2(p.at("batch_size"));
+  return -std::pow(lr + 3, 2) - std::pow(batch - 7, 2) + 0.3 * std::sin(7 * lr + 5 * batch);
+}
+
+// Runs `engine` in rounds: it starts what it may, then every running trial completes with
+// Rough's value; until it is done or, after a start, `stop_at` trials exist (they stay running).
+void RunRounds(SweepEngine& engine, size_t stop_at) {
+  while (!engine.Done()) {
+    auto started = engine.Fill();
+    ASSERT_TRUE(started.ok()) << started.status();
+    if (engine.study().trials.size() >= stop_at) return;
+    ASSERT_FALSE(started->empty()) << "nothing runs";
+    for (int64_t n : *started) {
+      Complete(engine, n, Rough(engine.study().trials[static_cast<size_t>(n)].params));
+    }
+  }
+}
+
+// Each point of the plan with the params its COMPLETE trial ran.
+std::map<int64_t, Params> CompletedPoints(const Study& study) {
+  std::map<int64_t, Params> out;
+  for (const Trial& t : study.trials) {
+    if (t.state == TrialState::kComplete) out[t.point] = t.params;
+  }
+  return out;
+}
+
+// The climb's rounds are filled to the width the sweep started with: interrupted anywhere and
+// resumed at one trial at a time, the sweep completes the points the uninterrupted one did,
+// each once.
+TEST(SweepEngineTest, AResumedClimbKeepsTheWidthItWasPlannedAt) {
+  SweepEngine whole(ClimbConfig(4), nullptr);
+  ASSERT_TRUE(whole.CreateStudy().ok());
+  RunRounds(whole, SIZE_MAX);
+  const std::map<int64_t, Params> expected = CompletedPoints(whole.study());
+  SweepEngine narrow(ClimbConfig(1), nullptr);
+  ASSERT_TRUE(narrow.CreateStudy().ok());
+  RunRounds(narrow, SIZE_MAX);
+  ASSERT_NE(CompletedPoints(narrow.study()), expected) << "the width changes nothing: no test";
+  for (size_t stop = 5; stop < whole.study().trials.size(); ++stop) {
+    std::string path;
+    {
+      const std::unique_ptr<JournalWriter> journal =
+          FreshJournal("engine_climb_" + std::to_string(stop), &path);
+      SweepEngine first(ClimbConfig(4), journal.get());
+      ASSERT_TRUE(first.CreateStudy().ok());
+      RunRounds(first, stop);
+    }
+    auto contents = ReadJournal(path);
+    ASSERT_TRUE(contents.ok()) << contents.status();
+    SweepEngine resumed(ClimbConfig(1), nullptr);
+    ASSERT_TRUE(resumed.Resume(std::move(*contents)).ok());
+    RunRounds(resumed, SIZE_MAX);
+    EXPECT_EQ(CompletedPoints(resumed.study()), expected) << "interrupted at " << stop;
+    int64_t complete = 0;
+    for (const Trial& t : resumed.study().trials) complete += t.state == TrialState::kComplete;
+    EXPECT_EQ(complete, static_cast<int64_t>(expected.size())) << stop << ": a point ran twice";
+  }
 }
 
 }  // namespace
