@@ -20,6 +20,12 @@ bool Near(double a, double b) {
   return a == b || std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b));
 }
 
+// The incumbent: the best COMPLETE trial on FinerLrs' lattice (which holds the full grid's;
+// the grid's own where lr is a list).
+LatticeBest LocalIncumbent(const SearchSettings& s, const Study& study) {
+  return BestOnLattice(s.lr.distribution != "categorical" ? FinerLrs(s) : s, study);
+}
+
 // The finest resolution of the climb: the full grid's.
 int64_t MaxSteps(const SearchSettings& s) {
   return std::max<int64_t>(kFirstLocalSteps, s.grid.lr_points - 1);
@@ -105,8 +111,7 @@ std::vector<Params> LocalClimbStep(const SearchSettings& settings, const Study& 
                                    LocalRound round) {
   const bool pairs = round == LocalRound::kPairs;
   const bool finer = settings.lr.distribution != "categorical";
-  // The incumbent: the best point on the finer lattice (which holds the full grid's).
-  const LatticeBest at = BestOnLattice(finer ? FinerLrs(settings) : settings, study);
+  const LatticeBest at = LocalIncumbent(settings, study);
   if (at.trial == nullptr) return {};
   const Params& best = at.trial->params;
   const int64_t lr_steps = std::max<int64_t>(1, settings.grid.lr_points - 1);
@@ -202,8 +207,7 @@ std::vector<Params> RandomThenLocalSampler::ClimbRound(const Study& settled,
 }
 
 const Trial* RandomThenLocalSampler::Incumbent(const Study& settled) const {
-  const bool finer = settings().lr.distribution != "categorical";
-  return BestOnLattice(finer ? FinerLrs(settings()) : settings(), settled).trial;
+  return LocalIncumbent(settings(), settled).trial;
 }
 
 std::vector<Params> RandomThenLocalSampler::LookAheadRound(const Study& settled,

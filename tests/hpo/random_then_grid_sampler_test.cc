@@ -95,6 +95,22 @@ Study RunToEnd(RandomThenGridSampler& sampler, const SearchSettings& c) {
   return study;
 }
 
+// A resumed sweep: for each trial of `run` from `from` on, a fresh sampler given the trials
+// before it proposes it again (its point and params).
+void ExpectResumedAlike(const SearchSettings& c, const Study& run, size_t from) {
+  for (size_t k = from; k < run.trials.size(); ++k) {
+    RandomThenGridSampler resumed(c);
+    Study before;
+    before.trials.assign(run.trials.begin(), run.trials.begin() + static_cast<long>(k));
+    ASSERT_EQ(resumed.NextAvailability(before), Availability::kReady) << k;
+    Trial t;
+    t.number = static_cast<int64_t>(k);
+    SampleTrial(resumed, before, &t, BuildSearchSpace(c));
+    EXPECT_EQ(t.point, run.trials[k].point) << k;
+    EXPECT_EQ(t.params, run.trials[k].params) << k;
+  }
+}
+
 // The local grid around the random phase's best misses the grid's best when that lies beyond
 // its neighbourhood; the climb walks there, within the local grid's bound, and a resumed
 // sweep climbs the same way.
@@ -134,17 +150,7 @@ TEST(RandomThenGridSamplerTest, ClimbsToTheGridsBestBeyondTheLocalGrid) {
   EXPECT_EQ(sampler.PlannedTrials(), static_cast<int64_t>(with.trials.size()));
   EXPECT_LE(static_cast<int64_t>(with.trials.size()), RandomThenGridKind().max_planned_trials(c));
   // A resumed sweep: a fresh sampler given the study before any climb trial proposes it again.
-  for (size_t k = without.trials.size(); k < with.trials.size(); ++k) {
-    RandomThenGridSampler resumed(c);
-    Study before;
-    before.trials.assign(with.trials.begin(), with.trials.begin() + static_cast<long>(k));
-    ASSERT_EQ(resumed.NextAvailability(before), Availability::kReady) << k;
-    Trial t;
-    t.number = static_cast<int64_t>(k);
-    SampleTrial(resumed, before, &t, BuildSearchSpace(c));
-    EXPECT_EQ(t.point, with.trials[k].point) << k;
-    EXPECT_EQ(t.params, with.trials[k].params) << k;
-  }
+  ExpectResumedAlike(c, with, without.trials.size());
 }
 
 // The climb's rounds come one at a time: each waits until the points before it are settled.
@@ -248,16 +254,7 @@ TEST(RandomThenGridSamplerTest, ClimbFillsFreeSeatsWithTheNextRound) {
   EXPECT_LE(static_cast<int64_t>(s_ahead.trials.size()),
             RandomThenGridKind().max_planned_trials(ahead_config));
   // A resumed sweep, given the study before any of its trials, proposes it again.
-  for (size_t n = 4; n < s_ahead.trials.size(); ++n) {
-    RandomThenGridSampler resumed(ahead_config);
-    Study before;
-    before.trials.assign(s_ahead.trials.begin(), s_ahead.trials.begin() + static_cast<long>(n));
-    ASSERT_EQ(resumed.NextAvailability(before), Availability::kReady) << n;
-    Trial t;
-    t.number = static_cast<int64_t>(n);
-    SampleTrial(resumed, before, &t, BuildSearchSpace(ahead_config));
-    EXPECT_EQ(t.params, s_ahead.trials[n].params) << n;
-  }
+  ExpectResumedAlike(ahead_config, s_ahead, 4);
 }
 
 TEST(RandomThenGridSamplerTest, FailedPointSettlesAfterRetries) {
