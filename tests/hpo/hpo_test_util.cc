@@ -8,6 +8,27 @@
 namespace tunefleet {
 namespace hpo {
 
+Study RunCompleting(Sampler& sampler, const SearchSpace& space,
+                    const std::function<double(const Params&)>& value, Study study,
+                    int64_t stop_at) {
+  for (int guard = 0; guard < 1000; ++guard) {
+    if (static_cast<int64_t>(study.trials.size()) == stop_at) break;
+    const Availability a = sampler.NextAvailability(study);
+    if (a != Availability::kReady) {
+      EXPECT_EQ(a, Availability::kExhausted);
+      break;
+    }
+    Trial t;
+    t.number = static_cast<int64_t>(study.trials.size());
+    SampleTrial(sampler, study, &t, space);
+    t.state = TrialState::kComplete;
+    t.value = value(t.params);
+    study.trials.push_back(t);
+    sampler.AfterTrial(study, study.trials.back());
+  }
+  return study;
+}
+
 SearchSpace LrBatchSpace(const std::vector<double>& batch_sizes) {
   SearchSpace space;
   Distribution& lr = space[kLrParam];

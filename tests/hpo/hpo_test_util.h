@@ -4,13 +4,15 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <string>
 #include <vector>
 
-#include "hpo/search_space.h"
 #include "hpo/config/sweep_config.h"
+#include "hpo/samplers/sampler.h"
+#include "hpo/search_space.h"
 #include "hpo/trial.h"
 
 namespace tunefleet {
@@ -34,6 +36,14 @@ size_t AddTrial(Study* study, TrialState state, std::map<int64_t, double> values
 // The sweep config in the YAML `text` (named `file_name` in errors); a failed expectation, and
 // a default config, when it does not parse.
 SweepConfig ConfigFromYaml(const std::string& text, const std::string& file_name);
+
+// Runs `sampler` on `study` one trial at a time, each COMPLETE with `value` of its params as
+// soon as it is proposed (then AfterTrial), until the sampler has nothing ready (a failed
+// expectation unless it is exhausted) or the study holds `stop_at` trials (-1: no limit), at
+// most 1000 trials; returns the study.
+Study RunCompleting(Sampler& sampler, const SearchSpace& space,
+                    const std::function<double(const Params&)>& value, Study study = {},
+                    int64_t stop_at = -1);
 
 }  // namespace hpo
 }  // namespace tunefleet

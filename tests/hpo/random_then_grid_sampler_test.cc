@@ -6,6 +6,7 @@
 
 #include "gtest/gtest.h"
 #include "hpo/samplers/grid_sampler.h"
+#include "tests/hpo/hpo_test_util.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -82,15 +83,7 @@ double Bowl(const Params& p) {
 
 // Runs `sampler` to its end one trial at a time, each COMPLETE with Bowl.
 Study RunToEnd(RandomThenGridSampler& sampler, const SearchSettings& c) {
-  Study study;
-  while (sampler.NextAvailability(study) == Availability::kReady) {
-    Trial t;
-    t.number = static_cast<int64_t>(study.trials.size());
-    SampleTrial(sampler, study, &t, BuildSearchSpace(c));
-    t.state = TrialState::kComplete;
-    t.value = Bowl(t.params);
-    study.trials.push_back(t);
-  }
+  Study study = RunCompleting(sampler, BuildSearchSpace(c), Bowl);
   EXPECT_EQ(sampler.NextAvailability(study), Availability::kExhausted);
   return study;
 }

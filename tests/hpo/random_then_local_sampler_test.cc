@@ -6,12 +6,14 @@
 
 #include <cmath>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hpo/samplers/grid_sampler.h"
 #include "hpo/search_space.h"
+#include "tests/hpo/hpo_test_util.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -124,22 +126,7 @@ double Peak(const Params& p) {
 
 Study RunSweep(const SearchSettings& s, int64_t first_trials, Study study = {}) {
   RandomThenLocalSampler sampler(s);
-  const SearchSpace space = BuildSearchSpace(s);
-  for (int guard = 0; guard < 1000; ++guard) {
-    if (static_cast<int64_t>(study.trials.size()) == first_trials) break;
-    const Availability a = sampler.NextAvailability(study);
-    if (a != Availability::kReady) {
-      EXPECT_EQ(a, Availability::kExhausted);
-      break;
-    }
-    Trial t;
-    t.number = static_cast<int64_t>(study.trials.size());
-    SampleTrial(sampler, study, &t, space);
-    t.state = TrialState::kComplete;
-    t.value = Peak(t.params);
-    study.trials.push_back(t);
-  }
-  return study;
+  return RunCompleting(sampler, BuildSearchSpace(s), Peak, std::move(study), first_trials);
 }
 
 // Settings() with room for the climb: the local grids around 4 random trials hold every grid lr.

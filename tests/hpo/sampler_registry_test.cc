@@ -38,22 +38,9 @@ SearchSettings Settings(const std::string& method) {
 // Runs `sampler` one trial at a time to exhaustion, each trial COMPLETE with a value that
 // prefers lrs near 1e-4; returns the study.
 Study RunToEnd(Sampler& sampler, const SearchSpace& space) {
-  Study study;
-  for (int guard = 0; guard < 1000; ++guard) {
-    const Availability a = sampler.NextAvailability(study);
-    if (a != Availability::kReady) {
-      EXPECT_EQ(a, Availability::kExhausted);
-      break;
-    }
-    Trial t;
-    t.number = static_cast<int64_t>(study.trials.size());
-    SampleTrial(sampler, study, &t, space);
-    t.state = TrialState::kComplete;
-    t.value = -std::abs(std::log10(t.params.at(kLrParam)) + 4) + t.params.at(kBatchParam) / 1e3;
-    study.trials.push_back(t);
-    sampler.AfterTrial(study, study.trials.back());
-  }
-  return study;
+  return RunCompleting(sampler, space, [](const Params& p) {
+    return -std::abs(std::log10(p.at(kLrParam)) + 4) + p.at(kBatchParam) / 1e3;
+  });
 }
 
 TEST(SamplerRegistryTest, ListsTheMethodsInOrder) {
