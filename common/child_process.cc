@@ -34,6 +34,7 @@ struct ChildSetup {
   int err_w = -1;     // the stderr pipe's write end
   int out_w = -1;     // the stdout pipe's write end (capture_stdout)
   int status_w = -1;  // gets execve's errno if it fails (close-on-exec: EOF when it succeeds)
+  const char* working_dir = nullptr;  // chdir there first; its failure's errno is sent negated
 };
 
 constexpr size_t kChildStackBytes = 64 * 1024;
@@ -54,6 +55,12 @@ int RunChild(void* arg) {
       ::dup2(s.log_fd, STDOUT_FILENO);
     }
     ::dup2(s.stderr_to_log ? s.log_fd : s.err_w, STDERR_FILENO);
+  }
+  if (s.working_dir != nullptr && ::chdir(s.working_dir) != 0) {
+    const int e = -errno;
+    ssize_t ignored = ::write(s.status_w, &e, sizeof(e));
+    (void)ignored;
+    _exit(127);
   }
   ::execve(s.exec->argv()[0], s.exec->argv(), s.exec->envp());
   const int e = errno;
@@ -103,6 +110,7 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(const ProcessS
   setup.err_w = err_pipe[1];
   setup.out_w = out_pipe[1];
   setup.status_w = status_pipe[1];
+  if (!spec.working_dir.empty()) setup.working_dir = spec.working_dir.c_str();
   const bool keep_stderr_pipe = !spec.inherit_stdio && !setup.stderr_to_log;
   // The child runs on its own stack in the parent's memory until it execs (CLONE_VM |
   // CLONE_VFORK, as glibc's posix_spawn), so starting a trainer copies none of the agent's
@@ -139,6 +147,10 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(const ProcessS
     if (out_pipe[0] >= 0) ::close(out_pipe[0]);
     child->Wait();
     child->pid_ = -1;
+    if (exec_errno < 0) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "cannot start ", spec.binary, " in ", spec.working_dir, ": ", std::strerror(-exec_errno)));
+    }
     return absl::FailedPreconditionError(
         absl::StrCat("cannot run ", spec.binary, ": ", std::strerror(exec_errno)));
   }
@@ -279,6 +291,35 @@ std::string ChildProcess::DescribeExit() const {
 
 std::string ChildProcess::HowItEnded() const {
   return absl::StrCat(term_signal_ != 0 ? "was " : "exited with ", DescribeExit());
+}
+
+absl::StatusOr<std::string> FindProgram(const std::string& name, const std::string& path,
+                                        const std::string& working_dir) {
+  if (name.empty()) return absl::InvalidArgumentError("the program's name is empty");
+  auto executable = [](const std::string& file) {
+    struct stat st;
+    return ::stat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(file.c_str(), X_OK) == 0;
+  };
+  if (name.find('/') != std::string::npos) {
+    const std::string file =
+        name[0] == '/' || working_dir.empty() ? name : absl::StrCat(working_dir, "/", name);
+    struct stat st;
+    if (::stat(file.c_str(), &st) != 0) {
+      return absl::NotFoundError(absl::StrCat(name, ": ", std::strerror(errno)));
+    }
+    if (!executable(file)) return absl::FailedPreconditionError(absl::StrCat(name, ": not executable"));
+    return file;
+  }
+  const std::string dirs = path.empty() ? "/usr/local/bin:/usr/bin:/bin" : path;
+  for (size_t start = 0; start <= dirs.size();) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    const std::string dir = end == start ? "." : dirs.substr(start, end - start);
+    const std::string file = absl::StrCat(dir, "/", name);
+    if (executable(file)) return file;
+    start = end + 1;
+  }
+  return absl::NotFoundError(absl::StrCat(name, ": not found on PATH (", dirs, ")"));
 }
 
 }  // namespace tunefleet

@@ -46,7 +46,16 @@ struct ProcessSpec {
   bool inherit_stdio = false;
   // stdout through a pipe, kept whole in memory (captured_stdout()); log_path must be empty.
   bool capture_stdout = false;
+  // The folder it starts in ("" = the parent's). A relative `binary` is taken from there.
+  std::string working_dir;
 };
+
+// The program a command names, as execvp finds it: `name` itself when it holds a '/' (taken
+// from `working_dir` when relative), else the first executable file of that name in the
+// folders of `path` (a PATH value; empty: the default "/usr/local/bin:/usr/bin:/bin").
+// Errors: "python4: not found on PATH (/usr/bin:/bin)", "./train.sh: not executable".
+absl::StatusOr<std::string> FindProgram(const std::string& name, const std::string& path,
+                                        const std::string& working_dir = "");
 
 class ChildProcess {
  public:

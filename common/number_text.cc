@@ -1,7 +1,10 @@
 #include "common/number_text.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+
+#include "common/py_json.h"
 
 namespace tunefleet {
 
@@ -15,9 +18,9 @@ std::string ShortestText(double value) {
 }
 
 std::string PythonRepr(double value) {
-  std::string s = ShortestText(value);
-  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
-  return s;
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  return JsonFloat(value);  // json.dumps of a float is its repr
 }
 
 }  // namespace tunefleet

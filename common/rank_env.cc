@@ -8,7 +8,9 @@ std::map<std::string, std::string> TorchrunEnv(const RankPlace& place) {
           {"WORLD_SIZE", std::to_string(place.world_size)},
           {"LOCAL_WORLD_SIZE", std::to_string(place.local_world_size)},
           {"MASTER_ADDR", place.master_addr},
-          {"MASTER_PORT", std::to_string(place.master_port)}};
+          {"MASTER_PORT", std::to_string(place.master_port)},
+          {"GROUP_RANK", std::to_string(place.group_rank)},
+          {"GROUP_WORLD_SIZE", std::to_string(place.group_world_size)}};
 }
 
 }  // namespace tunefleet

@@ -31,8 +31,7 @@ const std::vector<std::string>& TrialEnvDefaults() {
         "TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC", "TORCH_NCCL_TRACE_BUFFER_SIZE",
         "TORCH_SHOW_CPP_STACKTRACES",
         // tunefleet's trainer, per trial (the rest are the agent's: TrialEnvForbidden).
-        "TUNEFLEET_DECISION_TIMEOUT_MS", "TUNEFLEET_FUSED_KERNELS", "TUNEFLEET_HPARAMS",
-        "TUNEFLEET_LOG_LEVEL"};
+        "TUNEFLEET_DECISION_TIMEOUT_MS", "TUNEFLEET_FUSED_KERNELS", "TUNEFLEET_LOG_LEVEL"};
     std::sort(v->begin(), v->end());
     return v;
   }();

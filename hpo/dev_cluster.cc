@@ -153,6 +153,10 @@ absl::StatusOr<std::unique_ptr<DevCluster>> DevCluster::Start(const Options& opt
     agent.spec.args.push_back("--allow_env");
     agent.spec.args.push_back(absl::StrJoin(options.allow_env, ","));
   }
+  if (!options.allow_dirs.empty()) {
+    agent.spec.args.push_back("--allow_dir");
+    agent.spec.args.push_back(absl::StrJoin(options.allow_dirs, ","));
+  }
   agent.spec.log_path = agent.log;
   agent.spec.stderr_to_log = true;
 

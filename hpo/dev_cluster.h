@@ -53,6 +53,9 @@ class DevCluster {
     bool prewarm_mps = false;  // agent --prewarm_mps: trials will share GPUs
     // agent --allow_env: the variables the sweep's resources.env names.
     std::vector<std::string> allow_env;
+    // agent --allow_dir: folders the trials write in beside log_dir (the sweep's run folder,
+    // where a program's trial folders are made).
+    std::vector<std::string> allow_dirs;
     std::string log_dir;  // head.log and agent.log go here (the agent's --log_dir)
     absl::Duration heartbeat = absl::Milliseconds(500);
     // How long the agent keeps its runs going without a head (agent --head_grace_s).

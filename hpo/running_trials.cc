@@ -2,7 +2,13 @@
 
 #include <algorithm>
 #include <set>
+#include <string>
+#include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "common/clip.h"
 #include "hpo/config/sweep_plan.h"
 
 namespace tunefleet {
@@ -80,6 +86,26 @@ comm::Envelope SubmitAlone(RunningTrial& run) {
   run = RunningTrial{};
   run.spec = *spec;
   return envelope;
+}
+
+comm::Envelope CancelFor(int64_t number, const std::string& reason) {
+  comm::Envelope envelope;
+  envelope.mutable_cancel()->set_trial(number);
+  envelope.mutable_cancel()->set_reason(reason);
+  return envelope;
+}
+
+std::string StderrLines(const std::string& tail, int lines) {
+  std::vector<std::string> kept;
+  for (absl::string_view line : absl::StrSplit(tail, '\n')) {
+    if (!absl::StripAsciiWhitespace(line).empty()) kept.emplace_back(line);
+  }
+  if (kept.size() > static_cast<size_t>(lines)) kept.erase(kept.begin(), kept.end() - lines);
+  if (kept.empty()) return "";
+  if (kept.size() == 1) return absl::StrCat("  last stderr: ", Printable(kept[0]), "\n");
+  std::string out = absl::StrCat("  last ", kept.size(), " lines of stderr:\n");
+  for (const std::string& line : kept) absl::StrAppend(&out, "    ", Printable(line), "\n");
+  return out;
 }
 
 }  // namespace hpo

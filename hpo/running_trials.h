@@ -40,6 +40,14 @@ std::string RankZeroWorker(const comm::Started& started);
 // trials_per_gpu 1 and no run id, as a Submit; `run` starts over with that spec.
 comm::Envelope SubmitAlone(RunningTrial& run);
 
+// A Cancel of trial `number`'s run, for the head.
+comm::Envelope CancelFor(int64_t number, const std::string& reason);
+
+// The last `lines` lines of a failed trial's stderr tail, as hpo prints them under its line:
+// "  last stderr: LINE\n" for one, else "  last N lines of stderr:\n    LINE\n..."; non-printing
+// bytes shown escaped (common/clip.h Printable).
+std::string StderrLines(const std::string& tail, int lines);
+
 // How many of `running` have started (a Started came).
 int StartedCount(const RunningTrials& running);
 

@@ -148,30 +148,16 @@ void SweepDriver::Submit(int64_t number) {
   const Trial& t = engine_->study().trials[static_cast<size_t>(number)];
   comm::Envelope envelope;
   comm::TrialSpec* spec = envelope.mutable_submit()->mutable_trial();
-  spec->set_trial(t.number);
-  spec->set_sweep(config_.name);
-  spec->set_world_size(static_cast<int32_t>(config_.gpus_per_trial));
-  FillTrainerCommand(config_, t, run_dir_, spec);
-  spec->set_log_dir(run_dir_ + "/logs");
-  for (const std::string& path : config_.stage) spec->add_stage()->set_path(path);
-  // The trainer writes them into its TensorBoard event file (the HParams view).
-  (*spec->mutable_env())["TUNEFLEET_HPARAMS"] = TrialHParamsJson(config_, t);
-  for (const auto& [name, value] : config_.env) (*spec->mutable_env())[name] = value;
-  // The agent runs its ranks in warm workers only when it can (`trainer train`).
-  spec->set_reuse_worker(config_.reuse_workers);
-  spec->set_worker_max_trials(static_cast<int32_t>(config_.worker_max_trials));
+  double memory_mib = 0;
   if (config_.trials_per_gpu > 1) {
-    spec->set_trials_per_gpu(static_cast<int32_t>(config_.trials_per_gpu));
     const int64_t batch = static_cast<int64_t>(t.params.at(kBatchParam));
     auto known = memory_mib_.find(batch);
     if (known == memory_mib_.end()) {
       known = memory_mib_.emplace(batch, TrialMemoryMib(config_, batch)).first;
     }
-    spec->set_memory_mib(known->second);
+    memory_mib = known->second;
   }
-  if (config_.fetch_back && !config_.trainer.synthetic) {
-    spec->set_fetch_back(absl::StrCat(run_dir_, "/trial-", t.number));  // its output.dir
-  }
+  FillTrialSpec(config_, t, run_dir_, memory_mib, spec);
   Send(envelope);
   running_[t.number] = RunningTrial{};
   running_[t.number].spec = *spec;
@@ -197,6 +183,12 @@ void SweepDriver::SendDecision(int64_t trial, int64_t step, bool stop) {
 absl::Status SweepDriver::HandleReport(const comm::Report& report) {
   auto it = running_.find(report.trial());
   if (it == running_.end()) return absl::OkStatus();
+  if (!report.warning().empty()) {  // about its reports (a program's line that is not JSON)
+    const std::string line = absl::StrCat("trial ", report.trial(), ": ", Printable(report.warning()));
+    if (options_.live) TF_LOG(WARNING) << line;  // stdout holds the live table
+    if (!options_.live) std::cout << line << "\n" << std::flush;
+    return absl::OkStatus();
+  }
   auto metric = report.metrics().find(config_.metric_name);
   if (metric == report.metrics().end()) {
     if (!it->second.missing_metric_logged) {
@@ -214,6 +206,9 @@ absl::Status SweepDriver::HandleReport(const comm::Report& report) {
                                                     metric->second, report.final()));
   // A final report's CONTINUE acknowledges it: the trainer may exit.
   SendDecision(report.trial(), report.step(), stop);
+  // A program learns nothing from a Decision: its ranks are stopped, on every node, by a Cancel
+  // (SIGTERM, SIGKILL after trainer.kill_grace_s); the trial ends PRUNED all the same.
+  if (stop && it->second.spec.has_program()) Send(CancelFor(report.trial(), "pruned"));
   return absl::OkStatus();
 }
 
@@ -262,10 +257,8 @@ absl::Status SweepDriver::HandleExit(const comm::Exit& exit) {
     std::cout << table_.EventLine(t);
     if (t.state == TrialState::kFail && (ended.retried || ended.gave_up || ended.refused) &&
         !t.stderr_tail.empty()) {
-      std::string tail = t.stderr_tail;
-      const size_t keep = tail.rfind('\n', tail.size() > 1 ? tail.size() - 2 : 0);
-      std::cout << "  last stderr: " << (keep == std::string::npos ? tail : tail.substr(keep + 1));
-      if (!absl::EndsWith(tail, "\n")) std::cout << "\n";
+      // A program's traceback is its last 20 lines; the trainer's error, its last line.
+      std::cout << StderrLines(t.stderr_tail, config_.trainer.program ? 20 : 1);
     }
     if (ended.gave_up) {
       std::cout << "  giving up on this point after " << config_.max_failures_per_trial + 1
@@ -372,12 +365,7 @@ void SweepDriver::Interrupt() {
   }
   interrupt_deadline_ = absl::Now() + absl::Seconds(15);
   std::cout << "\ninterrupted: stopping " << running_.size() << " running trial(s)...\n" << std::flush;
-  for (const auto& [number, run] : running_) {
-    comm::Envelope envelope;
-    envelope.mutable_cancel()->set_trial(number);
-    envelope.mutable_cancel()->set_reason("the sweep was interrupted");
-    Send(envelope);
-  }
+  for (const auto& [number, run] : running_) Send(CancelFor(number, "the sweep was interrupted"));
 }
 
 SweepProgress SweepDriver::Progress() const {

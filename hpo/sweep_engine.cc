@@ -13,8 +13,9 @@
 #include "hpo/bounds.h"
 #include "hpo/journal/journal_format.h"
 #include "hpo/lr_scaling.h"
+#include "hpo/program_command.h"
 #include "hpo/report/progress_table.h"
-#include "hpo/journal/py_json.h"
+#include "common/py_json.h"
 #include "hpo/samplers/sampler_registry.h"
 
 namespace tunefleet {
@@ -49,7 +50,11 @@ std::map<std::string, std::string> SweepEngine::StudyUserAttrs() const {
   if (config_.trainer.samples_per_epoch > 0) {
     attrs["samples_per_epoch"] = Int(config_.trainer.samples_per_epoch);
   }
-  if (!config_.trainer.synthetic) attrs["evals_per_epoch"] = Int(config_.trainer.evals_per_epoch);
+  if (config_.trainer.native()) attrs["evals_per_epoch"] = Int(config_.trainer.evals_per_epoch);
+  // A program's command, so that `hpo best` can write any trial's (hpo/program_command.h).
+  if (config_.trainer.program) {
+    attrs["program"] = ProgramStudyAttr(config_.trainer.program_spec, config_.gpus_per_trial);
+  }
   return attrs;
 }
 

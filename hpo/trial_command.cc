@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "comm/trainer_overrides.h"
 #include "common/number_text.h"
-#include "hpo/journal/py_json.h"
+#include "hpo/program_command.h"
 #include "hpo/search_space.h"
 #include "hpo/config/sweep_parameters.h"
 
@@ -30,20 +30,7 @@ std::string Absolute(const std::string& path) {
 std::string ExactNumber(double value) { return ShortestText(value); }
 
 std::string TrialHParamsJson(const SweepConfig& config, const Trial& trial) {
-  std::string out = "{";
-  auto add = [&](const std::string& name, const std::string& json) {
-    absl::StrAppend(&out, out.size() > 1 ? ", " : "", JsonString(name), ": ", json);
-  };
-  for (const auto& [name, value] : trial.params) {
-    const ParamSpec* spec = nullptr;
-    for (const ParamSpec& p : config.params) {
-      if (p.name == name) spec = &p;
-    }
-    add(name, spec != nullptr && !spec->labels.empty() ? JsonString(ParamValueText(*spec, value))
-                                                       : ExactNumber(value));
-  }
-  add("lr_effective", ExactNumber(trial.lr_effective));
-  return out + "}";
+  return TrialParamsJson(BuildSearchSpace(config), trial);
 }
 
 void FillTrainerCommand(const SweepConfig& config, const Trial& trial, const std::string& run_dir,
@@ -52,6 +39,10 @@ void FillTrainerCommand(const SweepConfig& config, const Trial& trial, const std
   const auto batch = static_cast<int64_t>(trial.params.at(kBatchParam));
   spec->clear_argv();
   spec->clear_overrides();
+  if (config.trainer.program) {
+    FillProgramCommand(config.trainer.program_spec, BuildSearchSpace(config), trial, run_dir, spec);
+    return;
+  }
   if (config.trainer.synthetic) {
     const SyntheticSpec& s = config.trainer.synthetic_spec;
     for (const std::string& a :
@@ -104,6 +95,30 @@ void FillTrainerCommand(const SweepConfig& config, const Trial& trial, const std
   add("train.lr")->set_double_value(trial.lr_effective);
   add("train.batch_size")->set_int_value(batch);
   add("output.dir")->set_string_value(absl::StrCat(run_dir, "/trial-", trial.number));
+}
+
+void FillTrialSpec(const SweepConfig& config, const Trial& trial, const std::string& run_dir,
+                   double memory_mib, comm::TrialSpec* spec) {
+  spec->set_trial(trial.number);
+  spec->set_sweep(config.name);
+  spec->set_world_size(static_cast<int32_t>(config.gpus_per_trial));
+  spec->set_log_dir(run_dir + "/logs");
+  for (const std::string& path : config.stage) spec->add_stage()->set_path(path);
+  // The trainer writes them into its TensorBoard event file (the HParams view); a program
+  // reads them as TUNEFLEET_PARAMS.
+  spec->set_params_json(TrialHParamsJson(config, trial));
+  for (const auto& [name, value] : config.env) (*spec->mutable_env())[name] = value;
+  // The agent runs its ranks in warm workers only when it can (`trainer train`).
+  spec->set_reuse_worker(config.reuse_workers);
+  spec->set_worker_max_trials(static_cast<int32_t>(config.worker_max_trials));
+  if (config.trials_per_gpu > 1) {
+    spec->set_trials_per_gpu(static_cast<int32_t>(config.trials_per_gpu));
+    spec->set_memory_mib(memory_mib);
+  }
+  FillTrainerCommand(config, trial, run_dir, spec);  // a program's: no warm worker
+  if (config.fetch_back && !config.trainer.synthetic) {
+    spec->set_fetch_back(absl::StrCat(run_dir, "/trial-", trial.number));  // its output.dir
+  }
 }
 
 }  // namespace hpo

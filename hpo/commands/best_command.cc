@@ -14,6 +14,7 @@
 #include "common/clip.h"
 #include "hpo/journal/journal_file.h"
 #include "hpo/journal/journal_replay.h"
+#include "hpo/program_command.h"
 #include "hpo/report/progress_table.h"
 #include "hpo/search_space.h"
 
@@ -53,10 +54,21 @@ int RunBest(const BestOptions& o) {
       "trial %d  value %.9g  lr %.9g  batch_size %d  lr_effective %.9g%s\n", best->number,
       *best->value, best->params.at(kLrParam), static_cast<int>(best->params.at(kBatchParam)),
       best->lr_effective, others));
-  // Re-running it alone: the resolved config its trainer wrote (trainer/train/resolved_config.h).
+  // Re-running it alone: the resolved config its trainer wrote (trainer/train/resolved_config.h),
+  // or a program's command (hpo/program_command.h).
   const std::string trial_dir = absl::StrCat(RunDir(journal), "/trial-", best->number);
   const std::string resolved = trial_dir + "/.tunefleet/config.yaml";
-  if (::access(resolved.c_str(), R_OK) == 0) {
+  if (auto program = contents->study_user_attrs.find("program");
+      program != contents->study_user_attrs.end()) {
+    const SearchSpace empty;
+    const SearchSpace& trial_space = space != nullptr ? *space : empty;
+    absl::StatusOr<std::string> command =
+        ProgramRerunCommand(program->second, trial_space, *best, trial_dir + "-rerun",
+                            TrialParamsJson(trial_space, *best));
+    std::cout << "re-run: "
+              << (command.ok() ? *command : absl::StrCat("(", command.status().message(), ")"))
+              << "\n";
+  } else if (::access(resolved.c_str(), R_OK) == 0) {
     const absl::StatusOr<std::string> trainer = FindSiblingBinary("trainer/trainer");
     std::cout << "re-run: " << (trainer.ok() ? *trainer : std::string("trainer"))
               << " train --config " << resolved << " output.dir=" << trial_dir << "-rerun\n";

@@ -58,12 +58,14 @@ absl::StatusOr<std::unique_ptr<DevCluster>> StartDevCluster(const SweepConfig& c
                                                             DevCluster::Options& dev) {
   dev.slots = o.slots > 0 ? o.slots : config.max_concurrent_trials * config.gpus_per_trial;
   dev.log_dir = JournalFolder(config.journal) + "/logs";
-  if (config.reuse_workers && !config.trainer.synthetic) {
+  dev.allow_dirs = {JournalFolder(config.journal)};  // the trials' folders (a program's made there)
+  if (config.reuse_workers && config.trainer.native()) {
     dev.prewarm_workers = std::min<int64_t>(
         {dev.slots, config.max_concurrent_trials * config.gpus_per_trial, CpusHere()});
   }
   dev.prewarm_mps = config.trials_per_gpu > 1;  // where the host has MPS
   for (const auto& [name, value] : config.env) dev.allow_env.push_back(name);
+  for (const auto& [name, value] : config.trainer.program_spec.env) dev.allow_env.push_back(name);
   return DevCluster::Start(dev);
 }
 
@@ -85,7 +87,8 @@ int RunSweep(const SweepOptions& o, SignalFd* signals) {
   if (bad.ok() && !o.dry_run) bad = CheckJournalWritable(config->journal);
   if (bad.ok() && !o.dry_run) bad = ReadJournalToResume(*config, o.resume).status();
   // Dev mode: the local head and agent start while the trainer answers (a usage error below
-  // stops them again); a synthetic sweep asks no trainer, and starts them after its checks.
+  // stops them again); a synthetic or program sweep asks no trainer, and starts them after its
+  // checks.
   const bool dev_mode = !o.dry_run && o.head.empty();
   std::unique_ptr<DevCluster> cluster;
   DevCluster::Options dev;
@@ -97,9 +100,12 @@ int RunSweep(const SweepOptions& o, SignalFd* signals) {
     if (started.ok()) cluster = std::move(*started);
     cluster_failed = started.status();
   };
-  if (bad.ok() && dev_mode && !config->trainer.synthetic) start_cluster();
+  if (bad.ok() && dev_mode && config->trainer.native()) start_cluster();
   if (bad.ok()) bad = AskTrainerFor(*config, o.sweep_file);
   if (bad.ok()) bad = CheckSweepTrainerFiles(*config);
+  if (bad.ok() && o.head.empty() && config->trainer.program) {
+    bad = CheckProgramHere(config->trainer.program_spec, o.sweep_file);  // dev mode's agent is here
+  }
   if (bad.ok() && dev_mode) {
     const LocalHost host = ThisHost();
     bad = CheckDevModeRanks(*config, host.gpus, host.cpus, o.slots);

@@ -65,6 +65,12 @@ absl::Status ApplyMultirunOverrides(const std::vector<std::string>& overrides,
                                     const std::vector<std::string>& sections, ConfigFile* file) {
   std::vector<std::string> settings;
   std::vector<Swept> swept;
+  // A program's parameters are its own names (hpo/config/sweep_parameters.h).
+  ParamNames names = ParamNames::kTrainerKeys;
+  if (absl::StatusOr<ConfigMap> root = file->Root(); root.ok() && root->IsMap("trainer")) {
+    absl::StatusOr<ConfigMap> trainer = root->GetMap("trainer");
+    if (trainer.ok() && trainer->Has("program")) names = ParamNames::kFree;
+  }
   for (const std::string& o : overrides) {
     const size_t eq = o.find('=');
     const std::string key = eq == std::string::npos ? o : o.substr(0, eq);
@@ -74,7 +80,7 @@ absl::Status ApplyMultirunOverrides(const std::vector<std::string>& overrides,
       settings.push_back(o);  // a setting of the sweep file, applied as it is
       continue;
     }
-    absl::StatusOr<std::string> name = ParameterName(key);
+    absl::StatusOr<std::string> name = ParameterName(key, names);
     if (!name.ok()) {
       return OverrideError(*file, o,
                            absl::StrCat(key, " ", name.status().message(),
@@ -111,7 +117,7 @@ absl::Status ApplyMultirunOverrides(const std::vector<std::string>& overrides,
   std::vector<int64_t> batch_sizes;
   std::vector<ParamSpec> others;
   std::vector<ParameterEntry> entries;
-  RETURN_IF_ERROR(ParseParameters(parameters, &lr, &batch_sizes, &others, &entries));
+  RETURN_IF_ERROR(ParseParameters(parameters, &lr, &batch_sizes, &others, &entries, names));
   auto is_swept = [&](const std::string& name) {
     return std::any_of(swept.begin(), swept.end(), [&](const Swept& s) { return s.name == name; });
   };

@@ -85,11 +85,29 @@ absl::Status ParseMetric(const ConfigMap& m, SweepConfig* c) {
 }
 
 absl::Status ParseTrainer(const ConfigMap& m, TrainerSpec* t) {
-  RETURN_IF_ERROR(m.AllowOnly({"config", "overrides", "synthetic", "evals_per_epoch"}));
+  std::vector<std::string> keys = {"config", "overrides", "synthetic", "evals_per_epoch"};
+  keys.insert(keys.end(), ProgramKeys().begin(), ProgramKeys().end());
+  RETURN_IF_ERROR(m.AllowOnly(keys));
   const bool has_config = m.Has("config");
   const bool has_synthetic = m.Has("synthetic");
-  if (has_config == has_synthetic) {
-    return m.Error("", "give exactly one of 'config' (a trainer YAML) or 'synthetic'");
+  const bool has_program = m.Has("program");
+  if (has_config + has_synthetic + has_program != 1) {
+    return m.Error("", "give exactly one of 'config' (a trainer YAML), 'program' (a command of "
+                       "your own) or 'synthetic'");
+  }
+  if (!has_program) {
+    for (const std::string& key : ProgramKeys()) {
+      if (m.Has(key)) return m.Error(key, "only applies to trainer.program");
+    }
+  }
+  if (has_program) {
+    for (const char* key : {"overrides", "evals_per_epoch"}) {
+      if (m.Has(key)) {
+        return m.Error(key, "only applies to a trainer config (a program reads its own settings)");
+      }
+    }
+    t->program = true;
+    return ParseProgram(m, &t->program_spec);
   }
   if (has_synthetic) {
     if (m.Has("overrides")) return m.Error("overrides", "only applies to a trainer config");
@@ -155,6 +173,28 @@ absl::Status ParseSearch(const ConfigMap& m, SweepConfig* c, bool read_method) {
   RETURN_IF_ERROR(grid.GetOptional("climb", &c->grid.climb));
   RETURN_IF_ERROR(ParseSamplerSections(m, c));
   return FindSamplerKind(c->method)->validate(m, *c);
+}
+
+// A program's templates against the sweep's parameters, its environment against
+// resources.env, and its GPU sharing against its declared memory.
+absl::Status CheckProgramSection(const ConfigMap& trainer, const ConfigMap& resources,
+                                 const SweepConfig& c) {
+  const ProgramSpec& p = c.trainer.program_spec;
+  std::vector<std::string> params = {"lr", "batch_size"};
+  for (const ParamSpec& spec : c.params) params.push_back(spec.name);
+  RETURN_IF_ERROR(CheckProgramTemplates(trainer, p, ProgramValueNames(params)));
+  for (const auto& [name, value] : p.env) {
+    if (c.env.count(name) > 0) {
+      return trainer.Error("env", absl::StrCat(name, " is in resources.env too: give it once"));
+    }
+  }
+  if (c.trials_per_gpu > 1 && p.gpu_memory_mib <= 0) {
+    return resources.Error(
+        resources.Has("trials_per_gpu") ? "trials_per_gpu" : "gpus_per_trial",
+        "a program shares a GPU only when it declares its peak GPU memory: set "
+        "trainer.gpu_memory_mib");
+  }
+  return absl::OkStatus();
 }
 
 // The samples of one evaluation interval on the resource axis (the synthetic trainer's is one
@@ -229,7 +269,9 @@ absl::StatusOr<SweepConfig> ParseSweepConfig(const ConfigFile& file) {
     }
   }
   ASSIGN_OR_RETURN(ConfigMap parameters, root.GetMap("parameters"));
-  RETURN_IF_ERROR(ParseParameters(parameters, &c.lr, &c.batch_sizes, &c.params));
+  RETURN_IF_ERROR(ParseParameters(parameters, &c.lr, &c.batch_sizes, &c.params, nullptr,
+                                  c.trainer.program ? ParamNames::kFree : ParamNames::kTrainerKeys));
+  if (c.trainer.program) RETURN_IF_ERROR(CheckProgramSection(trainer, resources, c));
   if (c.trainer.synthetic && !c.params.empty()) {
     return parameters.Error("", absl::StrCat("the synthetic trainer takes only lr and "
                                              "batch_size, not ", c.params[0].name));
@@ -310,7 +352,8 @@ absl::StatusOr<SweepConfig> ReadSweepFile(const std::string& path,
 
 absl::Status AskTrainerFor(SweepConfig& config, const std::string& path,
                            const AskTrainer& ask_trainer) {
-  if (!config.trainer.synthetic) {
+  if (config.trainer.program) RETURN_IF_ERROR(ResolveProgramFolder(config.trainer.program_spec, path));
+  if (config.trainer.native()) {
     std::string trainer_path = config.trainer.config;
     if (!FileExists(trainer_path) && trainer_path[0] != '/') {
       const size_t slash = path.rfind('/');

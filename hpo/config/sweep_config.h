@@ -40,6 +40,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/yaml_config.h"
+#include "hpo/config/program_config.h"
 #include "hpo/pruners/nop_pruner.h"
 #include "hpo/pruners/pruner_kind.h"
 #include "hpo/config/sweep_parameters.h"
@@ -67,6 +68,12 @@ struct SyntheticSpec {
 struct TrainerSpec {
   bool synthetic = false;
   SyntheticSpec synthetic_spec;
+  // trainer.program: a program of the user's own (hpo/config/program_config.h); its
+  // parameters are its own names, and no trainer is asked anything.
+  bool program = false;
+  ProgramSpec program_spec;
+  // tunefleet's trainer with a config (neither synthetic nor a program).
+  bool native() const { return !synthetic && !program; }
   std::string config;                  // trainer YAML path (when not synthetic)
   std::vector<std::string> overrides;  // "key=value", applied to that config in file order
   // Evaluations per epoch under the sweep (train.eval_every_epochs = 1 / evals_per_epoch).

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/clip.h"
+#include "common/name_chars.h"
 #include "common/number_text.h"
 #include "common/status_macros.h"
 #include "trainer/config/config_keys.h"
@@ -45,13 +46,6 @@ absl::StatusOr<std::string> ResolveTrainerKey(const std::string& name) {
   }
   return absl::InvalidArgumentError(absl::StrCat("is not a trainer key (the trainer reads ",
                                                  absl::StrJoin(keys, ", "), ")"));
-}
-
-absl::StatusOr<std::string> ResolveTrainerKey(const ConfigMap& m, const std::string& entry,
-                                              const std::string& name) {
-  absl::StatusOr<std::string> key = ResolveTrainerKey(name);
-  if (!key.ok()) return m.Error(entry, std::string(key.status().message()));
-  return key;
 }
 
 absl::Status CheckReserved(const ConfigMap& m, const std::string& entry, const std::string& key) {
@@ -236,15 +230,25 @@ std::vector<double> Probes(const ParamSpec& p) {
 
 }  // namespace
 
-absl::StatusOr<std::string> ParameterName(const std::string& name) {
+absl::StatusOr<std::string> ParameterName(const std::string& name, ParamNames names) {
   if (name == "lr" || name == "train.lr") return std::string("lr");
   if (name == "batch_size" || name == "train.batch_size") return std::string("batch_size");
-  return ResolveTrainerKey(name);
+  if (names == ParamNames::kTrainerKeys) return ResolveTrainerKey(name);
+  for (const char* given : {"lr_base", "lr_effective", "trial", "trial_dir"}) {
+    if (name == given) {
+      return absl::InvalidArgumentError("is a value hpo gives every trial; it cannot be searched");
+    }
+  }
+  if (name.empty() || name.size() > 128 || !AllAlnumOr(name, "_.-")) {
+    return absl::InvalidArgumentError(
+        "is not a parameter name (1-128 letters, digits, '_', '.' or '-')");
+  }
+  return name;
 }
 
 absl::Status ParseParameters(const ConfigMap& m, ParamSpec* lr, std::vector<int64_t>* batch_sizes,
-                             std::vector<ParamSpec>* others,
-                             std::vector<ParameterEntry>* listed) {
+                             std::vector<ParamSpec>* others, std::vector<ParameterEntry>* listed,
+                             ParamNames names) {
   std::vector<Entry> entries;
   RETURN_IF_ERROR(Collect(m, "", &entries));
   bool have_lr = false, have_batch = false;
@@ -271,8 +275,10 @@ absl::Status ParseParameters(const ConfigMap& m, ParamSpec* lr, std::vector<int6
       }
       continue;
     }
-    ASSIGN_OR_RETURN(std::string key, ResolveTrainerKey(e.parent, e.at, e.name));
-    RETURN_IF_ERROR(CheckReserved(e.parent, e.at, key));
+    absl::StatusOr<std::string> named = ParameterName(e.name, names);
+    if (!named.ok()) return e.parent.Error(e.at, std::string(named.status().message()));
+    const std::string key = *named;
+    if (names == ParamNames::kTrainerKeys) RETURN_IF_ERROR(CheckReserved(e.parent, e.at, key));
     if (key == "train.lr" || key == "train.batch_size") {
       return e.parent.Error(e.at, absl::StrCat("write it as ", key.substr(6)));
     }

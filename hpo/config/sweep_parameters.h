@@ -58,16 +58,24 @@ struct ParameterEntry {
   std::string at;
 };
 
+// What the parameters other than lr and batch_size name: tunefleet's trainer keys (by the rules
+// above), or, for a program of the user's own (trainer.program, hpo/config/program_config.h),
+// anything: its own names (letters, digits, '_', '.', '-'), as its templates use them, except
+// the names hpo gives every trial (lr_base, lr_effective, trial, trial_dir).
+enum class ParamNames { kTrainerKeys, kFree };
+
 // Reads the section into `lr`, `batch_sizes` (ascending) and `others` (the trainer keys, in
 // file order), and, when `listed` is given, each entry into it. Errors name the file, the line
 // and the dotted key.
 absl::Status ParseParameters(const ConfigMap& parameters, ParamSpec* lr,
                              std::vector<int64_t>* batch_sizes, std::vector<ParamSpec>* others,
-                             std::vector<ParameterEntry>* listed = nullptr);
+                             std::vector<ParameterEntry>* listed = nullptr,
+                             ParamNames names = ParamNames::kTrainerKeys);
 
 // The parameter a name stands for, by the rules above: "lr", "batch_size" or the trainer key
 // ("weight_decay" -> "train.weight_decay"); else an error saying why (no location).
-absl::StatusOr<std::string> ParameterName(const std::string& name);
+absl::StatusOr<std::string> ParameterName(const std::string& name,
+                                          ParamNames names = ParamNames::kTrainerKeys);
 
 // The overrides the trainer is asked about before a sweep (hpo/config/trainer_query.h), in
 // order: each searched trainer key at its bounds, at a point inside them, and at each of its

@@ -1,13 +1,23 @@
 #include "hpo/config/sweep_plan.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "common/shell_quote.h"
+#include "hpo/journal/journal_file.h"
 #include "hpo/lr_scaling.h"
+#include "hpo/program_command.h"
 #include "hpo/samplers/random_sampler.h"
+#include "hpo/samplers/sampler.h"
 #include "hpo/samplers/sampler_registry.h"
 #include "hpo/search_space.h"
 
@@ -18,6 +28,43 @@ int64_t MaxPlannedTrials(const SweepConfig& c) { return SamplerKindOf(c).max_pla
 
 std::string DescribePruner(const SweepConfig& c) { return c.pruner->Describe(c.maximize); }
 
+namespace {
+
+// The program's lines of the plan: its templates, and the first trial's command filled in.
+std::string DescribeProgram(const SweepConfig& c) {
+  const ProgramSpec& p = c.trainer.program_spec;
+  std::vector<std::string> words;
+  for (const std::string& arg : p.argv) words.push_back(ShellQuote(arg));
+  std::string out = absl::StrCat("  trainer       program: ", absl::StrJoin(words, " "), "\n",
+                                 "                in ", p.workdir, ", SIGKILL ", p.kill_grace_s,
+                                 " s after SIGTERM", p.gpu_memory_mib > 0
+                                     ? absl::StrCat(", ", p.gpu_memory_mib, " MiB of GPU memory")
+                                     : std::string(), "\n");
+  // The first trial, as the sweep will start it.
+  const SearchSpace space = BuildSearchSpace(c);
+  std::unique_ptr<Sampler> sampler = MakeSampler(c);
+  Study study;
+  study.maximize = c.maximize;
+  Trial first;
+  if (sampler->NextAvailability(study) != Availability::kReady) return out;
+  SampleTrial(*sampler, study, &first, space);
+  first.lr_effective = EffectiveLr(c, first.params);
+  std::string run_dir = RunDir(c.journal);
+  if (run_dir.empty() || run_dir[0] != '/') {
+    char cwd[PATH_MAX];
+    if (::getcwd(cwd, sizeof(cwd)) != nullptr) run_dir = absl::StrCat(cwd, "/", run_dir);
+  }
+  const ProgramCommand command =
+      RenderProgram(p, ProgramValues(space, first, absl::StrCat(run_dir, "/trial-0")));
+  words.clear();
+  for (const auto& [name, value] : command.env) words.push_back(name + "=" + ShellQuote(value));
+  for (const std::string& arg : command.argv) words.push_back(ShellQuote(arg));
+  absl::StrAppend(&out, "  first trial   ", absl::StrJoin(words, " "), "\n");
+  return out;
+}
+
+}  // namespace
+
 std::string DescribeSweepPlan(const SweepConfig& c) {
   std::string out;
   absl::StrAppend(&out, "sweep ", c.name, "  (", c.source, ")\n");
@@ -27,13 +74,20 @@ std::string DescribeSweepPlan(const SweepConfig& c) {
     const SyntheticSpec& s = c.trainer.synthetic_spec;
     absl::StrAppend(&out, absl::StrFormat("  trainer       synthetic: %d steps, %.3g s/step, noise %.3g, seed %d\n",
                                           s.steps, s.seconds_per_step, s.noise, s.seed));
+  } else if (c.trainer.program) {
+    absl::StrAppend(&out, DescribeProgram(c));
   } else {
     absl::StrAppend(&out, "  trainer       ", c.trainer.config);
     for (const std::string& o : c.trainer.overrides) absl::StrAppend(&out, " ", o);
     absl::StrAppend(&out, "\n");
   }
-  absl::StrAppend(&out, "  resource      samples seen across the ranks (the journal's steps)");
-  if (!c.trainer.synthetic) {
+  if (c.trainer.program) {
+    absl::StrAppend(&out, "  resource      the program's reports: their samples, else their step "
+                          "(the journal's steps)");
+  } else {
+    absl::StrAppend(&out, "  resource      samples seen across the ranks (the journal's steps)");
+  }
+  if (c.trainer.native()) {
     absl::StrAppend(&out, "; ", c.trainer.evals_per_epoch, " evaluations an epoch");
   }
   if (c.trainer.samples_per_epoch > 0) {
@@ -49,6 +103,10 @@ std::string DescribeSweepPlan(const SweepConfig& c) {
   }
   if (!c.reuse_workers) {
     absl::StrAppend(&out, "a fresh trainer process per rank (reuse_workers: false)\n");
+  } else if (c.trainer.program) {
+    absl::StrAppend(&out, c.trainer.program_spec.launch_once
+                              ? "one program process a node, all its GPUs visible (launch: once)\n"
+                              : "one program process a rank (launch: per_rank)\n");
   } else if (c.trainer.synthetic) {
     // Agents run only `trainer train` trials in warm workers: say why not these.
     absl::StrAppend(&out, "a fresh trainer process per rank (warm workers take `trainer train` "

@@ -120,7 +120,7 @@ std::optional<EstimateInputs> ReadEstimateInputs(const SweepConfig& config) {
 }  // namespace
 
 absl::Status CheckDevModeBatchSizes(const SweepConfig& config, const LocalHost& host) {
-  if (config.trainer.synthetic || host.memory_bytes <= 0) return absl::OkStatus();
+  if (!config.trainer.native() || host.memory_bytes <= 0) return absl::OkStatus();
   const std::optional<EstimateInputs> in = ReadEstimateInputs(config);
   if (!in.has_value()) return absl::OkStatus();
   for (int64_t batch : config.batch_sizes) {
@@ -139,6 +139,7 @@ absl::Status CheckDevModeBatchSizes(const SweepConfig& config, const LocalHost& 
 
 double TrialMemoryMib(const SweepConfig& config, int64_t batch) {
   if (config.trainer.synthetic) return config.trainer.synthetic_spec.memory_mib;
+  if (config.trainer.program) return config.trainer.program_spec.gpu_memory_mib;
   const std::optional<EstimateInputs> in = ReadEstimateInputs(config);
   if (!in.has_value()) return 0;
   const trainer::MemoryEstimate estimate = trainer::EstimateTrainingMemoryBytes(

@@ -107,7 +107,7 @@ absl::Status CheckTrainerFiles(const std::map<std::string, std::string>& keys) {
 }
 
 absl::Status CheckSweepTrainerFiles(const SweepConfig& sweep) {
-  if (sweep.trainer.synthetic) return absl::OkStatus();
+  if (!sweep.trainer.native()) return absl::OkStatus();
   const std::string where =
       absl::StrCat(sweep.source, ": trainer config ", ClipPath(sweep.trainer.config), ": ");
   // A searched key's values replace the config's own value in every trial.

@@ -13,7 +13,8 @@
 //
 //   configs/lr.yaml: trainer config configs/sbert_stsb.yaml: model.path: data/nope: no such folder
 //
-// The synthetic trainer names no files: nothing to check. Thread-safety: stateless.
+// The synthetic trainer names no files, nor does a program (hpo/config/program_config.h
+// CheckProgramHere): nothing to check. Thread-safety: stateless.
 #ifndef TUNEFLEET_HPO_CONFIG_TRAINER_FILES_H_
 #define TUNEFLEET_HPO_CONFIG_TRAINER_FILES_H_
 
@@ -34,7 +35,7 @@ absl::Status CheckTrainerFiles(const std::map<std::string, std::string>& keys);
 // For a sweep loaded by LoadSweepConfig: checks the files of its trainer config as the trainer
 // resolved it with the sweep's trainer overrides (TrainerSpec::keys) and the searched values of
 // those keys; the error names the sweep file and the trainer config. OK for the synthetic
-// trainer.
+// trainer and a program.
 absl::Status CheckSweepTrainerFiles(const SweepConfig& sweep);
 
 }  // namespace hpo

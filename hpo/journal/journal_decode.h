@@ -16,7 +16,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
-#include "hpo/journal/py_json.h"
+#include "common/py_json.h"
 #include "hpo/search_space.h"
 #include "hpo/trial.h"
 

@@ -16,7 +16,7 @@
 // Format contract (what Optuna 3.1 writes and reads):
 // - Each line is `json.dumps` of {"op_code": N, "worker_id": W, <op fields>}: ", " and ": "
 //   separators, ASCII only (ensure_ascii), floats as Python's repr (shortest round-trip text),
-//   NaN / Infinity / -Infinity as bare tokens (hpo/journal/py_json.h), datetimes as naive local time
+//   NaN / Infinity / -Infinity as bare tokens (common/py_json.h), datetimes as naive local time
 //   isoformat(timespec="microseconds"), e.g. "2024-05-01T13:04:05.123456".
 // - A line is written with a single write(2), so a crash can tear only the last line. Optuna
 //   ignores an undecodable last line and fails on an undecodable line followed by others;

@@ -11,7 +11,7 @@
 #include "hpo/journal/journal_decode.h"
 #include "hpo/journal/journal_file.h"
 #include "hpo/journal/journal_format.h"
-#include "hpo/journal/py_json.h"
+#include "common/py_json.h"
 
 namespace tunefleet {
 namespace hpo {

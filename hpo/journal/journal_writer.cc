@@ -19,7 +19,7 @@
 #include "hpo/journal/journal_file.h"
 #include "hpo/journal/journal_format.h"
 #include "hpo/journal/journal_replay.h"
-#include "hpo/journal/py_json.h"
+#include "common/py_json.h"
 
 namespace tunefleet {
 namespace hpo {

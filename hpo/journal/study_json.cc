@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "hpo/journal/py_json.h"
+#include "common/py_json.h"
 
 namespace tunefleet {
 namespace hpo {

@@ -12,7 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "common/status_macros.h"
 #include "hpo/config/config_checks.h"
-#include "hpo/journal/py_json.h"
+#include "common/py_json.h"
 
 namespace tunefleet {
 namespace hpo {

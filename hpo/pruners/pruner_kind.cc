@@ -1,7 +1,7 @@
 #include "hpo/pruners/pruner_kind.h"
 
 #include "absl/strings/str_cat.h"
-#include "hpo/journal/py_json.h"
+#include "common/py_json.h"
 
 namespace tunefleet {
 namespace hpo {

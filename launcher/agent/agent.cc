@@ -119,7 +119,7 @@ void Agent::LogHeadLost(const std::string& why) const {
 }
 
 void Agent::StopRun(LocalRun& run, const std::string& reason, bool cancelled) {
-  run.Stop(reason, cancelled, options_.kill_grace);
+  run.Stop(reason, cancelled, run.Grace(options_.kill_grace));
 }
 
 void Agent::StopAll(const std::string& reason) {
@@ -174,7 +174,10 @@ absl::Status Agent::Run() {
       shutting_down_ = true;
       StopAll(fatal_);
     }
-    for (auto& [id, run] : runs_) run.KillOverdue(now);
+    for (auto& [id, run] : runs_) {
+      run.KillOverdue(now);
+      RelayReports(id, run, /*at_end=*/false);
+    }
     if (slots_->SampleDue(now)) SampleGpus(now);
     // Shutting down: the idle warm workers too (and one handed back meanwhile).
     if (shutting_down_) workers_->StopAll(now);
@@ -209,7 +212,13 @@ void Agent::HandleHeadMessage(const comm::Envelope& envelope) {
       if (it == runs_.end()) break;  // the run ended meanwhile
       it->second.Answered(envelope.decision());
       if (envelope.decision().action() == comm::Decision::STOP) it->second.stop_requested = true;
-      trainers_->Deliver(it->second, envelope);
+      // A program hears no Decision: a STOP ends its ranks here (SIGTERM, SIGKILL after its
+      // grace), and hpo's Cancel those on other agents.
+      if (!it->second.program()) {
+        trainers_->Deliver(it->second, envelope);
+      } else if (it->second.stop_requested) {
+        StopRun(it->second, "pruned", /*cancelled=*/true);
+      }
       break;
     }
     case comm::Envelope::kCancel: {
@@ -312,21 +321,10 @@ void Agent::HandleTrialDone(const std::string& identity, const comm::TrialDone& 
                     << " from a worker that does not run it; ignored";
     return;
   }
-  LocalRun& run = it->second;
-  for (size_t i = 0; i < run.ranks.size(); ++i) {
-    LocalRank& r = run.ranks[i];
-    if (!r.warm || r.lane != *slot || !r.running()) continue;
-    RankEnd end;
-    end.ok = done.exit_code() == 0;
-    end.exit_code = done.exit_code();
-    end.stderr_tail = done.stderr_tail();
-    end.description = absl::StrCat("exit code ", done.exit_code());
-    // A run being stopped signalled the worker: even if it survived, it is not reused.
-    const bool stopped = run.cancelled || run.failed_index >= 0 || !run.start_error.empty();
-    workers_->GiveBack(r.lane, std::move(r.process), done.retiring() || stopped, absl::Now());
-    run.RankEnded(done.run_id(), i, std::move(end), options_.kill_grace);
-    return;
-  }
+  bool retiring = false;
+  std::unique_ptr<ChildProcess> worker =
+      it->second.WarmTrialDone(done, *slot, options_.kill_grace, &retiring);
+  if (worker != nullptr) workers_->GiveBack(*slot, std::move(worker), retiring, absl::Now());
 }
 
 void Agent::StartRun(const comm::Assign& assign) {
@@ -409,16 +407,6 @@ void Agent::DrainTrainers() {
   }
 }
 
-bool Agent::LentWorkerExitedCleanly(pid_t pid, int status) const {
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return false;
-  for (const auto& [id, run] : runs_) {
-    for (const LocalRank& r : run.ranks) {
-      if (r.warm && r.running() && r.process->pid() == pid) return true;
-    }
-  }
-  return false;
-}
-
 void Agent::ReapChildren() {
   int status = 0;
   pid_t pid;
@@ -426,15 +414,15 @@ void Agent::ReapChildren() {
     // A retiring worker sends its TrialDone and then exits 0: the exit can be reaped before the
     // message is read off the socket. Wait a little for it, so that the trial ends as the worker
     // said (its exit code and tail), not as "ended before the trial did".
-    if (LentWorkerExitedCleanly(pid, status)) {
+    if (LentWorkerExitedCleanly(runs_, pid, status)) {
       const absl::Time deadline = absl::Now() + absl::Seconds(1);
-      while (LentWorkerExitedCleanly(pid, status) && absl::Now() < deadline) {
+      while (LentWorkerExitedCleanly(runs_, pid, status) && absl::Now() < deadline) {
         zmq::pollitem_t item = {static_cast<void*>(trainers_->socket()), 0, ZMQ_POLLIN, 0};
         zmq::poll(&item, 1, std::chrono::milliseconds(20));
         DrainTrainers();
       }
     }
-    for (auto& [id, run] : runs_) run.ChildEnded(id, pid, status, options_.kill_grace);
+    for (auto& [id, run] : runs_) run.ChildEnded(id, pid, status, run.Grace(options_.kill_grace));
     workers_->ChildEnded(pid, status);  // a warm worker: dropped, the slot's next one is fresh
   }
 }
@@ -456,6 +444,7 @@ void Agent::FinishRuns() {
       it = runs_.erase(it);
       continue;
     }
+    RelayReports(it->first, run, /*at_end=*/true);  // a program's last lines come before its Exit
     comm::Exit exit = run.MakeExit(it->first, options_.name);
     slots_->SampleRun(it->first, run, /*baseline=*/false);  // its last, while it holds the slots
     slots_->Release(it->first);
@@ -467,6 +456,12 @@ void Agent::FinishRuns() {
     }
     SendExit(it->first, run, exit);
     it = runs_.erase(it);
+  }
+}
+
+void Agent::RelayReports(uint64_t run_id, LocalRun& run, bool at_end) {
+  for (const comm::Envelope& e : run.TakeReports(run_id, at_end)) {
+    if (head_->welcomed()) SendToHead(e);  // a report is kept for the next Register too
   }
 }
 

@@ -122,14 +122,14 @@ class Agent {
   void StopAll(const std::string& reason);
   // Reads every message the trainers' socket holds.
   void DrainTrainers();
-  // `pid` exited 0 while lent to a running warm rank (its TrialDone may still be on the way).
-  bool LentWorkerExitedCleanly(pid_t pid, int status) const;
   void ReapChildren();
   void FinishRuns();
   void SendToHead(const comm::Envelope& envelope);
   // The head is gone or another one answers: keep the runs, register again (logged once).
   void LoseHead(const std::string& why);
   void LogHeadLost(const std::string& why) const;
+  // Sends what a program run's reports file holds since the last call (LocalRun::TakeReports).
+  void RelayReports(uint64_t run_id, LocalRun& run, bool at_end);
   // Adds each GPU's sample to the run holding its slot and sends those runs' Telemetry.
   void SampleGpus(absl::Time now);
   void SendTelemetry(uint64_t run_id, const LocalRun& run);

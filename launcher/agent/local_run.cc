@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -80,6 +81,26 @@ void LocalRun::RankEnded(uint64_t run_id, size_t i, RankEnd end, absl::Duration 
   }
 }
 
+std::unique_ptr<ChildProcess> LocalRun::WarmTrialDone(const comm::TrialDone& done, int lane,
+                                                      absl::Duration kill_grace, bool* retiring) {
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    LocalRank& r = ranks[i];
+    if (!r.warm || r.lane != lane || !r.running()) continue;
+    RankEnd end;
+    end.ok = done.exit_code() == 0;
+    end.exit_code = done.exit_code();
+    end.stderr_tail = done.stderr_tail();
+    end.description = absl::StrCat("exit code ", done.exit_code());
+    // A run being stopped signalled the worker: even if it survived, it is not reused.
+    const bool stopped = cancelled || failed_index >= 0 || !start_error.empty();
+    *retiring = done.retiring() || stopped;
+    std::unique_ptr<ChildProcess> worker = std::move(r.process);
+    RankEnded(done.run_id(), i, std::move(end), kill_grace);
+    return worker;
+  }
+  return nullptr;
+}
+
 bool LocalRun::Ended() const {
   if (staging.valid()) return false;  // a fetch still going holds the run
   if (waiting && !cancelled) return false;
@@ -144,12 +165,14 @@ comm::Exit LocalRun::MakeExit(uint64_t run_id, const std::string& agent) const {
     e.set_exit_code(end.exit_code);
     e.set_signal(end.signal);
     e.set_stderr_tail(end.stderr_tail);
-    if (end.signal == 0 && end.exit_code == kExitUsage) e.set_cause(comm::Exit::TRIAL_INPUT);
-    if (end.signal == 0 && end.exit_code == kExitOutOfMemory) {
-      e.set_cause(comm::Exit::OUT_OF_MEMORY);
+    // tunefleet's trainer says what went wrong by its exit code; a program, in its stderr.
+    const bool oom = program() ? SaysOutOfMemory(end.stderr_tail)
+                               : end.signal == 0 && end.exit_code == kExitOutOfMemory;
+    if (!program() && end.signal == 0 && end.exit_code == kExitUsage) {
+      e.set_cause(comm::Exit::TRIAL_INPUT);
     }
-    e.set_reason(end.signal == 0 && end.exit_code == kExitOutOfMemory
-                     ? absl::StrCat("out of memory (rank ", r.rank, ")")
+    if (oom) e.set_cause(comm::Exit::OUT_OF_MEMORY);
+    e.set_reason(oom ? absl::StrCat("out of memory (rank ", r.rank, ")")
                      : absl::StrCat("rank ", r.rank, ": ", end.description));
   } else if (stop_requested) {
     e.set_outcome(comm::Exit::STOPPED);
@@ -157,6 +180,61 @@ comm::Exit LocalRun::MakeExit(uint64_t run_id, const std::string& agent) const {
     e.set_outcome(comm::Exit::COMPLETED);
   }
   return e;
+}
+
+absl::Duration LocalRun::Grace(absl::Duration agent_grace) const {
+  if (program() && spec.program().kill_grace_ms() > 0) {
+    return absl::Milliseconds(spec.program().kill_grace_ms());
+  }
+  return agent_grace;
+}
+
+std::vector<comm::Envelope> LocalRun::TakeReports(uint64_t run_id, bool at_end) {
+  std::vector<comm::Envelope> out;
+  if (reports == nullptr) return out;
+  MetricsFollower::Lines lines = reports->Poll(at_end);
+  const auto event_error = [&](const absl::Status& s) {
+    if (s.ok()) return;
+    TF_LOG(WARNING) << "run " << run_id << " (trial " << spec.trial()
+                    << "): no more TensorBoard events: " << s.message();
+    events.reset();
+  };
+  for (comm::Report& r : lines.reports) {
+    r.set_run_id(run_id);
+    r.set_trial(spec.trial());
+    KeepReport(r);
+    if (events != nullptr) event_error(events->Add(r));
+    *out.emplace_back().mutable_report() = std::move(r);
+  }
+  if (at_end && events != nullptr) {
+    event_error(events->End(MakeExit(run_id, "").outcome() == comm::Exit::COMPLETED));
+    events.reset();
+  }
+  for (const std::string& warning : lines.warnings) {
+    TF_LOG(WARNING) << "run " << run_id << " (trial " << spec.trial() << "): " << warning;
+    comm::Report* r = out.emplace_back().mutable_report();
+    r->set_run_id(run_id);
+    r->set_trial(spec.trial());
+    r->set_warning(warning);
+  }
+  return out;
+}
+
+bool LentWorkerExitedCleanly(const std::map<uint64_t, LocalRun>& runs, pid_t pid, int status) {
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return false;
+  for (const auto& [id, run] : runs) {
+    for (const LocalRank& r : run.ranks) {
+      if (r.warm && r.running() && r.process->pid() == pid) return true;
+    }
+  }
+  return false;
+}
+
+bool SaysOutOfMemory(const std::string& tail) {
+  for (const char* sign : {"CUDA out of memory", "OutOfMemoryError", "cudaErrorMemoryAllocation"}) {
+    if (tail.find(sign) != std::string::npos) return true;
+  }
+  return false;
 }
 
 }  // namespace launcher

@@ -34,6 +34,8 @@
 #include "comm/proto/messages.pb.h"
 #include "common/child_process.h"
 #include "launcher/agent/gpu_telemetry.h"
+#include "launcher/agent/metrics_follower.h"
+#include "launcher/agent/program_events.h"
 
 namespace tunefleet {
 namespace launcher {
@@ -101,6 +103,20 @@ struct LocalRun {
   std::optional<comm::Exit> exit;
   std::future<absl::StatusOr<std::string>> publishing;
   GpuUsageMeter gpu_usage;  // NVML samples of its slots' GPUs (launcher/agent/gpu_telemetry.h)
+  // A program trial's reports file, on the agent of its rank 0 (launcher/agent/program_launch.h):
+  // followed every loop, and once more after its ranks ended, before the Exit.
+  std::unique_ptr<MetricsFollower> reports;
+  std::unique_ptr<ProgramEvents> events;  // its TensorBoard events, beside `reports`
+
+  // A program of the user's own (TrialSpec.program): no rank registers, Decisions stop it by
+  // signals, and its exit codes mean nothing special.
+  bool program() const { return spec.has_program(); }
+  // SIGKILL this long after SIGTERM: the program's trainer.kill_grace_s, else the agent's.
+  absl::Duration Grace(absl::Duration agent_grace) const;
+  // A program run's new lines (MetricsFollower::Poll) as Envelopes for the head: its Reports
+  // (kept as rank 0's unanswered ones, and written to `events`) and warnings; none for other
+  // runs. `at_end` (its ranks have ended): the last line, and the events' session end.
+  std::vector<comm::Envelope> TakeReports(uint64_t run_id, bool at_end);
 
   // SIGTERM to every live rank; SIGKILL follows `kill_grace` later (KillOverdue). `cancelled`
   // records `reason` as the run's cancellation (the first one counts).
@@ -114,6 +130,11 @@ struct LocalRun {
   // Records how rank index `i` ended (a warm rank's TrialDone); a failure stops the others as
   // ChildEnded does.
   void RankEnded(uint64_t run_id, size_t i, RankEnd end, absl::Duration kill_grace);
+  // A warm worker's TrialDone for the rank it runs on `lane`: that rank ends as the worker says
+  // (RankEnded), and the worker's process is handed back, to be reused unless `*retiring` (it
+  // retires, or the run is being stopped and signalled it); null when no rank runs there.
+  std::unique_ptr<ChildProcess> WarmTrialDone(const comm::TrialDone& done, int lane,
+                                              absl::Duration kill_grace, bool* retiring);
   // No rank running, no staging in flight, and not waiting for slots (unless cancelled).
   bool Ended() const;
 
@@ -131,6 +152,14 @@ struct LocalRun {
   // failed rank with its exit code or signal and stderr tail), STOPPED or COMPLETED.
   comm::Exit MakeExit(uint64_t run_id, const std::string& agent) const;
 };
+
+// Whether child `pid`, which exited 0 (wait(2) `status`), is a warm worker lent to one of
+// `runs`' ranks still running (its TrialDone may still be on the way).
+bool LentWorkerExitedCleanly(const std::map<uint64_t, LocalRun>& runs, pid_t pid, int status);
+
+// Whether a program's stderr tail says it ran out of GPU memory (PyTorch's
+// torch.OutOfMemoryError, "CUDA out of memory", cudaErrorMemoryAllocation).
+bool SaysOutOfMemory(const std::string& stderr_tail);
 
 }  // namespace launcher
 }  // namespace tunefleet

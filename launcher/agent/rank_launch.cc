@@ -15,6 +15,9 @@
 #include "common/logging.h"
 #include "common/rank_env.h"
 #include "common/runtime_dir.h"
+#include "launcher/agent/metrics_follower.h"
+#include "launcher/agent/program_events.h"
+#include "launcher/agent/program_launch.h"
 #include "launcher/agent/trial_guard.h"
 
 namespace tunefleet {
@@ -61,6 +64,15 @@ std::optional<comm::Envelope> RankLauncher::Spawn(uint64_t run_id, LocalRun& run
                     << "): not passed to the trainer (agent --allow_env; LD_* never): "
                     << absl::StrJoin(dropped, ", ");
   }
+  if (spec.has_program()) {
+    RankPlace place;
+    place.world_size = spec.world_size();
+    place.master_addr = master_addr;
+    place.master_port = master_port;
+    place.group_rank = assign.group_rank();
+    place.group_world_size = std::max(1, assign.group_count());
+    return SpawnProgram(run_id, run, assign, slots, place, log_dir, trial_env, sharing);
+  }
   const bool warm = workers_ != nullptr && WarmWorkers::Eligible(assign);
   comm::Envelope started;
   comm::Started* st = started.mutable_started();
@@ -82,18 +94,12 @@ std::optional<comm::Envelope> RankLauncher::Spawn(uint64_t run_id, LocalRun& run
     place.local_world_size = assign.ranks_size();
     place.master_addr = master_addr;
     place.master_port = master_port;
+    place.group_rank = assign.group_rank();
+    place.group_world_size = std::max(1, assign.group_count());
     ps.env = TorchrunEnv(place);
-    const std::string gpu = config_.gpus.empty() ? ""
-                            : mps_client         ? std::to_string(rank.slot)
-                                                 : config_.gpus[static_cast<size_t>(rank.slot)].id;
-    ps.env.insert({{"CUDA_VISIBLE_DEVICES", gpu},
-                   {"TUNEFLEET_AGENT_ENDPOINT", config_.trainer_endpoint},
-                   {"TUNEFLEET_RUN_ID", std::to_string(run_id)},
-                   {"TUNEFLEET_TRIAL", std::to_string(spec.trial())},
-                   {"TUNEFLEET_SWEEP", spec.sweep()},
-                   {"TUNEFLEET_GPU_TRIALS", std::to_string(sharing)}});
-    if (std::optional<std::string> threads = CpuThreads()) ps.env["OMP_NUM_THREADS"] = *threads;
-    for (const auto& [k, v] : trial_env) ps.env.emplace(k, v);  // the agent's own win
+    ps.env.insert({{"CUDA_VISIBLE_DEVICES", GpuOf(rank.slot, mps_client)},
+                   {"TUNEFLEET_AGENT_ENDPOINT", config_.trainer_endpoint}});
+    for (const auto& [k, v] : RunEnv(run_id, spec, sharing, trial_env)) ps.env.emplace(k, v);
     ps.log_path = absl::StrCat(log_dir, "/trial-", spec.trial(), "/rank-", rank.rank, ".log");
     rank.log_path = ps.log_path;
     std::string worker;
@@ -123,6 +129,94 @@ std::optional<comm::Envelope> RankLauncher::Spawn(uint64_t run_id, LocalRun& run
                << st->ranks(0) << (assign.ranks_size() > 1 ? "..." : "") << " of "
                << spec.world_size() << ", master " << master_addr << ":" << master_port
                << (warm ? absl::StrCat(", warm worker ", st->workers(0)) : std::string());
+  return started;
+}
+
+std::map<std::string, std::string> RankLauncher::RunEnv(
+    uint64_t run_id, const comm::TrialSpec& spec, int sharing,
+    const std::map<std::string, std::string>& trial_env) const {
+  std::map<std::string, std::string> env = {{"TUNEFLEET_RUN_ID", std::to_string(run_id)},
+                                            {"TUNEFLEET_TRIAL", std::to_string(spec.trial())},
+                                            {"TUNEFLEET_SWEEP", spec.sweep()},
+                                            {"TUNEFLEET_GPU_TRIALS", std::to_string(sharing)}};
+  // The trainer writes them into its TensorBoard event file (the HParams view).
+  if (!spec.params_json().empty() && !spec.has_program()) {
+    env["TUNEFLEET_HPARAMS"] = spec.params_json();
+  }
+  if (std::optional<std::string> threads = CpuThreads()) env["OMP_NUM_THREADS"] = *threads;
+  for (const auto& [k, v] : trial_env) env.emplace(k, v);  // the agent's own win
+  return env;
+}
+
+std::string RankLauncher::GpuOf(int slot, bool mps_client) const {
+  if (config_.gpus.empty()) return "";
+  return mps_client ? std::to_string(slot) : config_.gpus[static_cast<size_t>(slot)].id;
+}
+
+std::optional<comm::Envelope> RankLauncher::SpawnProgram(
+    uint64_t run_id, LocalRun& run, const comm::Assign& assign, const std::vector<int>& slots,
+    const RankPlace& place, const std::string& log_dir,
+    const std::map<std::string, std::string>& trial_env, int sharing) const {
+  const comm::TrialSpec& spec = assign.trial();
+  ProgramLaunch launch;
+  launch.place = place;
+  const bool mps_client = trial_env.count("CUDA_MPS_PIPE_DIRECTORY") > 0;
+  for (int slot : slots) launch.gpus.push_back(GpuOf(slot, mps_client));
+  launch.env = RunEnv(run_id, spec, sharing, trial_env);
+  launch.log_dir = log_dir;
+  launch.allow_dirs = config_.allow_dirs;
+  bool refused = false;
+  absl::StatusOr<std::vector<ProgramProcess>> processes = PrepareProgram(assign, launch, &refused);
+  absl::Status status = processes.status();
+  if (status.ok() && LeadsProgram(assign)) {
+    absl::StatusOr<std::unique_ptr<MetricsFollower>> follower =
+        MetricsFollower::Open(spec.program().metrics_path());
+    if (follower.ok()) run.reports = std::move(*follower);
+    status = follower.status();
+    absl::StatusOr<std::unique_ptr<ProgramEvents>> events =
+        ProgramEvents::Open(spec.program().trial_dir(), spec.params_json());
+    if (events.ok()) run.events = std::move(*events);
+    if (!events.ok()) {
+      TF_LOG(WARNING) << "run " << run_id << " (trial " << spec.trial()
+                      << "): no TensorBoard events: " << events.status().message();
+    }
+  }
+  comm::Envelope started;
+  comm::Started* st = started.mutable_started();
+  st->set_run_id(run_id);
+  st->set_trial(spec.trial());
+  st->set_agent(config_.agent);
+  for (size_t p = 0; status.ok() && p < processes->size(); ++p) {
+    const ProgramProcess& process = (*processes)[p];
+    const size_t first = static_cast<size_t>(process.locals[0]);
+    LocalRank rank;
+    rank.rank = assign.ranks(process.locals[0]);
+    rank.slot = slots[first];
+    rank.log_path = process.spec.log_path;
+    absl::StatusOr<std::unique_ptr<ChildProcess>> child = ChildProcess::Start(process.spec);
+    status = child.status();
+    if (child.ok()) rank.process = std::move(*child);
+    for (int i : process.locals) {
+      if (!status.ok()) break;
+      st->add_ranks(assign.ranks(i));
+      st->add_pids(rank.process->pid());
+      st->add_slots(slots[static_cast<size_t>(i)]);
+      st->add_workers("");
+    }
+    run.ranks.push_back(std::move(rank));
+  }
+  if (!status.ok()) {
+    TF_LOG(WARNING) << "run " << run_id << " (trial " << spec.trial() << "): cannot start its "
+                    << "program: " << status.message();
+    run.start_error = std::string(status.message());
+    run.start_refused = refused;
+    run.Stop(run.start_error, /*cancelled=*/false, run.Grace(config_.kill_grace));
+    return std::nullopt;
+  }
+  TF_LOG(INFO) << "run " << run_id << " (trial " << spec.trial() << "): started "
+               << processes->size() << " program process(es) for rank(s) " << st->ranks(0)
+               << (assign.ranks_size() > 1 ? "..." : "") << " of " << spec.world_size()
+               << ", master " << place.master_addr << ":" << place.master_port;
   return started;
 }
 

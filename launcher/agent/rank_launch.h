@@ -4,12 +4,13 @@
 // serves, or the run fails to start).
 //
 // Environment of a rank: torchrun's RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE,
-// MASTER_ADDR, MASTER_PORT (common/rank_env.h; the master is the Assign's, else this agent's
-// address and a port free now), CUDA_VISIBLE_DEVICES (its one GPU: its id, or its slot for a
+// MASTER_ADDR, MASTER_PORT, GROUP_RANK, GROUP_WORLD_SIZE (common/rank_env.h; the master is the
+// Assign's, else this agent's address and a port free now), CUDA_VISIBLE_DEVICES (its one GPU: its id, or its slot for a
 // CUDA MPS client, mps_daemon.h; empty on CPU slots), OMP_NUM_THREADS on CPU slots (cores /
 // slots, unless set), TUNEFLEET_AGENT_ENDPOINT, TUNEFLEET_RUN_ID, TUNEFLEET_TRIAL,
-// TUNEFLEET_SWEEP; the agent's own variables win over the trial's. Logs:
-// LOG_DIR/trial-N/rank-R.log.
+// TUNEFLEET_SWEEP, TUNEFLEET_HPARAMS (TrialSpec.params_json); the agent's own variables win
+// over the trial's. Logs: LOG_DIR/trial-N/rank-R.log. A program of the user's own
+// (TrialSpec.program) runs as launcher/agent/program_launch.h says.
 //
 // A warm trial (WarmWorkers::Eligible) runs in the slot's warm worker instead of a fresh process
 // (launcher/agent/warm_workers.h): the worker starts with the part of that environment that is the
@@ -32,6 +33,7 @@
 #include "absl/time/time.h"
 #include "comm/proto/messages.pb.h"
 #include "common/gpu_detect.h"
+#include "common/rank_env.h"
 #include "launcher/agent/local_run.h"
 #include "launcher/agent/warm_workers.h"
 
@@ -76,6 +78,21 @@ class RankLauncher {
   // The rank environment's OMP_NUM_THREADS: the cores split over CPU slots; none on GPUs or
   // where the agent's own environment sets it.
   std::optional<std::string> CpuThreads() const;
+  // What every rank of a run gets but its place: TUNEFLEET_RUN_ID, _TRIAL, _SWEEP, _GPU_TRIALS,
+  // TUNEFLEET_HPARAMS (tunefleet's trainer), OMP_NUM_THREADS on CPU slots, and `trial_env`.
+  std::map<std::string, std::string> RunEnv(uint64_t run_id, const comm::TrialSpec& spec,
+                                            int sharing,
+                                            const std::map<std::string, std::string>& trial_env) const;
+  // CUDA_VISIBLE_DEVICES of `slot`: its GPU's id, or the slot for a CUDA MPS client; "" on CPU.
+  std::string GpuOf(int slot, bool mps_client) const;
+  // Spawn for a program of the user's own (launcher/agent/program_launch.h): its processes, and
+  // on rank 0's agent the follower of its reports (LocalRun::reports).
+  std::optional<comm::Envelope> SpawnProgram(uint64_t run_id, LocalRun& run,
+                                             const comm::Assign& assign,
+                                             const std::vector<int>& slots, const RankPlace& place,
+                                             const std::string& log_dir,
+                                             const std::map<std::string, std::string>& trial_env,
+                                             int sharing) const;
   // Lends the slot's warm worker to `rank` for the trial (RunTrial with `env`); sets
   // rank.process and returns the worker's name.
   absl::StatusOr<std::string> LendWorker(uint64_t run_id, const comm::TrialSpec& spec,

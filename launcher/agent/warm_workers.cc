@@ -26,7 +26,8 @@ WarmWorkers::~WarmWorkers() = default;
 
 bool WarmWorkers::Eligible(const comm::Assign& assign) {
   const comm::TrialSpec& spec = assign.trial();
-  return spec.reuse_worker() && spec.argv_size() > 0 && spec.argv(0) == "train";
+  return spec.reuse_worker() && !spec.has_program() && spec.argv_size() > 0 &&
+         spec.argv(0) == "train";
 }
 
 std::string WarmWorkers::Key(const comm::TrialSpec& spec,
@@ -45,12 +46,7 @@ std::string WarmWorkers::Key(const comm::TrialSpec& spec,
   }
   // NUL never occurs in argv or environment strings: the parts cannot run into each other.
   std::string key = absl::StrCat(spec.sweep(), std::string(1, '\0'), config);
-  for (const auto& [k, v] : trial_env) {
-    // Read by the trainer when the trial starts (its hyperparameters for TensorBoard), different
-    // for every trial, so not a reason for another worker.
-    if (k == "TUNEFLEET_HPARAMS") continue;
-    absl::StrAppend(&key, std::string(1, '\0'), k, "=", v);
-  }
+  for (const auto& [k, v] : trial_env) absl::StrAppend(&key, std::string(1, '\0'), k, "=", v);
   return key;
 }
 

@@ -65,12 +65,13 @@ class WarmWorkers {
   WarmWorkers(Config config, SendFn send);
   ~WarmWorkers();  // kills what is left (ChildProcess's destructor)
 
-  // A trial whose ranks the slots' warm workers may run: reuse_worker and `train`, any number of
+  // A trial whose ranks the slots' warm workers may run: reuse_worker and `train` (never a
+  // program of the user's own, TrialSpec.program), any number of
   // ranks (each runs in its slot's worker; a repeated multi-rank trial reuses the workers'
   // process group, trainer/distributed/trial_group.h).
   static bool Eligible(const comm::Assign& assign);
   // Workers serve only trials of one key: the sweep, argv's --config value, the trial's env
-  // (but TUNEFLEET_HPARAMS, which the trainer reads per trial).
+  // (TUNEFLEET_HPARAMS, which the trainer reads per trial, is the agent's: TrialSpec.params_json).
   static std::string Key(const comm::TrialSpec& spec,
                          const std::map<std::string, std::string>& trial_env);
 

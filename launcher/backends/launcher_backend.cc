@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "common/shell_quote.h"
 
 namespace tunefleet {
 namespace launcher {
@@ -12,14 +13,6 @@ absl::Status LauncherBackend::CheckFlags(const BackendFlags&) const { return abs
 absl::StatusOr<BackendHosts> LauncherBackend::Hosts(const BackendFlags&) const {
   return absl::InvalidArgumentError(
       absl::StrCat("--start_agents ", name(), " has no hosts of its own: give --nodes hosts.txt"));
-}
-
-std::string ShellQuote(const std::string& word) {
-  if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                              "0123456789@%+=:,./_-") == std::string::npos) {
-    return word;
-  }
-  return absl::StrCat("'", absl::StrReplaceAll(word, {{"'", "'\\''"}}), "'");
 }
 
 std::string AgentHostArgs(const HostEntry& host) {

@@ -98,8 +98,6 @@ class LauncherBackend {
                                                             const CommandEnd& end) const = 0;
 };
 
-// `word` quoted for /bin/sh when it needs it.
-std::string ShellQuote(const std::string& word);
 // The agent's arguments that differ per host: " --slots N", " --gpu_ids ...",
 // " --exclude_gpu_ids ..." (each with its leading space; empty when none).
 std::string AgentHostArgs(const HostEntry& host);

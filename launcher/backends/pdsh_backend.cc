@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/file_util.h"
+#include "common/shell_quote.h"
 
 namespace tunefleet {
 namespace launcher {

@@ -4,6 +4,7 @@
 #include "absl/strings/str_join.h"
 #include "common/file_util.h"
 #include "common/logging.h"
+#include "common/shell_quote.h"
 #include "common/status_macros.h"
 #include "launcher/backends/slurm_allocation.h"
 

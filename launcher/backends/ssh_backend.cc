@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "common/shell_quote.h"
 
 namespace tunefleet {
 namespace launcher {

@@ -62,6 +62,7 @@ void Dispatcher::Dispatch() {
     runs_.Place(run, std::move(parts), master_addr, master_port);
 
     std::vector<std::string> where;
+    int group_rank = 0;
     for (const RunPart& part : run.parts) {
       comm::Envelope envelope;
       comm::Assign* assign = envelope.mutable_assign();
@@ -69,6 +70,8 @@ void Dispatcher::Dispatch() {
       for (int r : part.ranks) assign->add_ranks(r);
       assign->set_master_addr(master_addr);
       assign->set_master_port(master_port);
+      assign->set_group_rank(group_rank++);
+      assign->set_group_count(static_cast<int32_t>(run.parts.size()));
       head_.Send(part.agent, envelope);
       where.push_back(absl::StrCat(part.agent_name, " (rank ", RankRange(part.ranks), ")"));
     }

@@ -6,6 +6,7 @@
 
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -99,6 +100,39 @@ TEST(ChildProcessTest, AnExecFailureIsStartsOwnError) {
   EXPECT_EQ(child.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(child.status().message(),
               HasSubstr("cannot run /nonexistent/tunefleet-binary: No such file or directory"));
+}
+
+TEST(ChildProcessTest, StartsInItsWorkingDirectory) {
+  const std::string dir = FreshTestDir("child_process_cwd");
+  ProcessSpec spec = Shell("pwd > where.txt");
+  spec.working_dir = dir;
+  std::unique_ptr<ChildProcess> child = StartOrDie(spec);
+  ASSERT_NE(child, nullptr);
+  child->Wait();
+  EXPECT_TRUE(child->succeeded());
+  EXPECT_EQ(ReadFile(dir + "/where.txt"), dir + "\n");
+  spec.working_dir = dir + "/missing";
+  absl::StatusOr<std::unique_ptr<ChildProcess>> failed = ChildProcess::Start(spec);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.status().message(),
+            "cannot start /bin/sh in " + dir + "/missing: No such file or directory");
+}
+
+TEST(ChildProcessTest, FindProgramAsExecvpDoes) {
+  const std::string dir = FreshTestDir("child_process_find");
+  EXPECT_EQ(FindProgram("sh", "/nowhere:/bin").value(), "/bin/sh");
+  EXPECT_EQ(FindProgram("sh", "").value(), "/usr/bin/sh");  // the default PATH
+  EXPECT_EQ(FindProgram("no-such-tool", "/bin:/usr/bin").status().message(),
+            "no-such-tool: not found on PATH (/bin:/usr/bin)");
+  EXPECT_EQ(FindProgram("/bin/sh", "").value(), "/bin/sh");
+  std::ofstream(dir + "/run.sh") << "#!/bin/sh\n";
+  EXPECT_EQ(FindProgram("./run.sh", "/bin", dir).status().message(), "./run.sh: not executable");
+  ASSERT_EQ(::chmod((dir + "/run.sh").c_str(), 0755), 0);
+  EXPECT_EQ(FindProgram("./run.sh", "/bin", dir).value(), dir + "/./run.sh");
+  // A name without a slash is never taken from the working directory.
+  EXPECT_FALSE(FindProgram("run.sh", "/bin", dir).ok());
+  EXPECT_EQ(FindProgram("./gone.sh", "/bin", dir).status().message(),
+            "./gone.sh: No such file or directory");
 }
 
 TEST(ChildProcessTest, StderrGoesToTheLogAndTheTail) {

@@ -7,8 +7,8 @@
 //   TORCHELASTIC_RESTART_COUNT, TORCHELASTIC_MAX_RESTARTS, TORCHELASTIC_RUN_ID,
 //   TORCHELASTIC_USE_AGENT_STORE, and TORCH_NCCL_ASYNC_ERROR_HANDLING,
 // with, for `torchrun --nnodes=N --nproc_per_node=P --node_rank=G` (static rendezvous, one
-// role): RANK = G * P + local rank, WORLD_SIZE = N * P, LOCAL_WORLD_SIZE = P. TorchrunEnv writes
-// the first six, the ones a process group needs, with those values.
+// role): RANK = G * P + local rank, WORLD_SIZE = N * P, LOCAL_WORLD_SIZE = P, GROUP_RANK = G,
+// GROUP_WORLD_SIZE = N. TorchrunEnv writes the first eight with those values.
 #include "common/rank_env.h"
 
 #include <set>
@@ -35,8 +35,9 @@ TEST(RankEnvTest, WritesTheProcessGroupPartOfTorchrunsEnvironment) {
   place.master_addr = "10.0.0.1";
   place.master_port = 29500;
   const std::map<std::string, std::string> env = TorchrunEnv(place);
-  const std::set<std::string> expected = {"RANK",           "LOCAL_RANK",  "WORLD_SIZE",
-                                          "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"};
+  const std::set<std::string> expected = {"RANK",        "LOCAL_RANK",  "WORLD_SIZE",
+                                          "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT",
+                                          "GROUP_RANK",  "GROUP_WORLD_SIZE"};
   std::set<std::string> names;
   for (const auto& [name, value] : env) {
     names.insert(name);
@@ -57,7 +58,11 @@ TEST(RankEnvTest, MatchesTorchrunsValuesOnTwoNodesOfTwo) {
     place.local_world_size = kPerNode;
     place.master_addr = "10.0.0.1";
     place.master_port = 29500;
+    place.group_rank = kNodeRank;
+    place.group_world_size = kNodes;
     const std::map<std::string, std::string> env = TorchrunEnv(place);
+    EXPECT_EQ(env.at("GROUP_RANK"), "1");
+    EXPECT_EQ(env.at("GROUP_WORLD_SIZE"), "2");
     EXPECT_EQ(env.at("RANK"), std::to_string(2 + local));
     EXPECT_EQ(env.at("LOCAL_RANK"), std::to_string(local));
     EXPECT_EQ(env.at("WORLD_SIZE"), "4");

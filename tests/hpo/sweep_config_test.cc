@@ -174,7 +174,8 @@ const BadCase kBadCases[] = {
      "max_failures_per_trial, journal"},
     {14, "name: again", "name: duplicate key (first given on line 1)"},
     {3, "trainer: {config: x.yaml, synthetic: {steps: 3}}",
-     "trainer: give exactly one of 'config' (a trainer YAML) or 'synthetic'"},
+     "trainer: give exactly one of 'config' (a trainer YAML), 'program' (a command of your own) "
+     "or 'synthetic'"},
     {3, "trainer: {synthetic: {steps: 20, noise: -1}}",
      "trainer.synthetic.noise: must be >= 0, got -1"},
     {3, "trainer: {synthetic: {stepz: 20}}",

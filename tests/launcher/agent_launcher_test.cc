@@ -9,6 +9,7 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "common/shell_quote.h"
 #include "launcher/backends/slurm_backend.h"
 #include "launcher/backends/ssh_backend.h"
 

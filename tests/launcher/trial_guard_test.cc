@@ -26,7 +26,6 @@ TEST(TrialGuardTest, OnlyNamedTrainingVariablesAndAllowedOnesPass) {
                                     {"OMP_NUM_THREADS", "2"},
                                     {"GLOO_SOCKET_IFNAME", "eth0"},
                                     {"TUNEFLEET_LOG_LEVEL", "1"},
-                                    {"TUNEFLEET_HPARAMS", "{}"},
                                     {"MY_FLAG", "1"},
                                     // Not in the list: only when named.
                                     {"NCCL_FUTURE_KNOB", "1"},
@@ -37,6 +36,9 @@ TEST(TrialGuardTest, OnlyNamedTrainingVariablesAndAllowedOnesPass) {
                                     {"LD_LIBRARY_PATH", "/tmp"},
                                     {"TUNEFLEET_BIN_DIR", "/tmp/bin"},
                                     {"TUNEFLEET_AGENT_ENDPOINT", "ipc:///tmp/x"},
+                                    // The agent's own since TrialSpec.params_json.
+                                    {"TUNEFLEET_HPARAMS", "{}"},
+                                    {"TUNEFLEET_PARAMS", "{}"},
                                     {"CUDA_INJECTION64_PATH", "/tmp/evil.so"},
                                     {"NCCL_NET_PLUGIN", "evil"},
                                     {"NCCL_TUNER_PLUGIN", "evil"},
@@ -52,13 +54,13 @@ TEST(TrialGuardTest, OnlyNamedTrainingVariablesAndAllowedOnesPass) {
                                                       {"NCCL_DEBUG", "INFO"},
                                                       {"NCCL_SOCKET_IFNAME", "eth0"},
                                                       {"OMP_NUM_THREADS", "2"},
-                                                      {"TUNEFLEET_HPARAMS", "{}"},
                                                       {"TUNEFLEET_LOG_LEVEL", "1"}}));
   EXPECT_EQ(dropped, (std::vector<std::string>{
                          "CUDA_INJECTION64_PATH", "CUDA_VISIBLE_DEVICES", "GCONV_PATH",
                          "GLIBC_TUNABLES", "LD_LIBRARY_PATH", "LD_PRELOAD", "NCCL_FUTURE_KNOB",
                          "NCCL_NET_PLUGIN", "NCCL_TUNER_PLUGIN", "OMP_TOOL_LIBRARIES", "PATH",
-                         "TUNEFLEET_AGENT_ENDPOINT", "TUNEFLEET_BIN_DIR"}));
+                         "TUNEFLEET_AGENT_ENDPOINT", "TUNEFLEET_BIN_DIR", "TUNEFLEET_HPARAMS",
+                         "TUNEFLEET_PARAMS"}));
 }
 
 TEST(TrialGuardTest, PathsMustLieInServedFoldersOfOurs) {

@@ -38,10 +38,19 @@ TEST(WarmWorkersKeyTest, SweepConfigAndEnvMakeTheKey) {
   EXPECT_NE(WarmWorkers::Key(Spec({"train", "--config", "a.yaml"}, "t"), {}), key);
   EXPECT_NE(WarmWorkers::Key(Spec({"train", "--config", "a.yaml"}), {{"OMP_NUM_THREADS", "2"}}),
             key);
-  // Each trial's hyperparameters (for TensorBoard) differ and are read per trial: same worker.
-  EXPECT_EQ(WarmWorkers::Key(Spec({"train", "--config", "a.yaml"}),
-                             {{"TUNEFLEET_HPARAMS", "{\"lr\": 0.001}"}}),
-            key);
+  // Each trial's hyperparameters (for TensorBoard) differ and are read per trial: they travel
+  // in TrialSpec.params_json, never in the key.
+  comm::TrialSpec with_params = Spec({"train", "--config", "a.yaml"});
+  with_params.set_params_json("{\"lr\": 0.001}");
+  EXPECT_EQ(WarmWorkers::Key(with_params, {}), key);
+}
+
+TEST(WarmWorkersKeyTest, AProgramNeverRunsInAWorker) {
+  comm::Assign assign;
+  *assign.mutable_trial() = Spec({"train", "--config", "a.yaml"});  // a program named "train"
+  assign.mutable_trial()->mutable_program()->set_workdir("/w");
+  assign.add_ranks(0);
+  EXPECT_FALSE(WarmWorkers::Eligible(assign));
 }
 
 TEST(WarmWorkersKeyTest, TrainTrialsWithReuseAreEligibleWhateverTheirRanks) {

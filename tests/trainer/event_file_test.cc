@@ -1,4 +1,4 @@
-// trainer/io/event_file.h: the CRC-32C against the standard check values, the record framing and
+// common/event_file.h: the CRC-32C against the standard check values, the record framing and
 // the events against tests/trainer/event_reader (an independent reader with a bitwise CRC), a
 // corrupted byte caught, and the trainer's own event file: a 20-step `trainer train` run of
 // bert-tiny-random on the CPU (RunTraining, what `trainer train` runs) writes
@@ -6,7 +6,7 @@
 // at each logged step, every metrics.jsonl key (train/loss, lr, eval/... and samples) with the
 // same value as metrics.jsonl (to float precision: within 4 ulps); under a sweep
 // (TUNEFLEET_HPARAMS) the HParams plugin's session start and end.
-#include "trainer/io/event_file.h"
+#include "common/event_file.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -19,7 +19,7 @@
 #include "common/file_util.h"
 #include "tests/trainer/event_reader.h"
 #include "tests/trainer/trainer_test_util.h"
-#include "trainer/io/proto/tensorboard.pb.h"
+#include "common/proto/tensorboard.pb.h"
 #include "trainer/train/train_loop.h"
 
 namespace tunefleet {

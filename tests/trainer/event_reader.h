@@ -1,5 +1,5 @@
 // A reader of TensorBoard event files for the tests, written from the format's specification
-// (TensorFlow's record_writer.cc and crc32c.h) and independent of trainer/io/event_file.h: its own
+// (TensorFlow's record_writer.cc and crc32c.h) and independent of common/event_file.h: its own
 // bitwise CRC-32C, no table. Checks both masked CRCs of every record.
 #ifndef TUNEFLEET_TESTS_TRAINER_EVENT_READER_H_
 #define TUNEFLEET_TESTS_TRAINER_EVENT_READER_H_
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "trainer/io/proto/tensorboard.pb.h"
+#include "common/proto/tensorboard.pb.h"
 
 namespace tunefleet {
 namespace trainer {

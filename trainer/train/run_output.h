@@ -12,7 +12,7 @@
 #include <c10/util/Exception.h>
 
 #include "absl/status/statusor.h"
-#include "trainer/io/event_file.h"
+#include "common/event_file.h"
 
 namespace tunefleet {
 namespace trainer {

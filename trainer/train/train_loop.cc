@@ -22,7 +22,7 @@
 #include "trainer/data/batch_plan.h"
 #include "trainer/distributed/progress_watchdog.h"
 #include "trainer/distributed/rank_consensus.h"
-#include "trainer/io/event_file.h"
+#include "common/event_file.h"
 #include "trainer/io/metrics_log.h"
 #include "trainer/optim/loss_scaler.h"
 #include "trainer/tasks/evaluator.h"

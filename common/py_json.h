@@ -6,8 +6,8 @@
 // - json.loads, which accepts those bare tokens (nlohmann::json alone rejects them).
 // Key order is kept, as Python's dicts keep it (PyJson is nlohmann::ordered_json).
 // Thread-safety: pure functions.
-#ifndef TUNEFLEET_HPO_JOURNAL_PY_JSON_H_
-#define TUNEFLEET_HPO_JOURNAL_PY_JSON_H_
+#ifndef TUNEFLEET_COMMON_PY_JSON_H_
+#define TUNEFLEET_COMMON_PY_JSON_H_
 
 #include <string>
 #include <string_view>
@@ -16,7 +16,6 @@
 #include "nlohmann/json.hpp"
 
 namespace tunefleet {
-namespace hpo {
 
 using PyJson = nlohmann::ordered_json;
 
@@ -39,7 +38,6 @@ absl::StatusOr<PyJson> ParsePyJson(std::string_view text);
 // json.dumps with its default separators.
 std::string DumpPyJson(const PyJson& j);
 
-}  // namespace hpo
 }  // namespace tunefleet
 
-#endif  // TUNEFLEET_HPO_JOURNAL_PY_JSON_H_
+#endif  // TUNEFLEET_COMMON_PY_JSON_H_

@@ -1,4 +1,4 @@
-#include "hpo/journal/py_json.h"
+#include "common/py_json.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,6 @@
 #include "absl/strings/str_cat.h"
 
 namespace tunefleet {
-namespace hpo {
 namespace {
 
 // nlohmann::json rejects Python's non-finite tokens, so they are swapped (outside strings) for
@@ -347,5 +346,4 @@ absl::StatusOr<std::string> NormalizeJson(std::string_view text) {
   return DumpPyJson(*j);
 }
 
-}  // namespace hpo
 }  // namespace tunefleet

@@ -1,4 +1,4 @@
-#include "trainer/io/event_file.h"
+#include "common/event_file.h"
 
 #include <unistd.h>
 
@@ -12,10 +12,9 @@
 #include "common/file_util.h"
 #include "common/safe_path.h"
 #include "nlohmann/json.hpp"
-#include "trainer/io/proto/tensorboard.pb.h"
+#include "common/proto/tensorboard.pb.h"
 
 namespace tunefleet {
-namespace trainer {
 namespace {
 
 namespace tb = ::tunefleet::tensorboard;
@@ -169,5 +168,4 @@ absl::Status EventFileWriter::WriteSessionEnd(bool success, double wall_time) {
   return Write(HParamsEvent(kSessionEndTag, data, wall_time));
 }
 
-}  // namespace trainer
 }  // namespace tunefleet

@@ -10,8 +10,8 @@
 //
 // Each record is flushed when written, so a crash loses at most the record being written.
 // Thread-safety: not thread-safe.
-#ifndef TUNEFLEET_TRAINER_IO_EVENT_FILE_H_
-#define TUNEFLEET_TRAINER_IO_EVENT_FILE_H_
+#ifndef TUNEFLEET_COMMON_EVENT_FILE_H_
+#define TUNEFLEET_COMMON_EVENT_FILE_H_
 
 #include <cstdint>
 #include <cstdio>
@@ -24,7 +24,6 @@
 #include "absl/strings/string_view.h"
 
 namespace tunefleet {
-namespace trainer {
 
 // CRC-32C (Castagnoli) of `data`, and TFRecord's masked form of a CRC.
 uint32_t Crc32c(absl::string_view data);
@@ -70,7 +69,6 @@ class EventFileWriter {
   std::FILE* file_;
 };
 
-}  // namespace trainer
 }  // namespace tunefleet
 
-#endif  // TUNEFLEET_TRAINER_IO_EVENT_FILE_H_
+#endif  // TUNEFLEET_COMMON_EVENT_FILE_H_

@@ -1,6 +1,6 @@
-// Python's json module as hpo/journal/py_json.h mirrors it: float repr, string escapes, and NaN /
+// Python's json module as common/py_json.h mirrors it: float repr, string escapes, and NaN /
 // Infinity kept through a parse and dump.
-#include "hpo/journal/py_json.h"
+#include "common/py_json.h"
 
 #include <cmath>
 #include <string>
@@ -8,11 +8,13 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "tests/hpo/hpo_test_util.h"
+#include <limits>
 
 namespace tunefleet {
-namespace hpo {
 namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
 
 TEST(PyJsonTest, JsonFloatIsPythonRepr) {
   const std::vector<std::pair<double, std::string>> cases = {
@@ -89,5 +91,4 @@ TEST(PyJsonTest, ParseAndDumpKeepKeyOrderAndNonFiniteNumbers) {
 }
 
 }  // namespace
-}  // namespace hpo
 }  // namespace tunefleet
