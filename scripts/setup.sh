@@ -15,8 +15,9 @@ PACKAGES=(
   # an optimized BLAS for Debian's LibTorch (the default reference BLAS is 10x slower)
   libopenblas0-pthread
   # tests: Optuna reads our journals; iproute2 makes network namespaces; the shell tests use
-  # pgrep (procps) and bc
-  python3 python3-optuna iproute2 procps bc
+  # pgrep (procps) and bc; PyTorch runs the example training program of a program sweep
+  # (tests/integration/program_sweep_test: examples/program/train_ddp.py over Gloo)
+  python3 python3-optuna iproute2 procps bc python3-torch
   # tests: a localhost Slurm cluster (tests/integration/slurm_test, //tests/launcher:slurm_hostlist_test)
   slurmctld slurmd slurm-client
   # tests: head --start_agents pdsh through pdsh's exec module (tests/integration/pdsh_test,
