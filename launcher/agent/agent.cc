@@ -68,6 +68,7 @@ absl::Status Agent::Setup() {
   launch.gpus = slots_->gpus();
   launch.slots = slots_->count();
   launch.kill_grace = options_.kill_grace;
+  launch.programs = options_.programs;
   std::vector<std::string> gpu_ids;
   for (const GpuInfo& gpu : slots_->gpus()) gpu_ids.push_back(gpu.id);
   mps_ = LazyMps(options_.mps && !gpu_ids.empty(), options_.runtime_dir + "/mps",

@@ -89,6 +89,7 @@ class Agent {
     // Warm workers started at once for lanes 0..N-1 (RankLauncher::Prewarm).
     int prewarm_workers = 0;
     bool prewarm_mps = false;  // LazyMps::Prestart at once
+    bool programs = true;      // run program trials (TrialSpec.program); false: refuse them
     // Called once, when the head first welcomes this agent (e.g. a detached agent's parent
     // may exit then).
     std::function<void()> on_registered;

@@ -82,6 +82,9 @@ void AddAgentFlags(CommandLine* cli, AgentFlags* f) {
   cli->AddBool("mps", &f->mps,
                "run trials that share a GPU (resources.trials_per_gpu) as clients of a CUDA MPS "
                "daemon of this agent's own, where nvidia-cuda-mps-control is on PATH");
+  cli->AddBool("programs", &f->programs,
+               "run trials whose command is a program of the sweep's own (hpo's trainer.program), "
+               "as this agent's user; --noprograms refuses them (tunefleet's trainer only)");
   cli->AddInt("prewarm_workers", &f->prewarm_workers,
               "start this many warm trainer workers at once, before any trial (hpo's dev mode: "
               "its concurrent trials), so that their start overlaps the sweep's own; each takes "
@@ -172,6 +175,7 @@ absl::StatusOr<AgentOptions> AgentOptions::FromFlags(const AgentFlags& flags) {
   o.head_grace = absl::Seconds(flags.head_grace_s);
   o.detach = flags.detach;
   o.mps = flags.mps;
+  o.programs = flags.programs;
   return o;
 }
 

@@ -34,6 +34,7 @@ struct AgentFlags {
   bool detach = false;
   bool mps = true;
   bool prewarm_mps = false;
+  bool programs = true;
 };
 
 // Adds the agent's flags to `cli`, writing to `flags` (which must outlive the parse).
@@ -56,6 +57,7 @@ struct AgentOptions {
   absl::Duration head_grace;
   bool detach = false;
   bool mps = true;
+  bool programs = true;  // --noprograms: tunefleet's trainer only (TrialSpec.program refused)
 
   static absl::StatusOr<AgentOptions> FromFlags(const AgentFlags& flags);
 };

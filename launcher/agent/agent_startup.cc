@@ -44,6 +44,7 @@ Agent::Options ForAgent(const AgentOptions& o) {
   options.kill_grace = o.kill_grace;
   options.head_grace = o.head_grace;
   options.mps = o.mps;
+  options.programs = o.programs;
   options.prewarm_workers = o.prewarm_workers;
   options.prewarm_mps = o.prewarm_mps;
   return options;

@@ -158,6 +158,12 @@ std::optional<comm::Envelope> RankLauncher::SpawnProgram(
     const RankPlace& place, const std::string& log_dir,
     const std::map<std::string, std::string>& trial_env, int sharing) const {
   const comm::TrialSpec& spec = assign.trial();
+  if (!config_.programs) {
+    run.start_error = "this agent runs tunefleet's trainer only (agent --noprograms)";
+    run.start_refused = true;
+    TF_LOG(WARNING) << "run " << run_id << " (trial " << spec.trial() << ") refused: " << run.start_error;
+    return std::nullopt;
+  }
   ProgramLaunch launch;
   launch.place = place;
   const bool mps_client = trial_env.count("CUDA_MPS_PIPE_DIRECTORY") > 0;

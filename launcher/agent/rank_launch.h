@@ -53,6 +53,7 @@ class RankLauncher {
     std::vector<GpuInfo> gpus;     // one per slot; empty: CPU slots
     int slots = 1;
     absl::Duration kill_grace = absl::Seconds(5);
+    bool programs = true;  // run program trials (TrialSpec.program); false: refuse them
     // The environment of a run that may share its GPU (TrialSpec.trials_per_gpu > 1): CUDA
     // MPS's client variables where the agent runs MPS (mps_daemon.h); null or empty: none.
     std::function<std::map<std::string, std::string>()> shared_env;

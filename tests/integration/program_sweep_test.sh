@@ -12,8 +12,9 @@
 #     max_failures_per_trial; exit 0 without a report: failed, saying so;
 #  4. bad sweep files: one line, exit 2 (an unknown {X}, a missing program, sharing a GPU
 #     without trainer.gpu_memory_mib).
-# Args: hpo binary, journal_optuna_check.py.
-HPO=$1 CHECK=$2
+#  5. an agent started with --noprograms refuses a program's trial, saying so.
+# Args: hpo binary, journal_optuna_check.py, head binary, agent binary.
+HPO=$1 CHECK=$2 HEAD=$3 AGENT=$4
 source tests/integration/lib.sh
 source tests/integration/expect_lib.sh
 # The programs run on Debian's python3 (python3-torch, python3-optuna).
@@ -187,4 +188,14 @@ for refused in typo missing share; do
   [ ! -e "$WORK/$refused" ] || fail "the refused $refused.yaml left a folder"
 done
 wait_for 5 no_leftovers || fail "processes left behind: $(pgrep -af "$WORK")"
+
+# --- 5. An agent that runs tunefleet's trainer only ------------------------------------------
+"$HEAD" --endpoint_file "$WORK/endpoint" 2>"$WORK/head.log" & head_pid=$!
+wait_for 5 test -s "$WORK/endpoint" || fail "the head did not bind: $(cat "$WORK/head.log")"
+"$AGENT" --head "$(cat "$WORK/endpoint")" --slots 2 --name np --noprograms 2>"$WORK/agent.log" &
+agent_pid=$!
+fixture_yaml noprog "" 1 0
+expect 3 "trial 0 FAIL .*this agent runs tunefleet's trainer only \(agent --noprograms\)" \
+  "$HPO" sweep "$WORK/noprog.yaml" --head "$(cat "$WORK/endpoint")"
+kill -TERM "$agent_pid" "$head_pid"; wait "$agent_pid" "$head_pid" 2>/dev/null
 finish

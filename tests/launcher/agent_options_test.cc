@@ -54,6 +54,9 @@ TEST(AgentOptions, GoodFlags) {
   EXPECT_EQ(o->head_grace, absl::Minutes(1));
   EXPECT_TRUE(o->detach);
   EXPECT_TRUE(o->runtime_dir.empty());  // RUNTIME/agent-NAME, made at start-up
+  EXPECT_TRUE(o->programs);             // program trials run unless --noprograms
+  f.programs = false;
+  EXPECT_FALSE(AgentOptions::FromFlags(f)->programs);
 }
 
 TEST(AgentOptions, NameDefaultsToTheHostName) {
