@@ -97,11 +97,15 @@ def main():
 
     world = int(os.environ.get("WORLD_SIZE", "1"))
     rank = int(os.environ.get("RANK", "0"))
+    # A GPU each where the rank sees GPUs (its LOCAL_RANK-th: one under tunefleet's per-rank
+    # launch, several under torchrun), else the CPU and Gloo.
+    cuda = torch.cuda.is_available() and os.environ.get("CUDA_VISIBLE_DEVICES", "x") != ""
+    device = torch.device("cpu")
+    if cuda:
+        device = torch.device("cuda", int(os.environ.get("LOCAL_RANK", "0")) % torch.cuda.device_count())
+        torch.cuda.set_device(device)
     if world > 1:
-        cuda = torch.cuda.is_available() and os.environ.get("CUDA_VISIBLE_DEVICES", "") != ""
         dist.init_process_group("nccl" if cuda else "gloo")
-    device = torch.device("cuda" if torch.cuda.is_available() and
-                          os.environ.get("CUDA_VISIBLE_DEVICES", "x") != "" else "cpu")
     os.makedirs(os.path.join(args.out, "pids"), exist_ok=True)
     with open(os.path.join(args.out, "pids", "rank-%d" % rank), "w") as f:
         f.write("%d\n" % os.getpid())
