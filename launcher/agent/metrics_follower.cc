@@ -106,11 +106,12 @@ MetricsFollower::Lines MetricsFollower::Poll(bool at_end) {
     skipping_ = false;
   }
   char buf[65536];
-  for (;;) {
+  for (size_t read = 0; at_end || read < kMaxPollBytes;) {
     const ssize_t n = ::pread(fd_, buf, sizeof(buf), offset_);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     offset_ += n;
+    read += static_cast<size_t>(n);
     for (ssize_t i = 0; i < n; ++i) {
       if (buf[i] != '\n') {
         if (skipping_) continue;

@@ -31,6 +31,9 @@ namespace launcher {
 inline constexpr size_t kMaxLineBytes = 64 * 1024;
 inline constexpr size_t kMaxMetricsPerLine = 256;
 inline constexpr int kMaxWarnings = 10;
+// A Poll reads at most this much while the program runs (the rest at the next), so that a
+// program writing fast cannot hold up the agent's loop.
+inline constexpr size_t kMaxPollBytes = 4 << 20;
 
 // One line as a Report (step, samples, metrics set; no run or trial); InvalidArgument saying
 // why not, without the line's number.
@@ -48,8 +51,8 @@ class MetricsFollower {
     std::vector<comm::Report> reports;
     std::vector<std::string> warnings;  // "reports line 3: not JSON (...): 'epoch 1 done'; skipped"
   };
-  // What was appended since the last call; `at_end` (the program has exited): a last line
-  // without its newline counts too.
+  // What was appended since the last call (up to kMaxPollBytes of it); `at_end` (the program
+  // has exited): all of it, and a last line without its newline counts too.
   Lines Poll(bool at_end);
 
  private:

@@ -133,6 +133,18 @@ TEST_F(MetricsFollowerTest, ALineTooLongIsSkippedOnce) {
   EXPECT_EQ(lines.warnings[0], "TUNEFLEET_METRICS line 1: longer than 64 KiB; skipped");
 }
 
+TEST_F(MetricsFollowerTest, APollReadsABoundedAmountWhileTheProgramRuns) {
+  const std::string line = "{\"step\": 1, \"m\": 1}\n";
+  std::string many;
+  while (many.size() < kMaxPollBytes + 2 * 65536) many += line;
+  Append(many);
+  const size_t lines = many.size() / line.size();
+  const size_t first = follower_->Poll(false).reports.size();
+  EXPECT_LT(first, lines);
+  EXPECT_GE(first * line.size(), kMaxPollBytes - line.size());
+  EXPECT_EQ(first + follower_->Poll(/*at_end=*/true).reports.size(), lines);  // all of the rest
+}
+
 TEST(MetricsFollowerOpenTest, AMissingFileIsAnError) {
   auto f = MetricsFollower::Open(TestTempPath("no-such-dir") + "/reports.jsonl");
   EXPECT_FALSE(f.ok());
