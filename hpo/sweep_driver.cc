@@ -184,9 +184,7 @@ absl::Status SweepDriver::HandleReport(const comm::Report& report) {
   auto it = running_.find(report.trial());
   if (it == running_.end()) return absl::OkStatus();
   if (!report.warning().empty()) {  // about its reports (a program's line that is not JSON)
-    const std::string line = absl::StrCat("trial ", report.trial(), ": ", Printable(report.warning()));
-    if (options_.live) TF_LOG(WARNING) << line;  // stdout holds the live table
-    if (!options_.live) std::cout << line << "\n" << std::flush;
+    Print(absl::StrCat("trial ", report.trial(), ": ", Printable(report.warning()), "\n"));
     return absl::OkStatus();
   }
   auto metric = report.metrics().find(config_.metric_name);
@@ -253,23 +251,23 @@ absl::Status SweepDriver::HandleExit(const comm::Exit& exit) {
                                      interrupting_));
   if (ended.trial == nullptr) return absl::OkStatus();
   const Trial& t = *ended.trial;
-  if (!options_.live) {
-    std::cout << table_.EventLine(t);
+  // Every event as a line; on a terminal, where the live table shows them, failures alone.
+  if (!options_.live || t.state == TrialState::kFail) {
+    std::string text = table_.EventLine(t);
     if (t.state == TrialState::kFail && (ended.retried || ended.gave_up || ended.refused) &&
         !t.stderr_tail.empty()) {
       // A program's traceback is its last 20 lines; the trainer's error, its last line.
-      std::cout << StderrLines(t.stderr_tail, config_.trainer.program ? 20 : 1);
+      text += StderrLines(t.stderr_tail, config_.trainer.program ? 20 : 1);
     }
     if (ended.gave_up) {
-      std::cout << "  giving up on this point after " << config_.max_failures_per_trial + 1
-                << " failed attempt(s)\n";
+      absl::StrAppend(&text, "  giving up on this point after ",
+                      config_.max_failures_per_trial + 1, " failed attempt(s)\n");
     }
     if (ended.refused) {
-      std::cout << "  not retried: the same trial would fail the same way (fix it, then --resume "
-                   "runs the point again)\n";
+      text += "  not retried: the same trial would fail the same way (fix it, then --resume "
+              "runs the point again)\n";
     }
-    // Piped to a file or another program, each event still shows up as it happens.
-    std::cout << std::flush;
+    Print(text);
   }
   html_report_->Changed();
   if (exit.outcome() == comm::Exit::FAILED && exit.cause() == comm::Exit::CLUSTER_TOO_SMALL) {
@@ -371,6 +369,16 @@ void SweepDriver::Interrupt() {
 SweepProgress SweepDriver::Progress() const {
   return ProgressOf(*engine_, config_, running_, trial_durations_, most_running_, start_,
                     absl::Now());
+}
+
+void SweepDriver::Print(const std::string& lines) {
+  if (options_.live) {
+    live_.Above(lines);
+    Show(/*force=*/true);
+    return;
+  }
+  // Piped to a file or another program, each event still shows up as it happens.
+  std::cout << lines << std::flush;
 }
 
 void SweepDriver::Show(bool force) {

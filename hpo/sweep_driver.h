@@ -90,6 +90,8 @@ class SweepDriver {
   void Send(const comm::Envelope& envelope);
   void Interrupt();
   void Show(bool force);
+  // Lines for the user, as they happen: on stdout, or above the live table on a terminal.
+  void Print(const std::string& lines);
   SweepProgress Progress() const;
   // Records the trial's GPU telemetry, all its agents together, before its end.
   absl::Status RecordGpuUsage(int64_t trial, const RunningTrial& run);

@@ -26,6 +26,15 @@ void LiveBlock::Draw(const std::string& block) {
   std::fflush(stdout);
 }
 
+void LiveBlock::Above(const std::string& lines) {
+  std::string out;
+  if (shown_lines_ > 0) out = absl::StrCat("\x1b[", shown_lines_, "F\x1b[J");
+  out += lines;
+  shown_lines_ = 0;
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fflush(stdout);
+}
+
 int LiveBlock::TerminalRows() {
   winsize ws{};
   if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 8) return ws.ws_row;

@@ -19,6 +19,8 @@ class LiveBlock {
   bool Due(bool force, absl::Time now);
   // Replaces the block last drawn with `block` (lines ending in '\n').
   void Draw(const std::string& block);
+  // Writes `lines` where the block was (the block goes; the next Draw puts it below them).
+  void Above(const std::string& lines);
   // The rows of the terminal on stdout; 24 when unknown or fewer than 9.
   static int TerminalRows();
 
