@@ -148,8 +148,9 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(const ProcessS
     child->Wait();
     child->pid_ = -1;
     if (exec_errno < 0) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "cannot start ", spec.binary, " in ", spec.working_dir, ": ", std::strerror(-exec_errno)));
+      return absl::FailedPreconditionError(absl::StrCat("cannot start ", spec.binary, " in ",
+                                                        spec.working_dir, ": ",
+                                                        std::strerror(-exec_errno)));
     }
     return absl::FailedPreconditionError(
         absl::StrCat("cannot run ", spec.binary, ": ", std::strerror(exec_errno)));
@@ -298,7 +299,8 @@ absl::StatusOr<std::string> FindProgram(const std::string& name, const std::stri
   if (name.empty()) return absl::InvalidArgumentError("the program's name is empty");
   auto executable = [](const std::string& file) {
     struct stat st;
-    return ::stat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(file.c_str(), X_OK) == 0;
+    return ::stat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+           ::access(file.c_str(), X_OK) == 0;
   };
   if (name.find('/') != std::string::npos) {
     const std::string file =
@@ -307,7 +309,9 @@ absl::StatusOr<std::string> FindProgram(const std::string& name, const std::stri
     if (::stat(file.c_str(), &st) != 0) {
       return absl::NotFoundError(absl::StrCat(name, ": ", std::strerror(errno)));
     }
-    if (!executable(file)) return absl::FailedPreconditionError(absl::StrCat(name, ": not executable"));
+    if (!executable(file)) {
+      return absl::FailedPreconditionError(absl::StrCat(name, ": not executable"));
+    }
     return file;
   }
   const std::string dirs = path.empty() ? "/usr/local/bin:/usr/bin:/bin" : path;

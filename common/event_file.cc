@@ -10,9 +10,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/file_util.h"
+#include "common/proto/tensorboard.pb.h"
 #include "common/safe_path.h"
 #include "nlohmann/json.hpp"
-#include "common/proto/tensorboard.pb.h"
 
 namespace tunefleet {
 namespace {

@@ -260,12 +260,13 @@ absl::Status SweepDriver::HandleExit(const comm::Exit& exit) {
       text += StderrLines(t.stderr_tail, config_.trainer.program ? 20 : 1);
     }
     if (ended.gave_up) {
-      absl::StrAppend(&text, "  giving up on this point after ",
-                      config_.max_failures_per_trial + 1, " failed attempt(s)\n");
+      absl::StrAppend(&text, "  giving up on this point after ", config_.max_failures_per_trial + 1,
+                      " failed attempt(s)\n");
     }
     if (ended.refused) {
-      text += "  not retried: the same trial would fail the same way (fix it, then --resume "
-              "runs the point again)\n";
+      text +=
+          "  not retried: the same trial would fail the same way (fix it, then --resume "
+          "runs the point again)\n";
     }
     Print(text);
   }

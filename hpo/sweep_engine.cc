@@ -9,13 +9,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/py_json.h"
 #include "common/status_macros.h"
 #include "hpo/bounds.h"
 #include "hpo/journal/journal_format.h"
 #include "hpo/lr_scaling.h"
 #include "hpo/program_command.h"
 #include "hpo/report/progress_table.h"
-#include "common/py_json.h"
 #include "hpo/samplers/sampler_registry.h"
 
 namespace tunefleet {

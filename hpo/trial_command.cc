@@ -10,9 +10,9 @@
 #include "absl/strings/str_cat.h"
 #include "comm/trainer_overrides.h"
 #include "common/number_text.h"
+#include "hpo/config/sweep_parameters.h"
 #include "hpo/program_command.h"
 #include "hpo/search_space.h"
-#include "hpo/config/sweep_parameters.h"
 
 namespace tunefleet {
 namespace hpo {

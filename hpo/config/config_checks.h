@@ -7,6 +7,7 @@
 #define TUNEFLEET_HPO_CONFIG_CONFIG_CHECKS_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "absl/status/status.h"
@@ -19,6 +20,9 @@ namespace hpo {
 absl::Status AtLeast(const ConfigMap& m, const std::string& key, int64_t value, int64_t low);
 // The optional integer `key` (else *value keeps its default), which must be >= low.
 absl::Status GetAtLeast(const ConfigMap& m, const std::string& key, int64_t* value, int64_t low);
+// A mapping of environment variables a trial's ranks get (resources.env, trainer.env): each name
+// a variable's name that agents may pass (common/trial_env.h), listed once; into *out.
+absl::Status GetTrialEnv(const ConfigMap& env, std::map<std::string, std::string>* out);
 // A pruner's optional resource on the samples axis: "auto" (*value keeps its value, 0 by
 // convention) or an integer >= 1.
 absl::Status GetResourceOrAuto(const ConfigMap& m, const std::string& key, int64_t* value);

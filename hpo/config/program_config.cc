@@ -9,24 +9,17 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/arg_template.h"
 #include "common/child_process.h"
 #include "common/clip.h"
-#include "common/name_chars.h"
 #include "common/status_macros.h"
-#include "common/trial_env.h"
+#include "hpo/config/config_checks.h"
 
 namespace tunefleet {
 namespace hpo {
 namespace {
-
-bool ValidEnvName(const std::string& name) {
-  return !name.empty() && name.size() <= 128 &&
-         !absl::ascii_isdigit(static_cast<unsigned char>(name[0])) && AllAlnumOr(name, "_");
-}
 
 // The folder part of `path` with its slash ("" for a bare file name).
 std::string FolderOf(const std::string& path) {
@@ -70,14 +63,7 @@ absl::Status ParseProgram(const ConfigMap& trainer, ProgramSpec* p) {
   if (p->argv[0].empty()) return trainer.Error("program", "the program's name is empty");
   if (trainer.Has("env")) {
     ASSIGN_OR_RETURN(ConfigMap env, trainer.GetMap("env"));
-    RETURN_IF_ERROR(env.AllowOnly(env.Keys()));  // duplicates
-    for (const std::string& name : env.Keys()) {
-      if (!ValidEnvName(name)) return env.Error(name, "is not an environment variable name");
-      if (const std::string why = TrialEnvForbidden(name); !why.empty()) {
-        return env.Error(name, absl::StrCat(why, "; agents never pass it (README: resources.env)"));
-      }
-      RETURN_IF_ERROR(env.Get(name, &p->env[name]));
-    }
+    RETURN_IF_ERROR(GetTrialEnv(env, &p->env));
   }
   RETURN_IF_ERROR(trainer.GetOptional("workdir", &p->workdir));
   std::string launch = "per_rank";

@@ -9,19 +9,17 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/clip.h"
 #include "common/file_util.h"
 #include "common/name_chars.h"
 #include "common/status_macros.h"
-#include "common/trial_env.h"
 #include "hpo/config/config_checks.h"
 #include "hpo/config/multirun.h"
+#include "hpo/config/sweep_parameters.h"
 #include "hpo/pruners/pruner_registry.h"
 #include "hpo/samplers/sampler_registry.h"
-#include "hpo/config/sweep_parameters.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -30,11 +28,6 @@ namespace {
 bool ValidName(const std::string& name) {
   return !name.empty() && name.size() <= 128 && AllAlnumOr(name, "-_.") && name != "." &&
          name != "..";
-}
-
-bool ValidEnvName(const std::string& name) {
-  return !name.empty() && name.size() <= 128 &&
-         !absl::ascii_isdigit(static_cast<unsigned char>(name[0])) && AllAlnumOr(name, "_");
 }
 
 // resources.gpus_per_trial: ranks (an integer >= 1), or a share of one GPU, 1/N (0.5, 0.25):
@@ -92,8 +85,9 @@ absl::Status ParseTrainer(const ConfigMap& m, TrainerSpec* t) {
   const bool has_synthetic = m.Has("synthetic");
   const bool has_program = m.Has("program");
   if (has_config + has_synthetic + has_program != 1) {
-    return m.Error("", "give exactly one of 'config' (a trainer YAML), 'program' (a command of "
-                       "your own) or 'synthetic'");
+    return m.Error("",
+                   "give exactly one of 'config' (a trainer YAML), 'program' (a command of "
+                   "your own) or 'synthetic'");
   }
   if (!has_program) {
     for (const std::string& key : ProgramKeys()) {
@@ -189,10 +183,9 @@ absl::Status CheckProgramSection(const ConfigMap& trainer, const ConfigMap& reso
     }
   }
   if (c.trials_per_gpu > 1 && p.gpu_memory_mib <= 0) {
-    return resources.Error(
-        resources.Has("trials_per_gpu") ? "trials_per_gpu" : "gpus_per_trial",
-        "a program shares a GPU only when it declares its peak GPU memory: set "
-        "trainer.gpu_memory_mib");
+    return resources.Error(resources.Has("trials_per_gpu") ? "trials_per_gpu" : "gpus_per_trial",
+                           "a program shares a GPU only when it declares its peak GPU memory: set "
+                           "trainer.gpu_memory_mib");
   }
   return absl::OkStatus();
 }
@@ -243,16 +236,7 @@ absl::StatusOr<SweepConfig> ParseSweepConfig(const ConfigFile& file) {
                                        "env", "reuse_workers", "worker_max_trials"}));
   if (resources.Has("env")) {
     ASSIGN_OR_RETURN(ConfigMap env, resources.GetMap("env"));
-    RETURN_IF_ERROR(env.AllowOnly(env.Keys()));  // duplicates
-    for (const std::string& name : env.Keys()) {
-      if (!ValidEnvName(name)) {
-        return env.Error(name, "is not an environment variable name");
-      }
-      if (const std::string why = TrialEnvForbidden(name); !why.empty()) {
-        return env.Error(name, absl::StrCat(why, "; agents never pass it (README: resources.env)"));
-      }
-      RETURN_IF_ERROR(env.Get(name, &c.env[name]));
-    }
+    RETURN_IF_ERROR(GetTrialEnv(env, &c.env));
   }
   RETURN_IF_ERROR(resources.GetOptional("fetch_back", &c.fetch_back));
   RETURN_IF_ERROR(resources.GetOptional("reuse_workers", &c.reuse_workers));
@@ -269,8 +253,9 @@ absl::StatusOr<SweepConfig> ParseSweepConfig(const ConfigFile& file) {
     }
   }
   ASSIGN_OR_RETURN(ConfigMap parameters, root.GetMap("parameters"));
-  RETURN_IF_ERROR(ParseParameters(parameters, &c.lr, &c.batch_sizes, &c.params, nullptr,
-                                  c.trainer.program ? ParamNames::kFree : ParamNames::kTrainerKeys));
+  RETURN_IF_ERROR(
+      ParseParameters(parameters, &c.lr, &c.batch_sizes, &c.params, nullptr,
+                      c.trainer.program ? ParamNames::kFree : ParamNames::kTrainerKeys));
   if (c.trainer.program) RETURN_IF_ERROR(CheckProgramSection(trainer, resources, c));
   if (c.trainer.synthetic && !c.params.empty()) {
     return parameters.Error("", absl::StrCat("the synthetic trainer takes only lr and "
@@ -352,7 +337,9 @@ absl::StatusOr<SweepConfig> ReadSweepFile(const std::string& path,
 
 absl::Status AskTrainerFor(SweepConfig& config, const std::string& path,
                            const AskTrainer& ask_trainer) {
-  if (config.trainer.program) RETURN_IF_ERROR(ResolveProgramFolder(config.trainer.program_spec, path));
+  if (config.trainer.program) {
+    RETURN_IF_ERROR(ResolveProgramFolder(config.trainer.program_spec, path));
+  }
   if (config.trainer.native()) {
     std::string trainer_path = config.trainer.config;
     if (!FileExists(trainer_path) && trainer_path[0] != '/') {

@@ -41,10 +41,10 @@
 #include "absl/status/statusor.h"
 #include "common/yaml_config.h"
 #include "hpo/config/program_config.h"
-#include "hpo/pruners/nop_pruner.h"
-#include "hpo/pruners/pruner_kind.h"
 #include "hpo/config/sweep_parameters.h"
 #include "hpo/config/trainer_query.h"
+#include "hpo/pruners/nop_pruner.h"
+#include "hpo/pruners/pruner_kind.h"
 #include "hpo/samplers/search_settings.h"
 
 namespace tunefleet {

@@ -1,9 +1,6 @@
 #include "hpo/config/sweep_plan.h"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <climits>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -35,11 +32,12 @@ std::string DescribeProgram(const SweepConfig& c) {
   const ProgramSpec& p = c.trainer.program_spec;
   std::vector<std::string> words;
   for (const std::string& arg : p.argv) words.push_back(ShellQuote(arg));
-  std::string out = absl::StrCat("  trainer       program: ", absl::StrJoin(words, " "), "\n",
-                                 "                in ", p.workdir, ", SIGKILL ", p.kill_grace_s,
-                                 " s after SIGTERM", p.gpu_memory_mib > 0
-                                     ? absl::StrCat(", ", p.gpu_memory_mib, " MiB of GPU memory")
-                                     : std::string(), "\n");
+  std::string out = absl::StrCat(
+      "  trainer       program: ", absl::StrJoin(words, " "), "\n", "                in ",
+      p.workdir, ", SIGKILL ", p.kill_grace_s, " s after SIGTERM",
+      p.gpu_memory_mib > 0 ? absl::StrCat(", ", p.gpu_memory_mib, " MiB of GPU memory")
+                           : std::string(),
+      "\n");
   // The first trial, as the sweep will start it.
   const SearchSpace space = BuildSearchSpace(c);
   std::unique_ptr<Sampler> sampler = MakeSampler(c);
@@ -49,13 +47,8 @@ std::string DescribeProgram(const SweepConfig& c) {
   if (sampler->NextAvailability(study) != Availability::kReady) return out;
   SampleTrial(*sampler, study, &first, space);
   first.lr_effective = EffectiveLr(c, first.params);
-  std::string run_dir = RunDir(c.journal);
-  if (run_dir.empty() || run_dir[0] != '/') {
-    char cwd[PATH_MAX];
-    if (::getcwd(cwd, sizeof(cwd)) != nullptr) run_dir = absl::StrCat(cwd, "/", run_dir);
-  }
   const ProgramCommand command =
-      RenderProgram(p, ProgramValues(space, first, absl::StrCat(run_dir, "/trial-0")));
+      RenderProgram(p, ProgramValues(space, first, absl::StrCat(RunDir(c.journal), "/trial-0")));
   words.clear();
   for (const auto& [name, value] : command.env) words.push_back(name + "=" + ShellQuote(value));
   for (const std::string& arg : command.argv) words.push_back(ShellQuote(arg));
@@ -82,8 +75,9 @@ std::string DescribeSweepPlan(const SweepConfig& c) {
     absl::StrAppend(&out, "\n");
   }
   if (c.trainer.program) {
-    absl::StrAppend(&out, "  resource      the program's reports: their samples, else their step "
-                          "(the journal's steps)");
+    absl::StrAppend(&out,
+                    "  resource      the program's reports: their samples, else their step "
+                    "(the journal's steps)");
   } else {
     absl::StrAppend(&out, "  resource      samples seen across the ranks (the journal's steps)");
   }

@@ -10,8 +10,9 @@
 // point, fail_reason, stderr_tail, placement, worker) and system attrs (successive halving's and
 // hyperband's completed_rung_N, RetryFailedTrialCallback's failed_trial / retry_history).
 //
-// JournalWriter (hpo/journal/journal_writer.h) appends operations; ReadJournal (hpo/journal/journal_replay.h)
-// replays them as Optuna does; hpo/journal/journal_file.h says which paths may name a journal.
+// JournalWriter (hpo/journal/journal_writer.h) appends operations; ReadJournal
+// (hpo/journal/journal_replay.h) replays them as Optuna does; hpo/journal/journal_file.h says which
+// paths may name a journal.
 //
 // Format contract (what Optuna 3.1 writes and reads):
 // - Each line is `json.dumps` of {"op_code": N, "worker_id": W, <op fields>}: ", " and ": "

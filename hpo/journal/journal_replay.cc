@@ -7,11 +7,11 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/py_json.h"
 #include "common/status_macros.h"
 #include "hpo/journal/journal_decode.h"
 #include "hpo/journal/journal_file.h"
 #include "hpo/journal/journal_format.h"
-#include "common/py_json.h"
 
 namespace tunefleet {
 namespace hpo {

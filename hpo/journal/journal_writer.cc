@@ -13,13 +13,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/py_json.h"
 #include "common/safe_path.h"
 #include "common/status_macros.h"
 #include "hpo/journal/journal_decode.h"
 #include "hpo/journal/journal_file.h"
 #include "hpo/journal/journal_format.h"
 #include "hpo/journal/journal_replay.h"
-#include "common/py_json.h"
 
 namespace tunefleet {
 namespace hpo {

@@ -10,9 +10,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/py_json.h"
 #include "common/status_macros.h"
 #include "hpo/config/config_checks.h"
-#include "common/py_json.h"
 
 namespace tunefleet {
 namespace hpo {

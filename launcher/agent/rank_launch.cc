@@ -161,7 +161,8 @@ std::optional<comm::Envelope> RankLauncher::SpawnProgram(
   if (!config_.programs) {
     run.start_error = "this agent runs tunefleet's trainer only (agent --noprograms)";
     run.start_refused = true;
-    TF_LOG(WARNING) << "run " << run_id << " (trial " << spec.trial() << ") refused: " << run.start_error;
+    TF_LOG(WARNING) << "run " << run_id << " (trial " << spec.trial()
+                    << ") refused: " << run.start_error;
     return std::nullopt;
   }
   ProgramLaunch launch;

@@ -5,9 +5,9 @@
 //
 // Environment of a rank: torchrun's RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE,
 // MASTER_ADDR, MASTER_PORT, GROUP_RANK, GROUP_WORLD_SIZE (common/rank_env.h; the master is the
-// Assign's, else this agent's address and a port free now), CUDA_VISIBLE_DEVICES (its one GPU: its id, or its slot for a
-// CUDA MPS client, mps_daemon.h; empty on CPU slots), OMP_NUM_THREADS on CPU slots (cores /
-// slots, unless set), TUNEFLEET_AGENT_ENDPOINT, TUNEFLEET_RUN_ID, TUNEFLEET_TRIAL,
+// Assign's, else this agent's address and a port free now), CUDA_VISIBLE_DEVICES (its one GPU: its
+// id, or its slot for a CUDA MPS client, mps_daemon.h; empty on CPU slots), OMP_NUM_THREADS on CPU
+// slots (cores / slots, unless set), TUNEFLEET_AGENT_ENDPOINT, TUNEFLEET_RUN_ID, TUNEFLEET_TRIAL,
 // TUNEFLEET_SWEEP, TUNEFLEET_HPARAMS (TrialSpec.params_json); the agent's own variables win
 // over the trial's. Logs: LOG_DIR/trial-N/rank-R.log. A program of the user's own
 // (TrialSpec.program) runs as launcher/agent/program_launch.h says.
@@ -81,9 +81,9 @@ class RankLauncher {
   std::optional<std::string> CpuThreads() const;
   // What every rank of a run gets but its place: TUNEFLEET_RUN_ID, _TRIAL, _SWEEP, _GPU_TRIALS,
   // TUNEFLEET_HPARAMS (tunefleet's trainer), OMP_NUM_THREADS on CPU slots, and `trial_env`.
-  std::map<std::string, std::string> RunEnv(uint64_t run_id, const comm::TrialSpec& spec,
-                                            int sharing,
-                                            const std::map<std::string, std::string>& trial_env) const;
+  std::map<std::string, std::string> RunEnv(
+      uint64_t run_id, const comm::TrialSpec& spec, int sharing,
+      const std::map<std::string, std::string>& trial_env) const;
   // CUDA_VISIBLE_DEVICES of `slot`: its GPU's id, or the slot for a CUDA MPS client; "" on CPU.
   std::string GpuOf(int slot, bool mps_client) const;
   // Spawn for a program of the user's own (launcher/agent/program_launch.h): its processes, and

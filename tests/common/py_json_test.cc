@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "gtest/gtest.h"
 #include <limits>
+#include "gtest/gtest.h"
 
 namespace tunefleet {
 namespace {

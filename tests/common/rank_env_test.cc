@@ -35,9 +35,9 @@ TEST(RankEnvTest, WritesTheProcessGroupPartOfTorchrunsEnvironment) {
   place.master_addr = "10.0.0.1";
   place.master_port = 29500;
   const std::map<std::string, std::string> env = TorchrunEnv(place);
-  const std::set<std::string> expected = {"RANK",        "LOCAL_RANK",  "WORLD_SIZE",
-                                          "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT",
-                                          "GROUP_RANK",  "GROUP_WORLD_SIZE"};
+  const std::set<std::string> expected = {
+      "RANK",        "LOCAL_RANK",  "WORLD_SIZE", "LOCAL_WORLD_SIZE",
+      "MASTER_ADDR", "MASTER_PORT", "GROUP_RANK", "GROUP_WORLD_SIZE"};
   std::set<std::string> names;
   for (const auto& [name, value] : env) {
     names.insert(name);

@@ -8,8 +8,8 @@
 #include <thread>
 
 #include "absl/strings/match.h"
-#include "gtest/gtest.h"
 #include "common/shell_quote.h"
+#include "gtest/gtest.h"
 #include "launcher/backends/slurm_backend.h"
 #include "launcher/backends/ssh_backend.h"
 

@@ -20,34 +20,34 @@ using ::testing::HasSubstr;
 
 TEST(TrialGuardTest, OnlyNamedTrainingVariablesAndAllowedOnesPass) {
   std::vector<std::string> dropped;
-  const auto kept = FilterTrialEnv({{"NCCL_DEBUG", "INFO"},
-                                    {"NCCL_SOCKET_IFNAME", "eth0"},
-                                    {"CUDA_LAUNCH_BLOCKING", "1"},
-                                    {"OMP_NUM_THREADS", "2"},
-                                    {"GLOO_SOCKET_IFNAME", "eth0"},
-                                    {"TUNEFLEET_LOG_LEVEL", "1"},
-                                    {"MY_FLAG", "1"},
-                                    // Not in the list: only when named.
-                                    {"NCCL_FUTURE_KNOB", "1"},
-                                    {"CUDA_VISIBLE_DEVICES", "3"},
-                                    {"PATH", "/tmp/bin"},
-                                    // Never, named or not (issue 32's finding and its kin).
-                                    {"LD_PRELOAD", "/tmp/evil.so"},
-                                    {"LD_LIBRARY_PATH", "/tmp"},
-                                    {"TUNEFLEET_BIN_DIR", "/tmp/bin"},
-                                    {"TUNEFLEET_AGENT_ENDPOINT", "ipc:///tmp/x"},
-                                    // The agent's own since TrialSpec.params_json.
-                                    {"TUNEFLEET_HPARAMS", "{}"},
-                                    {"TUNEFLEET_PARAMS", "{}"},
-                                    {"CUDA_INJECTION64_PATH", "/tmp/evil.so"},
-                                    {"NCCL_NET_PLUGIN", "evil"},
-                                    {"NCCL_TUNER_PLUGIN", "evil"},
-                                    {"OMP_TOOL_LIBRARIES", "/tmp/evil.so"},
-                                    {"GCONV_PATH", "/tmp"},
-                                    {"GLIBC_TUNABLES", "x"}},
-                                   {"MY_FLAG", "LD_PRELOAD", "TUNEFLEET_BIN_DIR", "NCCL_NET_PLUGIN",
-                                    "CUDA_INJECTION64_PATH"},
-                                   &dropped);
+  const auto kept = FilterTrialEnv(
+      {{"NCCL_DEBUG", "INFO"},
+       {"NCCL_SOCKET_IFNAME", "eth0"},
+       {"CUDA_LAUNCH_BLOCKING", "1"},
+       {"OMP_NUM_THREADS", "2"},
+       {"GLOO_SOCKET_IFNAME", "eth0"},
+       {"TUNEFLEET_LOG_LEVEL", "1"},
+       {"MY_FLAG", "1"},
+       // Not in the list: only when named.
+       {"NCCL_FUTURE_KNOB", "1"},
+       {"CUDA_VISIBLE_DEVICES", "3"},
+       {"PATH", "/tmp/bin"},
+       // Never, named or not (issue 32's finding and its kin).
+       {"LD_PRELOAD", "/tmp/evil.so"},
+       {"LD_LIBRARY_PATH", "/tmp"},
+       {"TUNEFLEET_BIN_DIR", "/tmp/bin"},
+       {"TUNEFLEET_AGENT_ENDPOINT", "ipc:///tmp/x"},
+       // The agent's own since TrialSpec.params_json.
+       {"TUNEFLEET_HPARAMS", "{}"},
+       {"TUNEFLEET_PARAMS", "{}"},
+       {"CUDA_INJECTION64_PATH", "/tmp/evil.so"},
+       {"NCCL_NET_PLUGIN", "evil"},
+       {"NCCL_TUNER_PLUGIN", "evil"},
+       {"OMP_TOOL_LIBRARIES", "/tmp/evil.so"},
+       {"GCONV_PATH", "/tmp"},
+       {"GLIBC_TUNABLES", "x"}},
+      {"MY_FLAG", "LD_PRELOAD", "TUNEFLEET_BIN_DIR", "NCCL_NET_PLUGIN", "CUDA_INJECTION64_PATH"},
+      &dropped);
   EXPECT_EQ(kept, (std::map<std::string, std::string>{{"CUDA_LAUNCH_BLOCKING", "1"},
                                                       {"GLOO_SOCKET_IFNAME", "eth0"},
                                                       {"MY_FLAG", "1"},
@@ -55,12 +55,12 @@ TEST(TrialGuardTest, OnlyNamedTrainingVariablesAndAllowedOnesPass) {
                                                       {"NCCL_SOCKET_IFNAME", "eth0"},
                                                       {"OMP_NUM_THREADS", "2"},
                                                       {"TUNEFLEET_LOG_LEVEL", "1"}}));
-  EXPECT_EQ(dropped, (std::vector<std::string>{
-                         "CUDA_INJECTION64_PATH", "CUDA_VISIBLE_DEVICES", "GCONV_PATH",
-                         "GLIBC_TUNABLES", "LD_LIBRARY_PATH", "LD_PRELOAD", "NCCL_FUTURE_KNOB",
-                         "NCCL_NET_PLUGIN", "NCCL_TUNER_PLUGIN", "OMP_TOOL_LIBRARIES", "PATH",
-                         "TUNEFLEET_AGENT_ENDPOINT", "TUNEFLEET_BIN_DIR", "TUNEFLEET_HPARAMS",
-                         "TUNEFLEET_PARAMS"}));
+  EXPECT_EQ(dropped,
+            (std::vector<std::string>{
+                "CUDA_INJECTION64_PATH", "CUDA_VISIBLE_DEVICES", "GCONV_PATH", "GLIBC_TUNABLES",
+                "LD_LIBRARY_PATH", "LD_PRELOAD", "NCCL_FUTURE_KNOB", "NCCL_NET_PLUGIN",
+                "NCCL_TUNER_PLUGIN", "OMP_TOOL_LIBRARIES", "PATH", "TUNEFLEET_AGENT_ENDPOINT",
+                "TUNEFLEET_BIN_DIR", "TUNEFLEET_HPARAMS", "TUNEFLEET_PARAMS"}));
 }
 
 TEST(TrialGuardTest, PathsMustLieInServedFoldersOfOurs) {

@@ -17,9 +17,9 @@
 #include <gtest/gtest.h>
 
 #include "common/file_util.h"
+#include "common/proto/tensorboard.pb.h"
 #include "tests/trainer/event_reader.h"
 #include "tests/trainer/trainer_test_util.h"
-#include "common/proto/tensorboard.pb.h"
 #include "trainer/train/train_loop.h"
 
 namespace tunefleet {
