@@ -16,8 +16,8 @@
 // number is a lower bound of what the head alone sustains.
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
@@ -80,7 +80,9 @@ class Peer {
       const absl::Duration left = deadline - absl::Now();
       if (left <= absl::ZeroDuration()) return std::nullopt;
       zmq::pollitem_t item = {static_cast<void*>(socket_), 0, ZMQ_POLLIN, 0};
-      zmq::poll(&item, 1, std::chrono::milliseconds(std::min<int64_t>(100, absl::ToInt64Milliseconds(left) + 1)));
+      zmq::poll(
+          &item, 1,
+          std::chrono::milliseconds(std::min<int64_t>(100, absl::ToInt64Milliseconds(left) + 1)));
     }
   }
   Envelope Expect(Envelope::BodyCase body, const char* what) {

@@ -27,10 +27,10 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
-#include "testing/head_process.h"
-#include "testing/sim_cluster.h"
 #include "common/cli.h"
 #include "launcher/head/head.h"
+#include "testing/head_process.h"
+#include "testing/sim_cluster.h"
 
 namespace tunefleet {
 namespace bench {
@@ -145,15 +145,16 @@ int Main(int argc, char** argv) {
   }
 
   const SimResult& r = *result;
-  const std::string window =
-      o.window > 0 ? absl::StrCat("window ", o.window)
-                   : o.rounds == 1 ? "all up-front"
-                                   : absl::StrCat("up-front in ", o.rounds, " rounds of ", o.trials);
-  std::printf("%s: %lld trials, %d agents x %d slots, %s, %d report(s) per trial, head "
-              "heartbeat %lld ms%s\n",
-              kProgram, static_cast<long long>(total), o.agents, o.slots, window.c_str(),
-              o.reports_per_trial, static_cast<long long>(heartbeat_ms),
-              head_log.empty() ? "" : ", head logging INFO to a file");
+  const std::string window = o.window > 0 ? absl::StrCat("window ", o.window)
+                             : o.rounds == 1
+                                 ? "all up-front"
+                                 : absl::StrCat("up-front in ", o.rounds, " rounds of ", o.trials);
+  std::printf(
+      "%s: %lld trials, %d agents x %d slots, %s, %d report(s) per trial, head "
+      "heartbeat %lld ms%s\n",
+      kProgram, static_cast<long long>(total), o.agents, o.slots, window.c_str(),
+      o.reports_per_trial, static_cast<long long>(heartbeat_ms),
+      head_log.empty() ? "" : ", head logging INFO to a file");
   std::printf("  %8s %8s %12s %9s %11s %13s %12s\n", "exits", "wall s", "trials/s", "(since)",
               "head rss", "head cpu s", "(poll loop)");
   const Row& first = rows.front();
@@ -161,12 +162,11 @@ int Main(int argc, char** argv) {
     const Row& row = rows[i];
     const Row& prev = rows[i == 0 ? 0 : i - 1];
     const double span = row.seconds - prev.seconds;
-    std::printf("  %8lld %8.2f %12.0f %9.0f %7.1f MiB %13.2f %12.2f\n",
-                static_cast<long long>(row.exits), row.seconds,
-                row.seconds > 0 ? static_cast<double>(row.exits) / row.seconds : 0.0,
-                span > 0 ? static_cast<double>(row.exits - prev.exits) / span : 0.0,
-                MiB(row.usage.rss_kib), row.usage.cpu_s - first.usage.cpu_s,
-                row.usage.loop_cpu_s - first.usage.loop_cpu_s);
+    std::printf(
+        "  %8lld %8.2f %12.0f %9.0f %7.1f MiB %13.2f %12.2f\n", static_cast<long long>(row.exits),
+        row.seconds, row.seconds > 0 ? static_cast<double>(row.exits) / row.seconds : 0.0,
+        span > 0 ? static_cast<double>(row.exits - prev.exits) / span : 0.0, MiB(row.usage.rss_kib),
+        row.usage.cpu_s - first.usage.cpu_s, row.usage.loop_cpu_s - first.usage.loop_cpu_s);
   }
   const Row& last = rows.back();
   // VmHWM is updated lazily by the kernel: the peak is the most of it, the samples and wait4's.
@@ -177,28 +177,30 @@ int Main(int argc, char** argv) {
   std::vector<std::string> rss;
   rss.push_back(absl::StrFormat("start %.1f", MiB(first.usage.rss_kib)));
   for (size_t i = 1; i < rows.size(); ++i) {
-    rss.push_back(absl::StrFormat("%s %.1f", CountLabel(rows[i].exits), MiB(rows[i].usage.rss_kib)));
+    rss.push_back(
+        absl::StrFormat("%s %.1f", CountLabel(rows[i].exits), MiB(rows[i].usage.rss_kib)));
   }
   std::vector<std::string> others;
   for (const auto& [name, n] : r.other_outcomes) others.push_back(absl::StrCat(n, " ", name));
-  std::printf("  outcomes: %lld COMPLETED%s%s; %lld Started, %lld Reports answered; at most "
-              "%lld trials submitted and not yet started; the peers sent %lld heartbeats\n",
-              static_cast<long long>(r.completed), others.empty() ? "" : ", ",
-              absl::StrJoin(others, ", ").c_str(), static_cast<long long>(r.started),
-              static_cast<long long>(r.reports), static_cast<long long>(r.max_queued),
-              static_cast<long long>(r.heartbeats_sent));
-  std::printf("  head afterwards: %d live agents, %d runs held; exit code %d, %.2f s CPU in "
-              "all (wait4), max RSS %.1f MiB (wait4)\n",
-              status->live_agents, status->runs, final->exit_code, final->cpu_s,
-              MiB(final->max_rss_kib));
+  std::printf(
+      "  outcomes: %lld COMPLETED%s%s; %lld Started, %lld Reports answered; at most "
+      "%lld trials submitted and not yet started; the peers sent %lld heartbeats\n",
+      static_cast<long long>(r.completed), others.empty() ? "" : ", ",
+      absl::StrJoin(others, ", ").c_str(), static_cast<long long>(r.started),
+      static_cast<long long>(r.reports), static_cast<long long>(r.max_queued),
+      static_cast<long long>(r.heartbeats_sent));
+  std::printf(
+      "  head afterwards: %d live agents, %d runs held; exit code %d, %.2f s CPU in "
+      "all (wait4), max RSS %.1f MiB (wait4)\n",
+      status->live_agents, status->runs, final->exit_code, final->cpu_s, MiB(final->max_rss_kib));
   std::printf(
       "trials %lld  agents %dx%d  %s  wall %.2f s  trials/s %.0f  head cpu %.2f s (%.0f us/trial, "
       "poll loop %.2f s)  head rss MiB: %s  peak %.1f\n",
       static_cast<long long>(total), o.agents, o.slots, window.c_str(), r.seconds,
-      static_cast<double>(total) / r.seconds, cpu, 1e6 * cpu / static_cast<double>(total),
-      loop_cpu, absl::StrJoin(rss, "  ").c_str(), MiB(peak_kib));
-  const bool ok = r.completed == total && status->live_agents == o.agents &&
-                  status->runs == 0 && final->exit_code == 0;
+      static_cast<double>(total) / r.seconds, cpu, 1e6 * cpu / static_cast<double>(total), loop_cpu,
+      absl::StrJoin(rss, "  ").c_str(), MiB(peak_kib));
+  const bool ok = r.completed == total && status->live_agents == o.agents && status->runs == 0 &&
+                  final->exit_code == 0;
   if (!ok) std::fprintf(stderr, "%s: FAILED: not every trial completed cleanly\n", kProgram);
   return ok ? 0 : 1;
 }

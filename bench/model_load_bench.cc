@@ -102,10 +102,11 @@ int Main(int argc, char** argv) {
       torch::cuda::synchronize();
     }
     const double move = Since(t);
-    std::printf("load %lld: read %.3f s, build (%s) %.3f s, copy in %.3f s, to %s %.3f s; "
-                "total %.3f s\n", static_cast<long long>(r / 2 + 1), read,
-                init ? "initialized" : "not initialized", build, load, device.c_str(), move,
-                Since(t0));
+    std::printf(
+        "load %lld: read %.3f s, build (%s) %.3f s, copy in %.3f s, to %s %.3f s; "
+        "total %.3f s\n",
+        static_cast<long long>(r / 2 + 1), read, init ? "initialized" : "not initialized", build,
+        load, device.c_str(), move, Since(t0));
   }
   return kExitOk;
 }

@@ -109,8 +109,8 @@ absl::StatusOr<std::optional<Policy::Started>> OptunaPolicy::Start() {
 
 absl::StatusOr<bool> OptunaPolicy::Report(int64_t trial, int64_t samples, double value,
                                           bool final) {
-  const Json report = {{"op", "report"}, {"trial", trial}, {"step", samples},
-                       {"value", value}, {"final", final}};
+  const Json report = {
+      {"op", "report"}, {"trial", trial}, {"step", samples}, {"value", value}, {"final", final}};
   ASSIGN_OR_RETURN(std::string answer, Call(report.dump()));
   return Json::parse(answer).at("prune").get<bool>();
 }

@@ -28,7 +28,7 @@ class OptunaPolicy : public Policy {
  public:
   struct Options {
     std::string python = "/usr/bin/python3";
-    std::string script;  // bench/optuna_policy.py
+    std::string script;           // bench/optuna_policy.py
     std::string sampler = "tpe";  // tpe | random
     // TPESampler's settings as a JSON object (search.tpe's keys, hpo/samplers/search_settings.h:
     // n_startup_trials, n_ei_candidates, gamma, prior_weight, consider_*, multivariate); "{}":

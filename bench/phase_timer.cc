@@ -41,8 +41,8 @@ std::string PhaseTimer::Json() const {
       sum += events[static_cast<size_t>(s * kMarks + p)]->elapsed_time(
           *events[static_cast<size_t>(s * kMarks + p + 1)]);
     }
-    absl::StrAppend(&out, p == 0 ? "" : ", ", "\"", kNames[p], "\": ",
-                    std::round(100 * sum / static_cast<double>(steps)) / 100);
+    absl::StrAppend(&out, p == 0 ? "" : ", ", "\"", kNames[p],
+                    "\": ", std::round(100 * sum / static_cast<double>(steps)) / 100);
   }
   return out + "}";
 }

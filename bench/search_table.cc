@@ -31,8 +31,8 @@ double CurveAt(const SearchTable::Point& c, int64_t samples) {
   const auto hi = std::lower_bound(c.keys.begin(), c.keys.end(), samples);
   const size_t j = static_cast<size_t>(hi - c.keys.begin());
   if (c.keys[j] == samples) return c.values[j];
-  const double f = static_cast<double>(samples - c.keys[j - 1]) /
-                   static_cast<double>(c.keys[j] - c.keys[j - 1]);
+  const double f =
+      static_cast<double>(samples - c.keys[j - 1]) / static_cast<double>(c.keys[j] - c.keys[j - 1]);
   return c.values[j - 1] + f * (c.values[j] - c.values[j - 1]);
 }
 
@@ -46,15 +46,17 @@ absl::StatusOr<SearchTable> SearchTable::Load(const std::string& path, const Tab
       resource == contents.study_user_attrs.end() || resource->second != "\"samples\"";
   if (table.keyed_by_steps_ && o.epoch_samples <= 0) {
     return absl::InvalidArgumentError(absl::StrCat(
-        path, ": its steps are optimizer steps (a journal from before the samples axis): give "
-              "--epoch_samples, the samples of one epoch"));
+        path,
+        ": its steps are optimizer steps (a journal from before the samples axis): give "
+        "--epoch_samples, the samples of one epoch"));
   }
   std::set<Params> seen;
   for (const hpo::Trial& t : contents.study.trials) {
     if (t.state == hpo::TrialState::kPruned) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          path, ": trial ", t.number, " was pruned: a table comes from a full grid run without "
-                "pruning (search.method: grid, early_terminate: {type: none})"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": trial ", t.number,
+                       " was pruned: a table comes from a full grid run without "
+                       "pruning (search.method: grid, early_terminate: {type: none})"));
     }
     if (t.state != hpo::TrialState::kComplete || !t.value.has_value()) continue;
     if (!t.params.count(kLr) || !t.params.count(kBatch)) {
@@ -67,8 +69,8 @@ absl::StatusOr<SearchTable> SearchTable::Load(const std::string& path, const Tab
     for (const auto& [step, value] : t.intermediate_values) {
       int64_t key = step;
       if (table.keyed_by_steps_) {
-        key = std::min(o.epoch_samples, step * static_cast<int64_t>(t.params.at(kBatch)) *
-                                            o.ranks * o.grad_accum);
+        key = std::min(o.epoch_samples,
+                       step * static_cast<int64_t>(t.params.at(kBatch)) * o.ranks * o.grad_accum);
       }
       if (!std::isfinite(value)) continue;
       if (!p.keys.empty() && key <= p.keys.back()) continue;
@@ -84,9 +86,10 @@ absl::StatusOr<SearchTable> SearchTable::Load(const std::string& path, const Tab
       p.keys.push_back(o.epoch_samples);
       p.values.push_back(*t.value);
     } else if (p.keys.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          path, ": trial ", t.number, " has no intermediate value: not a journal of the samples "
-                "axis, whose final evaluation is one"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": trial ", t.number,
+                       " has no intermediate value: not a journal of the samples "
+                       "axis, whose final evaluation is one"));
     } else {
       p.values.back() = *t.value;  // the last key is the final evaluation
     }

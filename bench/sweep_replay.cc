@@ -44,7 +44,7 @@ std::vector<int64_t> EvaluationPoints(int64_t total, int64_t epoch, int64_t eval
 }
 
 std::optional<int64_t> ReplayTrace::ComputeToWithin(double target, double eps,
-                                                     bool maximize) const {
+                                                    bool maximize) const {
   for (const Completion& c : completions) {
     if (maximize ? c.best >= target - eps : c.best <= target + eps) return c.compute;
   }

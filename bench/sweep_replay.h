@@ -41,8 +41,7 @@ class Policy {
   // The next trial to start now, or nullopt when none can start now.
   virtual absl::StatusOr<std::optional<Started>> Start() = 0;
   // A report of a running trial; true: stop it. `final`: its last report (never stopped).
-  virtual absl::StatusOr<bool> Report(int64_t trial, int64_t samples, double value,
-                                      bool final) = 0;
+  virtual absl::StatusOr<bool> Report(int64_t trial, int64_t samples, double value, bool final) = 0;
   // The trial ended: completed (after its final report) or stopped.
   virtual absl::Status End(int64_t trial, bool completed) = 0;
   // Nothing more to start, ever (the replay ends when nothing runs either).

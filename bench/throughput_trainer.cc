@@ -10,9 +10,8 @@
 namespace tunefleet {
 namespace bench {
 
-ThroughputTrainer::ThroughputTrainer(const ThroughputOptions& o,
-                                     const trainer::BertConfig& config, torch::Device device,
-                                     comm::ProcessGroup* group)
+ThroughputTrainer::ThroughputTrainer(const ThroughputOptions& o, const trainer::BertConfig& config,
+                                     torch::Device device, comm::ProcessGroup* group)
     : device_(device),
       precision_(o.precision == "bf16" ? trainer::Precision::kBf16 : trainer::Precision::kFp32),
       model_(trainer::BertModel(config), trainer::Pooling::kCls,
@@ -39,9 +38,10 @@ ThroughputTrainer::ThroughputTrainer(const ThroughputOptions& o,
   batch_.first.padded = false;
   batch_.labels = torch::randint(0, kNumLabels, {o.batch}, longs);
   if (o.variant == "eager") {
-    eager_ = std::make_unique<torch::optim::AdamW>(
-        params_, torch::optim::AdamWOptions(kLr).betas({kBeta1, kBeta2}).eps(kEps).weight_decay(
-                     kWeightDecay));
+    eager_ = std::make_unique<torch::optim::AdamW>(params_, torch::optim::AdamWOptions(kLr)
+                                                                .betas({kBeta1, kBeta2})
+                                                                .eps(kEps)
+                                                                .weight_decay(kWeightDecay));
   } else if (o.optimizer_per_bucket && grad_sync_ != nullptr) {
     // One optimizer per gradient bucket (the same arithmetic per parameter), stepped from
     // GradSync::Finish as each bucket's mean arrives.

@@ -1,9 +1,9 @@
 // The training step that bench/train_throughput_bench.cc times: tunefleet's BERT with the
-// trainer's classification head (trainer/tasks/task_model.h), one fixed batch on the device, and the
-// optimizer of the variant (torch::optim::AdamW for eager, trainer/optim/adamw.h's multi-tensor AdamW
-// otherwise, one per gradient bucket with --optimizer_per_bucket), data parallel through
-// trainer/distributed/grad_sync.h when given a process group. The workload's constants are the anchor's
-// (shared/bench/pytorch_anchor.py): see train_throughput_bench.cc's file comment.
+// trainer's classification head (trainer/tasks/task_model.h), one fixed batch on the device, and
+// the optimizer of the variant (torch::optim::AdamW for eager, trainer/optim/adamw.h's multi-tensor
+// AdamW otherwise, one per gradient bucket with --optimizer_per_bucket), data parallel through
+// trainer/distributed/grad_sync.h when given a process group. The workload's constants are the
+// anchor's (shared/bench/pytorch_anchor.py): see train_throughput_bench.cc's file comment.
 // Thread-safety: not thread-safe; one per process.
 #ifndef TUNEFLEET_BENCH_THROUGHPUT_TRAINER_H_
 #define TUNEFLEET_BENCH_THROUGHPUT_TRAINER_H_
@@ -19,19 +19,18 @@
 #include <torch/types.h>
 
 #include "comm/process_group.h"
-#include "trainer/optim/adamw.h"
+#include "trainer/data/task_data.h"
+#include "trainer/distributed/grad_sync.h"
 #include "trainer/model/autocast.h"
 #include "trainer/model/bert_config.h"
-#include "trainer/distributed/grad_sync.h"
-#include "trainer/data/task_data.h"
+#include "trainer/optim/adamw.h"
 #include "trainer/tasks/task_model.h"
 
 namespace tunefleet {
 namespace bench {
 
 inline constexpr int64_t kNumLabels = 2;
-inline constexpr double kLr = 2e-5, kBeta1 = 0.9, kBeta2 = 0.999, kEps = 1e-8,
-                        kWeightDecay = 0.01;
+inline constexpr double kLr = 2e-5, kBeta1 = 0.9, kBeta2 = 0.999, kEps = 1e-8, kWeightDecay = 0.01;
 
 // train_throughput_bench's flags.
 struct ThroughputOptions {
@@ -45,12 +44,14 @@ struct ThroughputOptions {
   int64_t warmup = 5;
   double dropout = 0.1;
   std::string qkv = "fused";
-  std::string kernels = "fused";  // fused: trainer/model/fused_norm.h's CUDA kernels where built; aten
+  std::string kernels =
+      "fused";  // fused: trainer/model/fused_norm.h's CUDA kernels where built; aten
   std::string grad_comm = "fp32";  // DDP: dtype of the gradient all-reduce
   int64_t bucket_mb = 25;          // DDP: gradient bucket cap
   bool no_overlap = false;         // DDP: every bucket's all-reduce after backward (diagnostic)
-  bool optimizer_per_bucket = false;  // DDP, fused: step each bucket's parameters once it is reduced
-  bool phases = false;             // CUDA, eager / fused: time each step's phases with CUDA events
+  bool optimizer_per_bucket =
+      false;            // DDP, fused: step each bucket's parameters once it is reduced
+  bool phases = false;  // CUDA, eager / fused: time each step's phases with CUDA events
 };
 
 // Model, one fixed batch and the optimizer of the chosen variant.

@@ -1,12 +1,13 @@
-// train_throughput_bench: training samples/s of tunefleet's BERT (trainer/model/bert_model.h) with a
-// sequence-classification head, the C++ counterpart of shared/bench/pytorch_anchor.py (Hugging
+// train_throughput_bench: training samples/s of tunefleet's BERT (trainer/model/bert_model.h) with
+// a sequence-classification head, the C++ counterpart of shared/bench/pytorch_anchor.py (Hugging
 // Face BertForSequenceClassification in eager PyTorch). Same workload as the anchor:
 //   - model: --model bert-base (hidden 768, 12 layers, 12 heads, intermediate 3072) or minilm-l6
 //     (384 / 6 / 12 / 1536); vocab 30522, 512 positions, random init (normal 0.02), seed 0;
 //     or the Hub's roberta-base (vocab 50265), xlm-r-base (vocab 250002) and mpnet-base (vocab
 //     30527, relative attention bias), 768 / 12 / 12 / 3072, 514 positions, built from their
 //     config.json by their model family (bench/gpu/family_anchor.py is their anchor);
-//   - head: the trainer's classification task model (trainer/tasks/task_model.h): pooler (tanh dense
+//   - head: the trainer's classification task model (trainer/tasks/task_model.h): pooler (tanh
+//   dense
 //     of [CLS]) -> dropout -> linear(hidden, 2), cross entropy; dropout 0.1 everywhere
 //     (transformers' defaults; --dropout changes all of them);
 //   - inputs: one fixed batch, ids uniform in [1000, 30000), attention mask all ones, labels
@@ -20,7 +21,8 @@
 // --variant says how a step runs, so each improvement is measured on its own:
 //   eager: forward, backward, torch::optim::AdamW (one small kernel per tensor and operation),
 //          gradients set to none (the anchor's zero_grad(set_to_none=True));
-//   fused: the same with the trainer's multi-tensor AdamW (trainer/optim/adamw.h): at::_fused_adamw_ on
+//   fused: the same with the trainer's multi-tensor AdamW (trainer/optim/adamw.h):
+//   at::_fused_adamw_ on
 //          CUDA with LibTorch >= 2.4 (the kernel of torch's AdamW(fused=True)), else _foreach_*;
 //   graph: the fused step replayed as CUDA graphs the way the trainer replays its steps
 //          (trainer/train/step_graphs.h: forward and backward in one graph, the optimizer with its
@@ -48,14 +50,14 @@
 #include "bench/throughput_trainer.h"
 #include "comm/process_group.h"
 #include "common/cli.h"
-#include "trainer/model/bert_config.h"
-#include "trainer/model/model_family_registry.h"
+#include "trainer/data/task_data.h"
 #include "trainer/device.h"
+#include "trainer/model/bert_config.h"
 #include "trainer/model/fused_linear.h"
 #include "trainer/model/fused_norm.h"
+#include "trainer/model/model_family_registry.h"
 #include "trainer/train/memory_estimate.h"
 #include "trainer/train/step_graphs.h"
-#include "trainer/data/task_data.h"
 
 namespace tunefleet {
 namespace bench {
@@ -217,7 +219,8 @@ absl::Status Validate(const ThroughputOptions& o) {
 #ifndef TUNEFLEET_CUDA
     return absl::InvalidArgumentError("--variant graph needs a CUDA build of LibTorch");
 #endif
-    if (o.device != "cuda") return absl::InvalidArgumentError("--variant graph needs --device cuda");
+    if (o.device != "cuda")
+      return absl::InvalidArgumentError("--variant graph needs --device cuda");
     if (o.warmup < kGraphEagerSteps + 1) {
       return absl::InvalidArgumentError(
           absl::StrCat("--variant graph needs --warmup of at least ", kGraphEagerSteps + 1));
@@ -257,8 +260,8 @@ int Main(int argc, char** argv) {
   CommandLine cli(kProgram, "",
                   "Training samples/s of tunefleet's BERT with a classification head: the C++\n"
                   "counterpart of shared/bench/pytorch_anchor.py (see the file comment).");
-  cli.AddString("model", &o.model,
-                "bert-base, minilm-l6, roberta-base, xlm-r-base or mpnet-base", "NAME");
+  cli.AddString("model", &o.model, "bert-base, minilm-l6, roberta-base, xlm-r-base or mpnet-base",
+                "NAME");
   cli.AddString("precision", &o.precision, "fp32 or bf16 (autocast)", "P");
   cli.AddString("variant", &o.variant,
                 "eager (torch::optim::AdamW), fused (multi-tensor AdamW) or graph (fused step "
@@ -270,10 +273,11 @@ int Main(int argc, char** argv) {
   cli.AddInt("steps", &o.steps, "timed steps", "N");
   cli.AddInt("warmup", &o.warmup, "untimed steps first", "N");
   cli.AddDouble("dropout", &o.dropout, "hidden, attention and classifier dropout", "P");
-  cli.AddString("kernels", &o.kernels,
-                "fused (trainer/model/fused_norm.h's CUDA kernels and fused_linear.h's cuBLASLt bias "
-                "gradients, where built) or aten (ATen's operations)",
-                "MODE");
+  cli.AddString(
+      "kernels", &o.kernels,
+      "fused (trainer/model/fused_norm.h's CUDA kernels and fused_linear.h's cuBLASLt bias "
+      "gradients, where built) or aten (ATen's operations)",
+      "MODE");
   cli.AddString("qkv", &o.qkv, "fused (one GEMM) or separate (three, as transformers)", "MODE");
   cli.AddInt("bucket_mb", &o.bucket_mb, "under DDP: gradient bucket cap (MiB)", "N");
   cli.AddBool("optimizer_per_bucket", &o.optimizer_per_bucket,
@@ -285,7 +289,8 @@ int Main(int argc, char** argv) {
   cli.AddBool("no_overlap", &o.no_overlap,
               "under DDP: start every bucket's all-reduce after backward (how much overlap hides)");
   cli.AddString("grad_comm", &o.grad_comm,
-                "under DDP: fp32 gradient all-reduce, or bf16 (cast, averaged, cast back)", "DTYPE");
+                "under DDP: fp32 gradient all-reduce, or bf16 (cast, averaged, cast back)",
+                "DTYPE");
   if (const int exit_code = ParseOrExit(cli, args, kProgram); exit_code >= 0) return exit_code;
   if (absl::Status valid = Validate(o); !valid.ok()) {
     PrintError(kProgram, valid);
@@ -298,16 +303,18 @@ int Main(int argc, char** argv) {
     return kExitUsage;
   }
   try {
-    const torch::Device device = o.device == "cuda"
-                                     ? torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(
-                                                                       env->local_rank))
-                                     : torch::Device(torch::kCPU);
+    const torch::Device device =
+        o.device == "cuda"
+            ? torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env->local_rank))
+            : torch::Device(torch::kCPU);
     trainer::MakeCurrent(device);
     std::unique_ptr<comm::ProcessGroup> group;
     if (env->distributed()) {
-      auto connected = comm::ProcessGroup::Connect(
-          *env, device.is_cuda() ? comm::ProcessGroup::Backend::kNccl : comm::ProcessGroup::Backend::kGloo,
-          std::chrono::seconds(300));
+      auto connected =
+          comm::ProcessGroup::Connect(*env,
+                                      device.is_cuda() ? comm::ProcessGroup::Backend::kNccl
+                                                       : comm::ProcessGroup::Backend::kGloo,
+                                      std::chrono::seconds(300));
       if (!connected.ok()) {
         PrintError(kProgram, connected.status());
         return kExitFailure;
@@ -347,19 +354,20 @@ int Main(int argc, char** argv) {
     const std::string peak =
         r.peak_mem_gib ? absl::StrCat(std::round(*r.peak_mem_gib * 100) / 100) : "null";
     std::printf(
-        "{\"impl\": \"tunefleet\", \"variant\": \"%s\", \"kernels\": \"%s\", \"qkv\": \"%s\", \"grad_comm\": \"%s\", "
+        "{\"impl\": \"tunefleet\", \"variant\": \"%s\", \"kernels\": \"%s\", \"qkv\": \"%s\", "
+        "\"grad_comm\": \"%s\", "
         "\"model\": \"%s\", "
         "\"precision\": \"%s\", "
         "\"world\": %d, \"batch_per_gpu\": %lld, \"seq\": %lld, \"device\": \"%s\", "
         "\"samples_per_s\": %.1f, \"model_tflops\": %.1f, \"peak_mem_gib\": %s, "
         "\"step_ms\": %.2f, \"phases_ms\": %s, \"loss_first\": %.6f, \"loss_last\": %.6f, "
         "\"libtorch\": \"%s\"}\n",
-        o.variant.c_str(), trainer::FusedNormEnabled() && trainer::FusedLinearEnabled() ? "fused" : "aten", o.qkv.c_str(), o.grad_comm.c_str(), o.model.c_str(), o.precision.c_str(), world,
-        static_cast<long long>(o.batch),
-        static_cast<long long>(o.seq), o.device.c_str(), samples_per_s, tflops, peak.c_str(),
-        1e3 * r.seconds / static_cast<double>(o.steps), r.phases_json.c_str(), r.loss_first,
-        r.loss_last,
-        trainer::DescribeLibTorch().c_str());
+        o.variant.c_str(),
+        trainer::FusedNormEnabled() && trainer::FusedLinearEnabled() ? "fused" : "aten",
+        o.qkv.c_str(), o.grad_comm.c_str(), o.model.c_str(), o.precision.c_str(), world,
+        static_cast<long long>(o.batch), static_cast<long long>(o.seq), o.device.c_str(),
+        samples_per_s, tflops, peak.c_str(), 1e3 * r.seconds / static_cast<double>(o.steps),
+        r.phases_json.c_str(), r.loss_first, r.loss_last, trainer::DescribeLibTorch().c_str());
     std::fflush(stdout);
   } catch (const c10::Error& e) {
     PrintError(kProgram, absl::InternalError(e.what_without_backtrace()));

@@ -88,7 +88,8 @@ int BulkServe(const std::vector<std::string>& args) {
   for (const auto& [name, value] :
        {std::pair<const char*, std::string*>{"bind", &bind}, {"token_file", &token_file}}) {
     if (value->empty()) {
-      PrintError("bulk serve", absl::InvalidArgumentError(absl::StrCat("--", name, " is required")));
+      PrintError("bulk serve",
+                 absl::InvalidArgumentError(absl::StrCat("--", name, " is required")));
       return kExitUsage;
     }
   }
@@ -146,9 +147,10 @@ int BulkFetch(const std::vector<std::string>& args) {
                 "SECONDS");
   cli.ExpectPositional(0, 0);
   if (int rc = ParseOrExit(cli, args, "bulk fetch"); rc >= 0) return rc;
-  for (const auto& [name, value] :
-       {std::pair<const char*, std::string*>{"from", &from}, {"hash", &hash}, {"cache", &cache},
-        {"token_file", &token_file}}) {
+  for (const auto& [name, value] : {std::pair<const char*, std::string*>{"from", &from},
+                                    {"hash", &hash},
+                                    {"cache", &cache},
+                                    {"token_file", &token_file}}) {
     if (value->empty()) {
       PrintError("bulk fetch",
                  absl::InvalidArgumentError(absl::StrCat("--", name, " is required")));
@@ -219,4 +221,3 @@ int BulkHash(const std::vector<std::string>& args) {
 
 }  // namespace comm
 }  // namespace tunefleet
-

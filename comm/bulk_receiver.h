@@ -24,10 +24,11 @@ struct BulkReceipt {
 };
 
 // Connects to the bulk server at `addr` (named `server` in errors), asks for `hash` presenting
-// `token` (comm/bulk_token.h; a refusal is PermissionDenied) and writes what arrives into `temp`, which it creates: a file, or a folder with its tree, locked for
-// RemoveStaleTemps. Does not verify the hash. Fails when the server sends nothing for
-// `idle_timeout`; calls `progress(done, total)` (if set) a few times a second. On an error
-// `temp` may exist, partly written: the caller removes it.
+// `token` (comm/bulk_token.h; a refusal is PermissionDenied) and writes what arrives into `temp`,
+// which it creates: a file, or a folder with its tree, locked for RemoveStaleTemps. Does not verify
+// the hash. Fails when the server sends nothing for `idle_timeout`; calls `progress(done, total)`
+// (if set) a few times a second. On an error `temp` may exist, partly written: the caller removes
+// it.
 absl::Status FetchIntoTemp(const std::string& server, const SockAddr& addr, const std::string& hash,
                            const std::string& token, const std::string& temp,
                            absl::Duration idle_timeout,

@@ -109,7 +109,7 @@ class BulkServer::Impl {
     std::string peer;
     std::string hash;
     std::unique_ptr<ChunkReader> reader;  // what is sent
-    int in_flight = 0;  // sends not completed (the response included)
+    int in_flight = 0;                    // sends not completed (the response included)
     bool response_sent = false;
     bool all_queued = false;
     bool failed = false;
@@ -262,7 +262,8 @@ class BulkServer::Impl {
       // Before anything else: a client without the token learns nothing, not even which
       // hashes exist.
       response.set_error(BULK_UNAUTHORIZED);
-      response.set_message("missing or wrong token: only clients the server's owner told may fetch");
+      response.set_message(
+          "missing or wrong token: only clients the server's owner told may fetch");
     } else if (in.request.version() != kBulkProtocolVersion) {
       response.set_error(BULK_UNSUPPORTED_VERSION);
       response.set_message(absl::StrCat("bulk protocol version ", in.request.version(),
@@ -460,8 +461,8 @@ class BulkServer::Impl {
   std::atomic<uint64_t> refused_{0};
 };
 
-absl::StatusOr<std::unique_ptr<BulkServer>> BulkServer::Start(const std::string& bind_ip,
-                                                              int port, const std::string& token) {
+absl::StatusOr<std::unique_ptr<BulkServer>> BulkServer::Start(const std::string& bind_ip, int port,
+                                                              const std::string& token) {
   auto impl = std::make_unique<Impl>();
   absl::Status s = impl->Start(bind_ip, port, token);
   if (!s.ok()) return s;

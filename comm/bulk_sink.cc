@@ -57,8 +57,8 @@ absl::Status BulkSink::Create(const BulkManifest& manifest, bool directory, uint
     ::close(fd);
   }
   if (sum != total) {
-    return absl::DataLossError(absl::StrCat("bulk server ", server_, " sent a manifest of ", sum,
-                                            " bytes for ", total));
+    return absl::DataLossError(
+        absl::StrCat("bulk server ", server_, " sent a manifest of ", sum, " bytes for ", total));
   }
   return absl::OkStatus();
 }

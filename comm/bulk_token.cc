@@ -37,7 +37,8 @@ bool SameBulkToken(absl::string_view presented, absl::string_view expected) {
 
 absl::StatusOr<std::string> ReadBulkTokenFile(const std::string& path) {
   struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return ErrnoStatus(errno, absl::StrCat(path, ": cannot stat"));
+  if (::stat(path.c_str(), &st) != 0)
+    return ErrnoStatus(errno, absl::StrCat(path, ": cannot stat"));
   if ((st.st_mode & 077) != 0) {
     return absl::PermissionDeniedError(absl::StrFormat(
         "token file %s is accessible by group or others (mode %04o): it must be private; run "

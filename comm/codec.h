@@ -20,7 +20,7 @@
 namespace tunefleet {
 namespace comm {
 
-inline constexpr uint32_t kProtocolVersion = 2;  // 2: Report.samples
+inline constexpr uint32_t kProtocolVersion = 2;    // 2: Report.samples
 inline constexpr size_t kMaxFrameBytes = 1 << 20;  // 1 MiB: control messages are small
 // The head's Refused reason for a peer it does not know (never registered, or declared lost):
 // an agent that gets it registers again.

@@ -51,13 +51,15 @@ absl::StatusOr<CurveKeyPair> ReadPair(const std::string& path, bool need_secret)
     absl::string_view l = absl::StripAsciiWhitespace(line);
     if (l.empty() || l[0] == '#') continue;
     std::vector<std::string> words = absl::StrSplit(l, ' ', absl::SkipEmpty());
-    if (words.size() != 2 || (words[0] != "public" && words[0] != "secret") || !ValidKey(words[1])) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ":", n, ": expected 'public KEY' or 'secret KEY' (40 Z85 characters)"));
+    if (words.size() != 2 || (words[0] != "public" && words[0] != "secret") ||
+        !ValidKey(words[1])) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ":", n, ": expected 'public KEY' or 'secret KEY' (40 Z85 characters)"));
     }
     (words[0] == "public" ? pair.public_key : pair.secret_key) = words[1];
   }
-  if (pair.public_key.empty()) return absl::InvalidArgumentError(absl::StrCat(path, ": no public key"));
+  if (pair.public_key.empty())
+    return absl::InvalidArgumentError(absl::StrCat(path, ": no public key"));
   if (need_secret && pair.secret_key.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": no secret key"));
   }
@@ -72,40 +74,42 @@ enum class Guard { kFolder, kTrustFile, kSecretFile };
 // no group or other permission that `guard` forbids. One line naming path, mode and the fix.
 absl::Status CheckStrictMode(const std::string& path, Guard guard) {
   struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return ErrnoStatus(errno, absl::StrCat(path, ": cannot stat"));
+  if (::stat(path.c_str(), &st) != 0)
+    return ErrnoStatus(errno, absl::StrCat(path, ": cannot stat"));
   const bool folder = guard == Guard::kFolder;
   if (folder != S_ISDIR(st.st_mode)) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, folder ? ": not a folder" : ": not a file"));
   }
   if (st.st_uid != ::geteuid() && st.st_uid != 0) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        path, " belongs to uid ", st.st_uid, ", not to this user (uid ", ::geteuid(),
-        ") or root: keys are refused unless their owner is the one using them"));
+    return absl::PermissionDeniedError(
+        absl::StrCat(path, " belongs to uid ", st.st_uid, ", not to this user (uid ", ::geteuid(),
+                     ") or root: keys are refused unless their owner is the one using them"));
   }
   const mode_t mode = st.st_mode & 07777;
   const mode_t forbidden = guard == Guard::kSecretFile ? 077 : 022;
   if ((mode & forbidden) == 0) return absl::OkStatus();
   const std::string octal = absl::StrFormat("%04o", mode);
   if (guard == Guard::kSecretFile) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        "secret key ", path, " is accessible by group or others (mode ", octal,
-        "): it must be private; run chmod 600 ", path));
+    return absl::PermissionDeniedError(
+        absl::StrCat("secret key ", path, " is accessible by group or others (mode ", octal,
+                     "): it must be private; run chmod 600 ", path));
   }
   if (folder) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        "key folder ", path, " is writable by group or others (mode ", octal,
-        "): anyone could replace the keys; run chmod 700 ", path));
+    return absl::PermissionDeniedError(
+        absl::StrCat("key folder ", path, " is writable by group or others (mode ", octal,
+                     "): anyone could replace the keys; run chmod 700 ", path));
   }
-  return absl::PermissionDeniedError(absl::StrCat(
-      path, " is writable by group or others (mode ", octal,
-      "): anyone could change whom it trusts; run chmod go-w ", path));
+  return absl::PermissionDeniedError(
+      absl::StrCat(path, " is writable by group or others (mode ", octal,
+                   "): anyone could change whom it trusts; run chmod go-w ", path));
 }
 
 // The folder, then its secret key file and the file that says whom to trust.
 absl::Status CheckKeyFolder(const std::string& dir, const char* secret, const char* trust) {
   if (absl::Status s = CheckStrictMode(dir, Guard::kFolder); !s.ok()) return s;
-  if (absl::Status s = CheckStrictMode(JoinPath(dir, secret), Guard::kSecretFile); !s.ok()) return s;
+  if (absl::Status s = CheckStrictMode(JoinPath(dir, secret), Guard::kSecretFile); !s.ok())
+    return s;
   return CheckStrictMode(JoinPath(dir, trust), Guard::kTrustFile);
 }
 
@@ -118,8 +122,9 @@ absl::Status WriteKeyFile(const std::string& path, absl::string_view text, mode_
 }
 
 std::string PairText(const CurveKeyPair& p, const char* what) {
-  return absl::StrCat("# tunefleet ", what, " CURVE key pair (ZeroMQ Z85). Keep it secret.\npublic ",
-                      p.public_key, "\nsecret ", p.secret_key, "\n");
+  return absl::StrCat("# tunefleet ", what,
+                      " CURVE key pair (ZeroMQ Z85). Keep it secret.\npublic ", p.public_key,
+                      "\nsecret ", p.secret_key, "\n");
 }
 
 }  // namespace
@@ -180,7 +185,8 @@ absl::StatusOr<ServerKeys> LoadServerKeys(const std::string& dir) {
     keys.authorized.insert(std::string(l));
   }
   if (keys.authorized.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": lists no client key: nobody could connect"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": lists no client key: nobody could connect"));
   }
   return keys;
 }
@@ -245,8 +251,11 @@ void ZapHandler::HandleRequest() {
                       << (key_text.empty() ? "(none)" : key_text) << " is not in authorized_keys";
     }
   }
-  const std::vector<std::string> reply = {"1.0", request_id, ok ? "200" : "400",
-                                          ok ? "OK" : "client key not authorized", ok ? key_text : "",
+  const std::vector<std::string> reply = {"1.0",
+                                          request_id,
+                                          ok ? "200" : "400",
+                                          ok ? "OK" : "client key not authorized",
+                                          ok ? key_text : "",
                                           ""};
   for (size_t i = 0; i < reply.size(); ++i) {
     socket_.send(zmq::buffer(reply[i]),

@@ -83,7 +83,8 @@ bool IsLocalEndpoint(const std::string& text) {
   const size_t colon = rest.rfind(':');
   absl::string_view host = rest.substr(0, colon);
   // tcp://eth0;192.168.1.1:5555 names a source; the bound address follows ';'.
-  if (const size_t semi = host.find(';'); semi != absl::string_view::npos) host = host.substr(semi + 1);
+  if (const size_t semi = host.find(';'); semi != absl::string_view::npos)
+    host = host.substr(semi + 1);
   host = absl::StripPrefix(absl::StripSuffix(host, "]"), "[");
   return host == "localhost" || host == "::1" || absl::StartsWith(host, "127.");
 }
@@ -127,16 +128,18 @@ absl::Status CheckIpcReachable(const std::string& path) {
       // A folder on the way is closed to us: whose is it?
       std::string dir = path.substr(0, path.rfind('/'));
       while (!dir.empty() && ::stat(dir.c_str(), &st) != 0) dir = dir.substr(0, dir.rfind('/'));
-      return absl::PermissionDeniedError(absl::StrCat(
-          "ipc://", path, " belongs to another user (uid ", dir.empty() ? -1 : static_cast<int>(st.st_uid),
-          "): a head without keys takes sweeps only from its own user"));
+      return absl::PermissionDeniedError(
+          absl::StrCat("ipc://", path, " belongs to another user (uid ",
+                       dir.empty() ? -1 : static_cast<int>(st.st_uid),
+                       "): a head without keys takes sweeps only from its own user"));
     }
-    return absl::NotFoundError(absl::StrCat("nothing listens at ipc://", path, ": ", std::strerror(err)));
+    return absl::NotFoundError(
+        absl::StrCat("nothing listens at ipc://", path, ": ", std::strerror(err)));
   }
   if (st.st_uid != ::geteuid() || ::access(path.c_str(), R_OK | W_OK) != 0) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        "ipc://", path, " belongs to another user (uid ", st.st_uid,
-        "): a head without keys takes sweeps only from its own user"));
+    return absl::PermissionDeniedError(
+        absl::StrCat("ipc://", path, " belongs to another user (uid ", st.st_uid,
+                     "): a head without keys takes sweeps only from its own user"));
   }
   return absl::OkStatus();
 }
@@ -235,8 +238,8 @@ absl::Status WaitForTcpListener(const std::string& host, int port, absl::Duratio
   }
   ::freeaddrinfo(found);
   if (listening) return absl::OkStatus();
-  return absl::DeadlineExceededError(absl::StrCat("nothing listens on ", host, ":", port,
-                                                  " after ", absl::FormatDuration(timeout)));
+  return absl::DeadlineExceededError(absl::StrCat("nothing listens on ", host, ":", port, " after ",
+                                                  absl::FormatDuration(timeout)));
 }
 
 }  // namespace comm

@@ -104,7 +104,8 @@ HeadSession::Tick HeadSession::Poll(absl::Time now, Mode mode) {
         absl::FormatDuration(options_.register_timeout),
         options_.keys_dir.empty()
             ? absl::StrCat(" (if the head runs with --keys, give ", options_.who, " --keys too)")
-            : absl::StrCat(" (is ", options_.who, "'s client key in the head's authorized_keys?)")));
+            : absl::StrCat(" (is ", options_.who,
+                           "'s client key in the head's authorized_keys?)")));
     return tick;
   }
   if (welcomed() && !liveness_.Alive(now)) {
@@ -119,9 +120,9 @@ HeadSession::Tick HeadSession::Poll(absl::Time now, Mode mode) {
   }
   if (mode != Mode::kIdle && lost()) {
     if (now - lost_at_ > options_.head_grace) {
-      tick.status = absl::UnavailableError(
-          absl::StrCat("the head at ", options_.head, " did not come back within ",
-                       absl::FormatDuration(options_.head_grace)));
+      tick.status = absl::UnavailableError(absl::StrCat("the head at ", options_.head,
+                                                        " did not come back within ",
+                                                        absl::FormatDuration(options_.head_grace)));
     } else if (now - registered_at_ >= options_.reregister_every) {
       tick.status = Connect(now);
     }

@@ -38,11 +38,11 @@ std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); 
 // A collective's failure; a timeout says what it most likely means.
 absl::Status CollectiveError(const std::string& what, const std::string& message) {
   const std::string line = FirstLine(message);
-  const bool timeout = absl::StrContains(line, "Timed out") || absl::StrContains(line, "timed out") ||
-                       absl::StrContains(line, "Timeout");
+  const bool timeout = absl::StrContains(line, "Timed out") ||
+                       absl::StrContains(line, "timed out") || absl::StrContains(line, "Timeout");
   return absl::UnavailableError(absl::StrCat(
-      what, " failed", timeout ? " (a peer rank stalled or exited: nothing within the timeout)" : "",
-      ": ", line));
+      what, " failed",
+      timeout ? " (a peer rank stalled or exited: nothing within the timeout)" : "", ": ", line));
 }
 
 absl::Status FromTorch(const char* what, const c10::Error& e) {
@@ -52,8 +52,8 @@ absl::Status FromTorch(const char* what, const c10::Error& e) {
 // Part `index` of a buffer of `parts` equal parts.
 torch::Tensor Part(const torch::Tensor& buffer, int parts, int index) {
   TORCH_CHECK(buffer.dim() == 1 && buffer.is_contiguous() && buffer.numel() % parts == 0,
-              "a sharded collective needs a contiguous 1-D buffer of ", parts,
-              " equal parts, got ", buffer.numel(), " elements");
+              "a sharded collective needs a contiguous 1-D buffer of ", parts, " equal parts, got ",
+              buffer.numel(), " elements");
   const int64_t n = buffer.numel() / parts;
   return buffer.narrow(0, index * n, n);
 }
@@ -114,7 +114,8 @@ absl::StatusOr<DistEnv> DistEnv::FromEnvironment() {
         absl::StrCat("RANK=", env.rank, " is not below WORLD_SIZE=", env.world_size));
   }
   if (env.master_port > 65535) {
-    return absl::InvalidArgumentError(absl::StrCat("MASTER_PORT=", env.master_port, " is not a port"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("MASTER_PORT=", env.master_port, " is not a port"));
   }
   return env;
 }
@@ -205,15 +206,14 @@ Rendezvous::Rendezvous(std::unique_ptr<Impl> impl, DistEnv env)
     : impl_(std::move(impl)), env_(std::move(env)) {}
 Rendezvous::~Rendezvous() = default;
 
-absl::StatusOr<std::unique_ptr<Rendezvous>> Rendezvous::Connect(
-    const DistEnv& env, std::chrono::milliseconds timeout) {
+absl::StatusOr<std::unique_ptr<Rendezvous>> Rendezvous::Connect(const DistEnv& env,
+                                                                std::chrono::milliseconds timeout) {
   auto impl = std::make_unique<Impl>();
   const std::string where = absl::StrCat(env.master_addr, ":", env.master_port);
   if (env.rank != 0) {
     // Connecting before rank 0 listens costs a second of TCPStore's back-off: each warm trial
     // would pay it. Any failure here is left to the store's own, better known, error.
-    (void)WaitForTcpListener(env.master_addr, env.master_port,
-                             absl::Milliseconds(timeout.count()));
+    (void)WaitForTcpListener(env.master_addr, env.master_port, absl::Milliseconds(timeout.count()));
   }
   try {
     c10d::TCPStoreOptions options;
@@ -226,13 +226,13 @@ absl::StatusOr<std::unique_ptr<Rendezvous>> Rendezvous::Connect(
   } catch (const std::exception& e) {
     const std::string what = FirstLine(e.what());
     if (absl::StrContains(what, "in use") || absl::StrContains(what, "EADDRINUSE")) {
-      return absl::UnavailableError(absl::StrCat(
-          "rendezvous: MASTER_PORT ", env.master_port, " is already in use on ", env.master_addr,
-          " (rank 0 serves the store there): pick another port"));
+      return absl::UnavailableError(
+          absl::StrCat("rendezvous: MASTER_PORT ", env.master_port, " is already in use on ",
+                       env.master_addr, " (rank 0 serves the store there): pick another port"));
     }
-    return absl::UnavailableError(absl::StrCat(
-        "rendezvous at ", where, " failed for rank ", env.rank, " of ", env.world_size,
-        " within ", timeout.count() / 1000.0, " s: ", what));
+    return absl::UnavailableError(absl::StrCat("rendezvous at ", where, " failed for rank ",
+                                               env.rank, " of ", env.world_size, " within ",
+                                               timeout.count() / 1000.0, " s: ", what));
   }
   return std::unique_ptr<Rendezvous>(new Rendezvous(std::move(impl), env));
 }
@@ -271,8 +271,8 @@ absl::StatusOr<std::unique_ptr<ProcessGroup>> ProcessGroup::Join(
 #ifdef USE_C10D_NCCL
       auto options = c10d::ProcessGroupNCCL::Options::create();
       options->timeout = timeout;
-      impl->pg = c10::make_intrusive<c10d::ProcessGroupNCCL>(impl->store, env.rank,
-                                                            env.world_size, options);
+      impl->pg = c10::make_intrusive<c10d::ProcessGroupNCCL>(impl->store, env.rank, env.world_size,
+                                                             options);
 #else
       return absl::UnimplementedError("this LibTorch has no NCCL: use CPU ranks (Gloo)");
 #endif
@@ -292,8 +292,8 @@ absl::StatusOr<std::unique_ptr<ProcessGroup>> ProcessGroup::Join(
         if (!local.ok()) return local.status();
         options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(*local));
       }
-      impl->pg = c10::make_intrusive<c10d::ProcessGroupGloo>(impl->store, env.rank,
-                                                            env.world_size, options);
+      impl->pg = c10::make_intrusive<c10d::ProcessGroupGloo>(impl->store, env.rank, env.world_size,
+                                                             options);
 #endif
     }
   } catch (const std::exception& e) {

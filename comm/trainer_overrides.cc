@@ -35,8 +35,7 @@ bool IsInteger(const std::string& s, int64_t* value) {
 
 bool IsFloat(const std::string& s, double* value) {
   static const std::regex kFloat("[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?");
-  if (s == ".inf" || s == ".Inf" || s == ".INF" || s == "+.inf" || s == "+.Inf" ||
-      s == "+.INF") {
+  if (s == ".inf" || s == ".Inf" || s == ".INF" || s == "+.inf" || s == "+.Inf" || s == "+.INF") {
     return *value = HUGE_VAL, true;
   }
   if (s == "-.inf" || s == "-.Inf" || s == "-.INF") return *value = -HUGE_VAL, true;
@@ -99,14 +98,23 @@ bool PlainIsSafe(const std::string& s) {
 std::string OverrideArg(const TrainerOverride& o) {
   std::string value;
   switch (o.value_case()) {
-    case TrainerOverride::kDoubleValue: value = DoubleText(o.double_value()); break;
-    case TrainerOverride::kIntValue: value = std::to_string(o.int_value()); break;
-    case TrainerOverride::kBoolValue: value = o.bool_value() ? "true" : "false"; break;
+    case TrainerOverride::kDoubleValue:
+      value = DoubleText(o.double_value());
+      break;
+    case TrainerOverride::kIntValue:
+      value = std::to_string(o.int_value());
+      break;
+    case TrainerOverride::kBoolValue:
+      value = o.bool_value() ? "true" : "false";
+      break;
     case TrainerOverride::kStringValue:
       value = PlainIsSafe(o.string_value()) ? o.string_value() : Quoted(o.string_value());
       break;
-    case TrainerOverride::kYamlValue: value = o.yaml_value(); break;
-    case TrainerOverride::VALUE_NOT_SET: break;
+    case TrainerOverride::kYamlValue:
+      value = o.yaml_value();
+      break;
+    case TrainerOverride::VALUE_NOT_SET:
+      break;
   }
   return absl::StrCat(o.key(), "=", value);
 }

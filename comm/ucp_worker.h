@@ -6,9 +6,9 @@
 // UCX program; nothing is forced here, except that UCX's log lines go to stderr (UCX writes
 // them to stdout, into a program's output) unless UCX_LOG_FILE is set, and that a server's
 // worker may be given its network devices (NetDevicesFor): UCX's TCP transport opens a
-// listening socket on every network device it uses, whatever address the listener binds. Without RDMA devices UCX
-// connects through its TCP connection manager and moves data over tcp (or shared memory within one
-// host); with RDMA devices it prefers them. UCX_TLS=tcp pins TCP.
+// listening socket on every network device it uses, whatever address the listener binds. Without
+// RDMA devices UCX connects through its TCP connection manager and moves data over tcp (or shared
+// memory within one host); with RDMA devices it prefers them. UCX_TLS=tcp pins TCP.
 //
 // Thread-safety: a UcpWorker belongs to the one thread that progresses it, except Signal(),
 // which any thread may call to wake that thread.

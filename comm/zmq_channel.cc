@@ -14,7 +14,8 @@ absl::Status SendFrames(zmq::socket_t& socket, const std::string* identity,
   if (!frame.ok()) return frame.status();
   try {
     if (identity != nullptr) {
-      if (!socket.send(zmq::buffer(*identity), zmq::send_flags::sndmore | zmq::send_flags::dontwait)) {
+      if (!socket.send(zmq::buffer(*identity),
+                       zmq::send_flags::sndmore | zmq::send_flags::dontwait)) {
         return absl::UnavailableError("send would block (peer's queue is full)");
       }
     }
@@ -69,7 +70,8 @@ std::optional<Received> TryReceive(zmq::socket_t& socket, bool router) {
       received.envelope = absl::DataLossError("message with more than one payload frame");
       return received;
     }
-    received.envelope = DecodeEnvelope(absl::string_view(static_cast<const char*>(part.data()), part.size()));
+    received.envelope =
+        DecodeEnvelope(absl::string_view(static_cast<const char*>(part.data()), part.size()));
   } catch (const zmq::error_t& e) {
     if (e.num() == EAGAIN) return std::nullopt;
     received.envelope = absl::UnavailableError(absl::StrCat("zmq recv: ", e.what()));
@@ -77,13 +79,9 @@ std::optional<Received> TryReceive(zmq::socket_t& socket, bool router) {
   return received;
 }
 
-std::string LastEndpoint(zmq::socket_t& socket) {
-  return socket.get(zmq::sockopt::last_endpoint);
-}
+std::string LastEndpoint(zmq::socket_t& socket) { return socket.get(zmq::sockopt::last_endpoint); }
 
-std::string IdentityForLog(const std::string& identity) {
-  return absl::BytesToHexString(identity);
-}
+std::string IdentityForLog(const std::string& identity) { return absl::BytesToHexString(identity); }
 
 }  // namespace comm
 }  // namespace tunefleet

@@ -121,13 +121,13 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(const ProcessS
   sigfillset(&all);
   ::pthread_sigmask(SIG_SETMASK, &all, &old_mask);
   std::unique_ptr<char[]> stack(new char[kChildStackBytes]);
-  const pid_t pid = ::clone(RunChild, stack.get() + kChildStackBytes,
-                            CLONE_VM | CLONE_VFORK | SIGCHLD, &setup);
+  const pid_t pid =
+      ::clone(RunChild, stack.get() + kChildStackBytes, CLONE_VM | CLONE_VFORK | SIGCHLD, &setup);
   const int clone_errno = errno;
   ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
   if (pid < 0) {
-    for (int fd : {err_pipe[0], err_pipe[1], out_pipe[0], out_pipe[1], status_pipe[0],
-                   status_pipe[1]}) {
+    for (int fd :
+         {err_pipe[0], err_pipe[1], out_pipe[0], out_pipe[1], status_pipe[0], status_pipe[1]}) {
       if (fd >= 0) ::close(fd);
     }
     return absl::InternalError(absl::StrCat("clone: ", std::strerror(clone_errno)));

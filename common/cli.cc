@@ -56,8 +56,8 @@ CommandLine::CommandLine(std::string program, std::string usage_args, std::strin
 
 void CommandLine::AddString(const std::string& name, std::string* value, const std::string& help,
                             const std::string& value_name) {
-  flags_.push_back({name, Kind::kString, value, help, value_name,
-                    value->empty() ? "" : "\"" + *value + "\""});
+  flags_.push_back(
+      {name, Kind::kString, value, help, value_name, value->empty() ? "" : "\"" + *value + "\""});
 }
 void CommandLine::AddInt(const std::string& name, int64_t* value, const std::string& help,
                          const std::string& value_name) {
@@ -223,7 +223,8 @@ int RunSubcommands(const std::string& program, const std::string& description,
   std::vector<std::string> args(argv + 1, argv + argc);
   auto overview = [&]() {
     std::ostringstream out;
-    out << "Usage: " << program << " COMMAND [flags] [args]\n\n" << description << "\n\nCommands:\n";
+    out << "Usage: " << program << " COMMAND [flags] [args]\n\n"
+        << description << "\n\nCommands:\n";
     for (const Subcommand& s : subcommands) {
       out << "  " << s.name << std::string(s.name.size() < 10 ? 10 - s.name.size() : 1, ' ')
           << s.summary << "\n";
@@ -247,8 +248,7 @@ int RunSubcommands(const std::string& program, const std::string& description,
   std::string names;
   for (const Subcommand& s : subcommands) names += (names.empty() ? "" : ", ") + s.name;
   std::cerr << program << ": error: unknown command '" << ClipValue(args[0])
-            << "' (commands: " << names
-            << "; see " << program << " --help)\n";
+            << "' (commands: " << names << "; see " << program << " --help)\n";
   return kExitUsage;
 }
 

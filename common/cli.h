@@ -43,7 +43,10 @@ class CommandLine {
   // key=value arguments are collected by overrides() instead of positional().
   void AllowOverrides() { allow_overrides_ = true; }
   // Positional arguments expected: between min and max (max < 0: unlimited).
-  void ExpectPositional(int min, int max) { min_positional_ = min; max_positional_ = max; }
+  void ExpectPositional(int min, int max) {
+    min_positional_ = min;
+    max_positional_ = max;
+  }
   // Free text appended to --help (examples, notes).
   void AddHelpEpilog(const std::string& text) { epilog_ = text; }
 
@@ -99,8 +102,8 @@ int RunSubcommands(const std::string& program, const std::string& description,
 
 // Exit codes shared by the binaries.
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailure = 1;  // the work failed
-inline constexpr int kExitUsage = 2;    // bad command line or bad input
+inline constexpr int kExitFailure = 1;      // the work failed
+inline constexpr int kExitUsage = 2;        // bad command line or bad input
 inline constexpr int kExitOutOfMemory = 3;  // the trainer ran out of (GPU) memory
 
 // Under `bazel run` the binary starts in its runfiles tree; this moves to the directory the

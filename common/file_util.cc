@@ -90,16 +90,17 @@ absl::Status AtomicFile::Open() {
   struct stat folder, entry;
   if (::fstat(dir_fd_, &folder) != 0) return ErrnoError(path_, "cannot stat its folder", errno);
   if (::fstatat(dir_fd_, name_.c_str(), &entry, AT_SYMLINK_NOFOLLOW) == 0) {
-    if (S_ISDIR(entry.st_mode)) return absl::InvalidArgumentError(absl::StrCat(path_, ": is a folder"));
-    if (absl::Status s = CheckEntry(path_, FolderOf(path_), folder, &entry, ::geteuid(),
-                                    ::getegid());
+    if (S_ISDIR(entry.st_mode))
+      return absl::InvalidArgumentError(absl::StrCat(path_, ": is a folder"));
+    if (absl::Status s =
+            CheckEntry(path_, FolderOf(path_), folder, &entry, ::geteuid(), ::getegid());
         !s.ok()) {
       return s;
     }
   } else if (errno != ENOENT) {
     return ErrnoError(path_, "cannot stat", errno);
-  } else if (absl::Status s = CheckEntry(path_, FolderOf(path_), folder, nullptr, ::geteuid(),
-                                         ::getegid());
+  } else if (absl::Status s =
+                 CheckEntry(path_, FolderOf(path_), folder, nullptr, ::geteuid(), ::getegid());
              !s.ok()) {
     return s;  // a folder others can write that is not sticky
   }
@@ -107,7 +108,8 @@ absl::Status AtomicFile::Open() {
   for (int attempt = 0; attempt < 100; ++attempt) {
     const uint64_t salt = static_cast<uint64_t>(::getpid()) * 1000003u + counter++ +
                           static_cast<uint64_t>(absl::ToUnixNanos(absl::Now()));
-    const std::string tmp = absl::StrCat(name_, ".tmp.", absl::Hex(salt % 0xffffff, absl::kZeroPad6));
+    const std::string tmp =
+        absl::StrCat(name_, ".tmp.", absl::Hex(salt % 0xffffff, absl::kZeroPad6));
     fd_ = ::openat(dir_fd_, tmp.c_str(),
                    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, mode_);
     if (fd_ >= 0) {
@@ -150,8 +152,7 @@ absl::Status AtomicFile::Commit() {
   return absl::OkStatus();
 }
 
-absl::Status WriteFileAtomically(const std::string& path, absl::string_view contents,
-                                 mode_t mode) {
+absl::Status WriteFileAtomically(const std::string& path, absl::string_view contents, mode_t mode) {
   AtomicFile file(path, mode);
   if (absl::Status s = file.Open(); !s.ok()) return s;
   if (absl::Status s = file.Append(contents.data(), contents.size()); !s.ok()) return s;

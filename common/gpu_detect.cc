@@ -55,7 +55,8 @@ std::vector<GpuInfo> DetectGpus(std::string* why) {
     char bus[32] = {0};
     if (bus_fn != nullptr && bus_fn(bus, sizeof(bus), device) == 0) gpu.pci_bus_id = bus;
     size_t bytes = 0;
-    if (mem_fn != nullptr && mem_fn(&bytes, device) == 0) gpu.total_bytes = static_cast<int64_t>(bytes);
+    if (mem_fn != nullptr && mem_fn(&bytes, device) == 0)
+      gpu.total_bytes = static_cast<int64_t>(bytes);
     gpus.push_back(gpu);
   }
   // The driver stays loaded: unloading it under a live CUDA context is unsafe and it is tiny.

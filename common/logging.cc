@@ -46,11 +46,16 @@ void SetMinLogLevel(LogLevel level) { g_min_level = static_cast<int>(level); }
 LogLevel MinLogLevel() { return static_cast<LogLevel>(g_min_level.load()); }
 
 bool ParseLogLevel(const std::string& text, LogLevel* level) {
-  if (text == "debug") *level = LogLevel::kDEBUG;
-  else if (text == "info") *level = LogLevel::kINFO;
-  else if (text == "warning") *level = LogLevel::kWARNING;
-  else if (text == "error") *level = LogLevel::kERROR;
-  else return false;
+  if (text == "debug")
+    *level = LogLevel::kDEBUG;
+  else if (text == "info")
+    *level = LogLevel::kINFO;
+  else if (text == "warning")
+    *level = LogLevel::kWARNING;
+  else if (text == "error")
+    *level = LogLevel::kERROR;
+  else
+    return false;
   return true;
 }
 

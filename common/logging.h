@@ -52,17 +52,16 @@ struct LogVoidify {
 
 }  // namespace tunefleet
 
-#define TF_LOG(level)                                                        \
-  (::tunefleet::LogLevel::k##level < ::tunefleet::MinLogLevel())            \
-      ? (void)0                                                              \
-      : ::tunefleet::LogVoidify() &                                          \
+#define TF_LOG(level)                                            \
+  (::tunefleet::LogLevel::k##level < ::tunefleet::MinLogLevel()) \
+      ? (void)0                                                  \
+      : ::tunefleet::LogVoidify() &                              \
             ::tunefleet::LogMessage(__FILE__, __LINE__, ::tunefleet::LogLevel::k##level).stream()
 
-#define TF_CHECK(cond)                                                                   \
-  (cond) ? (void)0                                                                       \
-         : ::tunefleet::LogVoidify() &                                                   \
-               ::tunefleet::LogMessage(__FILE__, __LINE__, ::tunefleet::LogLevel::kFATAL) \
-                       .stream()                                                         \
+#define TF_CHECK(cond)                                                                             \
+  (cond) ? (void)0                                                                                 \
+         : ::tunefleet::LogVoidify() &                                                             \
+               ::tunefleet::LogMessage(__FILE__, __LINE__, ::tunefleet::LogLevel::kFATAL).stream() \
                    << "Check failed: " #cond " "
 
 #endif  // TUNEFLEET_COMMON_LOGGING_H_

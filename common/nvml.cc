@@ -49,10 +49,10 @@ struct Nvml::Api {
   int (*by_pci_bus_id)(const char*, Device*) = nullptr;
   int (*utilization)(Device, Utilization*) = nullptr;
   int (*memory)(Device, Memory*) = nullptr;
-  int (*memory_v2)(Device, MemoryV2*) = nullptr;                  // optional
-  int (*power)(Device, unsigned int*) = nullptr;                  // optional
-  int (*temperature)(Device, int, unsigned int*) = nullptr;       // optional
-  int (*energy)(Device, unsigned long long*) = nullptr;           // optional
+  int (*memory_v2)(Device, MemoryV2*) = nullptr;                    // optional
+  int (*power)(Device, unsigned int*) = nullptr;                    // optional
+  int (*temperature)(Device, int, unsigned int*) = nullptr;         // optional
+  int (*energy)(Device, unsigned long long*) = nullptr;             // optional
   int (*processes)(Device, unsigned int*, ProcessInfo*) = nullptr;  // optional
 };
 
@@ -72,8 +72,7 @@ std::unique_ptr<Nvml> Nvml::Load(std::string* why) {
   api->utilization =
       reinterpret_cast<int (*)(Device, Utilization*)>(sym("nvmlDeviceGetUtilizationRates"));
   api->memory = reinterpret_cast<int (*)(Device, Memory*)>(sym("nvmlDeviceGetMemoryInfo"));
-  api->memory_v2 =
-      reinterpret_cast<int (*)(Device, MemoryV2*)>(sym("nvmlDeviceGetMemoryInfo_v2"));
+  api->memory_v2 = reinterpret_cast<int (*)(Device, MemoryV2*)>(sym("nvmlDeviceGetMemoryInfo_v2"));
   api->power = reinterpret_cast<int (*)(Device, unsigned int*)>(sym("nvmlDeviceGetPowerUsage"));
   api->temperature =
       reinterpret_cast<int (*)(Device, int, unsigned int*)>(sym("nvmlDeviceGetTemperature"));
@@ -90,9 +89,9 @@ std::unique_ptr<Nvml> Nvml::Load(std::string* why) {
   }
   if (const int rc = init(); rc != kSuccess) {
     if (why != nullptr) {
-      *why = absl::StrCat("nvmlInit_v2 failed: ",
-                          api->error_string != nullptr ? api->error_string(rc) : "",
-                          " (NVML error ", rc, ")");
+      *why = absl::StrCat(
+          "nvmlInit_v2 failed: ", api->error_string != nullptr ? api->error_string(rc) : "",
+          " (NVML error ", rc, ")");
     }
     ::dlclose(lib);
     return nullptr;
@@ -129,12 +128,14 @@ absl::StatusOr<GpuSample> Nvml::Sample(Device device) const {
   }
   sample.util_pct = util.gpu;
   // Used as nvidia-smi counts it: neither free nor reserved for the driver and firmware
-  // (nvmlMemory_v2_t says how much that is; the old call's `used` includes it, ~0.5 GiB on an H100).
+  // (nvmlMemory_v2_t says how much that is; the old call's `used` includes it, ~0.5 GiB on an
+  // H100).
   MemoryV2 v2{};
   v2.version = kMemoryV2;
   if (api_->memory_v2 != nullptr && api_->memory_v2(device, &v2) == kSuccess) {
     const unsigned long long unused = v2.reserved + v2.free;
-    sample.mem_used_mib = static_cast<double>(v2.total >= unused ? v2.total - unused : v2.used) / kMiB;
+    sample.mem_used_mib =
+        static_cast<double>(v2.total >= unused ? v2.total - unused : v2.used) / kMiB;
     sample.mem_total_mib = static_cast<double>(v2.total) / kMiB;
     return FinishSample(device, sample);
   }

@@ -1,8 +1,8 @@
 // NVIDIA's management library (NVML, libnvidia-ml.so.1), loaded at run time with dlopen as
 // nvidia-smi and pynvml use it, so that nothing links it and every binary runs where it is
 // absent. What tunefleet reads from it: each GPU's utilisation, memory, power, temperature and
-// energy counter (the agent's telemetry, launcher/agent/gpu_telemetry.h), and the memory NVML counts
-// for one process (the trainer's end-of-run memory line).
+// energy counter (the agent's telemetry, launcher/agent/gpu_telemetry.h), and the memory NVML
+// counts for one process (the trainer's end-of-run memory line).
 //
 //   std::string why;
 //   std::unique_ptr<Nvml> nvml = Nvml::Load(&why);   // null, and `why`, where NVML is absent
@@ -24,8 +24,8 @@ namespace tunefleet {
 // One reading of one GPU. A figure the GPU does not report (NVML_ERROR_NOT_SUPPORTED: power on
 // some boards, the energy counter before Volta) is nullopt.
 struct GpuSample {
-  double util_pct = 0;       // share of the last sample period a kernel ran (nvidia-smi's GPU-Util)
-  double mem_used_mib = 0;   // memory in use on the GPU, every process (nvidia-smi's Memory-Usage)
+  double util_pct = 0;      // share of the last sample period a kernel ran (nvidia-smi's GPU-Util)
+  double mem_used_mib = 0;  // memory in use on the GPU, every process (nvidia-smi's Memory-Usage)
   double mem_total_mib = 0;
   std::optional<double> power_w;
   std::optional<double> temp_c;

@@ -15,9 +15,10 @@ namespace tunefleet {
 namespace {
 
 absl::Status Refuse(const std::string& path, const std::string& why) {
-  return absl::PermissionDeniedError(absl::StrCat(
-      path, ": ", why, "; refusing to use it (remove it, or set XDG_RUNTIME_DIR to a folder of "
-      "your own)"));
+  return absl::PermissionDeniedError(
+      absl::StrCat(path, ": ", why,
+                   "; refusing to use it (remove it, or set XDG_RUNTIME_DIR to a folder of "
+                   "your own)"));
 }
 
 }  // namespace
@@ -67,8 +68,8 @@ absl::StatusOr<std::string> RuntimeDir() {
 
 absl::StatusOr<std::string> RuntimeSubdir(const std::string& name) {
   if (!SafeName(name)) {
-    return absl::InvalidArgumentError(absl::StrCat("'", name.substr(0, 64),
-                                                   "' cannot name a runtime folder"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", name.substr(0, 64), "' cannot name a runtime folder"));
   }
   absl::StatusOr<std::string> root = RuntimeDir();
   if (!root.ok()) return root.status();
@@ -79,12 +80,13 @@ absl::StatusOr<std::string> RuntimeSubdir(const std::string& name) {
 }
 
 absl::StatusOr<int> OpenPrivateFile(const std::string& path, int flags, bool create) {
-  const int fd = ::open(path.c_str(), flags | O_NOFOLLOW | O_CLOEXEC | (create ? O_CREAT : 0),
-                        0600);
+  const int fd =
+      ::open(path.c_str(), flags | O_NOFOLLOW | O_CLOEXEC | (create ? O_CREAT : 0), 0600);
   if (fd >= 0) return fd;
   const int err = errno;
   if (err == ELOOP) {
-    return absl::PermissionDeniedError(absl::StrCat(path, ": is a symbolic link; refusing to open it"));
+    return absl::PermissionDeniedError(
+        absl::StrCat(path, ": is a symbolic link; refusing to open it"));
   }
   return absl::PermissionDeniedError(absl::StrCat(path, ": ", std::strerror(err)));
 }

@@ -65,8 +65,7 @@ absl::StatusOr<int> Step(int fd, const struct stat& folder, const std::string& f
     const int err = errno;
     if (err != ENOENT) return Errno(err, path, "cannot stat");
     if (mode == WalkMode::kCheck) {
-      if (absl::Status s = CheckEntry(path, folder_path, folder, nullptr, ::geteuid(),
-                                      ::getegid());
+      if (absl::Status s = CheckEntry(path, folder_path, folder, nullptr, ::geteuid(), ::getegid());
           !s.ok()) {
         return s;
       }
@@ -147,8 +146,7 @@ bool OthersCanWrite(const struct stat& folder, uid_t uid, gid_t gid) {
 }
 
 absl::Status CheckEntry(const std::string& path, const std::string& folder_path,
-                        const struct stat& folder, const struct stat* entry, uid_t uid,
-                        gid_t gid) {
+                        const struct stat& folder, const struct stat* entry, uid_t uid, gid_t gid) {
   if (!OthersCanWrite(folder, uid, gid)) return absl::OkStatus();
   const std::string where =
       absl::StrCat(folder_path, " (mode ", Octal(folder.st_mode), ", uid ", folder.st_uid, ")");
@@ -248,8 +246,7 @@ absl::StatusOr<int> OpenSafeFile(const std::string& path, int flags, mode_t mode
 }
 
 absl::StatusOr<std::FILE*> OpenSafeStream(const std::string& path, bool append) {
-  absl::StatusOr<int> fd =
-      OpenSafeFile(path, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC));
+  absl::StatusOr<int> fd = OpenSafeFile(path, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC));
   if (!fd.ok()) return fd.status();
   std::FILE* file = ::fdopen(*fd, append ? "a" : "w");
   if (file == nullptr) {
@@ -274,9 +271,9 @@ absl::Status CheckSafePath(const std::string& path) {
   if (::fstat(*dir, &folder) != 0) {
     s = Errno(errno, FolderOf(path), "cannot stat");
   } else if (::fstatat(*dir, name.c_str(), &entry, AT_SYMLINK_NOFOLLOW) != 0) {
-    s = errno == ENOENT ? CheckEntry(path, FolderOf(path), folder, nullptr, ::geteuid(),
-                                     ::getegid())
-                        : Errno(errno, path, "cannot stat");
+    s = errno == ENOENT
+            ? CheckEntry(path, FolderOf(path), folder, nullptr, ::geteuid(), ::getegid())
+            : Errno(errno, path, "cannot stat");
   } else if (S_ISLNK(entry.st_mode)) {
     s = absl::PermissionDeniedError(
         absl::StrCat(path, ": is a symbolic link; refusing to write through it"));

@@ -45,8 +45,7 @@ bool OthersCanWrite(const struct stat& folder, uid_t uid, gid_t gid);
 // (nullptr when it does not exist yet). `path` names the entry in the error, `folder_path` its
 // folder. OK, or PermissionDenied "PATH: WHY; refusing to use it".
 absl::Status CheckEntry(const std::string& path, const std::string& folder_path,
-                        const struct stat& folder, const struct stat* entry, uid_t uid,
-                        gid_t gid);
+                        const struct stat& folder, const struct stat* entry, uid_t uid, gid_t gid);
 
 // Opens folder `dir` (O_PATH | O_DIRECTORY) after checking each entry on the way by the rule.
 // `create`: missing folders are made (mkdir -p, mode 0777 less the umask); otherwise a missing

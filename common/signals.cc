@@ -43,8 +43,8 @@ void RestoreChildSignalMask() {
     if (::sigaction(s, nullptr, &old) != 0) continue;
     const bool caught = (old.sa_flags & SA_SIGINFO) != 0 ||
                         (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN);
-    const bool listed = s == SIGINT || s == SIGTERM || s == SIGCHLD || s == SIGHUP ||
-                        s == SIGPIPE || s == SIGQUIT;
+    const bool listed =
+        s == SIGINT || s == SIGTERM || s == SIGCHLD || s == SIGHUP || s == SIGPIPE || s == SIGQUIT;
     if (caught || listed) ::signal(s, SIG_DFL);
   }
   sigset_t none;

@@ -16,10 +16,10 @@
 #define TF_STATUS_CONCAT_(a, b) TF_STATUS_CONCAT_INNER_(a, b)
 
 #ifndef RETURN_IF_ERROR
-#define RETURN_IF_ERROR(expr)                                   \
-  do {                                                          \
-    ::absl::Status tf_status_ = (expr);                         \
-    if (!tf_status_.ok()) return tf_status_;                    \
+#define RETURN_IF_ERROR(expr)                \
+  do {                                       \
+    ::absl::Status tf_status_ = (expr);      \
+    if (!tf_status_.ok()) return tf_status_; \
   } while (0)
 #endif
 

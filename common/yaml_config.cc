@@ -50,9 +50,8 @@ absl::StatusOr<ConfigFile> ConfigFile::Parse(const std::string& text, const std:
     source->root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     // e.msg is the bare reason; e.mark is 0-based.
-    return absl::InvalidArgumentError(absl::StrCat(name, ":", e.mark.line + 1, ":",
-                                                   e.mark.column + 1, ": YAML syntax error: ",
-                                                   e.msg));
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, ":", e.mark.line + 1, ":", e.mark.column + 1, ": YAML syntax error: ", e.msg));
   }
   if (!source->root.IsDefined() || source->root.IsNull()) {
     return absl::InvalidArgumentError(absl::StrCat(name, ":1: the file is empty"));
@@ -104,8 +103,7 @@ absl::StatusOr<ConfigMap> ConfigFile::Root() const {
   return root;
 }
 
-ConfigMap::ConfigMap(std::shared_ptr<ConfigFile::Source> source, YAML::Node node,
-                     std::string path)
+ConfigMap::ConfigMap(std::shared_ptr<ConfigFile::Source> source, YAML::Node node, std::string path)
     : source_(std::move(source)), node_(std::move(node)), path_(std::move(path)) {}
 
 std::string ConfigMap::KeyPath(const std::string& key) const {
@@ -158,8 +156,8 @@ absl::Status ConfigMap::ErrorAt(const std::string& key_path, const YAML::Mark& m
   for (const auto& [key, assignment] : source_->overrides) {
     if (key_path == key || key_path.rfind(key + ".", 0) == 0 || key_path.rfind(key + "[", 0) == 0) {
       return absl::InvalidArgumentError(absl::StrCat(source_->name, ": override '",
-                                                     ClipValue(assignment), "': ",
-                                                     ClipValue(key_path), ": ", message));
+                                                     ClipValue(assignment),
+                                                     "': ", ClipValue(key_path), ": ", message));
     }
   }
   std::string where = source_->name;
@@ -243,10 +241,10 @@ absl::StatusOr<std::string> ConfigMap::AllowOnlyForChoice(
       if (selector_overridden) dropped.push_back(key);
       continue;  // the file's own mistake: AllowOnly says so below
     }
-    return Error(key, absl::StrCat(selector, " ", choice, " does not take it (",
-                                   absl::StrJoin(others, ", "), others.size() == 1 ? " does" : " do",
-                                   "); drop it, or set ",
-                                   KeyPath(selector), "=", others[0]));
+    return Error(
+        key, absl::StrCat(selector, " ", choice, " does not take it (", absl::StrJoin(others, ", "),
+                          others.size() == 1 ? " does" : " do", "); drop it, or set ",
+                          KeyPath(selector), "=", others[0]));
   }
   std::vector<std::string> kept = allowed;
   kept.insert(kept.end(), dropped.begin(), dropped.end());
@@ -274,7 +272,8 @@ absl::Status ConfigMap::DecodeScalar(const std::string& key_path, const YAML::No
                                      const char* expected, T* out) const {
   T value;
   if (!node.IsScalar() || !YAML::convert<T>::decode(node, value)) {
-    return ErrorAt(key_path, node.Mark(), absl::StrCat("expected ", expected, ", got ", Describe(node)));
+    return ErrorAt(key_path, node.Mark(),
+                   absl::StrCat("expected ", expected, ", got ", Describe(node)));
   }
   if constexpr (std::is_floating_point<T>::value) {
     if (!std::isfinite(value)) {
@@ -290,7 +289,8 @@ absl::Status ConfigMap::Get(const std::string& key, std::string* out) const {
   YAML::Node node;
   RETURN_IF_ERROR(Require(key, &node));
   if (!node.IsScalar()) {
-    return ErrorAt(KeyPath(key), node.Mark(), absl::StrCat("expected a string, got ", Describe(node)));
+    return ErrorAt(KeyPath(key), node.Mark(),
+                   absl::StrCat("expected a string, got ", Describe(node)));
   }
   *out = node.Scalar();
   return absl::OkStatus();
@@ -386,7 +386,8 @@ absl::StatusOr<ConfigMap> ConfigMap::GetMap(const std::string& key) const {
   YAML::Node node;
   RETURN_IF_ERROR(Require(key, &node));
   if (!node.IsMap()) {
-    return ErrorAt(KeyPath(key), node.Mark(), absl::StrCat("expected a mapping, got ", Describe(node)));
+    return ErrorAt(KeyPath(key), node.Mark(),
+                   absl::StrCat("expected a mapping, got ", Describe(node)));
   }
   return ConfigMap(source_, node, KeyPath(key));
 }

@@ -132,9 +132,8 @@ absl::Status ApplyYamlOverride(YAML::Node root, const std::string& assignment,
         }
         if (has_value && !SameValue(current[part], value)) {
           return absl::InvalidArgumentError(
-              absl::StrCat(where, ": ", ClipValue(key), " is ",
-                           ClipValue(ValueText(current[part])), at, ", not ", ClipValue(text),
-                           "; nothing removed"));
+              absl::StrCat(where, ": ", ClipValue(key), " is ", ClipValue(ValueText(current[part])),
+                           at, ", not ", ClipValue(text), "; nothing removed"));
         }
         current.remove(part);
         return absl::OkStatus();
@@ -151,9 +150,8 @@ absl::Status ApplyYamlOverride(YAML::Node root, const std::string& assignment,
     if (!present || next.IsNull()) {
       next = YAML::Node(YAML::NodeType::Map);
     } else if (!next.IsMap()) {
-      return absl::InvalidArgumentError(absl::StrCat(where, ": ", walked, " (line ",
-                                                     next.Mark().line + 1,
-                                                     ") is not a mapping"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": ", walked, " (line ", next.Mark().line + 1, ") is not a mapping"));
     }
     current.reset(next);
     i = end;

@@ -17,20 +17,19 @@ double Position(double value, double low, double high, bool log) {
 
 BoundHit RangeHit(const std::string& name, const Distribution& d, bool upper) {
   const double bound = upper ? d.high : d.low;
-  return BoundHit{name, upper,
-                  absl::StrCat("best ", name, " at the ", upper ? "upper" : "lower", " bound ",
-                               d.ValueText(bound), ": widen parameters.", name, ".",
-                               upper ? "max" : "min")};
+  return BoundHit{
+      name, upper,
+      absl::StrCat("best ", name, " at the ", upper ? "upper" : "lower", " bound ",
+                   d.ValueText(bound), ": widen parameters.", name, ".", upper ? "max" : "min")};
 }
 
 BoundHit ListHit(const std::string& name, const Distribution& d, bool upper) {
   const double bound = upper ? *std::max_element(d.choices.begin(), d.choices.end())
                              : *std::min_element(d.choices.begin(), d.choices.end());
   return BoundHit{name, upper,
-                  absl::StrCat("best ", name, " at the ", upper ? "largest" : "smallest",
-                               " value ", d.ValueText(bound), ": add ",
-                               upper ? "larger" : "smaller", " values to parameters.", name,
-                               ".values")};
+                  absl::StrCat("best ", name, " at the ", upper ? "largest" : "smallest", " value ",
+                               d.ValueText(bound), ": add ", upper ? "larger" : "smaller",
+                               " values to parameters.", name, ".values")};
 }
 
 }  // namespace

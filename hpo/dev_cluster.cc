@@ -40,14 +40,15 @@ std::string LastLines(const std::string& path, size_t n) {
 // (a killed hpo that had this pid, in another pid namespace sharing the folder).
 absl::StatusOr<std::string> FreshPrivateDir(const std::string& parent, const std::string& base) {
   for (int i = 1; i <= 100; ++i) {
-    const std::string dir = i == 1 ? JoinPath(parent, base) : absl::StrCat(parent, "/", base, "-", i);
+    const std::string dir =
+        i == 1 ? JoinPath(parent, base) : absl::StrCat(parent, "/", base, "-", i);
     if (PathExists(dir)) continue;
     absl::Status made = PrivateDir(dir);
     if (!made.ok()) return made;
     return dir;
   }
-  return absl::AlreadyExistsError(absl::StrCat("cannot make a fresh folder ", parent, "/", base,
-                                               "[-N]: every name is taken"));
+  return absl::AlreadyExistsError(
+      absl::StrCat("cannot make a fresh folder ", parent, "/", base, "[-N]: every name is taken"));
 }
 
 // Removes PARENT/dev-PID[-N] folders that killed sweeps left (kill -9 runs no clean-up): ours,
@@ -70,8 +71,10 @@ int RemoveStaleDevDirs(const std::string& parent) {
     if (pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
     const std::string path = JoinPath(parent, name);
     struct stat st;
-    if (::lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid()) continue;
-    const int lock = ::open(JoinPath(path, "agent/agent.lock").c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid())
+      continue;
+    const int lock =
+        ::open(JoinPath(path, "agent/agent.lock").c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
     const bool free_lock = lock < 0 || ::flock(lock, LOCK_EX | LOCK_NB) == 0;
     if (lock >= 0) ::close(lock);
     if (free_lock) stale.push_back(path);
@@ -132,8 +135,8 @@ absl::StatusOr<std::unique_ptr<DevCluster>> DevCluster::Start(const Options& opt
   head.name = "head";
   head.log = options.log_dir + "/head.log";
   head.spec.binary = *head_binary;
-  head.spec.args = {"--bind", cluster->endpoint_, "--start_agents", "none", "--heartbeat_ms",
-                    heartbeat_ms, "--log_dir", options.log_dir};
+  head.spec.args = {"--bind",         cluster->endpoint_, "--start_agents", "none",
+                    "--heartbeat_ms", heartbeat_ms,       "--log_dir",      options.log_dir};
   head.spec.log_path = head.log;
   head.spec.stderr_to_log = true;
 
@@ -141,9 +144,12 @@ absl::StatusOr<std::unique_ptr<DevCluster>> DevCluster::Start(const Options& opt
   agent.name = "agent";
   agent.log = options.log_dir + "/agent.log";
   agent.spec.binary = *agent_binary;
-  agent.spec.args = {"--head", cluster->endpoint_, "--name", "local", "--slots",
-                     std::to_string(options.slots), "--runtime_dir", JoinPath(cluster->dir_, "agent"),
-                     "--log_dir", options.log_dir, "--head_grace_s", head_grace_s};
+  agent.spec.args = {"--head",         cluster->endpoint_,
+                     "--name",         "local",
+                     "--slots",        std::to_string(options.slots),
+                     "--runtime_dir",  JoinPath(cluster->dir_, "agent"),
+                     "--log_dir",      options.log_dir,
+                     "--head_grace_s", head_grace_s};
   if (options.prewarm_workers > 0) {
     agent.spec.args.push_back("--prewarm_workers");
     agent.spec.args.push_back(std::to_string(options.prewarm_workers));
@@ -175,22 +181,23 @@ absl::Status DevCluster::Supervise(Member& m, absl::Time now) {
     if (!m.process->Reap()) return absl::OkStatus();  // running
     m.how = m.process->HowItEnded();
     m.process.reset();
-    while (!m.deaths.empty() && now - m.deaths.front() > options_.restart_window) m.deaths.pop_front();
+    while (!m.deaths.empty() && now - m.deaths.front() > options_.restart_window)
+      m.deaths.pop_front();
     m.deaths.push_back(now);
     const int restarts = static_cast<int>(m.deaths.size()) - 1;  // within the window, so far
     if (restarts >= options_.max_restarts) {
-      const std::string loop =
-          options_.max_restarts <= 0
-              ? std::string()
-              : absl::StrCat(" (", m.deaths.size(), " times within ",
-                             absl::FormatDuration(options_.restart_window), ": not restarting it again)");
-      return absl::UnavailableError(absl::StrCat("the local ", m.name, " ", m.how, loop, "; ", m.log,
-                                                 ": ", LastLines(m.log, 3)));
+      const std::string loop = options_.max_restarts <= 0
+                                   ? std::string()
+                                   : absl::StrCat(" (", m.deaths.size(), " times within ",
+                                                  absl::FormatDuration(options_.restart_window),
+                                                  ": not restarting it again)");
+      return absl::UnavailableError(absl::StrCat("the local ", m.name, " ", m.how, loop, "; ",
+                                                 m.log, ": ", LastLines(m.log, 3)));
     }
     if (&m == &head_) {
       // A new head starts at least 2 s after the old one started: run ids come from the
-      // microsecond clock at a head's start (launcher/head/head_main.cc), and the pause also keeps a
-      // crash loop from spinning.
+      // microsecond clock at a head's start (launcher/head/head_main.cc), and the pause also keeps
+      // a crash loop from spinning.
       m.restart_at = std::max(now, absl::FromUnixSeconds(absl::ToUnixSeconds(m.started_at) + 2));
     } else {
       // The head must have declared the old agent lost before the new one registers under
@@ -201,9 +208,9 @@ absl::Status DevCluster::Supervise(Member& m, absl::Time now) {
   if (now < m.restart_at) return absl::OkStatus();
   auto process = ChildProcess::Start(m.spec);
   if (!process.ok()) {
-    return absl::UnavailableError(absl::StrCat("the local ", m.name, " ", m.how,
-                                               " and could not be restarted: ",
-                                               process.status().message()));
+    return absl::UnavailableError(
+        absl::StrCat("the local ", m.name, " ", m.how,
+                     " and could not be restarted: ", process.status().message()));
   }
   m.process = std::move(*process);
   m.started_at = absl::Now();

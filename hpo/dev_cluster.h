@@ -47,7 +47,7 @@ namespace hpo {
 class DevCluster {
  public:
   struct Options {
-    int64_t slots = 1;    // agent --slots: CPU slots, or a cap on the GPUs it uses
+    int64_t slots = 1;  // agent --slots: CPU slots, or a cap on the GPUs it uses
     // agent --prewarm_workers: warm workers started before the first trial; 0: none.
     int64_t prewarm_workers = 0;
     bool prewarm_mps = false;  // agent --prewarm_mps: trials will share GPUs
@@ -86,9 +86,9 @@ class DevCluster {
     std::string log;
     std::unique_ptr<ChildProcess> process;
     absl::Time started_at;
-    std::deque<absl::Time> deaths;  // within restart_window
+    std::deque<absl::Time> deaths;                   // within restart_window
     absl::Time restart_at = absl::InfiniteFuture();  // set while dead, awaiting its restart
-    std::string how;                // how the last one ended ("was killed by signal 9 (Killed)")
+    std::string how;  // how the last one ended ("was killed by signal 9 (Killed)")
   };
   DevCluster() = default;
   absl::Status Supervise(Member& m, absl::Time now);

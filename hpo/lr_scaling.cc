@@ -17,10 +17,10 @@ double EffectiveLr(const SweepConfig& config, double lr, int64_t batch_size) {
 
 double EffectiveLr(const SweepConfig& config, const std::map<std::string, double>& params) {
   auto accum = params.find("train.grad_accum");
-  return EffectiveLr(config.lr_scaling, params.at("lr"),
-                     static_cast<int64_t>(params.at("batch_size")), config.gpus_per_trial,
-                     accum != params.end() ? static_cast<int64_t>(accum->second)
-                                           : config.trainer.grad_accum);
+  return EffectiveLr(
+      config.lr_scaling, params.at("lr"), static_cast<int64_t>(params.at("batch_size")),
+      config.gpus_per_trial,
+      accum != params.end() ? static_cast<int64_t>(accum->second) : config.trainer.grad_accum);
 }
 
 }  // namespace hpo

@@ -45,9 +45,8 @@ std::optional<GpuTotals> CombinedGpuUsage(const RunningTrial& run) {
 }
 
 SweepProgress ProgressOf(const SweepEngine& engine, const SweepConfig& config,
-                         const RunningTrials& running,
-                         const std::vector<absl::Duration>& finished, int most_running,
-                         absl::Time start, absl::Time now) {
+                         const RunningTrials& running, const std::vector<absl::Duration>& finished,
+                         int most_running, absl::Time start, absl::Time now) {
   SweepProgress p;
   p.elapsed = now - start;
   if (const std::optional<int64_t> planned = engine.sampler().PlannedTrials()) {
@@ -67,13 +66,16 @@ SweepProgress ProgressOf(const SweepEngine& engine, const SweepConfig& config,
     }
     double util = 0;
     for (const auto& [agent, usage] : run.gpu_usage) util += usage.util_now();
-    if (!run.gpu_usage.empty()) p.gpu_util[number] = util / static_cast<double>(run.gpu_usage.size());
+    if (!run.gpu_usage.empty())
+      p.gpu_util[number] = util / static_cast<double>(run.gpu_usage.size());
   }
   std::set<int64_t> taken;  // points some trial has taken (retries share theirs)
   for (const Trial& t : engine.study().trials) taken.insert(t.point);
-  const int64_t not_started = std::max<int64_t>(0, p.planned - static_cast<int64_t>(taken.size())) + queued;
-  p.eta = EstimateRemaining(finished, running_for, not_started,
-                            static_cast<int>(std::min<int64_t>(std::max(1, most_running), config.max_concurrent_trials)));
+  const int64_t not_started =
+      std::max<int64_t>(0, p.planned - static_cast<int64_t>(taken.size())) + queued;
+  p.eta = EstimateRemaining(
+      finished, running_for, not_started,
+      static_cast<int>(std::min<int64_t>(std::max(1, most_running), config.max_concurrent_trials)));
   return p;
 }
 

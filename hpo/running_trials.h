@@ -25,8 +25,8 @@ namespace hpo {
 struct RunningTrial {
   std::map<std::string, std::vector<int32_t>> placed;  // agent -> slots, from Started
   bool missing_metric_logged = false;
-  comm::TrialSpec spec;  // as submitted, to submit again to a restarted head
-  absl::Time started = absl::InfinitePast();        // its first Started
+  comm::TrialSpec spec;                       // as submitted, to submit again to a restarted head
+  absl::Time started = absl::InfinitePast();  // its first Started
   std::map<std::string, comm::GpuUsage> gpu_usage;  // agent -> its latest Telemetry
 };
 
@@ -65,9 +65,8 @@ std::optional<GpuTotals> CombinedGpuUsage(const RunningTrial& trial);
 // the durations of the trials that `finished` and the running ones, with at most
 // `most_running` (and max_concurrent_trials) at once.
 SweepProgress ProgressOf(const SweepEngine& engine, const SweepConfig& config,
-                         const RunningTrials& running,
-                         const std::vector<absl::Duration>& finished, int most_running,
-                         absl::Time start, absl::Time now);
+                         const RunningTrials& running, const std::vector<absl::Duration>& finished,
+                         int most_running, absl::Time start, absl::Time now);
 
 }  // namespace hpo
 }  // namespace tunefleet

@@ -49,14 +49,16 @@ bool Distribution::Contains(double value) const {
 
 std::string Distribution::ToOptunaJson() const {
   if (kind == Kind::kInt) {
-    return absl::StrCat("{\"name\": \"IntDistribution\", \"attributes\": {\"log\": ",
-                        log ? "true" : "false", ", \"step\": 1, \"low\": ",
-                        static_cast<int64_t>(low), ", \"high\": ", static_cast<int64_t>(high), "}}");
+    return absl::StrCat(
+        "{\"name\": \"IntDistribution\", \"attributes\": {\"log\": ", log ? "true" : "false",
+        ", \"step\": 1, \"low\": ", static_cast<int64_t>(low),
+        ", \"high\": ", static_cast<int64_t>(high), "}}");
   }
   if (kind == Kind::kFloat) {
-    return absl::StrCat("{\"name\": \"FloatDistribution\", \"attributes\": {\"step\": null, "
-                        "\"low\": ", Repr(low), ", \"high\": ", Repr(high), ", \"log\": ",
-                        log ? "true" : "false", "}}");
+    return absl::StrCat(
+        "{\"name\": \"FloatDistribution\", \"attributes\": {\"step\": null, "
+        "\"low\": ",
+        Repr(low), ", \"high\": ", Repr(high), ", \"log\": ", log ? "true" : "false", "}}");
   }
   std::vector<std::string> items;
   if (!labels.empty()) {

@@ -60,8 +60,8 @@ absl::Status SweepDriver::OpenJournal() {
     const size_t recorded = contents.study.trials.size();
     ASSIGN_OR_RETURN(SweepEngine::Resumed resumed, engine_->Resume(std::move(contents)));
     std::cout << "resuming sweep " << config_.name << " from " << config_.journal << ": "
-              << recorded << " trial(s) recorded, " << resumed.interrupted
-              << " interrupted, " << resumed.to_rerun << " point(s) to run again\n";
+              << recorded << " trial(s) recorded, " << resumed.interrupted << " interrupted, "
+              << resumed.to_rerun << " point(s) to run again\n";
     if (!resumed.changed_params.empty()) {
       std::cout << "warning: the search space changed since the journal's trials ran: "
                 << absl::StrJoin(resumed.changed_params, ", ")
@@ -124,12 +124,13 @@ absl::Status SweepDriver::Connect() {
     if (options_.health_check) RETURN_IF_ERROR(options_.health_check());
     while (auto received = head_->Receive(absl::Now())) {
       if (!received->envelope.ok()) {
-        return absl::FailedPreconditionError(absl::StrCat("the head at ", options_.head, " answered: ",
-                                                          received->envelope.status().message()));
+        return absl::FailedPreconditionError(absl::StrCat(
+            "the head at ", options_.head, " answered: ", received->envelope.status().message()));
       }
       const comm::Envelope& e = *received->envelope;
       if (e.body_case() == comm::Envelope::kRefused) {
-        return absl::PermissionDeniedError(absl::StrCat("the head refused this sweep: ", e.refused().reason()));
+        return absl::PermissionDeniedError(
+            absl::StrCat("the head refused this sweep: ", e.refused().reason()));
       }
       if (e.body_case() == comm::Envelope::kWelcome) {
         head_->OnWelcome(e.welcome(), absl::Now());
@@ -239,16 +240,21 @@ absl::Status SweepDriver::HandleExit(const comm::Exit& exit) {
   running_.erase(it);
   RunEnd end = RunEnd::kFailed;
   switch (exit.outcome()) {
-    case comm::Exit::COMPLETED: end = RunEnd::kCompleted; break;
-    case comm::Exit::STOPPED: end = RunEnd::kStopped; break;
-    case comm::Exit::CANCELLED: end = RunEnd::kCancelled; break;
+    case comm::Exit::COMPLETED:
+      end = RunEnd::kCompleted;
+      break;
+    case comm::Exit::STOPPED:
+      end = RunEnd::kStopped;
+      break;
+    case comm::Exit::CANCELLED:
+      end = RunEnd::kCancelled;
+      break;
     default:
       end = exit.cause() == comm::Exit::TRANSIENT ? RunEnd::kFailed : RunEnd::kRefused;
       break;
   }
-  ASSIGN_OR_RETURN(SweepEngine::Ended ended,
-                   engine_->EndTrial(exit.trial(), end, exit.reason(), exit.stderr_tail(),
-                                     interrupting_));
+  ASSIGN_OR_RETURN(SweepEngine::Ended ended, engine_->EndTrial(exit.trial(), end, exit.reason(),
+                                                               exit.stderr_tail(), interrupting_));
   if (ended.trial == nullptr) return absl::OkStatus();
   const Trial& t = *ended.trial;
   // Every event as a line; on a terminal, where the live table shows them, failures alone.
@@ -272,9 +278,9 @@ absl::Status SweepDriver::HandleExit(const comm::Exit& exit) {
   }
   html_report_->Changed();
   if (exit.outcome() == comm::Exit::FAILED && exit.cause() == comm::Exit::CLUSTER_TOO_SMALL) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the cluster cannot run this sweep's trials: ", exit.reason(),
-        " (resources.gpus_per_trial: ", config_.gpus_per_trial, ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the cluster cannot run this sweep's trials: ", exit.reason(),
+                     " (resources.gpus_per_trial: ", config_.gpus_per_trial, ")"));
   }
   return absl::OkStatus();
 }
@@ -288,9 +294,10 @@ absl::Status SweepDriver::HandleMessage(const comm::Envelope& envelope) {
       const absl::Time now = absl::Now();
       const comm::HeadSession::Welcomed w = head_->OnWelcome(envelope.welcome(), now);
       std::cout << "the head is back" << (w.restarted ? " (restarted)" : "") << " after "
-                << FormatSeconds(now - w.lost_at)
-                << "; submitting the " << running_.size() << " unfinished trial(s) again: it "
-                << "finds those the agents still run\n" << std::flush;
+                << FormatSeconds(now - w.lost_at) << "; submitting the " << running_.size()
+                << " unfinished trial(s) again: it "
+                << "finds those the agents still run\n"
+                << std::flush;
       Resubmit();
       return absl::OkStatus();
     }
@@ -343,9 +350,11 @@ absl::Status SweepDriver::HandleMessage(const comm::Envelope& envelope) {
         }
         return absl::OkStatus();
       }
-      return absl::PermissionDeniedError(absl::StrCat("the head refused this sweep: ", envelope.refused().reason()));
+      return absl::PermissionDeniedError(
+          absl::StrCat("the head refused this sweep: ", envelope.refused().reason()));
     case comm::Envelope::kShutdown:
-      return absl::UnavailableError(absl::StrCat("the head shut down: ", envelope.shutdown().reason()));
+      return absl::UnavailableError(
+          absl::StrCat("the head shut down: ", envelope.shutdown().reason()));
     default:
       TF_LOG(WARNING) << "unexpected " << comm::BodyName(envelope) << " from the head";
       return absl::OkStatus();
@@ -359,11 +368,13 @@ void SweepDriver::Interrupt() {
     // claims them (Head::Options::orphan_grace).
     interrupt_deadline_ = absl::Now();
     std::cout << "\ninterrupted while the head is lost: leaving its " << running_.size()
-              << " trial(s) to the agents\n" << std::flush;
+              << " trial(s) to the agents\n"
+              << std::flush;
     return;
   }
   interrupt_deadline_ = absl::Now() + absl::Seconds(15);
-  std::cout << "\ninterrupted: stopping " << running_.size() << " running trial(s)...\n" << std::flush;
+  std::cout << "\ninterrupted: stopping " << running_.size() << " running trial(s)...\n"
+            << std::flush;
   for (const auto& [number, run] : running_) Send(CancelFor(number, "the sweep was interrupted"));
 }
 
@@ -384,7 +395,8 @@ void SweepDriver::Print(const std::string& lines) {
 
 void SweepDriver::Show(bool force) {
   if (!options_.live || !live_.Due(force, absl::Now())) return;
-  live_.Draw(table_.Render(engine_->study(), Progress(), std::max(4, LiveBlock::TerminalRows() - 4)));
+  live_.Draw(
+      table_.Render(engine_->study(), Progress(), std::max(4, LiveBlock::TerminalRows() - 4)));
 }
 
 std::string SweepDriver::Summary() const {
@@ -396,9 +408,8 @@ std::string SweepDriver::Summary() const {
 
 absl::Status SweepDriver::WriteReport() const {
   if (options_.report_json.empty()) return absl::OkStatus();
-  return WriteFileAtomically(
-      options_.report_json,
-      StudyToJson(engine_->study(), engine_->space(), engine_->recorded_attrs()));
+  return WriteFileAtomically(options_.report_json, StudyToJson(engine_->study(), engine_->space(),
+                                                               engine_->recorded_attrs()));
 }
 
 absl::Status SweepDriver::Run() {
@@ -437,7 +448,8 @@ absl::Status SweepDriver::Run() {
       auto received = head_->Receive(absl::Now());
       if (!received) break;
       if (!received->envelope.ok()) {
-        TF_LOG(WARNING) << "dropped a frame from the head: " << received->envelope.status().message();
+        TF_LOG(WARNING) << "dropped a frame from the head: "
+                        << received->envelope.status().message();
         continue;
       }
       failure = HandleMessage(*received->envelope);
@@ -446,10 +458,10 @@ absl::Status SweepDriver::Run() {
     if (!failure.ok()) break;
     const absl::Time now = absl::Now();
     // A head lost with no grace, or while the trials are being stopped: fail at once.
-    const comm::HeadSession::Tick tick = head_->Poll(
-        now, options_.head_grace <= absl::ZeroDuration() || interrupting_
-                 ? comm::HeadSession::Mode::kFailFast
-                 : comm::HeadSession::Mode::kWait);
+    const comm::HeadSession::Tick tick =
+        head_->Poll(now, options_.head_grace <= absl::ZeroDuration() || interrupting_
+                             ? comm::HeadSession::Mode::kFailFast
+                             : comm::HeadSession::Mode::kWait);
     if (!tick.lost.empty() && head_->lost()) AnnounceHeadLost(tick.lost);
     if (!tick.status.ok()) {
       failure = tick.status;

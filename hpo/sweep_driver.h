@@ -24,10 +24,10 @@
 #include "comm/head_session.h"
 #include "comm/proto/messages.pb.h"
 #include "common/signals.h"
+#include "hpo/config/sweep_config.h"
 #include "hpo/journal/journal_writer.h"
 #include "hpo/report/live_block.h"
 #include "hpo/report/progress_table.h"
-#include "hpo/config/sweep_config.h"
 #include "hpo/report/report_writer.h"
 #include "hpo/running_trials.h"
 #include "hpo/sweep_engine.h"
@@ -107,10 +107,10 @@ class SweepDriver {
   RunningTrials running_;
   // How long the trials that ran to their end or were pruned took, from Started to Exit (ETA).
   std::vector<absl::Duration> trial_durations_;
-  int most_running_ = 0;  // the most trials seen running at once (ETA)
+  int most_running_ = 0;                       // the most trials seen running at once (ETA)
   std::map<int64_t, double> memory_mib_;       // TrialMemoryMib per batch size
   std::unique_ptr<ReportWriter> html_report_;  // the page beside the journal
-  std::vector<std::string> bound_lines_;  // the best point's bounds, once the sweep ended
+  std::vector<std::string> bound_lines_;       // the best point's bounds, once the sweep ended
   zmq::context_t context_;
   std::unique_ptr<comm::HeadSession> head_;  // after context_, whose socket it holds
   absl::Time start_;

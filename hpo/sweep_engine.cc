@@ -267,7 +267,8 @@ absl::StatusOr<SweepEngine::Ended> SweepEngine::EndTrial(int64_t number, RunEnd 
   RETURN_IF_ERROR(Finish(t, state));
   Ended ended;
   ended.trial = &t;
-  if (state == TrialState::kFail && !interrupting && !absl::StartsWith(t.fail_reason, "interrupted")) {
+  if (state == TrialState::kFail && !interrupting &&
+      !absl::StartsWith(t.fail_reason, "interrupted")) {
     if (end == RunEnd::kRefused) {
       ended.refused = true;
       refused_points_.insert(t.point);
@@ -343,8 +344,8 @@ SweepEngine::Outcome SweepEngine::GetOutcome() const {
 
 std::optional<std::string> SweepFailure(const SweepEngine::Outcome& o, double max_failed_share) {
   if (o.completed == 0) return std::string("no trial completed");
-  if (o.points > 0 && static_cast<double>(o.failed_points) >
-                          max_failed_share * static_cast<double>(o.points)) {
+  if (o.points > 0 &&
+      static_cast<double>(o.failed_points) > max_failed_share * static_cast<double>(o.points)) {
     return absl::StrFormat(
         "%d of %d points (%d%%) failed after their retries, more than --max_failed_share %g",
         o.failed_points, o.points,
@@ -417,7 +418,8 @@ absl::StatusOr<std::vector<std::string>> SweepEngine::RecordBounds() {
   std::vector<std::string> lines, fields;
   for (const BoundHit& h : hits) {
     lines.push_back(h.message);
-    fields.push_back(absl::StrCat(JsonString(h.param), ": ", JsonString(h.upper ? "upper" : "lower")));
+    fields.push_back(
+        absl::StrCat(JsonString(h.param), ": ", JsonString(h.upper ? "upper" : "lower")));
   }
   const std::string value = absl::StrCat("{", absl::StrJoin(fields, ", "), "}");
   recorded_attrs_["best_at_bound"] = value;

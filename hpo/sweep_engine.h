@@ -33,12 +33,12 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "hpo/config/sweep_config.h"
 #include "hpo/journal/journal_replay.h"
 #include "hpo/journal/journal_writer.h"
 #include "hpo/pruners/pruner.h"
 #include "hpo/samplers/sampler.h"
 #include "hpo/search_space.h"
-#include "hpo/config/sweep_config.h"
 #include "hpo/trial.h"
 
 namespace tunefleet {
@@ -174,7 +174,7 @@ class SweepEngine {
   std::unique_ptr<Pruner> pruner_;
   Study study_;
   std::map<int64_t, RunState> running_;
-  std::deque<int64_t> retries_;  // failed trials whose point gets another attempt
+  std::deque<int64_t> retries_;       // failed trials whose point gets another attempt
   std::set<int64_t> refused_points_;  // points whose trial failed as kRefused (no retry)
   std::map<std::string, std::string> recorded_attrs_;
   std::vector<SearchSpace> distributions_;  // per trial, as CreateTrial recorded them

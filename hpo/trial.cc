@@ -5,11 +5,16 @@ namespace hpo {
 
 const char* TrialStateName(TrialState state) {
   switch (state) {
-    case TrialState::kRunning: return "RUNNING";
-    case TrialState::kComplete: return "COMPLETE";
-    case TrialState::kPruned: return "PRUNED";
-    case TrialState::kFail: return "FAIL";
-    case TrialState::kWaiting: return "WAITING";
+    case TrialState::kRunning:
+      return "RUNNING";
+    case TrialState::kComplete:
+      return "COMPLETE";
+    case TrialState::kPruned:
+      return "PRUNED";
+    case TrialState::kFail:
+      return "FAIL";
+    case TrialState::kWaiting:
+      return "WAITING";
   }
   return "UNKNOWN";
 }

@@ -3,8 +3,8 @@
 #include <unistd.h>
 
 #include <climits>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"

@@ -63,14 +63,14 @@ absl::StatusOr<std::vector<int>> ParseGpuIds(const std::string& text, const std:
 absl::StatusOr<std::vector<GpuInfo>> SelectGpus(const std::vector<GpuInfo>& seen,
                                                 const std::vector<int>& ids,
                                                 const std::vector<int>& excluded) {
-  for (const auto& [flag, list] : {std::pair<const char*, const std::vector<int>*>{"--gpu_ids", &ids},
-                                   {"--exclude_gpu_ids", &excluded}}) {
+  for (const auto& [flag, list] :
+       {std::pair<const char*, const std::vector<int>*>{"--gpu_ids", &ids},
+        {"--exclude_gpu_ids", &excluded}}) {
     for (int id : *list) {
       if (id >= static_cast<int>(seen.size())) {
         return absl::InvalidArgumentError(absl::StrCat(
-            flag, " ", absl::StrJoin(*list, ","), ": this host shows ", seen.size(),
-            " GPU(s)", seen.empty() ? "" : absl::StrCat(" (0-", seen.size() - 1, ")"),
-            ", no GPU ", id));
+            flag, " ", absl::StrJoin(*list, ","), ": this host shows ", seen.size(), " GPU(s)",
+            seen.empty() ? "" : absl::StrCat(" (0-", seen.size() - 1, ")"), ", no GPU ", id));
       }
     }
   }
@@ -118,9 +118,9 @@ absl::StatusOr<std::vector<HostEntry>> FilterHosts(std::vector<HostEntry> hosts,
     const HostEntry& h = hosts[found];
     for (int id : rule.ids) {
       if (h.slots > 0 && id >= h.slots) {
-        return absl::InvalidArgumentError(absl::StrCat(flag, ": host ", rule.host, " has slots=",
-                                                       h.slots, " (GPUs 0-", h.slots - 1,
-                                                       "): no GPU ", id));
+        return absl::InvalidArgumentError(absl::StrCat(flag, ": host ", rule.host,
+                                                       " has slots=", h.slots, " (GPUs 0-",
+                                                       h.slots - 1, "): no GPU ", id));
       }
     }
     rule_of[found] = &rule;

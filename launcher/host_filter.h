@@ -7,10 +7,9 @@
 // DeepSpeed's local ranks). Where the host's slots are known (`slots=N`), ids are checked
 // against them and an exclusion becomes the list of GPUs left (all of them excluded: the host
 // goes); otherwise the agent applies it (--exclude_gpu_ids) and checks the ids itself.
-// A host matches by its agent's name (a hosts-file entry's `user@` left out: '@' separates hosts). Errors (one line, naming the flag): both
-// filters given, a host not among the hosts, a host named twice, a malformed id, an id at or
-// past the host's slots, no host left.
-// Thread-safety: stateless.
+// A host matches by its agent's name (a hosts-file entry's `user@` left out: '@' separates hosts).
+// Errors (one line, naming the flag): both filters given, a host not among the hosts, a host named
+// twice, a malformed id, an id at or past the host's slots, no host left. Thread-safety: stateless.
 #ifndef TUNEFLEET_LAUNCHER_HOST_FILTER_H_
 #define TUNEFLEET_LAUNCHER_HOST_FILTER_H_
 

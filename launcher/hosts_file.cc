@@ -29,7 +29,7 @@ std::string AgentNameOf(const std::string& host) {
 }
 
 absl::StatusOr<std::vector<HostEntry>> ParseHostsFile(const std::string& text,
-                                                     const std::string& name) {
+                                                      const std::string& name) {
   std::vector<HostEntry> hosts;
   std::map<std::string, int> seen;  // host -> line
   std::vector<std::string> lines = absl::StrSplit(text, '\n');
@@ -64,13 +64,15 @@ absl::StatusOr<std::vector<HostEntry>> ParseHostsFile(const std::string& text,
       const std::string key = field.substr(0, eq);
       const std::string value = field.substr(eq + 1);
       if (key != "slots") {
-        return error(absl::StrCat("unknown option '", ClipValue(key), "' (only slots=N is understood)"));
+        return error(
+            absl::StrCat("unknown option '", ClipValue(key), "' (only slots=N is understood)"));
       }
       if (have_slots) return error("slots given twice");
       have_slots = true;
       int64_t slots = 0;
       if (!absl::SimpleAtoi(value, &slots)) {
-        return error(absl::StrCat("slots must be a positive integer, got '", ClipValue(value), "'"));
+        return error(
+            absl::StrCat("slots must be a positive integer, got '", ClipValue(value), "'"));
       }
       if (slots < 1 || slots > 4096) {
         return error(absl::StrCat("slots must be between 1 and 4096, got ", slots));

@@ -35,7 +35,7 @@ std::string AgentNameOf(const std::string& host);
 absl::StatusOr<std::vector<HostEntry>> LoadHostsFile(const std::string& path);
 // Parses `text` as if it were the file `name`.
 absl::StatusOr<std::vector<HostEntry>> ParseHostsFile(const std::string& text,
-                                                     const std::string& name);
+                                                      const std::string& name);
 
 }  // namespace launcher
 }  // namespace tunefleet

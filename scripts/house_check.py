@@ -4,7 +4,8 @@
   layering  each #include "x.h" of the project's own headers names a header of the including
             target itself or of one of its direct deps (Bazel's layering_check, which gcc's
             toolchain does not offer); a project header that no target declares is an error too
-  sizes     no .cc/.h/.cu over 500 lines; no *_main.cc over 80 lines; no main() over 80 lines
+  sizes     no .cc/.h/.cu over 500 lines; no *_main.cc over 80 lines; no main() over 80 lines;
+            outside tests/ and testing/, no function over 80 lines (signature to closing brace)
 
   scripts/house_check.py            # the checkout this script is in
   scripts/house_check.py --root DIR # another tree (tests/house plants violations in one)
@@ -22,6 +23,8 @@ import bazel_to_cmake as b2c  # noqa: E402
 
 MAX_FILE_LINES = 500
 MAX_MAIN_LINES = 80
+MAX_FUNCTION_LINES = 80
+TEST_DIRS = ("tests/", "testing/")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 SOURCE_EXT = (".cc", ".h", ".cu")
 # Headers no Bazel target declares, on purpose.
@@ -99,6 +102,84 @@ def check_layering(root, packages):
     return problems
 
 
+# Function bodies, found by a small C++ scanner: comments, literals and preprocessor lines are
+# blanked; a `{` whose enclosing braces are all namespaces/classes and whose text since the last
+# `;`/`{`/`}` reads like a signature (`...)`, qualifiers, `-> T`, or `) :` initialisers) opens one.
+def strip(text):
+    """Comments, string and char literals blanked (newlines kept)."""
+    out = []; i = 0; n = len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i); j = n if j < 0 else j
+            out.append(" " * (j - i)); i = j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2); j = n if j < 0 else j + 2
+            out.append(re.sub(r"[^\n]", " ", text[i:j])); i = j
+        elif c == 'R' and text.startswith('R"', i) and (i == 0 or not (text[i-1].isalnum() or text[i-1] == '_')):
+            m = re.match(r'R"([^(\s]*)\(', text[i:])
+            if m:
+                end = text.find(")" + m.group(1) + '"', i)
+                j = n if end < 0 else end + len(m.group(1)) + 2
+                out.append('""' + re.sub(r"[^\n]", " ", text[i+2:j])); i = j
+            else:
+                out.append(c); i += 1
+        elif c == '"' or (c == "'" and not (i > 0 and text[i-1].isalnum())):
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            out.append(c + " " * (min(j, n) - i - 1) + c); i = j + 1
+        else:
+            out.append(c); i += 1
+    res = "".join(out)
+    # preprocessor lines (and their continuations) blanked
+    lines = res.split("\n"); cont = False
+    for k, l in enumerate(lines):
+        if cont or l.lstrip().startswith("#"):
+            cont = l.rstrip().endswith("\\")
+            lines[k] = " " * len(l)
+    return "\n".join(lines)
+
+SCOPE = re.compile(r"^\s*(template\s*<.*>\s*)?(namespace|class|struct|union|enum|extern)\b", re.S)
+FUNC_END = re.compile(r"\)\s*(const|override|final|noexcept|mutable|&|\s)*$|->[^;]*$|\)\s*:(?!:)", re.S)
+
+def function_spans(text):
+    """-> [(start line, lines, name)] of function bodies at namespace/class scope."""
+    s = strip(text)
+    stack = []  # kinds: scope / func / other
+    header_start = 0
+    out = []
+    line = 1
+    for i, c in enumerate(s):
+        if c == "\n":
+            line += 1
+        if c == ";" and all(k[0] == "scope" for k in stack):
+            header_start = i + 1
+        elif c == "{":
+            header = s[header_start:i]
+            if all(k[0] == "scope" for k in stack):
+                if SCOPE.match(header) and "(" not in header.split("{")[0].split("=")[0] or header.strip() == "" and False:
+                    stack.append(("scope", line, ""))
+                    header_start = i + 1
+                elif "(" in header and FUNC_END.search(header.rstrip()):
+                    st = header_start + len(header) - len(header.lstrip())
+                    sl = s.count("\n", 0, st) + 1
+                    m = re.search(r"([\w:~]+)\s*\(", header)
+                    stack.append(("func", sl, m.group(1) if m else "?"))
+                else:
+                    stack.append(("other", line, ""))
+            else:
+                stack.append(("other", line, ""))
+        elif c == "}":
+            if not stack: continue
+            kind, sl, name = stack.pop()
+            if kind == "func":
+                out.append((sl, line - sl + 1, name))
+            if kind in ("func", "scope") and all(k[0] == "scope" for k in stack):
+                header_start = i + 1
+    return out
+
+
 def main_function_lines(text):
     """Lines of the body of `int main(...)`, or 0 when the file has none."""
     m = re.search(r"^int main\s*\(", text, re.M)
@@ -127,6 +208,11 @@ def check_sizes(root, files):
             problems.append("%s:%d: a main file of %d lines; the limit is %d (options and "
                             "start-up belong in libraries)" % (path, MAX_MAIN_LINES + 1, n,
                                                               MAX_MAIN_LINES))
+        if not path.startswith(TEST_DIRS):
+            for start, lines, name in function_spans(text):
+                if lines > MAX_FUNCTION_LINES and name != "main":
+                    problems.append("%s:%d: %s() has %d lines; the limit is %d (split it at its "
+                                    "seams)" % (path, start, name, lines, MAX_FUNCTION_LINES))
         body = main_function_lines(text)
         if body > MAX_MAIN_LINES:
             problems.append("%s: main() has %d lines; the limit is %d" % (path, body,

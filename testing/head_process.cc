@@ -8,11 +8,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
-#include <chrono>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -72,8 +72,7 @@ absl::StatusOr<double> StatCpuSeconds(const std::string& path) {
     return absl::NotFoundError(absl::StrCat("cannot read ", path));
   }
   // After "pid (comm)": state is field 3, utime 14, stime 15.
-  std::vector<std::string> fields =
-      absl::StrSplit(text.substr(paren + 1), ' ', absl::SkipEmpty());
+  std::vector<std::string> fields = absl::StrSplit(text.substr(paren + 1), ' ', absl::SkipEmpty());
   int64_t utime = 0, stime = 0;
   if (fields.size() < 13 || !absl::SimpleAtoi(fields[11], &utime) ||
       !absl::SimpleAtoi(fields[12], &stime)) {
@@ -100,9 +99,10 @@ absl::StatusOr<int64_t> StatusKib(const std::string& path, absl::string_view nam
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<HeadProcess>> HeadProcess::Start(launcher::Head::Options options,
-                                                                 const std::string& log_path) {
+                                                                const std::string& log_path) {
   int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return absl::InternalError(absl::StrCat("pipe: ", strerror(errno)));
+  if (pipe2(fds, O_CLOEXEC) != 0)
+    return absl::InternalError(absl::StrCat("pipe: ", strerror(errno)));
   const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) return absl::InternalError(absl::StrCat("fork: ", strerror(errno)));
@@ -117,9 +117,9 @@ absl::StatusOr<std::unique_ptr<HeadProcess>> HeadProcess::Start(launcher::Head::
   while (read(fds[0], &c, 1) == 1 && c != '\n') line.push_back(c);
   close(fds[0]);
   if (line.empty() || line[0] == '!') {
-    return absl::UnavailableError(
-        absl::StrCat("the head process did not start", line.empty() ? "" : ": ",
-                     line.empty() ? "" : line.substr(1)));
+    return absl::UnavailableError(absl::StrCat("the head process did not start",
+                                               line.empty() ? "" : ": ",
+                                               line.empty() ? "" : line.substr(1)));
   }
   head->endpoint_ = std::move(line);
   return head;

@@ -12,8 +12,8 @@
 // its resolved endpoint back through a pipe, serves until a client's Shutdown, and exits 0
 // (1 when Run() fails). It dies with its parent (PR_SET_PDEATHSIG).
 //
-// Sample() reads /proc/PID: VmRSS and VmHWM, and the CPU time (user + system, clock ticks) of the whole
-// process (the poll loop plus ZeroMQ's I/O thread) and of its main thread (the poll loop).
+// Sample() reads /proc/PID: VmRSS and VmHWM, and the CPU time (user + system, clock ticks) of the
+// whole process (the poll loop plus ZeroMQ's I/O thread) and of its main thread (the poll loop).
 // Thread-safety: not thread-safe; use from one thread.
 #ifndef TUNEFLEET_TESTING_HEAD_PROCESS_H_
 #define TUNEFLEET_TESTING_HEAD_PROCESS_H_
@@ -41,8 +41,8 @@ class HeadProcess {
     double loop_cpu_s = 0;  // its main thread: Head::Run's poll loop
   };
   struct Final {
-    int exit_code = -1;     // -1: killed by a signal
-    double cpu_s = 0;       // wait4's user + system time, every thread
+    int exit_code = -1;  // -1: killed by a signal
+    double cpu_s = 0;    // wait4's user + system time, every thread
     int64_t max_rss_kib = 0;
   };
 

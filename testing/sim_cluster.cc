@@ -63,7 +63,7 @@ struct SimCluster::Impl {
   std::optional<HeadStatus> status;
   int next_pid = kFirstFakePid;
   int shutdowns = 0;  // agents told to shut down
-  Envelope submit;  // reused: only the trial number changes
+  Envelope submit;    // reused: only the trial number changes
 
   Impl(zmq::context_t& c, std::string e, SimOptions options)
       : context(c), endpoint(std::move(e)), o(std::move(options)) {
@@ -92,8 +92,8 @@ struct SimCluster::Impl {
     absl::Status s = comm::Send(*peer.socket, envelope);
     if (!s.ok()) {
       if (!may_retry || s.code() != absl::StatusCode::kUnavailable) {
-        Fail(absl::InternalError(absl::StrCat(peer.name, ": cannot send ",
-                                              comm::BodyName(envelope), ": ", s.message())));
+        Fail(absl::InternalError(absl::StrCat(peer.name, ": cannot send ", comm::BodyName(envelope),
+                                              ": ", s.message())));
       }
       return false;
     }
@@ -251,8 +251,8 @@ struct SimCluster::Impl {
   void TopUp() {
     Peer& peer = client();
     const int64_t total = o.trials * o.rounds;
-    const int64_t limit = std::min(total, o.window == 0 ? (exits / o.trials + 1) * o.trials
-                                                        : exits + o.window);
+    const int64_t limit =
+        std::min(total, o.window == 0 ? (exits / o.trials + 1) * o.trials : exits + o.window);
     while (submitted < limit) {
       submit.mutable_submit()->mutable_trial()->set_trial(submitted);
       if (submitted == 0) start = absl::Now();
@@ -265,8 +265,8 @@ struct SimCluster::Impl {
   void Drain(Peer& peer) {
     while (std::optional<comm::Received> got = comm::TryReceive(*peer.socket, /*router=*/false)) {
       if (!got->envelope.ok()) {
-        Fail(absl::DataLossError(absl::StrCat(peer.name, ": bad frame from the head: ",
-                                              got->envelope.status().message())));
+        Fail(absl::DataLossError(absl::StrCat(
+            peer.name, ": bad frame from the head: ", got->envelope.status().message())));
         return;
       }
       const absl::Time now = absl::Now();
@@ -312,10 +312,9 @@ struct SimCluster::Impl {
         next_heartbeat_check = now + kHeartbeatCheck;
       }
       if (now - last_progress > timeout) {
-        Fail(absl::DeadlineExceededError(
-            absl::StrCat("nothing from the head for ", absl::FormatDuration(timeout), " (",
-                         exits, " of ", o.trials * o.rounds, " trials ended, ", submitted,
-                         " submitted)")));
+        Fail(absl::DeadlineExceededError(absl::StrCat(
+            "nothing from the head for ", absl::FormatDuration(timeout), " (", exits, " of ",
+            o.trials * o.rounds, " trials ended, ", submitted, " submitted)")));
       }
     }
     return error;
@@ -361,7 +360,8 @@ absl::Status SimCluster::Connect(absl::Duration timeout) {
     m.items.push_back({static_cast<void*>(*peer.socket), 0, ZMQ_POLLIN, 0});
   }
   // Agents first, so that the cluster is whole when the first trial arrives.
-  for (int i = 0; i < m.o.agents; ++i) m.Register(m.peers[static_cast<size_t>(i)], comm::AGENT, m.o.slots);
+  for (int i = 0; i < m.o.agents; ++i)
+    m.Register(m.peers[static_cast<size_t>(i)], comm::AGENT, m.o.slots);
   absl::Status s = m.Pump(
       [&] {
         for (int i = 0; i < m.o.agents; ++i) {

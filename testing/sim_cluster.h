@@ -45,18 +45,18 @@ struct SimOptions {
   // Without a window, the client submits `trials` up-front, waits until all have exited, and
   // does so `rounds` times (the same head serves every round).
   int64_t rounds = 1;
-  int64_t window = 0;         // trials submitted and not yet exited; 0: all up-front
+  int64_t window = 0;  // trials submitted and not yet exited; 0: all up-front
   int reports_per_trial = 0;
   int64_t sample_every = 1000;  // call the sampler after this many exits (and at the last)
   absl::Duration stall_timeout = absl::Seconds(30);
 };
 
 struct SimResult {
-  double seconds = 0;  // first Submit sent -> last Exit received
-  int64_t completed = 0;  // Exits with outcome COMPLETED
+  double seconds = 0;                             // first Submit sent -> last Exit received
+  int64_t completed = 0;                          // Exits with outcome COMPLETED
   std::map<std::string, int64_t> other_outcomes;  // outcome name -> count, for the rest
-  int64_t started = 0;    // Started messages the client got
-  int64_t reports = 0;    // Reports the client got (each answered by a Decision)
+  int64_t started = 0;                            // Started messages the client got
+  int64_t reports = 0;          // Reports the client got (each answered by a Decision)
   int64_t heartbeats_sent = 0;  // by the simulated peers
   int64_t max_queued = 0;       // most trials submitted and not yet started, as the client saw
 };

@@ -34,8 +34,8 @@ namespace {
     }
   }
   what = what.substr(0, what.find('\n'));
-  const bool timeout = what.find("imeout") != std::string::npos ||
-                       what.find("imed out") != std::string::npos;
+  const bool timeout =
+      what.find("imeout") != std::string::npos || what.find("imed out") != std::string::npos;
   std::fprintf(stderr, "trainer: error: rank %d: %s%s\n", EnvInt("RANK", 0),
                timeout ? "a collective timed out (train.ddp_timeout_s; a peer rank stalled or "
                          "exited): "

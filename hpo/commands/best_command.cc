@@ -32,11 +32,11 @@ int RunBest(const BestOptions& o) {
   if (best == nullptr) {
     int64_t completed = 0;
     for (const Trial& t : contents->study.trials) completed += t.state == TrialState::kComplete;
-    PrintError("hpo best", absl::NotFoundError(
-                               completed == 0
-                                   ? absl::StrCat(ClipPath(journal), ": no trial has completed")
-                                   : absl::StrCat(ClipPath(journal), ": ", completed,
-                                                  " trial(s) completed, all with a NaN value")));
+    PrintError("hpo best",
+               absl::NotFoundError(
+                   completed == 0 ? absl::StrCat(ClipPath(journal), ": no trial has completed")
+                                  : absl::StrCat(ClipPath(journal), ": ", completed,
+                                                 " trial(s) completed, all with a NaN value")));
     return kExitFailure;
   }
   std::string others;
@@ -50,10 +50,10 @@ int RunBest(const BestOptions& o) {
                     space != nullptr && d != space->end() ? d->second.ValueText(value)
                                                           : absl::StrFormat("%.9g", value));
   }
-  std::cout << Printable(absl::StrFormat(
-      "trial %d  value %.9g  lr %.9g  batch_size %d  lr_effective %.9g%s\n", best->number,
-      *best->value, best->params.at(kLrParam), static_cast<int>(best->params.at(kBatchParam)),
-      best->lr_effective, others));
+  std::cout << Printable(
+      absl::StrFormat("trial %d  value %.9g  lr %.9g  batch_size %d  lr_effective %.9g%s\n",
+                      best->number, *best->value, best->params.at(kLrParam),
+                      static_cast<int>(best->params.at(kBatchParam)), best->lr_effective, others));
   // Re-running it alone: the resolved config its trainer wrote (trainer/train/resolved_config.h),
   // or a program's command (hpo/program_command.h).
   const std::string trial_dir = absl::StrCat(RunDir(journal), "/trial-", best->number);

@@ -34,12 +34,13 @@ int BestOptions::FromFlags(const std::vector<std::string>& args, BestOptions* o)
 }
 
 int ReportOptions::FromFlags(const std::vector<std::string>& args, ReportOptions* o) {
-  CommandLine cli("hpo report", "[SWEEP.yaml]",
-                  "Writes one self-contained HTML page describing a sweep from its journal:\n"
-                  "summary and best trial, the metric against lr per batch size, learning curves,\n"
-                  "a timeline per agent:slot, GPU telemetry, the other parameters, all trials.\n"
-                  "It references nothing outside itself, so it opens anywhere (scp it to a laptop).\n"
-                  "`hpo sweep` keeps one beside its journal up to date.");
+  CommandLine cli(
+      "hpo report", "[SWEEP.yaml]",
+      "Writes one self-contained HTML page describing a sweep from its journal:\n"
+      "summary and best trial, the metric against lr per batch size, learning curves,\n"
+      "a timeline per agent:slot, GPU telemetry, the other parameters, all trials.\n"
+      "It references nothing outside itself, so it opens anywhere (scp it to a laptop).\n"
+      "`hpo sweep` keeps one beside its journal up to date.");
   cli.AddString("journal", &o->journal, "journal file (default: the sweep's `journal`)", "PATH");
   cli.AddString("output", &o->output,
                 "where to write the page (default: the journal's path with .html)", "FILE.html");

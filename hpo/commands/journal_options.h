@@ -17,8 +17,8 @@ namespace tunefleet {
 namespace hpo {
 
 struct StatusOptions {
-  std::string journal;     // empty: the sweep file's `journal`
-  std::string sweep_file;  // optional
+  std::string journal;           // empty: the sweep file's `journal`
+  std::string sweep_file;        // optional
   std::string format = "table";  // table | json
   static int FromFlags(const std::vector<std::string>& args, StatusOptions* options);
 };

@@ -22,7 +22,8 @@ int RunReport(const ReportOptions& o) {
     journal = config->journal;
   }
   if (journal.empty()) {
-    PrintError("hpo report", absl::InvalidArgumentError("name a journal: --journal PATH or a sweep file"));
+    PrintError("hpo report",
+               absl::InvalidArgumentError("name a journal: --journal PATH or a sweep file"));
     return kExitUsage;
   }
   if (output.empty()) output = ReportPathFor(journal);

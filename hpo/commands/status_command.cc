@@ -28,7 +28,8 @@ absl::StatusOr<JournalContents> OpenJournal(const StatusOptions& o) {
     if (!config.ok()) return config.status();
     path = config->journal;
   }
-  if (path.empty()) return absl::InvalidArgumentError("name a journal: --journal PATH or a sweep file");
+  if (path.empty())
+    return absl::InvalidArgumentError("name a journal: --journal PATH or a sweep file");
   return ReadJournal(path);
 }
 
@@ -45,16 +46,18 @@ int RunStatus(const StatusOptions& o) {
     return kExitOk;
   }
   if (contents->study_name.empty()) {
-    PrintError("hpo status", absl::InvalidArgumentError(absl::StrCat(
-                                 o.journal.empty() ? std::string("the journal") : ClipPath(o.journal),
-                                 ": the journal holds no study yet")));
+    PrintError("hpo status",
+               absl::InvalidArgumentError(absl::StrCat(
+                   o.journal.empty() ? std::string("the journal") : ClipPath(o.journal),
+                   ": the journal holds no study yet")));
     return kExitUsage;
   }
   SweepConfig shape;
   shape.name = contents->study_name;
   shape.maximize = contents->maximize;
   shape.metric_name = "value";
-  if (auto metric = contents->study_user_attrs.find("metric"); metric != contents->study_user_attrs.end()) {
+  if (auto metric = contents->study_user_attrs.find("metric");
+      metric != contents->study_user_attrs.end()) {
     auto name = nlohmann::json::parse(metric->second, nullptr, /*allow_exceptions=*/false);
     if (name.is_string()) shape.metric_name = name.get<std::string>();
   }

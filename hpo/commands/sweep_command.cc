@@ -132,7 +132,8 @@ int RunSweep(const SweepOptions& o, SignalFd* signals) {
   if (options.live) SetMinLogLevel(LogLevel::kWARNING);  // keep the live table readable
   std::cout << "sweep " << config->name << ": " << config->method << ", up to "
             << MaxPlannedTrials(*config) << " trials, " << config->max_concurrent_trials
-            << " at a time, pruner " << config->pruner->type() << "; journal " << config->journal << std::endl;
+            << " at a time, pruner " << config->pruner->type() << "; journal " << config->journal
+            << std::endl;
   if (o.head.empty()) {
     if (cluster == nullptr) {
       PrintError("hpo sweep", cluster_failed);

@@ -9,8 +9,11 @@ namespace tunefleet {
 namespace hpo {
 
 std::string ShellWord(const std::string& word) {
-  const bool safe = !word.empty() && word.find_first_not_of(
-      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:=,@+%") == std::string::npos;
+  const bool safe =
+      !word.empty() &&
+      word.find_first_not_of(
+          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:=,@+%") ==
+          std::string::npos;
   if (safe) return word;
   std::string quoted = "'";
   for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -29,13 +32,14 @@ std::string SweepOptions::ResumeCommand() const {
 }
 
 int SweepOptions::FromFlags(const std::vector<std::string>& args, SweepOptions* o) {
-  CommandLine cli("hpo sweep", "SWEEP.yaml [key=value ...]",
-                  "Runs the sweep described by SWEEP.yaml. Without --head it runs in single-node\n"
-                  "dev mode: it starts a head and a local agent, uses every local GPU (or CPU\n"
-                  "slots), and stops them when the sweep ends. key=value arguments override the\n"
-                  "sweep file (search.random.trials=4), as Hydra's do: +key=value adds a key the\n"
-                  "file lacks, ++key=value adds or sets, ~key removes one (~key=value: only if it\n"
-                  "holds value). Setting early_terminate.type drops the file's keys of its old type.");
+  CommandLine cli(
+      "hpo sweep", "SWEEP.yaml [key=value ...]",
+      "Runs the sweep described by SWEEP.yaml. Without --head it runs in single-node\n"
+      "dev mode: it starts a head and a local agent, uses every local GPU (or CPU\n"
+      "slots), and stops them when the sweep ends. key=value arguments override the\n"
+      "sweep file (search.random.trials=4), as Hydra's do: +key=value adds a key the\n"
+      "file lacks, ++key=value adds or sets, ~key removes one (~key=value: only if it\n"
+      "holds value). Setting early_terminate.type drops the file's keys of its old type.");
   cli.AddString("head", &o->head, "address of a running head; omit for single-node dev mode",
                 "tcp://HOST:PORT");
   cli.AddString("journal", &o->journal, "journal file (default: the sweep's `journal`)", "PATH");

@@ -14,16 +14,16 @@ namespace tunefleet {
 namespace hpo {
 
 struct SweepOptions {
-  std::string sweep_file;               // SWEEP.yaml
-  std::vector<std::string> overrides;   // key=value, in order
-  std::string head;                     // empty: single-node dev mode
-  std::string journal;                  // empty: the sweep's `journal`
-  std::string keys;                     // with --head: CURVE key folder
+  std::string sweep_file;              // SWEEP.yaml
+  std::vector<std::string> overrides;  // key=value, in order
+  std::string head;                    // empty: single-node dev mode
+  std::string journal;                 // empty: the sweep's `journal`
+  std::string keys;                    // with --head: CURVE key folder
   std::string report_json;
   bool resume = false;
   bool dry_run = false;
   bool multirun = false;
-  int64_t slots = 0;                    // dev mode: 0 = max_concurrent_trials x gpus_per_trial
+  int64_t slots = 0;  // dev mode: 0 = max_concurrent_trials x gpus_per_trial
   int64_t head_grace_s = 300;
   double max_failed_share = 0.5;
 

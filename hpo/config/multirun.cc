@@ -89,9 +89,9 @@ absl::Status ApplyMultirunOverrides(const std::vector<std::string>& overrides,
     }
     for (const Swept& s : swept) {
       if (s.name == *name) {
-        return OverrideError(*file, o,
-                             absl::StrCat(*name, " is swept twice (also by '",
-                                          ClipValue(s.assignment), "')"));
+        return OverrideError(
+            *file, o,
+            absl::StrCat(*name, " is swept twice (also by '", ClipValue(s.assignment), "')"));
       }
     }
     const std::vector<std::string> values = SplitSweepValues(o.substr(eq + 1));
@@ -123,12 +123,15 @@ absl::Status ApplyMultirunOverrides(const std::vector<std::string>& overrides,
   };
   for (const ParameterEntry& e : entries) {
     if (is_swept(e.name) || e.values == 1) continue;
-    const std::string takes =
-        e.values == 0 ? "a range" : absl::StrCat(e.values, " values");
-    return e.parent.Error(
-        e.at, absl::StrCat("takes ", takes, ", but --multirun runs only the combinations listed on "
-                           "the command line: sweep it too (", e.name, "=A,B) or give it one "
-                           "value (", e.name, "=A)"));
+    const std::string takes = e.values == 0 ? "a range" : absl::StrCat(e.values, " values");
+    return e.parent.Error(e.at,
+                          absl::StrCat("takes ", takes,
+                                       ", but --multirun runs only the combinations listed on "
+                                       "the command line: sweep it too (",
+                                       e.name,
+                                       "=A,B) or give it one "
+                                       "value (",
+                                       e.name, "=A)"));
   }
   for (const ParameterEntry& e : entries) {
     if (is_swept(e.name)) RETURN_IF_ERROR(file->ApplyOverride("~parameters." + e.path));
@@ -148,9 +151,9 @@ absl::Status AddMultirunHint(const absl::Status& status,
   for (const std::string& o : overrides) {
     if (HasSweepComma(o) &&
         absl::StrContains(status.message(), absl::StrCat("override '", ClipValue(o), "'"))) {
-      return absl::Status(status.code(),
-                          absl::StrCat(status.message(), " (to sweep over comma-separated values, "
-                                                         "add --multirun)"));
+      return absl::Status(status.code(), absl::StrCat(status.message(),
+                                                      " (to sweep over comma-separated values, "
+                                                      "add --multirun)"));
     }
   }
   return status;

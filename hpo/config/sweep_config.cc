@@ -1,9 +1,9 @@
 #include "hpo/config/sweep_config.h"
 
-#include <algorithm>
-#include <set>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <algorithm>
+#include <set>
 
 #include <climits>
 #include <cmath>
@@ -106,8 +106,9 @@ absl::Status ParseTrainer(const ConfigMap& m, TrainerSpec* t) {
   if (has_synthetic) {
     if (m.Has("overrides")) return m.Error("overrides", "only applies to a trainer config");
     if (m.Has("evals_per_epoch")) {
-      return m.Error("evals_per_epoch", "only applies to a trainer config (the synthetic trainer "
-                                        "reports at every step)");
+      return m.Error("evals_per_epoch",
+                     "only applies to a trainer config (the synthetic trainer "
+                     "reports at every step)");
     }
     t->synthetic = true;
     ASSIGN_OR_RETURN(ConfigMap s, m.GetOptionalMap("synthetic"));
@@ -161,7 +162,8 @@ absl::Status ParseSearch(const ConfigMap& m, SweepConfig* c, bool read_method) {
   RETURN_IF_ERROR(grid.GetOptional("lr_span", &c->grid.lr_span));
   if (c->grid.lr_span < 1.0) {
     return grid.Error("lr_span", absl::StrCat("must be >= 1 (the ratio of the largest to the "
-                                              "smallest grid lr), got ", c->grid.lr_span));
+                                              "smallest grid lr), got ",
+                                              c->grid.lr_span));
   }
   RETURN_IF_ERROR(GetAtLeast(grid, "batch_neighbors", &c->grid.batch_neighbors, 0));
   RETURN_IF_ERROR(grid.GetOptional("climb", &c->grid.climb));
@@ -210,9 +212,18 @@ namespace {
 
 // The top-level keys of a sweep file.
 const std::vector<std::string>& SweepSections() {
-  static const auto* const kSections = new std::vector<std::string>{
-      "name", "metric", "trainer", "resources", "parameters", "lr_scaling", "search", "method",
-      "early_terminate", "max_concurrent_trials", "max_failures_per_trial", "journal"};
+  static const auto* const kSections = new std::vector<std::string>{"name",
+                                                                    "metric",
+                                                                    "trainer",
+                                                                    "resources",
+                                                                    "parameters",
+                                                                    "lr_scaling",
+                                                                    "search",
+                                                                    "method",
+                                                                    "early_terminate",
+                                                                    "max_concurrent_trials",
+                                                                    "max_failures_per_trial",
+                                                                    "journal"};
   return *kSections;
 }
 
@@ -259,7 +270,8 @@ absl::StatusOr<SweepConfig> ParseSweepConfig(const ConfigFile& file) {
   if (c.trainer.program) RETURN_IF_ERROR(CheckProgramSection(trainer, resources, c));
   if (c.trainer.synthetic && !c.params.empty()) {
     return parameters.Error("", absl::StrCat("the synthetic trainer takes only lr and "
-                                             "batch_size, not ", c.params[0].name));
+                                             "batch_size, not ",
+                                             c.params[0].name));
   }
   ASSIGN_OR_RETURN(ConfigMap scaling, root.GetOptionalMap("lr_scaling"));
   RETURN_IF_ERROR(scaling.AllowOnly({"rule", "base_batch"}));
@@ -274,10 +286,9 @@ absl::StatusOr<SweepConfig> ParseSweepConfig(const ConfigFile& file) {
       return root.Error("method", "give the method once: method or search.method");
     }
     top_level_method = root.FromOverride("method");
-    c.notes.push_back(absl::StrCat(top_level_method ? "method" : "search.method",
-                                   " (override): ignored ",
-                                   top_level_method ? "search.method" : "method", " from ",
-                                   file.name()));
+    c.notes.push_back(
+        absl::StrCat(top_level_method ? "method" : "search.method", " (override): ignored ",
+                     top_level_method ? "search.method" : "method", " from ", file.name()));
   }
   if (top_level_method) {
     RETURN_IF_ERROR(root.GetEnum("method", SamplerMethods(), &c.method,
@@ -358,8 +369,8 @@ absl::Status AskTrainerFor(SweepConfig& config, const std::string& path,
     absl::StatusOr<TrainerAnswer> answer =
         QueryTrainer(ask_trainer ? ask_trainer : TrainerBinary(), query);
     if (!answer.ok()) {
-      return absl::Status(answer.status().code(), absl::StrCat(path, ": trainer.config: ",
-                                                               answer.status().message()));
+      return absl::Status(answer.status().code(),
+                          absl::StrCat(path, ": trainer.config: ", answer.status().message()));
     }
     config.trainer.config = trainer_path;
     config.trainer.keys = answer->keys;
@@ -376,7 +387,8 @@ absl::Status AskTrainerFor(SweepConfig& config, const std::string& path,
     std::string found = stage;
     if (stage[0] != '/') {
       const size_t slash = path.rfind('/');
-      const std::string beside = (slash == std::string::npos ? "" : path.substr(0, slash + 1)) + stage;
+      const std::string beside =
+          (slash == std::string::npos ? "" : path.substr(0, slash + 1)) + stage;
       found = PathExists(stage) ? stage : beside;
       if (found[0] != '/') {
         char cwd[PATH_MAX];

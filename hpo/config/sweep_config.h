@@ -12,8 +12,8 @@
 //
 // The resource axis: under a sweep a trial evaluates `trainer.evals_per_epoch` times an epoch
 // (and at its end), whatever its batch size, and reports each evaluation keyed by the samples
-// it has seen across all ranks (trainer/train/train_loop.h), which is Optuna's `step` in the journal
-// and in every pruner setting (n_warmup_steps, interval_steps, min_resource, max_resource).
+// it has seen across all ranks (trainer/train/train_loop.h), which is Optuna's `step` in the
+// journal and in every pruner setting (n_warmup_steps, interval_steps, min_resource, max_resource).
 //
 // W&B sweep spellings are accepted too: `method` at the top level (for search.method), the
 // distributions `log_uniform_values` (our log_uniform), `int_uniform` (int) and `categorical`,

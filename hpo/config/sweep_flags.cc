@@ -14,9 +14,8 @@ namespace hpo {
 namespace {
 
 absl::Status BadHead(const std::string& endpoint, const std::string& why) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("--head '", ClipValue(endpoint), "': ", why,
-                   " (expected tcp://HOST:PORT or ipc://PATH)"));
+  return absl::InvalidArgumentError(absl::StrCat("--head '", ClipValue(endpoint), "': ", why,
+                                                 " (expected tcp://HOST:PORT or ipc://PATH)"));
 }
 
 bool ValidHostChar(char c) {

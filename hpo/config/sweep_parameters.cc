@@ -44,8 +44,8 @@ absl::StatusOr<std::string> ResolveTrainerKey(const std::string& name) {
     return absl::InvalidArgumentError(absl::StrCat(
         "names several trainer keys (", absl::StrJoin(matches, ", "), "): write the one you mean"));
   }
-  return absl::InvalidArgumentError(absl::StrCat("is not a trainer key (the trainer reads ",
-                                                 absl::StrJoin(keys, ", "), ")"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("is not a trainer key (the trainer reads ", absl::StrJoin(keys, ", "), ")"));
 }
 
 absl::Status CheckReserved(const ConfigMap& m, const std::string& entry, const std::string& key) {
@@ -53,12 +53,14 @@ absl::Status CheckReserved(const ConfigMap& m, const std::string& entry, const s
     return m.Error(entry, "hpo gives each trial its own output.dir; it cannot be searched");
   }
   if (key == "train.devices") {
-    return m.Error(entry, "a trial's ranks come from resources.gpus_per_trial (the agents ignore "
-                          "train.devices); it cannot be searched");
+    return m.Error(entry,
+                   "a trial's ranks come from resources.gpus_per_trial (the agents ignore "
+                   "train.devices); it cannot be searched");
   }
   if (absl::StartsWith(key, "train.eval_every_")) {
-    return m.Error(entry, "hpo sets the evaluation cadence of every trial (trainer.evals_per_epoch); "
-                          "it cannot be searched");
+    return m.Error(entry,
+                   "hpo sets the evaluation cadence of every trial (trainer.evals_per_epoch); "
+                   "it cannot be searched");
   }
   return absl::OkStatus();
 }
@@ -73,9 +75,9 @@ absl::Status ReadDistribution(const ConfigMap& m, ParamSpec* p) {
     d = "categorical";
     RETURN_IF_ERROR(m.GetEnum("distribution", {"categorical"}, &d));
   } else {
-    RETURN_IF_ERROR(m.GetEnum("distribution",
-                              {"log_uniform", "uniform", "int", "log_uniform_values", "int_uniform"},
-                              &d, /*required=*/true));
+    RETURN_IF_ERROR(m.GetEnum(
+        "distribution", {"log_uniform", "uniform", "int", "log_uniform_values", "int_uniform"}, &d,
+        /*required=*/true));
   }
   if (d == "log_uniform_values") d = "log_uniform";
   if (d == "int_uniform") d = "int";
@@ -179,7 +181,7 @@ absl::Status ParseOther(const ConfigMap& m, const std::string& key, ParamSpec* p
 struct Entry {
   std::string name;  // dotted, from the nesting
   ConfigMap map;
-  std::string at;    // the key of `map` in its parent, for messages
+  std::string at;  // the key of `map` in its parent, for messages
   ConfigMap parent;
 };
 
@@ -188,8 +190,9 @@ absl::Status Collect(const ConfigMap& m, const std::string& prefix, std::vector<
   RETURN_IF_ERROR(m.AllowOnly(m.Keys()));  // duplicate keys
   for (const std::string& key : m.Keys()) {
     if (!m.IsMap(key)) {
-      return m.Error(key, "expected a mapping: {distribution: ..., min: ..., max: ...} or "
-                          "{values: [...]}");
+      return m.Error(key,
+                     "expected a mapping: {distribution: ..., min: ..., max: ...} or "
+                     "{values: [...]}");
     }
     ASSIGN_OR_RETURN(ConfigMap child, m.GetMap(key));
     const std::string name = prefix.empty() ? key : prefix + "." + key;
@@ -270,8 +273,8 @@ absl::Status ParseParameters(const ConfigMap& m, ParamSpec* lr, std::vector<int6
       have_batch = true;
       RETURN_IF_ERROR(ParseBatch(e.map, batch_sizes));
       if (listed != nullptr) {
-        listed->push_back(ParameterEntry{"batch_size", e.name,
-                                         static_cast<int64_t>(batch_sizes->size()), e.parent, e.at});
+        listed->push_back(ParameterEntry{
+            "batch_size", e.name, static_cast<int64_t>(batch_sizes->size()), e.parent, e.at});
       }
       continue;
     }
@@ -326,9 +329,10 @@ absl::Status CheckParametersWithTrainer(
         hint = " (use distribution: int)";
       }
       // A parameter that an override made has no line.
-      return absl::InvalidArgumentError(absl::StrCat(
-          sweep_source, p.line > 0 ? absl::StrCat(":", p.line) : "", ": parameters.", p.name, ": the trainer refuses ", p.name, "=",
-          ClipValue(ParamValueText(p, probe)), ": ", why, hint));
+      return absl::InvalidArgumentError(
+          absl::StrCat(sweep_source, p.line > 0 ? absl::StrCat(":", p.line) : "", ": parameters.",
+                       p.name, ": the trainer refuses ", p.name, "=",
+                       ClipValue(ParamValueText(p, probe)), ": ", why, hint));
     }
   }
   return absl::OkStatus();

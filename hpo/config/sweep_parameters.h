@@ -9,8 +9,8 @@
 //     model.pooling: {values: [mean, cls]}
 //
 // Names: `lr` and `batch_size` (`train.lr`, `train.batch_size` name them too); any other entry
-// is a trainer key (trainer/config/config_keys.h), by its dotted name or by its last part alone when
-// exactly one trainer key ends so. An entry holding distribution, min, max or values is a
+// is a trainer key (trainer/config/config_keys.h), by its dotted name or by its last part alone
+// when exactly one trainer key ends so. An entry holding distribution, min, max or values is a
 // parameter; any other mapping is a namespace (the nested form). Keys that hpo sets for every
 // trial are not parameters: output.dir and the evaluation cadence (train.eval_every_*).
 //
@@ -41,7 +41,7 @@ namespace hpo {
 struct ParamSpec {
   std::string name;
   std::string distribution = "log_uniform";  // log_uniform | uniform | int | categorical
-  double min = 0;  // log_uniform, uniform, int (integral)
+  double min = 0;                            // log_uniform, uniform, int (integral)
   double max = 0;
   std::vector<double> values;       // categorical of numbers (lr: sorted ascending)
   std::vector<std::string> labels;  // categorical of strings (then `values` is empty)

@@ -61,12 +61,14 @@ std::string DescribeProgram(const SweepConfig& c) {
 std::string DescribeSweepPlan(const SweepConfig& c) {
   std::string out;
   absl::StrAppend(&out, "sweep ", c.name, "  (", c.source, ")\n");
-  absl::StrAppend(&out, "  metric        ", c.metric_name, " (", c.maximize ? "maximize" : "minimize",
-                  ")\n");
+  absl::StrAppend(&out, "  metric        ", c.metric_name, " (",
+                  c.maximize ? "maximize" : "minimize", ")\n");
   if (c.trainer.synthetic) {
     const SyntheticSpec& s = c.trainer.synthetic_spec;
-    absl::StrAppend(&out, absl::StrFormat("  trainer       synthetic: %d steps, %.3g s/step, noise %.3g, seed %d\n",
-                                          s.steps, s.seconds_per_step, s.noise, s.seed));
+    absl::StrAppend(
+        &out,
+        absl::StrFormat("  trainer       synthetic: %d steps, %.3g s/step, noise %.3g, seed %d\n",
+                        s.steps, s.seconds_per_step, s.noise, s.seed));
   } else if (c.trainer.program) {
     absl::StrAppend(&out, DescribeProgram(c));
   } else {
@@ -103,15 +105,15 @@ std::string DescribeSweepPlan(const SweepConfig& c) {
                               : "one program process a rank (launch: per_rank)\n");
   } else if (c.trainer.synthetic) {
     // Agents run only `trainer train` trials in warm workers: say why not these.
-    absl::StrAppend(&out, "a fresh trainer process per rank (warm workers take `trainer train` "
-                          "trials only)\n");
+    absl::StrAppend(&out,
+                    "a fresh trainer process per rank (warm workers take `trainer train` "
+                    "trials only)\n");
   } else {
-    absl::StrAppend(&out, "warm trainer workers, each recycled after ", c.worker_max_trials,
-                    " trial(s)",
-                    c.gpus_per_trial > 1
-                        ? "; a trial on the same slots as the last reuses its process group"
-                        : "",
-                    "\n");
+    absl::StrAppend(
+        &out, "warm trainer workers, each recycled after ", c.worker_max_trials, " trial(s)",
+        c.gpus_per_trial > 1 ? "; a trial on the same slots as the last reuses its process group"
+                             : "",
+        "\n");
   }
   const SearchSpace space = BuildSearchSpace(c);
   absl::StrAppend(&out, "  search space\n");
@@ -121,8 +123,10 @@ std::string DescribeSweepPlan(const SweepConfig& c) {
     absl::StrAppend(&out, "    ", p.name, "  ", space.at(p.name).Describe(), "\n");
   }
   if (c.lr_scaling.rule == "linear") {
-    absl::StrAppend(&out, absl::StrFormat("  lr scaling    linear: lr_effective = lr * batch_size * %d rank(s) * %d grad_accum / %d\n",
-                                          c.gpus_per_trial, c.trainer.grad_accum, c.lr_scaling.base_batch));
+    absl::StrAppend(
+        &out, absl::StrFormat("  lr scaling    linear: lr_effective = lr * batch_size * %d rank(s) "
+                              "* %d grad_accum / %d\n",
+                              c.gpus_per_trial, c.trainer.grad_accum, c.lr_scaling.base_batch));
   } else {
     absl::StrAppend(&out, "  lr scaling    none: lr_effective = lr\n");
   }
@@ -130,8 +134,11 @@ std::string DescribeSweepPlan(const SweepConfig& c) {
   absl::StrAppend(&out, SamplerKindOf(c).describe(c));
   absl::StrAppend(&out, "    planned     at most ", MaxPlannedTrials(c), " trials\n");
   absl::StrAppend(&out, "  pruner        ", DescribePruner(c), "\n");
-  absl::StrAppend(&out, absl::StrFormat("  running       %d trial(s) at a time; a failed trial is retried up to %d time(s)\n",
-                                        c.max_concurrent_trials, c.max_failures_per_trial));
+  absl::StrAppend(
+      &out,
+      absl::StrFormat(
+          "  running       %d trial(s) at a time; a failed trial is retried up to %d time(s)\n",
+          c.max_concurrent_trials, c.max_failures_per_trial));
   absl::StrAppend(&out, "  journal       ", c.journal, "\n");
   const int64_t random_points = SamplerKindOf(c).random_points(c);
   if (random_points > 0) {
@@ -145,8 +152,8 @@ std::string DescribeSweepPlan(const SweepConfig& c) {
       Params p = sampler.PointFor(i, space);
       const double lr = p[kLrParam];
       const int64_t batch = static_cast<int64_t>(p[kBatchParam]);
-      absl::StrAppend(&out, absl::StrFormat("    %5d  %.4e  %10d  %.4e", i, lr, batch,
-                                            EffectiveLr(c, p)));
+      absl::StrAppend(
+          &out, absl::StrFormat("    %5d  %.4e  %10d  %.4e", i, lr, batch, EffectiveLr(c, p)));
       for (const ParamSpec& q : c.params) {
         absl::StrAppend(&out, absl::StrFormat("  %*s", static_cast<int>(q.name.size()),
                                               ParamValueText(q, p[q.name])));

@@ -1,8 +1,8 @@
 // The plan of a sweep, as `hpo sweep --dry_run` prints it: the search space, the scaling rule,
 // the phases with their trial counts, the first kPlanRandomPoints random points with their
 // lr_effective, the pruner in words. The sampler and the pruner describe themselves
-// (SamplerKind::describe, PrunerSettings::Describe). Pure function of the validated config; its cost does not
-// grow with the number of trials or grid points.
+// (SamplerKind::describe, PrunerSettings::Describe). Pure function of the validated config; its
+// cost does not grow with the number of trials or grid points.
 #ifndef TUNEFLEET_HPO_CONFIG_SWEEP_PLAN_H_
 #define TUNEFLEET_HPO_CONFIG_SWEEP_PLAN_H_
 

@@ -67,8 +67,8 @@ LocalHost ThisHost() {
       if (g.total_bytes < least->total_bytes) least = &g;
     }
     host.memory_bytes = static_cast<double>(least->total_bytes);
-    host.memory_text = absl::StrFormat("the GPU's %.1f GiB (%s)", trainer::GiB(host.memory_bytes),
-                                       least->name);
+    host.memory_text =
+        absl::StrFormat("the GPU's %.1f GiB (%s)", trainer::GiB(host.memory_bytes), least->name);
   } else {
     const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
     if (pages > 0 && page > 0) host.memory_bytes = static_cast<double>(pages) * page;
@@ -156,8 +156,9 @@ absl::Status CheckJournalWritable(const std::string& journal) {
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) {
     const int err = errno;
-    return absl::InvalidArgumentError(absl::StrCat("journal ", ClipPath(journal), ": cannot create files in ",
-                                                   ClipPath(folder), ": ", std::strerror(err)));
+    return absl::InvalidArgumentError(absl::StrCat("journal ", ClipPath(journal),
+                                                   ": cannot create files in ", ClipPath(folder),
+                                                   ": ", std::strerror(err)));
   }
   ::close(fd);
   ::unlink(probe.c_str());
@@ -170,29 +171,29 @@ absl::StatusOr<std::optional<JournalContents>> ReadJournalToResume(const SweepCo
   struct stat st;
   if (::stat(config.journal.c_str(), &st) != 0 || st.st_size == 0) return std::nullopt;
   if (!resume) {
-    return absl::AlreadyExistsError(absl::StrCat(
-        "journal ", path, " already holds a sweep; pass --resume to continue it, or --journal "
-        "PATH to start another"));
+    return absl::AlreadyExistsError(
+        absl::StrCat("journal ", path,
+                     " already holds a sweep; pass --resume to continue it, or --journal "
+                     "PATH to start another"));
   }
   absl::StatusOr<JournalContents> contents = ReadJournal(config.journal);
   if (!contents.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--resume: ", contents.status().message()));
+    return absl::InvalidArgumentError(absl::StrCat("--resume: ", contents.status().message()));
   }
   if (contents->study_name.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--resume: journal ", path, " holds no study (not a journal of hpo or Optuna)"));
   }
   if (contents->study_name != config.name) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--resume: journal ", path, " holds sweep '", ClipValue(contents->study_name),
-                     "', not '", config.name, "'"));
+    return absl::InvalidArgumentError(absl::StrCat("--resume: journal ", path, " holds sweep '",
+                                                   ClipValue(contents->study_name), "', not '",
+                                                   config.name, "'"));
   }
   if (contents->maximize != config.maximize) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--resume: journal ", path, " was made for the other metric goal (",
-        contents->maximize ? "maximize" : "minimize", "; ", config.source, " says ",
-        config.maximize ? "maximize" : "minimize", ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--resume: journal ", path, " was made for the other metric goal (",
+                     contents->maximize ? "maximize" : "minimize", "; ", config.source, " says ",
+                     config.maximize ? "maximize" : "minimize", ")"));
   }
   return std::optional<JournalContents>(*std::move(contents));
 }

@@ -18,8 +18,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "hpo/journal/journal_replay.h"
 #include "hpo/config/sweep_config.h"
+#include "hpo/journal/journal_replay.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -39,7 +39,8 @@ struct LocalHost {
   int gpus = 0;
   int cpus = 1;
   double memory_bytes = 0;  // the smallest GPU's memory, or the RAM without GPUs; 0: unknown
-  std::string memory_text;  // "the GPU's 79.1 GiB (NVIDIA H100 80GB HBM3)", "this host's 23.5 GiB of RAM"
+  std::string
+      memory_text;  // "the GPU's 79.1 GiB (NVIDIA H100 80GB HBM3)", "this host's 23.5 GiB of RAM"
 };
 LocalHost ThisHost();
 // The CPU cores this process may run on (LocalHost::cpus, without looking for GPUs).

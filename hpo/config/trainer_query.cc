@@ -36,12 +36,12 @@ AskTrainer TrainerBinary(const std::string& binary) {
     if ((*child)->exit_code() == 2 && absl::ConsumePrefix(&message, "trainer train: error: ")) {
       return absl::InvalidArgumentError(message);
     }
-    return absl::FailedPreconditionError(absl::StrCat(
-        path, " train --dry_run --json ",
-        (*child)->term_signal() == 0
-            ? absl::StrCat("exited ", (*child)->exit_code())
-            : absl::StrCat("was killed by signal ", (*child)->term_signal()),
-        line.empty() ? "" : ": ", line));
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, " train --dry_run --json ",
+                     (*child)->term_signal() == 0
+                         ? absl::StrCat("exited ", (*child)->exit_code())
+                         : absl::StrCat("was killed by signal ", (*child)->term_signal()),
+                     line.empty() ? "" : ": ", line));
   };
 }
 
@@ -53,9 +53,9 @@ absl::StatusOr<TrainerAnswer> ParseTrainerAnswer(const std::string& text) {
   };
   if (!j.is_object()) return bad("no JSON object");
   TrainerAnswer a;
-  for (auto [name, field] : {std::pair{"world_size", &a.world_size},
-                             std::pair{"train_examples", &a.train_examples},
-                             std::pair{"samples_per_epoch", &a.samples_per_epoch}}) {
+  for (auto [name, field] :
+       {std::pair{"world_size", &a.world_size}, std::pair{"train_examples", &a.train_examples},
+        std::pair{"samples_per_epoch", &a.samples_per_epoch}}) {
     if (!j.contains(name) || !j[name].is_number_integer()) return bad(absl::StrCat("no ", name));
     *field = j[name].get<int64_t>();
   }
@@ -83,9 +83,9 @@ absl::StatusOr<TrainerAnswer> QueryTrainer(const AskTrainer& ask, const TrainerQ
   if (!json.ok()) return json.status();
   absl::StatusOr<TrainerAnswer> answer = ParseTrainerAnswer(*json);
   if (answer.ok() && answer->checks.size() != query.checks.size()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("the trainer's dry run answered ", answer->checks.size(), " checks of ",
-                     query.checks.size()));
+    return absl::FailedPreconditionError(absl::StrCat("the trainer's dry run answered ",
+                                                      answer->checks.size(), " checks of ",
+                                                      query.checks.size()));
   }
   return answer;
 }

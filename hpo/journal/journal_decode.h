@@ -2,8 +2,8 @@
 // journal_format.h): typed fields, distributions (json_to_distribution), external param values
 // (to_external_repr), and the user / system attrs that Trial holds.
 //
-// Internal to the journal: the replay (hpo/journal/journal_replay.cc) decodes a line's operation with
-// these and turns a JournalOpError into a status naming the file and line, so the functions in
+// Internal to the journal: the replay (hpo/journal/journal_replay.cc) decodes a line's operation
+// with these and turns a JournalOpError into a status naming the file and line, so the functions in
 // journal_internal throw JournalOpError on a malformed field. Outside the journal use
 // CheckUserAttr, which returns a status.
 // Thread-safety: pure functions.

@@ -21,9 +21,10 @@ namespace {
 absl::Status FolderError(const std::string& path) {
   std::string example = path;
   while (example.size() > 1 && example.back() == '/') example.pop_back();
-  return absl::InvalidArgumentError(
-      absl::StrCat("journal ", ClipPath(path), " is a folder, not a journal file (name a file, "
-                   "e.g. ", ClipPath(example), "/journal.log)"));
+  return absl::InvalidArgumentError(absl::StrCat("journal ", ClipPath(path),
+                                                 " is a folder, not a journal file (name a file, "
+                                                 "e.g. ",
+                                                 ClipPath(example), "/journal.log)"));
 }
 
 absl::Status PrepareJournalFolder(const std::string& path, bool create) {
@@ -33,8 +34,8 @@ absl::Status PrepareJournalFolder(const std::string& path, bool create) {
   struct stat st;
   if (::stat(parent.c_str(), &st) == 0) {
     if (!S_ISDIR(st.st_mode)) {
-      return absl::InvalidArgumentError(absl::StrCat("journal ", ClipPath(path), ": ",
-                                                     ClipPath(parent), " is not a folder"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("journal ", ClipPath(path), ": ", ClipPath(parent), " is not a folder"));
     }
     return absl::OkStatus();
   }

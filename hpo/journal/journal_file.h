@@ -1,7 +1,6 @@
-// The journal's file (hpo/journal/journal_format.h has its contents): which paths may name a journal,
-// the folders hpo may create for one, and reading it whole.
-// Errors are one line naming the path (clipped, common/clip.h).
-// Thread-safety: stateless (the file system is shared).
+// The journal's file (hpo/journal/journal_format.h has its contents): which paths may name a
+// journal, the folders hpo may create for one, and reading it whole. Errors are one line naming the
+// path (clipped, common/clip.h). Thread-safety: stateless (the file system is shared).
 #ifndef TUNEFLEET_HPO_JOURNAL_JOURNAL_FILE_H_
 #define TUNEFLEET_HPO_JOURNAL_JOURNAL_FILE_H_
 

@@ -44,8 +44,8 @@ absl::StatusOr<std::unique_ptr<JournalWriter>> JournalWriter::Open(const std::st
   const int fd = *opened;
   std::unique_ptr<JournalWriter> writer(new JournalWriter(path, fd));
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        path, ": journal is open for writing elsewhere (", std::strerror(errno), ")"));
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, ": journal is open for writing elsewhere (", std::strerror(errno), ")"));
   }
   if (!existed) {
     // Make the new directory entry durable.
@@ -155,11 +155,10 @@ absl::Status JournalWriter::CreateStudy(const std::string& study_name, bool maxi
                                      : absl::FailedPreconditionError(message);
   }
   if (study_name.empty()) return absl::InvalidArgumentError("study name is empty");
-  RETURN_IF_ERROR(Append(
-      absl::StrCat(Begin(JournalOp::kCreateStudy), ", \"study_name\": ", JsonString(study_name),
-                   ", \"directions\": [", maximize ? kDirectionMaximize : kDirectionMinimize,
-                   "]}\n"),
-      /*sync=*/true));
+  RETURN_IF_ERROR(Append(absl::StrCat(Begin(JournalOp::kCreateStudy), ", \"study_name\": ",
+                                      JsonString(study_name), ", \"directions\": [",
+                                      maximize ? kDirectionMaximize : kDirectionMinimize, "]}\n"),
+                         /*sync=*/true));
   has_study_ = true;
   study_name_ = study_name;
   // Optuna numbers studies 0, 1, ... in creation order (deleted ones included).
@@ -246,8 +245,8 @@ absl::Status JournalWriter::CreateTrial(const Trial& trial, const SearchSpace& s
 absl::Status JournalWriter::SetIntermediateValue(int64_t trial_number, int64_t step, double value) {
   absl::MutexLock lock(&mu_);
   RETURN_IF_ERROR(CheckUpdatable(trial_number));
-  return Append(absl::StrCat(Begin(JournalOp::kSetTrialIntermediateValue), ", \"trial_id\": ",
-                             trial_ids_[trial_number], ", \"step\": ", step,
+  return Append(absl::StrCat(Begin(JournalOp::kSetTrialIntermediateValue),
+                             ", \"trial_id\": ", trial_ids_[trial_number], ", \"step\": ", step,
                              ", \"intermediate_value\": ", JsonFloat(value), "}\n"),
                 /*sync=*/false);
 }
@@ -260,9 +259,9 @@ absl::Status JournalWriter::SetSystemAttr(int64_t trial_number, const std::strin
     return absl::InvalidArgumentError(absl::StrCat(
         "system attr '", key, "' is not a number; CreateTrial writes it from the Trial"));
   }
-  return Append(AttrLine(JournalOp::kSetTrialSystemAttr, trial_ids_[trial_number], key,
-                         JsonFloat(value)),
-                /*sync=*/false);
+  return Append(
+      AttrLine(JournalOp::kSetTrialSystemAttr, trial_ids_[trial_number], key, JsonFloat(value)),
+      /*sync=*/false);
 }
 
 absl::Status JournalWriter::SetUserAttr(int64_t trial_number, const std::string& key,

@@ -87,7 +87,8 @@ std::string View(const std::string& name, bool maximize,
                  const std::vector<Trial>& trials,
                  const std::function<const SearchSpace&(size_t)>& distributions_of) {
   std::vector<std::string> rows;
-  for (size_t i = 0; i < trials.size(); ++i) rows.push_back(TrialJson(trials[i], distributions_of(i)));
+  for (size_t i = 0; i < trials.size(); ++i)
+    rows.push_back(TrialJson(trials[i], distributions_of(i)));
   std::vector<std::string> attrs;
   for (const auto& [key, raw] : study_user_attrs) {
     attrs.push_back(absl::StrCat(JsonString(key), ": ", raw));

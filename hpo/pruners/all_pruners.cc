@@ -11,11 +11,8 @@ namespace hpo {
 
 const std::vector<const PrunerKind*>& AllPrunerKinds() {
   static const auto* const kKinds = new std::vector<const PrunerKind*>{
-      &NopPrunerKind(),
-      &MedianPrunerKind(),
-      &SuccessiveHalvingPrunerKind(),
-      &HyperbandPrunerKind(),
-      &PercentilePrunerKind(),
+      &NopPrunerKind(),       &MedianPrunerKind(),     &SuccessiveHalvingPrunerKind(),
+      &HyperbandPrunerKind(), &PercentilePrunerKind(),
   };
   return *kKinds;
 }

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <climits>
 #include <cmath>
 #include <limits>
-#include <climits>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -83,8 +83,7 @@ std::vector<int64_t> HyperbandBudgets(int64_t n_brackets, int64_t reduction_fact
     }
     // n_brackets <= 64, so the product is below 2^38: exact in a double, and the division
     // rounds as Python's int / int does.
-    const double quotient =
-        static_cast<double>(n_brackets * power) / static_cast<double>(s + 1);
+    const double quotient = static_cast<double>(n_brackets * power) / static_cast<double>(s + 1);
     budgets.push_back(std::min(static_cast<int64_t>(std::ceil(quotient)), kBudgetCap));
   }
   return budgets;
@@ -114,8 +113,7 @@ void HyperbandPruner::TryInitialize(const Study& study) {
     if (!max_resource_) return;
   }
   if (!n_brackets_) {
-    n_brackets_ =
-        HyperbandBracketCount(spec_.min_resource, *max_resource_, spec_.reduction_factor);
+    n_brackets_ = HyperbandBracketCount(spec_.min_resource, *max_resource_, spec_.reduction_factor);
   }
   budgets_ = HyperbandBudgets(*n_brackets_, spec_.reduction_factor);
   for (int64_t bracket = 0; bracket < *n_brackets_; ++bracket) {
@@ -145,13 +143,14 @@ constexpr const char* kSameSetting[][2] = {
 
 absl::Status ParseHyperband(const ConfigMap& m, HyperbandSpec* h) {
   if (m.Has("strict")) {
-    return m.Error("strict", "W&B's strict hyperband is not supported (tunefleet's hyperband is "
-                             "Optuna's HyperbandPruner); remove it");
+    return m.Error("strict",
+                   "W&B's strict hyperband is not supported (tunefleet's hyperband is "
+                   "Optuna's HyperbandPruner); remove it");
   }
   for (const auto& [wandb, ours] : kSameSetting) {
     if (m.Has(wandb) && m.Has(ours)) {
-      return m.Error(wandb, absl::StrCat("give ", wandb, " (W&B's spelling) or ", ours,
-                                         ", not both"));
+      return m.Error(wandb,
+                     absl::StrCat("give ", wandb, " (W&B's spelling) or ", ours, ", not both"));
     }
   }
   RETURN_IF_ERROR(GetResourceOrAuto(m, "min_resource", &h->min_resource));
@@ -165,7 +164,8 @@ absl::Status ParseHyperband(const ConfigMap& m, HyperbandSpec* h) {
     for (const char* smallest : {"min_iter", "min_resource"}) {
       if (m.Has(smallest)) {
         return m.Error("s", absl::StrCat("s sets the smallest rung from max_iter (max_iter / "
-                                         "eta^s): give s or ", smallest, ", not both"));
+                                         "eta^s): give s or ",
+                                         smallest, ", not both"));
       }
     }
     if (!m.Has("max_iter")) return m.Error("s", "needs max_iter (min_iter = max_iter / eta^s)");
@@ -175,14 +175,14 @@ absl::Status ParseHyperband(const ConfigMap& m, HyperbandSpec* h) {
     h->min_iter = h->max_iter;
     for (int64_t i = 0; i < s && h->min_iter > 0; ++i) h->min_iter /= h->reduction_factor;
     if (h->min_iter < 1) {
-      return m.Error("s", absl::StrCat("max_iter / eta^s = ", h->max_iter, " / ",
-                                       h->reduction_factor, "^", s,
-                                       " is below one evaluation: use a smaller s"));
+      return m.Error(
+          "s", absl::StrCat("max_iter / eta^s = ", h->max_iter, " / ", h->reduction_factor, "^", s,
+                            " is below one evaluation: use a smaller s"));
     }
   }
   if (h->min_iter > 0 && h->max_iter > 0 && h->min_iter > h->max_iter) {
-    return m.Error("max_iter", absl::StrCat("must be >= min_iter (", h->min_iter, "), got ",
-                                            h->max_iter));
+    return m.Error("max_iter",
+                   absl::StrCat("must be >= min_iter (", h->min_iter, "), got ", h->max_iter));
   }
   if (h->bootstrap_count > 0 && h->max_resource == 0 && h->max_iter == 0) {
     // Optuna refuses this combination (HyperbandPruner raises ValueError).
@@ -243,9 +243,9 @@ absl::StatusOr<PrunerSettingsPtr> HyperbandSettings::Resolve(const ResourceAxis&
   }
   for (int64_t* iters : {&h.min_iter, &h.max_iter}) {
     if (*iters > INT64_MAX / interval) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          path, ": early_terminate: ", *iters, " evaluations of ", interval,
-          " samples overflow the samples axis"));
+      return absl::InvalidArgumentError(absl::StrCat(path, ": early_terminate: ", *iters,
+                                                     " evaluations of ", interval,
+                                                     " samples overflow the samples axis"));
     }
   }
   if (h.max_iter > 0) h.max_resource = h.max_iter * interval;
@@ -263,12 +263,12 @@ absl::StatusOr<PrunerSettingsPtr> Parse(const ConfigMap& m) {
 }  // namespace
 
 const PrunerKind& HyperbandPrunerKind() {
-  static const PrunerKind* const kKind = new PrunerKind{
-      "hyperband",
-      {"type", "min_resource", "max_resource", "reduction_factor", "bootstrap_count",
-       // W&B's spellings (ParseHyperband refuses strict with its own message)
-       "min_iter", "max_iter", "eta", "s", "strict"},
-      &Parse};
+  static const PrunerKind* const kKind =
+      new PrunerKind{"hyperband",
+                     {"type", "min_resource", "max_resource", "reduction_factor", "bootstrap_count",
+                      // W&B's spellings (ParseHyperband refuses strict with its own message)
+                      "min_iter", "max_iter", "eta", "s", "strict"},
+                     &Parse};
   return *kKind;
 }
 

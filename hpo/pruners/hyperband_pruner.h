@@ -42,8 +42,8 @@
 #include <vector>
 
 #include "hpo/pruners/pruner.h"
-#include "hpo/pruners/successive_halving_pruner.h"
 #include "hpo/pruners/pruner_kind.h"
+#include "hpo/pruners/successive_halving_pruner.h"
 #include "hpo/trial.h"
 
 namespace tunefleet {
@@ -94,8 +94,7 @@ uint32_t Crc32(std::string_view data);
 
 // floor(math.log(max_resource / min_resource, reduction_factor)) + 1, bit for bit: may be <= 0.
 // min_resource, max_resource >= 1; reduction_factor >= 2.
-int64_t HyperbandBracketCount(int64_t min_resource, int64_t max_resource,
-                              int64_t reduction_factor);
+int64_t HyperbandBracketCount(int64_t min_resource, int64_t max_resource, int64_t reduction_factor);
 
 // The trial allocation budget of each bracket 0 .. n_brackets - 1 (n_brackets from
 // HyperbandBracketCount; empty when <= 0), ceil(n_brackets * reduction_factor^s / (s + 1)) as

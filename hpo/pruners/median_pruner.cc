@@ -25,8 +25,8 @@ class MedianSettings : public PrunerSettings {
         "n_min_trials=%d; steps are samples): once %d trial(s) have completed, from %d samples "
         "on and then every %d samples, stop a trial whose best value so far is %s the median "
         "of the completed trials' values at the same samples",
-        m.n_startup_trials, m.n_warmup_steps, m.interval_steps, m.n_min_trials,
-        m.n_startup_trials, m.n_warmup_steps, m.interval_steps, maximize ? "below" : "above");
+        m.n_startup_trials, m.n_warmup_steps, m.interval_steps, m.n_min_trials, m.n_startup_trials,
+        m.n_warmup_steps, m.interval_steps, maximize ? "below" : "above");
   }
   std::string Json() const override {
     return PrunerJson("median", PercentileScheduleJson(AtFifty(spec_)));

@@ -170,11 +170,11 @@ absl::StatusOr<PrunerSettingsPtr> Parse(const ConfigMap& m) {
 }  // namespace
 
 const PrunerKind& PercentilePrunerKind() {
-  static const PrunerKind* const kKind = new PrunerKind{
-      "percentile",
-      {"type", "percentile", "n_startup_trials", "n_warmup_steps", "interval_steps",
-       "n_min_trials"},
-      &Parse};
+  static const PrunerKind* const kKind =
+      new PrunerKind{"percentile",
+                     {"type", "percentile", "n_startup_trials", "n_warmup_steps", "interval_steps",
+                      "n_min_trials"},
+                     &Parse};
   return *kKind;
 }
 

@@ -46,7 +46,8 @@ class PrunerSettings : public std::enable_shared_from_this<PrunerSettings> {
   // sweep (LoadSweepConfig).
   virtual absl::StatusOr<std::shared_ptr<const PrunerSettings>> Resolve(
       const ResourceAxis& axis, const std::string& path) const;
-  // The dry run's words for this pruner (hpo/config/sweep_plan.h), for a study that maximizes or not.
+  // The dry run's words for this pruner (hpo/config/sweep_plan.h), for a study that maximizes or
+  // not.
   virtual std::string Describe(bool maximize) const = 0;
   // The settings as the journal's study user attr "pruner", a JSON object whose first field is
   // "type"; bench/optuna_policy.py builds Optuna's pruner from it.

@@ -7,8 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "hpo/search_space.h"
 #include "hpo/config/sweep_parameters.h"
+#include "hpo/search_space.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -20,7 +20,8 @@ std::string Clock(absl::Duration d) {
 }
 
 std::string LastValue(const Trial& t) {
-  if (t.state == TrialState::kComplete && t.value.has_value()) return absl::StrFormat("%.4f", *t.value);
+  if (t.state == TrialState::kComplete && t.value.has_value())
+    return absl::StrFormat("%.4f", *t.value);
   if (t.intermediate_values.empty()) return "-";
   return absl::StrFormat("%.4f", t.intermediate_values.rbegin()->second);
 }
@@ -29,7 +30,8 @@ std::string LastValue(const Trial& t) {
 std::string GpuText(const Trial& t) {
   if (!t.gpu_util_mean.has_value()) return "";
   return absl::StrFormat("  gpu %.0f%% %.1f GiB %.1f kJ", *t.gpu_util_mean,
-                         t.gpu_mem_peak_mib.value_or(0) / 1024.0, t.gpu_energy_j.value_or(0) / 1000.0);
+                         t.gpu_mem_peak_mib.value_or(0) / 1024.0,
+                         t.gpu_energy_j.value_or(0) / 1000.0);
 }
 
 }  // namespace
@@ -79,10 +81,17 @@ std::string ProgressTable::Header(const Study& study, const SweepProgress& p) co
   for (const Trial& t : study.trials) {
     if (t.point >= 0) points.insert(t.point);
     switch (t.state) {
-      case TrialState::kComplete: ++complete; break;
-      case TrialState::kPruned: ++pruned; break;
-      case TrialState::kFail: ++failed; break;
-      default: ++running;
+      case TrialState::kComplete:
+        ++complete;
+        break;
+      case TrialState::kPruned:
+        ++pruned;
+        break;
+      case TrialState::kFail:
+        ++failed;
+        break;
+      default:
+        ++running;
     }
   }
   // The plan as known now can be smaller than what the study holds (a resumed journal whose
@@ -90,9 +99,9 @@ std::string ProgressTable::Header(const Study& study, const SweepProgress& p) co
   // were taken or done.
   const int64_t planned = std::max<int64_t>(
       {p.planned, static_cast<int64_t>(points.size()), static_cast<int64_t>(complete + pruned)});
-  std::string out = absl::StrFormat("sweep %s  %d/%s%d points done (%d complete, %d pruned",
-                                    config_.name, complete + pruned, p.planned_exact ? "" : "<=",
-                                    planned, complete, pruned);
+  std::string out =
+      absl::StrFormat("sweep %s  %d/%s%d points done (%d complete, %d pruned", config_.name,
+                      complete + pruned, p.planned_exact ? "" : "<=", planned, complete, pruned);
   if (failed > 0) absl::StrAppend(&out, ", ", failed, " failed attempts");
   absl::StrAppend(&out, ")  ", running, " running");
   if (const Trial* best = Best(study)) {
@@ -111,7 +120,8 @@ std::string ProgressTable::OtherParams(const Trial& t) const {
   std::string out;
   for (const ParamSpec& p : config_.params) {
     auto it = t.params.find(p.name);
-    if (it != t.params.end()) absl::StrAppend(&out, " ", p.name, "=", ParamValueText(p, it->second));
+    if (it != t.params.end())
+      absl::StrAppend(&out, " ", p.name, "=", ParamValueText(p, it->second));
   }
   return out;
 }
@@ -120,7 +130,8 @@ std::string ProgressTable::Row(const Trial& t, const std::string& where,
                                std::optional<double> gpu_util_now) const {
   const auto step = t.LastStep();
   std::string state = TrialStateName(t.state);
-  if (t.state == TrialState::kRunning && !where.empty()) state = where == "queued" ? "QUEUED" : "RUNNING";
+  if (t.state == TrialState::kRunning && !where.empty())
+    state = where == "queued" ? "QUEUED" : "RUNNING";
   std::string row = absl::StrFormat(
       " %5d  %-6s  %.3e  %.3e  %5d  %-8s  %7s  %-*s", t.number, t.phase,
       t.params.count(kLrParam) ? t.params.at(kLrParam) : 0.0, t.lr_effective,
@@ -144,16 +155,19 @@ std::string ProgressTable::Render(const Study& study, const SweepProgress& p, in
   for (const Trial& t : study.trials) {
     if (t.state == TrialState::kRunning) rows.push_back(&t);
   }
-  for (auto it = study.trials.rbegin(); it != study.trials.rend() && static_cast<int>(rows.size()) < max_rows; ++it) {
+  for (auto it = study.trials.rbegin();
+       it != study.trials.rend() && static_cast<int>(rows.size()) < max_rows; ++it) {
     if (it->state != TrialState::kRunning) rows.push_back(&*it);
   }
   if (static_cast<int>(rows.size()) > max_rows) rows.resize(static_cast<size_t>(max_rows));
-  std::sort(rows.begin(), rows.end(), [](const Trial* a, const Trial* b) { return a->number < b->number; });
+  std::sort(rows.begin(), rows.end(),
+            [](const Trial* a, const Trial* b) { return a->number < b->number; });
   for (const Trial* t : rows) {
     auto w = p.where.find(t->number);
     auto g = p.gpu_util.find(t->number);
-    absl::StrAppend(&out, Row(*t, w == p.where.end() ? "" : w->second,
-                              g == p.gpu_util.end() ? std::nullopt : std::optional<double>(g->second)));
+    absl::StrAppend(&out,
+                    Row(*t, w == p.where.end() ? "" : w->second,
+                        g == p.gpu_util.end() ? std::nullopt : std::optional<double>(g->second)));
   }
   return out;
 }
@@ -196,11 +210,13 @@ std::string ProgressTable::Summary(const Study& study, const SweepProgress& p,
                                    const std::string& journal) const {
   std::string out = "\n" + Header(study, p);
   if (const Trial* best = Best(study)) {
-    absl::StrAppend(&out, absl::StrFormat(
-        "best trial #%d: %s=%.6g  lr=%.6g  batch_size=%d  lr_effective=%.6g%s  (%s phase)\n",
-        best->number, config_.metric_name, *best->value, best->params.at(kLrParam),
-        static_cast<int>(best->params.at(kBatchParam)), best->lr_effective, OtherParams(*best),
-        best->phase));
+    absl::StrAppend(
+        &out,
+        absl::StrFormat(
+            "best trial #%d: %s=%.6g  lr=%.6g  batch_size=%d  lr_effective=%.6g%s  (%s phase)\n",
+            best->number, config_.metric_name, *best->value, best->params.at(kLrParam),
+            static_cast<int>(best->params.at(kBatchParam)), best->lr_effective, OtherParams(*best),
+            best->phase));
   } else {
     absl::StrAppend(&out, "no trial completed\n");
   }

@@ -21,9 +21,9 @@ namespace tunefleet {
 namespace hpo {
 
 struct SweepProgress {
-  int64_t planned = 0;        // points the search will run (best known; the header shows at
-                              // least the points the study has taken)
-  bool planned_exact = false; // false while the grid is not known yet
+  int64_t planned = 0;         // points the search will run (best known; the header shows at
+                               // least the points the study has taken)
+  bool planned_exact = false;  // false while the grid is not known yet
   absl::Duration elapsed;
   std::map<int64_t, std::string> where;  // running trial -> "queued" | "running"
   std::map<int64_t, double> gpu_util;    // running trial -> its GPUs' latest utilisation, %

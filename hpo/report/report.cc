@@ -21,8 +21,8 @@
 #include "hpo/report/report_charts.h"
 #include "hpo/report/report_timeline.h"
 #include "hpo/report/report_view.h"
-#include "hpo/search_space.h"
 #include "hpo/report/svg_chart.h"
+#include "hpo/search_space.h"
 
 namespace tunefleet {
 namespace hpo {

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "hpo/search_space.h"
 #include "hpo/report/svg_chart.h"
+#include "hpo/search_space.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -22,10 +22,14 @@ constexpr char kLegendGrey[] = "#666";
 
 Marker StateMarker(TrialState s) {
   switch (s) {
-    case TrialState::kComplete: return Marker::kDot;
-    case TrialState::kPruned: return Marker::kRing;
-    case TrialState::kFail: return Marker::kCross;
-    default: return Marker::kSquare;
+    case TrialState::kComplete:
+      return Marker::kDot;
+    case TrialState::kPruned:
+      return Marker::kRing;
+    case TrialState::kFail:
+      return Marker::kCross;
+    default:
+      return Marker::kSquare;
   }
 }
 

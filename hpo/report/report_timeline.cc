@@ -84,11 +84,16 @@ std::vector<double> TimeTicks(double span) {
 
 const char* StateColor(TrialState state) {
   switch (state) {
-    case TrialState::kComplete: return "#4c9a4c";
-    case TrialState::kPruned: return "#e8a33d";
-    case TrialState::kFail: return "#d64545";
-    case TrialState::kRunning: return "#4a7fc1";
-    case TrialState::kWaiting: return "#a0a0a0";
+    case TrialState::kComplete:
+      return "#4c9a4c";
+    case TrialState::kPruned:
+      return "#e8a33d";
+    case TrialState::kFail:
+      return "#d64545";
+    case TrialState::kRunning:
+      return "#4a7fc1";
+    case TrialState::kWaiting:
+      return "#a0a0a0";
   }
   return "#a0a0a0";
 }

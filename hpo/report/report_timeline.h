@@ -30,9 +30,9 @@ const char* StateColor(TrialState state);
 // report only subtracts them); nullopt when unreadable or empty.
 std::optional<absl::Time> ParseTrialTime(const std::string& datetime);
 
-// The lanes of a placement (hpo/report/progress_table.h's Placement): "local:0-3" -> local:0, local:1,
-// local:2, local:3; "a:0,1 b:6" -> a:0, a:1, b:6; a token without ":SLOTS" is one lane as it
-// is; "" -> none.
+// The lanes of a placement (hpo/report/progress_table.h's Placement): "local:0-3" -> local:0,
+// local:1, local:2, local:3; "a:0,1 b:6" -> a:0, a:1, b:6; a token without ":SLOTS" is one lane as
+// it is; "" -> none.
 std::vector<std::string> PlacementLanes(const std::string& placement);
 
 // How long `d` is, compactly: "2.5s" (under 10 s), "45s", "3m 07s", "1h 02m".

@@ -13,8 +13,7 @@
 namespace tunefleet {
 namespace hpo {
 
-ReportWriter::ReportWriter(std::string journal_path, std::string html_path,
-                           absl::Duration interval)
+ReportWriter::ReportWriter(std::string journal_path, std::string html_path, absl::Duration interval)
     : journal_path_(std::move(journal_path)),
       html_path_(std::move(html_path)),
       interval_(interval) {}
@@ -28,11 +27,12 @@ void ReportWriter::Join() {
 absl::Status ReportWriter::Write(const JournalContents& contents) {
   const absl::Time start = absl::Now();
   absl::StatusOr<std::string> html = RenderHtmlReport(contents, journal_path_);
-  absl::Status s = html.ok() ? WriteFileAtomically(html_path_, *html, ReportModeFor(journal_path_)) : html.status();
+  absl::Status s = html.ok() ? WriteFileAtomically(html_path_, *html, ReportModeFor(journal_path_))
+                             : html.status();
   last_write_us_.store(absl::ToInt64Microseconds(absl::Now() - start));
   if (!s.ok() && !warned_.exchange(true)) {
-    TF_LOG(WARNING) << "cannot write the sweep's HTML report " << html_path_ << ": "
-                    << s.message() << " (the sweep goes on; `hpo report` writes it later)";
+    TF_LOG(WARNING) << "cannot write the sweep's HTML report " << html_path_ << ": " << s.message()
+                    << " (the sweep goes on; `hpo report` writes it later)";
   }
   return s;
 }

@@ -1,6 +1,6 @@
-// The sweep's HTML report (hpo/report/report.h) kept current during a sweep at a cost that does not grow
-// with each trial: hpo hands it a snapshot of the study from memory (SweepEngine::Snapshot; the
-// journal is never read during a sweep) when something changed, and it renders and writes the
+// The sweep's HTML report (hpo/report/report.h) kept current during a sweep at a cost that does not
+// grow with each trial: hpo hands it a snapshot of the study from memory (SweepEngine::Snapshot;
+// the journal is never read during a sweep) when something changed, and it renders and writes the
 // page on a thread of its own, at most once per `interval`, and never more often than every ten
 // times the last write took (a page of 10,000 trials takes about a second to draw: the report
 // then costs at most a tenth of a core, however long the sweep); changes meanwhile wait for the

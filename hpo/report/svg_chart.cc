@@ -71,15 +71,28 @@ std::string EscapeHtml(const std::string& text) {
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
       // "://" as "&#58;//": shows the same, and the page holds no "://" even where a journal
       // text quotes a URL.
-      case ':': out += text.compare(i + 1, 2, "//") == 0 ? "&#58;" : ":"; break;
-      default: out += c;
+      case ':':
+        out += text.compare(i + 1, 2, "//") == 0 ? "&#58;" : ":";
+        break;
+      default:
+        out += c;
     }
   }
   return out;

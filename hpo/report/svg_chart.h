@@ -1,7 +1,7 @@
-// A small inline-SVG chart for `hpo report` (hpo/report/report.h): a plot area with a linear, log or
-// category axis on each side, ticks and grid lines, polylines, point markers, horizontal bars
-// (a timeline's lanes), hover titles, and links to "#anchor"s of the same page; plus the
-// HTML escaping the report uses for every text taken from a journal.
+// A small inline-SVG chart for `hpo report` (hpo/report/report.h): a plot area with a linear, log
+// or category axis on each side, ticks and grid lines, polylines, point markers, horizontal bars (a
+// timeline's lanes), hover titles, and links to "#anchor"s of the same page; plus the HTML escaping
+// the report uses for every text taken from a journal.
 //
 //   SvgChart chart(720, 360, {AxisScale::kLog, 1e-5, 1e-3, "lr"}, {AxisScale::kLinear, 0, 1, "r"});
 //   chart.Line({{1e-5, 0.2}, {1e-4, 0.6}}, "#1f77b4", "trial 3");

@@ -9,11 +9,8 @@ namespace hpo {
 
 const std::vector<const SamplerKind*>& AllSamplerKinds() {
   static const auto* const kKinds = new std::vector<const SamplerKind*>{
-      &RandomSearchKind(),
-      &GridSearchKind(),
-      &RandomThenGridKind(),
-      &RandomThenLocalKind(),
-      &TpeKind(),
+      &RandomSearchKind(),    &GridSearchKind(), &RandomThenGridKind(),
+      &RandomThenLocalKind(), &TpeKind(),
   };
   return *kKinds;
 }

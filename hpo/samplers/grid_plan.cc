@@ -52,7 +52,7 @@ int64_t GridBatchCount(const SearchSettings& c) {
 
 int64_t FullGridBound(const SearchSettings& c) {
   int64_t n = c.lr.distribution == "categorical" ? static_cast<int64_t>(c.lr.values.size())
-                                                  : c.grid.lr_points;
+                                                 : c.grid.lr_points;
   n = SaturatingMul(n, static_cast<int64_t>(c.batch_sizes.size()));
   for (const ParamSpec& p : c.params) n = SaturatingMul(n, GridValueCount(p, c.grid.lr_points));
   return n;

@@ -28,8 +28,8 @@ double RandomSampler::Draw(int64_t number, const std::string& name,
                            const Distribution& distribution) const {
   // A generator per (seed, trial, parameter): std::mt19937_64's output is fixed by the standard,
   // and the conversion to [0, 1) is ours, so points are the same on every platform.
-  std::mt19937_64 rng(SplitMix64(seed_ ^ SplitMix64(static_cast<uint64_t>(number)) ^
-                                 HashName(name)));
+  std::mt19937_64 rng(
+      SplitMix64(seed_ ^ SplitMix64(static_cast<uint64_t>(number)) ^ HashName(name)));
   const double u = static_cast<double>(rng() >> 11) * 0x1.0p-53;
   if (distribution.kind == Distribution::Kind::kInt) {
     const double n = distribution.high - distribution.low + 1;

@@ -1,7 +1,7 @@
 // Random layout: lr log-uniform (or uniform) in [min, max], batch_size uniformly from its
 // values, and so each other parameter: floats log-uniform or uniform, ints uniform over
-// min..max, categoricals uniform over their values. Each trial's point depends only on (seed, trial number), so a resumed sweep proposes
-// exactly the points it would have proposed the first time.
+// min..max, categoricals uniform over their values. Each trial's point depends only on (seed, trial
+// number), so a resumed sweep proposes exactly the points it would have proposed the first time.
 #ifndef TUNEFLEET_HPO_SAMPLERS_RANDOM_SAMPLER_H_
 #define TUNEFLEET_HPO_SAMPLERS_RANDOM_SAMPLER_H_
 

@@ -41,8 +41,8 @@ class Sampler {
   virtual SearchSpace InferRelativeSearchSpace(const Study& study, const Trial& trial) = 0;
   virtual Params SampleRelative(const Study& study, const Trial& trial,
                                 const SearchSpace& space) = 0;
-  virtual double SampleIndependent(const Study& study, const Trial& trial,
-                                   const std::string& name, const Distribution& distribution) = 0;
+  virtual double SampleIndependent(const Study& study, const Trial& trial, const std::string& name,
+                                   const Distribution& distribution) = 0;
   virtual void BeforeTrial(const Study& study, Trial* trial) {}
   virtual void AfterTrial(const Study& study, const Trial& trial) {}
 

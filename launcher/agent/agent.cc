@@ -159,7 +159,8 @@ absl::Status Agent::Run() {
     }
     while (auto received = head_->Receive(absl::Now())) {
       if (!received->envelope.ok()) {
-        TF_LOG(WARNING) << "dropped a frame from the head: " << received->envelope.status().message();
+        TF_LOG(WARNING) << "dropped a frame from the head: "
+                        << received->envelope.status().message();
         continue;
       }
       HandleHeadMessage(*received->envelope);
@@ -185,7 +186,8 @@ absl::Status Agent::Run() {
     for (const auto& [run_id, reason] : workers_->Tick(now)) {
       auto it = runs_.find(run_id);
       if (it == runs_.end() || it->second.Ended()) continue;
-      TF_LOG(WARNING) << "run " << run_id << " (trial " << it->second.spec.trial() << "): " << reason;
+      TF_LOG(WARNING) << "run " << run_id << " (trial " << it->second.spec.trial()
+                      << "): " << reason;
       if (it->second.start_error.empty()) it->second.start_error = reason;
       StopRun(it->second, reason, /*cancelled=*/false);
     }
@@ -245,11 +247,11 @@ void Agent::HandleWelcome(const comm::Welcome& welcome) {
   const comm::HeadSession::Welcomed w = head_->OnWelcome(welcome, now);
   if (w.was_lost) {
     TF_LOG(INFO) << "registered again with the head at " << options_.head << " (session "
-                 << welcome.session() << "), holding " << runs_.size()
-                 << " run(s); it was away "
+                 << welcome.session() << "), holding " << runs_.size() << " run(s); it was away "
                  << absl::FormatDuration(absl::Trunc(now - w.lost_at, absl::Milliseconds(100)));
     // What happened after the Register this Welcome answers was not in it.
-    for (const comm::Envelope& missed : MissedWhileAway(runs_, ended_, w.lost_at)) SendToHead(missed);
+    for (const comm::Envelope& missed : MissedWhileAway(runs_, ended_, w.lost_at))
+      SendToHead(missed);
   } else if (w.first) {
     TF_LOG(INFO) << "registered with the head at " << options_.head << " as " << options_.name
                  << " (" << slots_->count() << " slot(s), address " << options_.address << ")";
@@ -385,7 +387,8 @@ void Agent::FinishStaging() {
     absl::StatusOr<std::map<std::string, std::string>> local = run.staging.get();
     if (!local.ok()) {
       run.start_error = absl::StrCat("staging failed: ", local.status().message());
-      TF_LOG(WARNING) << "run " << run_id << " (trial " << run.spec.trial() << "): " << run.start_error;
+      TF_LOG(WARNING) << "run " << run_id << " (trial " << run.spec.trial()
+                      << "): " << run.start_error;
       continue;
     }
     if (run.cancelled) continue;
@@ -401,7 +404,8 @@ void Agent::FinishStaging() {
 void Agent::DrainTrainers() {
   while (auto received = trainers_->Receive()) {
     if (!received->envelope.ok()) {
-      TF_LOG(WARNING) << "dropped a frame from a trainer: " << received->envelope.status().message();
+      TF_LOG(WARNING) << "dropped a frame from a trainer: "
+                      << received->envelope.status().message();
       continue;
     }
     HandleTrainerMessage(received->identity, *received->envelope);

@@ -56,10 +56,10 @@ namespace launcher {
 class Agent {
  public:
   struct Options {
-    std::string head;            // the head's endpoint
-    std::string name;            // registered name; default: host name
-    std::string address;         // MASTER_ADDR for runs it leads; default: found from the head route
-    int slots = 0;               // 0: one per GPU, or 1 without GPUs; caps the GPU count otherwise
+    std::string head;     // the head's endpoint
+    std::string name;     // registered name; default: host name
+    std::string address;  // MASTER_ADDR for runs it leads; default: found from the head route
+    int slots = 0;        // 0: one per GPU, or 1 without GPUs; caps the GPU count otherwise
     // Of the GPUs this host shows the agent, only these (indices; empty: all), and not these
     // (launcher/host_filter.h's SelectGpus: the head's --include / --exclude).
     std::vector<int> gpu_ids, exclude_gpu_ids;
@@ -67,7 +67,7 @@ class Agent {
     // The agent's private runtime folder (common/runtime_dir.h): trainers.sock; default
     // RUNTIME/agent-NAME.
     std::string runtime_dir;
-    std::string log_dir;         // rank logs when the trial names none; default runtime_dir
+    std::string log_dir;  // rank logs when the trial names none; default runtime_dir
     // Folders a trial's log_dir and fetch_back may lie in, beside runtime_dir and log_dir
     // (launcher/agent/trial_guard.h); agent_main adds its working directory.
     std::vector<std::string> allow_dirs;
@@ -75,8 +75,8 @@ class Agent {
     std::set<std::string> allow_env;
     absl::Duration kill_grace = absl::Seconds(5);
     absl::Duration register_timeout = absl::Seconds(30);  // give up if the head never answers
-    std::string keys_dir;        // CURVE: server.pub and client.key (comm/curve_auth.h)
-    std::string cache_dir;       // staged files (content-addressed); default LOG_DIR/cache
+    std::string keys_dir;   // CURVE: server.pub and client.key (comm/curve_auth.h)
+    std::string cache_dir;  // staged files (content-addressed); default LOG_DIR/cache
     // How long runs go on without a head after it was lost, waiting for it to come back.
     absl::Duration head_grace = absl::Minutes(5);
     // Warm workers: trials per worker when a trial says 0, and how long a starting worker may

@@ -15,7 +15,8 @@ namespace launcher {
 
 bool AgentFetchBack::Offer(LocalRun& run, comm::Exit* exit) {
   const std::string& path = run.spec.fetch_back();
-  if (path.empty() || std::find(run.rank_ids.begin(), run.rank_ids.end(), 0) == run.rank_ids.end()) {
+  if (path.empty() ||
+      std::find(run.rank_ids.begin(), run.rank_ids.end(), 0) == run.rank_ids.end()) {
     return false;  // nothing asked, or rank 0 (which writes the output) ran elsewhere
   }
   if (absl::Status allowed = CheckTrialPath("fetch_back", path, allow_dirs_); !allowed.ok()) {

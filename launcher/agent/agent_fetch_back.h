@@ -1,10 +1,10 @@
-// The agent's side of fetch-back (TrialSpec.fetch_back; the head's side: launcher/head/fetch_backs.h):
-// once a run that asked for it has completed or stopped here with rank 0 (which writes the
-// output), the agent hashes the folder (on a thread: the loop goes on heartbeating) and serves
-// it on its own UCX bulk server, started on first use; the run's Exit then names the hash and
-// port (Exit.fetch_hash, fetch_port) and the server's token (Exit.fetch_token: a random one
-// made when the server starts, comm/bulk_token.h; only the head, told over the control plane,
-// can fetch) or why there is nothing to fetch (Exit.fetch_error). The folder must lie in the
+// The agent's side of fetch-back (TrialSpec.fetch_back; the head's side:
+// launcher/head/fetch_backs.h): once a run that asked for it has completed or stopped here with
+// rank 0 (which writes the output), the agent hashes the folder (on a thread: the loop goes on
+// heartbeating) and serves it on its own UCX bulk server, started on first use; the run's Exit then
+// names the hash and port (Exit.fetch_hash, fetch_port) and the server's token (Exit.fetch_token: a
+// random one made when the server starts, comm/bulk_token.h; only the head, told over the control
+// plane, can fetch) or why there is nothing to fetch (Exit.fetch_error). The folder must lie in the
 // folders the agent serves (launcher/agent/trial_guard.h).
 // Thread-safety: owned by the agent's poll loop; the hashing threads touch only the server.
 #ifndef TUNEFLEET_LAUNCHER_AGENT_AGENT_FETCH_BACK_H_

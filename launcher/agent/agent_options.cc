@@ -52,31 +52,40 @@ void AddAgentFlags(CommandLine* cli, AgentFlags* f) {
               "GPUs, at most this many of them (default all)");
   cli->AddString("gpu_ids", &f->gpu_ids,
                  "use only these of the GPUs this host shows (indices in CUDA_VISIBLE_DEVICES "
-                 "order; the head's --include passes them)", "ID,...");
+                 "order; the head's --include passes them)",
+                 "ID,...");
   cli->AddString("exclude_gpu_ids", &f->exclude_gpu_ids,
                  "use all the GPUs this host shows but these (the head's --exclude)", "ID,...");
   cli->AddString("name", &f->name, "name to register under (default: the host name)", "NAME");
   cli->AddString("address", &f->address,
                  "address other nodes reach this one at, for MASTER_ADDR (default: the local "
-                 "address on the route to the head)", "IP");
+                 "address on the route to the head)",
+                 "IP");
   cli->AddString("keys", &f->keys, "CURVE key folder from head --gen_keys", "DIR");
-  cli->AddString("trainer", &f->trainer, "trainer binary (default: the one built beside this agent)", "PATH");
+  cli->AddString("trainer", &f->trainer,
+                 "trainer binary (default: the one built beside this agent)", "PATH");
   cli->AddString("runtime_dir", &f->runtime_dir,
                  "the agent's private folder (its lock, its trainers' socket, agent.log when "
                  "detached): created 0700, refused when another user owns it or it is a link "
                  "(default: RUNTIME/agent-NAME, RUNTIME being $XDG_RUNTIME_DIR/tunefleet or "
-                 "/tmp/tunefleet-UID)", "DIR");
-  cli->AddString("log_dir", &f->log_dir, "rank logs of trials that name no folder (default: the runtime folder)", "DIR");
+                 "/tmp/tunefleet-UID)",
+                 "DIR");
+  cli->AddString("log_dir", &f->log_dir,
+                 "rank logs of trials that name no folder (default: the runtime folder)", "DIR");
   cli->AddString("cache_dir", &f->cache_dir,
-                 "files the head stages for trials, by content hash (default RUNTIME_DIR/cache)", "DIR");
+                 "files the head stages for trials, by content hash (default RUNTIME_DIR/cache)",
+                 "DIR");
   cli->AddString("allow_dir", &f->allow_dirs,
                  "folders (comma-separated) a trial's log and output folders may lie in, beside "
-                 "the runtime folder, --log_dir, the working directory and $HOME", "DIR,...");
+                 "the runtime folder, --log_dir, the working directory and $HOME",
+                 "DIR,...");
   cli->AddString("allow_env", &f->allow_env,
                  "environment variables (comma-separated) a trial may set for its trainers beside "
                  "the named NCCL_, CUDA_, OMP_, GLOO_, TORCH_ and TUNEFLEET_ ones (never LD_*, "
-                 "*PLUGIN*, *INJECTION* or the agent's TUNEFLEET_ ones)", "NAME,...");
-  cli->AddInt("kill_grace_ms", &f->kill_grace_ms, "time a stopped rank gets between SIGTERM and SIGKILL");
+                 "*PLUGIN*, *INJECTION* or the agent's TUNEFLEET_ ones)",
+                 "NAME,...");
+  cli->AddInt("kill_grace_ms", &f->kill_grace_ms,
+              "time a stopped rank gets between SIGTERM and SIGKILL");
   cli->AddInt("head_grace_s", &f->head_grace_s,
               "after losing the head, keep the runs going this long while registering again");
   cli->AddBool("mps", &f->mps,
@@ -112,14 +121,15 @@ absl::StatusOr<AgentOptions> AgentOptions::FromFlags(const AgentFlags& flags) {
     if (absl::IsPermissionDenied(reachable)) return reachable;
   }
   if (!flags.name.empty() && !SafeName(flags.name)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--name '", flags.name.substr(0, 64), flags.name.size() > 64 ? "...'" : "'",
-        ": 1-64 letters, digits, '.', '-' or '_'"));
+    return absl::InvalidArgumentError(absl::StrCat("--name '", flags.name.substr(0, 64),
+                                                   flags.name.size() > 64 ? "...'" : "'",
+                                                   ": 1-64 letters, digits, '.', '-' or '_'"));
   }
-  for (const std::string& var : std::vector<std::string>(absl::StrSplit(flags.allow_env, ',', absl::SkipEmpty()))) {
+  for (const std::string& var :
+       std::vector<std::string>(absl::StrSplit(flags.allow_env, ',', absl::SkipEmpty()))) {
     if (const std::string why = TrialEnvForbidden(var); !why.empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--allow_env: ", var, " ", why, ": it never passes (README, resources.env)"));
+      return absl::InvalidArgumentError(absl::StrCat("--allow_env: ", var, " ", why,
+                                                     ": it never passes (README, resources.env)"));
     }
     o.allow_env.insert(var);
   }
@@ -132,8 +142,9 @@ absl::StatusOr<AgentOptions> AgentOptions::FromFlags(const AgentFlags& flags) {
                                                    kMaxSlots, ", got ", flags.prewarm_workers));
   }
   if (flags.kill_grace_ms < 0 || flags.kill_grace_ms > kMaxKillGraceMs) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--kill_grace_ms must be between 0 and ", kMaxKillGraceMs, " (10 minutes), got ", flags.kill_grace_ms));
+    return absl::InvalidArgumentError(absl::StrCat("--kill_grace_ms must be between 0 and ",
+                                                   kMaxKillGraceMs, " (10 minutes), got ",
+                                                   flags.kill_grace_ms));
   }
   if (!flags.trainer.empty()) RETURN_IF_ERROR(CheckProgram("--trainer", flags.trainer));
   if (!flags.gpu_ids.empty() && !flags.exclude_gpu_ids.empty()) {
@@ -146,8 +157,9 @@ absl::StatusOr<AgentOptions> AgentOptions::FromFlags(const AgentFlags& flags) {
     ASSIGN_OR_RETURN(o.exclude_gpu_ids, ParseGpuIds(flags.exclude_gpu_ids, "--exclude_gpu_ids"));
   }
   if (flags.head_grace_s < 0 || flags.head_grace_s > kMaxHeadGraceS) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--head_grace_s must be between 0 and ", kMaxHeadGraceS, " (a day), got ", flags.head_grace_s));
+    return absl::InvalidArgumentError(absl::StrCat("--head_grace_s must be between 0 and ",
+                                                   kMaxHeadGraceS, " (a day), got ",
+                                                   flags.head_grace_s));
   }
   if (!flags.keys.empty()) RETURN_IF_ERROR(comm::LoadClientKeys(flags.keys).status());
   o.trainer = flags.trainer;

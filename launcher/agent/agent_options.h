@@ -51,7 +51,7 @@ struct AgentOptions {
   std::set<std::string> allow_env;
   std::vector<int> gpu_ids, exclude_gpu_ids;
   int slots = 0;
-  int prewarm_workers = 0;  // --prewarm_workers: blank warm workers started at once
+  int prewarm_workers = 0;   // --prewarm_workers: blank warm workers started at once
   bool prewarm_mps = false;  // --prewarm_mps: the MPS daemon and server started at once
   absl::Duration kill_grace;
   absl::Duration head_grace;

@@ -18,7 +18,8 @@ absl::StatusOr<std::unique_ptr<AgentSlots>> AgentSlots::Detect(
   std::string why;
   slots->gpus_ = DetectGpus(&why);
   if (!gpu_ids.empty() || !exclude_gpu_ids.empty()) {
-    absl::StatusOr<std::vector<GpuInfo>> selected = SelectGpus(slots->gpus_, gpu_ids, exclude_gpu_ids);
+    absl::StatusOr<std::vector<GpuInfo>> selected =
+        SelectGpus(slots->gpus_, gpu_ids, exclude_gpu_ids);
     if (!selected.ok()) return selected.status();
     slots->gpus_ = *std::move(selected);
   }
@@ -26,7 +27,8 @@ absl::StatusOr<std::unique_ptr<AgentSlots>> AgentSlots::Detect(
   if (!slots->gpus_.empty()) {
     count = static_cast<int>(slots->gpus_.size());
     if (max_slots > 0) count = std::min(count, max_slots);
-    TF_LOG(INFO) << "using " << count << " of " << slots->gpus_.size() << " GPU(s): " << slots->gpus_[0].name;
+    TF_LOG(INFO) << "using " << count << " of " << slots->gpus_.size()
+                 << " GPU(s): " << slots->gpus_[0].name;
   } else {
     count = max_slots > 0 ? max_slots : 1;
     TF_LOG(INFO) << why << "; running " << count << " CPU slot(s)";
@@ -43,8 +45,8 @@ void AgentSlots::StartTelemetry() {
   if (telemetry_ == nullptr) {
     TF_LOG(INFO) << "no GPU telemetry (" << why << "); trials run without it";
   } else {
-    TF_LOG(INFO) << "GPU telemetry: sampling " << telemetry_->gpus() << " GPU(s) through NVML every "
-                 << absl::FormatDuration(kSampleInterval)
+    TF_LOG(INFO) << "GPU telemetry: sampling " << telemetry_->gpus()
+                 << " GPU(s) through NVML every " << absl::FormatDuration(kSampleInterval)
                  << (why.empty() ? "" : absl::StrCat("; left out: ", why));
   }
 }

@@ -35,9 +35,8 @@ class AgentSlots {
  public:
   // Detects the GPUs and starts their telemetry (logging what it found); `max_slots` 0: all the
   // GPUs, or 1 CPU slot. An error for a GPU id past those this host shows.
-  static absl::StatusOr<std::unique_ptr<AgentSlots>> Detect(int max_slots,
-                                                            const std::vector<int>& gpu_ids,
-                                                            const std::vector<int>& exclude_gpu_ids);
+  static absl::StatusOr<std::unique_ptr<AgentSlots>> Detect(
+      int max_slots, const std::vector<int>& gpu_ids, const std::vector<int>& exclude_gpu_ids);
 
   int count() const { return static_cast<int>(tenants_.size()); }
   // The GPUs this host shows that the agent uses (slot i is gpus()[i]); empty on CPU slots.

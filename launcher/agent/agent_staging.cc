@@ -46,7 +46,8 @@ absl::StatusOr<std::map<std::string, std::string>> StageFiles(const std::string&
 std::string RewriteStaged(const std::string& arg, const std::map<std::string, std::string>& local) {
   for (const auto& [path, copy] : local) {
     if (arg == path) return copy;
-    if (arg.size() > path.size() && absl::EndsWith(arg, path) && arg[arg.size() - path.size() - 1] == '=') {
+    if (arg.size() > path.size() && absl::EndsWith(arg, path) &&
+        arg[arg.size() - path.size() - 1] == '=') {
       return arg.substr(0, arg.size() - path.size()) + copy;
     }
   }

@@ -54,7 +54,8 @@ Agent::Options ForAgent(const AgentOptions& o) {
 
 int RunAgent(AgentOptions options) {
   if (options.runtime_dir.empty()) {
-    absl::Status made = AssignOrStatus(RuntimeSubdir("agent-" + options.name), &options.runtime_dir);
+    absl::Status made =
+        AssignOrStatus(RuntimeSubdir("agent-" + options.name), &options.runtime_dir);
     if (!made.ok()) {
       PrintError("agent", made);
       return kExitFailure;

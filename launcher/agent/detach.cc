@@ -70,7 +70,8 @@ void RecordLockOwner(int lock_fd) {
 absl::StatusOr<Detached> Detach(const std::string& log_path, const std::string& what) {
   absl::StatusOr<int> opened = OpenPrivateFile(log_path, O_WRONLY | O_APPEND, /*create=*/true);
   if (!opened.ok()) {
-    return absl::FailedPreconditionError(absl::StrCat("cannot open log: ", opened.status().message()));
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot open log: ", opened.status().message()));
   }
   const int log = *opened;
   int pipe_fds[2];
@@ -105,8 +106,8 @@ absl::StatusOr<Detached> Detach(const std::string& log_path, const std::string& 
   ::close(pipe_fds[0]);
   out.parent = true;
   if (absl::StartsWith(said, "ok")) {
-    std::cout << what << ": running in the background as pid " << pid << " (log " << log_path
-              << ")" << std::endl;
+    std::cout << what << ": running in the background as pid " << pid << " (log " << log_path << ")"
+              << std::endl;
     out.exit_code = 0;
     return out;
   }
@@ -117,7 +118,8 @@ absl::StatusOr<Detached> Detach(const std::string& log_path, const std::string& 
                             : absl::StrCat(" (killed by signal ", WTERMSIG(status), ")");
   }
   std::string message(absl::StripAsciiWhitespace(said));
-  if (message.empty()) message = absl::StrCat("exited before it was ready", how, "; see ", log_path);
+  if (message.empty())
+    message = absl::StrCat("exited before it was ready", how, "; see ", log_path);
   std::cerr << what << ": " << message << std::endl;
   out.exit_code = 1;
   return out;

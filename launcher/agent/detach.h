@@ -24,9 +24,9 @@ absl::StatusOr<int> LockInstance(const std::string& lock_path);
 void RecordLockOwner(int lock_fd);
 
 struct Detached {
-  bool parent = false;   // true: return exit_code from main now
+  bool parent = false;  // true: return exit_code from main now
   int exit_code = 0;
-  int ready_fd = -1;     // child: where ReportReady / ReportFailure write
+  int ready_fd = -1;  // child: where ReportReady / ReportFailure write
 };
 // `what` names the daemon in the parent's message ("agent gpu1").
 absl::StatusOr<Detached> Detach(const std::string& log_path, const std::string& what);

@@ -19,9 +19,8 @@ std::unique_ptr<GpuTelemetry> GpuTelemetry::Start(const std::vector<GpuInfo>& gp
   std::string missing;
   for (size_t i = 0; i < gpus.size(); ++i) {
     absl::StatusOr<Nvml::Device> device =
-        gpus[i].pci_bus_id.empty()
-            ? absl::NotFoundError("the CUDA driver gave no PCI bus id")
-            : telemetry->nvml_->DeviceByPciBusId(gpus[i].pci_bus_id);
+        gpus[i].pci_bus_id.empty() ? absl::NotFoundError("the CUDA driver gave no PCI bus id")
+                                   : telemetry->nvml_->DeviceByPciBusId(gpus[i].pci_bus_id);
     if (!device.ok()) {
       absl::StrAppend(&missing, missing.empty() ? "" : "; ", "GPU ", i, ": ",
                       device.status().message());

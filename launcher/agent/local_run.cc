@@ -58,11 +58,12 @@ bool LocalRun::ChildEnded(uint64_t run_id, pid_t pid, int status, absl::Duration
       // Its output went to the trial's log (or, before the trial began, to its own).
       end.ok = false;
       if (end.signal == 0) {
-        end.description = absl::StrCat("the warm worker ended (", end.description,
-                                       ") before the trial did");
+        end.description =
+            absl::StrCat("the warm worker ended (", end.description, ") before the trial did");
       }
       end.stderr_tail = FileTail(r.log_path, ChildProcess::kTailBytes);
-      if (end.stderr_tail.empty()) end.stderr_tail = FileTail(r.worker_log, ChildProcess::kTailBytes);
+      if (end.stderr_tail.empty())
+        end.stderr_tail = FileTail(r.worker_log, ChildProcess::kTailBytes);
     }
     RankEnded(run_id, i, std::move(end), kill_grace);
     return true;
@@ -127,7 +128,8 @@ void LocalRun::KeepReport(const comm::Report& report) {
 void LocalRun::Answered(const comm::Decision& d) {
   unanswered.erase(std::remove_if(unanswered.begin(), unanswered.end(),
                                   [&d](const comm::Report& r) {
-                                    return r.step() == d.step() || d.action() == comm::Decision::STOP;
+                                    return r.step() == d.step() ||
+                                           d.action() == comm::Decision::STOP;
                                   }),
                    unanswered.end());
 }

@@ -2,8 +2,8 @@
 // and slots), its staging and fetch-back in flight, the reports its rank 0 sent that the head has
 // not answered yet, and how it ends (the Exit the agent sends once all its local ranks ended).
 //
-// A rank runs in its own trainer process, or (warm, launcher/agent/warm_workers.h) in the slot's warm
-// worker, whose process the rank borrows for the trial: signals, exit bookkeeping and the stop
+// A rank runs in its own trainer process, or (warm, launcher/agent/warm_workers.h) in the slot's
+// warm worker, whose process the rank borrows for the trial: signals, exit bookkeeping and the stop
 // path are the same; the rank hands the process back when the worker says the trial is done
 // (TrialDone). So a rank's end is its own explicit state (LocalRank::end), set when its
 // process ends or its warm trial is done, never read from the process.
@@ -46,7 +46,7 @@ inline constexpr size_t kKeptReports = 16;
 // How a rank ended: its process's exit, or the TrialDone of its warm worker.
 struct RankEnd {
   bool ok = false;
-  int exit_code = -1;       // -1 when killed by a signal
+  int exit_code = -1;  // -1 when killed by a signal
   int signal = 0;
   std::string stderr_tail;
   std::string description;  // "exit code 1", "killed by signal 9 (Killed)"
@@ -69,8 +69,8 @@ struct LocalRank {
   std::unique_ptr<ChildProcess> process;
   std::string trainer_identity;  // its DEALER's identity once it registered
   bool warm = false;
-  std::string log_path;          // the rank's log (a warm worker writes the trial's output there)
-  std::string worker_log;        // warm: the worker's own log (its start-up)
+  std::string log_path;    // the rank's log (a warm worker writes the trial's output there)
+  std::string worker_log;  // warm: the worker's own log (its start-up)
   std::optional<RankEnd> end;
 
   bool running() const { return process != nullptr && !end.has_value(); }
@@ -83,11 +83,11 @@ struct LocalRun {
   bool stop_requested = false;
   bool cancelled = false;
   std::string cancel_reason;
-  int failed_index = -1;           // first local rank that failed
-  std::string start_error;         // a rank that could not start
-  bool start_refused = false;      // ... because the agent refused the trial's paths
+  int failed_index = -1;       // first local rank that failed
+  std::string start_error;     // a rank that could not start
+  bool start_refused = false;  // ... because the agent refused the trial's paths
   absl::Time kill_deadline = absl::InfiniteFuture();
-  std::vector<int> rank_ids;       // as assigned
+  std::vector<int> rank_ids;  // as assigned
   std::string master_addr;
   int master_port = 0;
   std::deque<comm::Report> unanswered;  // rank 0's Reports with no Decision yet

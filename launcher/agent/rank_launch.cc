@@ -42,8 +42,8 @@ std::optional<comm::Envelope> RankLauncher::Spawn(uint64_t run_id, LocalRun& run
           : spec.log_dir();
   if (absl::Status allowed = CheckTrialPath("log_dir", log_dir, config_.allow_dirs);
       !allowed.ok()) {
-    TF_LOG(WARNING) << "run " << run_id << " (trial " << spec.trial() << ") refused: "
-                    << allowed.message();
+    TF_LOG(WARNING) << "run " << run_id << " (trial " << spec.trial()
+                    << ") refused: " << allowed.message();
     run.start_error = std::string(allowed.message());
     run.start_refused = true;
     run.Stop(run.start_error, /*cancelled=*/false, config_.kill_grace);
@@ -250,8 +250,7 @@ absl::StatusOr<std::string> RankLauncher::LendWorker(
     const std::map<std::string, std::string>& trial_env,
     const std::map<std::string, std::string>& env, LocalRank& rank) const {
   // The worker opens the trial's log itself: its folder is made here, as for a fresh rank.
-  if (absl::Status made = MakeDirs(rank.log_path.substr(0, rank.log_path.rfind('/')));
-      !made.ok()) {
+  if (absl::Status made = MakeDirs(rank.log_path.substr(0, rank.log_path.rfind('/'))); !made.ok()) {
     return made;
   }
   // The slot's part of a rank's environment (no run, rank or master), and the trial's own.

@@ -43,14 +43,14 @@ namespace launcher {
 class RankLauncher {
  public:
   struct Config {
-    std::string agent;             // the agent's registered name (Started.agent)
-    std::string address;           // MASTER_ADDR of the runs it leads
+    std::string agent;    // the agent's registered name (Started.agent)
+    std::string address;  // MASTER_ADDR of the runs it leads
     std::string trainer_binary;
-    std::string trainer_endpoint;  // TUNEFLEET_AGENT_ENDPOINT
-    std::string log_dir;           // the agent's: LOG_DIR/SWEEP when the trial names none
+    std::string trainer_endpoint;         // TUNEFLEET_AGENT_ENDPOINT
+    std::string log_dir;                  // the agent's: LOG_DIR/SWEEP when the trial names none
     std::vector<std::string> allow_dirs;  // where a trial's log_dir may lie
     std::set<std::string> allow_env;      // beside trial_guard.h's families
-    std::vector<GpuInfo> gpus;     // one per slot; empty: CPU slots
+    std::vector<GpuInfo> gpus;            // one per slot; empty: CPU slots
     int slots = 1;
     absl::Duration kill_grace = absl::Seconds(5);
     bool programs = true;  // run program trials (TrialSpec.program); false: refuse them

@@ -1,8 +1,9 @@
 // The agent's channel to its trainer ranks: a ROUTER their DEALERs connect to (the endpoint is
 // TUNEFLEET_AGENT_ENDPOINT in a rank's environment). A rank registers (run id and rank), then
 // sends its Reports; rank 0 (or the lowest local rank) gets the head's Decisions, which wait
-// here while it has not registered yet. Warm workers (launcher/agent/warm_workers.h) share the socket:
-// they register with role WORKER, get RunTrial and answer TrialDone; the agent routes by role.
+// here while it has not registered yet. Warm workers (launcher/agent/warm_workers.h) share the
+// socket: they register with role WORKER, get RunTrial and answer TrialDone; the agent routes by
+// role.
 //
 // The socket is a Unix socket in the agent's own folder (other users cannot connect: the socket
 // file is not writable for them, and only this uid is accepted), else TCP on loopback when the

@@ -15,7 +15,6 @@ namespace tunefleet {
 namespace launcher {
 namespace {
 
-
 std::string Clip(const std::string& s) {
   return s.size() <= 200 ? s : absl::StrCat(s.substr(0, 200), "... (", s.size(), " characters)");
 }
@@ -58,7 +57,7 @@ std::map<std::string, std::string> FilterTrialEnv(const std::map<std::string, st
   std::map<std::string, std::string> kept;
   for (const auto& [name, value] : env) {
     const bool ok = TrialEnvForbidden(name).empty() &&
-                     (TrialEnvByDefault(name) || allowed_names.count(name) > 0);
+                    (TrialEnvByDefault(name) || allowed_names.count(name) > 0);
     if (ok) {
       kept[name] = value;
     } else {
@@ -84,14 +83,14 @@ absl::Status CheckTrialPath(const std::string& what, const std::string& path,
     inside = inside || Inside(resolved, resolved_roots.back());
   }
   if (!inside) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        what, " ", Clip(path), " lies outside the folders this agent serves (",
-        absl::StrJoin(resolved_roots, ", "), "; agent --allow_dir adds one)"));
+    return absl::PermissionDeniedError(
+        absl::StrCat(what, " ", Clip(path), " lies outside the folders this agent serves (",
+                     absl::StrJoin(resolved_roots, ", "), "; agent --allow_dir adds one)"));
   }
   if (owner != ::geteuid()) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        what, " ", Clip(path), ": its folder belongs to uid ", static_cast<int>(owner),
-        ", not to this agent's uid ", ::geteuid()));
+    return absl::PermissionDeniedError(
+        absl::StrCat(what, " ", Clip(path), ": its folder belongs to uid ", static_cast<int>(owner),
+                     ", not to this agent's uid ", ::geteuid()));
   }
   return absl::OkStatus();
 }

@@ -168,8 +168,8 @@ bool WarmWorkers::Registered(const std::string& identity, const comm::Register& 
   auto it = slots_.find(reg.slot());
   if (it == slots_.end() || (reg.pid() != 0 && reg.pid() != it->second.pid) ||
       !it->second.identity.empty()) {
-    TF_LOG(WARNING) << "a warm worker registered for slot " << reg.slot() << " (pid "
-                    << reg.pid() << ") that this agent did not start or knows already; ignored";
+    TF_LOG(WARNING) << "a warm worker registered for slot " << reg.slot() << " (pid " << reg.pid()
+                    << ") that this agent did not start or knows already; ignored";
     return false;
   }
   Worker& w = it->second;
@@ -213,8 +213,7 @@ bool WarmWorkers::ChildEnded(pid_t pid, int status) {
     if (w.process != nullptr) {
       w.process->SetExitStatus(status);
       TF_LOG(WARNING) << "the idle warm worker of slot " << it->first << " (pid " << pid
-                      << ") ended: " << w.process->DescribeExit() << " (log " << w.log_path
-                      << ")";
+                      << ") ended: " << w.process->DescribeExit() << " (log " << w.log_path << ")";
     }  // else its trial's rank recorded it
     slots_.erase(it);
     return true;
@@ -242,11 +241,10 @@ std::vector<std::pair<uint64_t, std::string>> WarmWorkers::Tick(absl::Time now) 
       continue;
     }
     w.overdue_reported = true;
-    overdue.emplace_back(
-        w.run_id, absl::StrCat("the warm worker of slot ", slot, " (pid ", w.pid,
-                               ") did not register within ",
-                               absl::FormatDuration(config_.register_timeout), "; see ",
-                               w.log_path));
+    overdue.emplace_back(w.run_id, absl::StrCat("the warm worker of slot ", slot, " (pid ", w.pid,
+                                                ") did not register within ",
+                                                absl::FormatDuration(config_.register_timeout),
+                                                "; see ", w.log_path));
   }
   return overdue;
 }

@@ -118,10 +118,10 @@ class WarmWorkers {
     std::string key;
     bool blank = false;  // prewarmed, no trial yet: any key may take it
     int max_trials = 0;
-    int trials = 0;               // trials handed to it so far
-    std::string identity;         // its DEALER, once registered
+    int trials = 0;        // trials handed to it so far
+    std::string identity;  // its DEALER, once registered
     absl::Time started;
-    uint64_t run_id = 0;          // the run it runs, or waits to run; 0 when idle
+    uint64_t run_id = 0;                   // the run it runs, or waits to run; 0 when idle
     std::optional<comm::Envelope> queued;  // RunTrial until it registers
     bool overdue_reported = false;
     std::string log_path;

@@ -43,7 +43,8 @@ void AgentLauncher::Start(absl::Time now) {
     auto process = ChildProcess::Start(spec);
     if (!process.ok()) {
       for (size_t i : c.hosts) {
-        Settle(i, State::kFailed, absl::StrCat("cannot run ", c.program, ": ", process.status().message()));
+        Settle(i, State::kFailed,
+               absl::StrCat("cannot run ", c.program, ": ", process.status().message()));
       }
       continue;
     }
@@ -53,7 +54,8 @@ void AgentLauncher::Start(absl::Time now) {
 
 void AgentLauncher::Settle(size_t i, State state, const std::string& detail) {
   HostStatus& s = status_[i];
-  if (s.state != State::kStarting && !(s.state == State::kSilent && state != State::kSilent)) return;
+  if (s.state != State::kStarting && !(s.state == State::kSilent && state != State::kSilent))
+    return;
   s.state = state;
   s.detail = detail;
   const std::string line = absl::StrCat("host ", s.host, ": ", detail);
@@ -77,9 +79,11 @@ void AgentLauncher::Poll(absl::Time now, const absl::flat_hash_set<std::string>&
     const ChildProcess* process = planned ? processes_[command_of_[i]].get() : nullptr;
     const std::string host_log = planned ? commands_[command_of_[i]].host_logs[slot_of_[i]] : "";
     if (registered.contains(s.host)) {
-      Settle(i, State::kUp, absl::StrCat("agent up (registered ",
-                                         absl::FormatDuration(absl::Trunc(now - started_, absl::Milliseconds(100))),
-                                         " after the start)"));
+      Settle(
+          i, State::kUp,
+          absl::StrCat("agent up (registered ",
+                       absl::FormatDuration(absl::Trunc(now - started_, absl::Milliseconds(100))),
+                       " after the start)"));
       continue;
     }
     if (process != nullptr && process->exited()) {

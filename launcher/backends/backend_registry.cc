@@ -14,7 +14,8 @@ absl::StatusOr<const LauncherBackend*> FindBackend(const std::string& name) {
   const std::vector<std::string> names = BackendNames();
   std::string choices = names.back();
   if (names.size() > 1) {
-    choices = absl::StrCat(absl::StrJoin(names.begin(), names.end() - 1, ", "), " or ", names.back());
+    choices =
+        absl::StrCat(absl::StrJoin(names.begin(), names.end() - 1, ", "), " or ", names.back());
   }
   return absl::InvalidArgumentError(
       absl::StrCat("--start_agents must be ", choices, ", got '", name, "'"));

@@ -18,7 +18,8 @@ absl::StatusOr<BackendHosts> LauncherBackend::Hosts(const BackendFlags&) const {
 std::string AgentHostArgs(const HostEntry& host) {
   std::string args;
   if (host.slots > 0) absl::StrAppend(&args, " --slots ", host.slots);
-  if (!host.gpu_ids.empty()) absl::StrAppend(&args, " --gpu_ids ", absl::StrJoin(host.gpu_ids, ","));
+  if (!host.gpu_ids.empty())
+    absl::StrAppend(&args, " --gpu_ids ", absl::StrJoin(host.gpu_ids, ","));
   if (!host.exclude_gpu_ids.empty()) {
     absl::StrAppend(&args, " --exclude_gpu_ids ", absl::StrJoin(host.exclude_gpu_ids, ","));
   }

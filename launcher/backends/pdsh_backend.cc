@@ -60,7 +60,8 @@ std::vector<LaunchCommand> PdshBackend::Plan(const LaunchSettings& settings,
     for (size_t i : group_hosts[g]) group.push_back(hosts[i]);
     LaunchCommand c;
     c.shell_command = Command(settings, group);
-    c.log_path = absl::StrCat(settings.log_dir, g == 0 ? "/pdsh.log" : absl::StrCat("/pdsh-", g + 1, ".log"));
+    c.log_path = absl::StrCat(settings.log_dir,
+                              g == 0 ? "/pdsh.log" : absl::StrCat("/pdsh-", g + 1, ".log"));
     c.hosts = group_hosts[g];
     c.host_logs.assign(group.size(), c.log_path);
     c.start_line = absl::StrCat("starting the agents of ", group.size(), " host(s) through pdsh");
@@ -84,7 +85,8 @@ std::optional<std::string> PdshBackend::EndedBeforeRegistering(const LaunchComma
     if (absl::StartsWith(line, "pdsh@")) {
       // "pdsh@HEAD: H: CMD exited with exit code N": host H's command failed.
       const size_t colon = line.find(": ");
-      if (colon == absl::string_view::npos || !absl::StrContains(line, " exited with exit code ")) continue;
+      if (colon == absl::string_view::npos || !absl::StrContains(line, " exited with exit code "))
+        continue;
       some_host_failed = true;
       if (absl::StartsWith(line.substr(colon + 2), prefix)) this_host_failed = true;
     } else if (absl::StartsWith(line, prefix)) {

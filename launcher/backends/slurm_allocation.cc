@@ -12,7 +12,8 @@ namespace tunefleet {
 namespace launcher {
 namespace {
 
-absl::Status BadVariable(const std::string& name, const std::string& value, const std::string& why) {
+absl::Status BadVariable(const std::string& name, const std::string& value,
+                         const std::string& why) {
   return absl::InvalidArgumentError(absl::StrCat(name, "='", value, "': ", why));
 }
 
@@ -34,7 +35,8 @@ absl::StatusOr<int> TypedCount(const std::string& name, const std::string& value
 // A gres string, "gpu:2", "gpu:a100:2(IDX:0-1),nic:1", "gres:gpu:2" -> the gpu entry's count;
 // 0 when it names no gpu.
 absl::StatusOr<int> GresGpus(const std::string& name, const std::string& value) {
-  for (std::string entry : std::vector<std::string>(absl::StrSplit(value, ',', absl::SkipEmpty()))) {
+  for (std::string entry :
+       std::vector<std::string>(absl::StrSplit(value, ',', absl::SkipEmpty()))) {
     if (entry.rfind("gres:", 0) == 0 || entry.rfind("gres/", 0) == 0) entry = entry.substr(5);
     const size_t paren = entry.find('(');
     if (paren != std::string::npos) entry.resize(paren);
@@ -73,12 +75,14 @@ absl::StatusOr<SlurmAllocation> ReadSlurmAllocation(const EnvReader& getenv_fn) 
         "--start_agents slurm: job ", a.job_id, " has no SLURM_JOB_NODELIST in the environment"));
   }
   absl::StatusOr<std::vector<std::string>> nodes = ExpandHostList(list);
-  if (!nodes.ok()) return absl::InvalidArgumentError(absl::StrCat(list_name, ": ", nodes.status().message()));
+  if (!nodes.ok())
+    return absl::InvalidArgumentError(absl::StrCat(list_name, ": ", nodes.status().message()));
   if (nodes->empty()) return BadVariable(list_name, list, "no node");
   a.nodes = *std::move(nodes);
 
   // The job's GPUs on each node, from the most direct variable present.
-  const std::vector<std::pair<const char*, absl::StatusOr<int> (*)(const std::string&, const std::string&)>>
+  const std::vector<
+      std::pair<const char*, absl::StatusOr<int> (*)(const std::string&, const std::string&)>>
       sources = {{"SLURM_GPUS_ON_NODE", Count},
                  {"SLURM_JOB_GPUS", nullptr},
                  {"SLURM_GPUS_PER_NODE", TypedCount},
@@ -91,7 +95,8 @@ absl::StatusOr<SlurmAllocation> ReadSlurmAllocation(const EnvReader& getenv_fn) 
     if (parse == nullptr) {  // SLURM_JOB_GPUS: a list of ids
       for (absl::string_view id : absl::StrSplit(value, ',', absl::SkipEmpty())) {
         int unused = 0;
-        if (!absl::SimpleAtoi(id, &unused)) return BadVariable(name, value, "expected GPU ids such as 0,1");
+        if (!absl::SimpleAtoi(id, &unused))
+          return BadVariable(name, value, "expected GPU ids such as 0,1");
         ++gpus;
       }
     } else {

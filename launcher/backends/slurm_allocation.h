@@ -24,8 +24,8 @@ namespace launcher {
 struct SlurmAllocation {
   std::string job_id;
   std::vector<std::string> nodes;
-  int gpus_per_node = 0;     // 0: not known from the environment
-  std::string gpus_source;   // the variable it came from ("SLURM_GPUS_ON_NODE=2"), or ""
+  int gpus_per_node = 0;    // 0: not known from the environment
+  std::string gpus_source;  // the variable it came from ("SLURM_GPUS_ON_NODE=2"), or ""
 };
 
 // `getenv` reads a variable (null when unset); std::getenv by default.

@@ -28,8 +28,9 @@ absl::Status SlurmBackend::CheckFlags(const BackendFlags& flags) const {
 absl::StatusOr<BackendHosts> SlurmBackend::Hosts(const BackendFlags& flags) const {
   ASSIGN_OR_RETURN(SlurmAllocation a, ReadSlurmAllocation());
   TF_LOG(INFO) << "slurm job " << a.job_id << ": " << a.nodes.size() << " node(s), "
-               << (a.gpus_per_node > 0 ? absl::StrCat(a.gpus_per_node, " GPU(s) each (", a.gpus_source, ")")
-                                       : std::string("no GPU count in the environment"));
+               << (a.gpus_per_node > 0
+                       ? absl::StrCat(a.gpus_per_node, " GPU(s) each (", a.gpus_source, ")")
+                       : std::string("no GPU count in the environment"));
   BackendHosts out;
   out.source = "the Slurm allocation";
   for (const std::string& node : a.nodes) {
@@ -40,8 +41,10 @@ absl::StatusOr<BackendHosts> SlurmBackend::Hosts(const BackendFlags& flags) cons
   }
   if (out.hosts.size() > 1 && flags.bind.rfind("ipc://", 0) == 0) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--start_agents slurm over ", out.hosts.size(), " nodes: agents on the other nodes cannot "
-        "reach ", flags.bind, ": give --bind tcp://0.0.0.0:PORT with --keys DIR on a shared folder"));
+        "--start_agents slurm over ", out.hosts.size(),
+        " nodes: agents on the other nodes cannot "
+        "reach ",
+        flags.bind, ": give --bind tcp://0.0.0.0:PORT with --keys DIR on a shared folder"));
   }
   return out;
 }
@@ -52,7 +55,8 @@ std::string SlurmBackend::Command(const LaunchSettings& settings,
   std::string cases;
   for (const HostEntry& h : hosts) {
     const std::string args = AgentHostArgs(h);
-    if (!args.empty()) absl::StrAppend(&cases, ShellQuote(AgentNameOf(h.host)), ") set --", args, ";; ");
+    if (!args.empty())
+      absl::StrAppend(&cases, ShellQuote(AgentNameOf(h.host)), ") set --", args, ";; ");
   }
   std::string script;
   if (!cases.empty()) script = absl::StrCat("case \"$SLURMD_NODENAME\" in ", cases, "esac; ");
@@ -61,12 +65,11 @@ std::string SlurmBackend::Command(const LaunchSettings& settings,
                   AgentKeysArg(settings), " \"$@\"");
   std::vector<std::string> nodes;
   for (const HostEntry& h : hosts) nodes.push_back(AgentNameOf(h.host));
-  return absl::StrCat("exec ", ShellQuote(srun_), " --nodes=", hosts.size(), " --ntasks=",
-                      hosts.size(), " --ntasks-per-node=1 --overlap --nodelist=",
-                      ShellQuote(absl::StrJoin(nodes, ",")),
-                      " --kill-on-bad-exit=0 --wait=0 --job-name=tunefleet-agents --output=",
-                      ShellQuote(settings.log_dir + "/%N.log"), " /bin/sh -c ", ShellQuote(script),
-                      " agent");
+  return absl::StrCat(
+      "exec ", ShellQuote(srun_), " --nodes=", hosts.size(), " --ntasks=", hosts.size(),
+      " --ntasks-per-node=1 --overlap --nodelist=", ShellQuote(absl::StrJoin(nodes, ",")),
+      " --kill-on-bad-exit=0 --wait=0 --job-name=tunefleet-agents --output=",
+      ShellQuote(settings.log_dir + "/%N.log"), " /bin/sh -c ", ShellQuote(script), " agent");
 }
 
 std::vector<LaunchCommand> SlurmBackend::Plan(const LaunchSettings& settings,
@@ -79,7 +82,8 @@ std::vector<LaunchCommand> SlurmBackend::Plan(const LaunchSettings& settings,
     c.hosts.push_back(i);
     c.host_logs.push_back(absl::StrCat(settings.log_dir, "/", AgentNameOf(hosts[i].host), ".log"));
   }
-  c.start_line = absl::StrCat("starting the agents of ", hosts.size(), " host(s) as one Slurm job step");
+  c.start_line =
+      absl::StrCat("starting the agents of ", hosts.size(), " host(s) as one Slurm job step");
   c.program = "srun";
   c.noun = "job step";
   return {std::move(c)};

@@ -33,10 +33,10 @@ absl::StatusOr<std::vector<std::string>> ExpandBracket(const std::string& list,
     const std::vector<absl::string_view> ends = absl::StrSplit(item, absl::MaxSplits('-', 1));
     const absl::string_view lo_text = ends[0], hi_text = ends.size() > 1 ? ends[1] : ends[0];
     uint64_t lo = 0, hi = 0;
-    if (!AllDigits(lo_text) || !AllDigits(hi_text) || lo_text.size() > 18 ||
-        hi_text.size() > 18 || !absl::SimpleAtoi(lo_text, &lo) || !absl::SimpleAtoi(hi_text, &hi)) {
-      return Bad(list, absl::StrCat("'[", inside, "]' holds '", item,
-                                    "', not a number or a range lo-hi"));
+    if (!AllDigits(lo_text) || !AllDigits(hi_text) || lo_text.size() > 18 || hi_text.size() > 18 ||
+        !absl::SimpleAtoi(lo_text, &lo) || !absl::SimpleAtoi(hi_text, &hi)) {
+      return Bad(
+          list, absl::StrCat("'[", inside, "]' holds '", item, "', not a number or a range lo-hi"));
     }
     if (hi < lo) return Bad(list, absl::StrCat("the range ", item, " runs backwards"));
     if (hi - lo >= kMaxExpandedHosts || out.size() + (hi - lo + 1) > kMaxExpandedHosts) {
@@ -55,9 +55,8 @@ absl::Status ExpandOne(const std::string& list, absl::string_view pattern,
   size_t i = 0;
   while (i < pattern.size()) {
     const size_t open = pattern.find('[', i);
-    const absl::string_view literal = pattern.substr(i, open == absl::string_view::npos
-                                                            ? absl::string_view::npos
-                                                            : open - i);
+    const absl::string_view literal =
+        pattern.substr(i, open == absl::string_view::npos ? absl::string_view::npos : open - i);
     if (literal.find(']') != absl::string_view::npos) return Bad(list, "a ']' without its '['");
     for (std::string& p : partial) absl::StrAppend(&p, literal);
     if (open == absl::string_view::npos) break;

@@ -7,15 +7,16 @@
 namespace tunefleet {
 namespace launcher {
 
-std::string SshBackend::help() const { return "start an agent on each host through --remote_shell"; }
+std::string SshBackend::help() const {
+  return "start an agent on each host through --remote_shell";
+}
 
 std::string SshBackend::CommandFor(const LaunchSettings& settings, const HostEntry& host) {
   // exec: the shell becomes the remote shell (or the agent), so signals reach it directly.
-  return absl::StrCat("exec ", absl::StrReplaceAll(settings.remote_shell, {{"{host}", host.host}}),
-                      " ", ShellQuote(settings.agent_binary), " --head ",
-                      ShellQuote(settings.head_endpoint), " --name ",
-                      ShellQuote(AgentNameOf(host.host)), " --detach", AgentHostArgs(host),
-                      AgentKeysArg(settings));
+  return absl::StrCat(
+      "exec ", absl::StrReplaceAll(settings.remote_shell, {{"{host}", host.host}}), " ",
+      ShellQuote(settings.agent_binary), " --head ", ShellQuote(settings.head_endpoint), " --name ",
+      ShellQuote(AgentNameOf(host.host)), " --detach", AgentHostArgs(host), AgentKeysArg(settings));
 }
 
 std::vector<LaunchCommand> SshBackend::Plan(const LaunchSettings& settings,

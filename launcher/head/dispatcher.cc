@@ -58,7 +58,8 @@ void Dispatcher::Dispatch() {
     const int master_port =
         parts.size() == 1
             ? 0
-            : kBaseMasterPort + static_cast<int>(run.run_id % static_cast<uint64_t>(kMasterPortRange));
+            : kBaseMasterPort +
+                  static_cast<int>(run.run_id % static_cast<uint64_t>(kMasterPortRange));
     runs_.Place(run, std::move(parts), master_addr, master_port);
 
     std::vector<std::string> where;

@@ -12,8 +12,8 @@ namespace launcher {
 
 void FetchBacks::Start(const RunRecord& run, const Peer* agent, const comm::Exit& exit) {
   if (!exit.fetch_error().empty() || agent == nullptr) {
-    TF_LOG(WARNING) << "run " << run.run_id << " (trial " << run.spec.trial() << "): "
-                    << run.spec.fetch_back() << " not fetched back: "
+    TF_LOG(WARNING) << "run " << run.run_id << " (trial " << run.spec.trial()
+                    << "): " << run.spec.fetch_back() << " not fetched back: "
                     << (exit.fetch_error().empty() ? "its agent left" : exit.fetch_error());
     return;
   }

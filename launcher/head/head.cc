@@ -104,8 +104,8 @@ absl::Status Head::Run() {
       if (!received.has_value()) break;
       if (received->envelope.status().code() == absl::StatusCode::kUnavailable) {
         // A receive error (not a bad frame); a socket that is really gone fails the next poll.
-        LogLimited(received->identity, absl::StrCat("receive failed: ",
-                                                    received->envelope.status().message()));
+        LogLimited(received->identity,
+                   absl::StrCat("receive failed: ", received->envelope.status().message()));
         break;
       }
       HandleFrame(received->identity, received->envelope);
@@ -208,8 +208,8 @@ void Head::HandleRegister(const std::string& identity, const comm::Register& reg
 
   if (reg.role() == comm::AGENT) {
     if (absl::Status s = peers_.CheckAgent(reg); !s.ok()) {
-      TF_LOG(WARNING) << "refused " << (name.empty() ? "an agent" : "agent " + name) << " from host "
-                      << reg.hostname() << ": " << s.message();
+      TF_LOG(WARNING) << "refused " << (name.empty() ? "an agent" : "agent " + name)
+                      << " from host " << reg.hostname() << ": " << s.message();
       Refuse(identity, std::string(s.message()));
       return;
     }
@@ -223,9 +223,9 @@ void Head::HandleRegister(const std::string& identity, const comm::Register& reg
                                       other.hostname, ", pid ", other.pid, ")"));
         return;
       }
-      LosePeer(other_id, absl::StrCat("agent ", name, " lost (no heartbeat for ",
-                                      FormatSpan(options_.heartbeat_interval * comm::kDefaultLiveness),
-                                      ")"));
+      LosePeer(other_id,
+               absl::StrCat("agent ", name, " lost (no heartbeat for ",
+                            FormatSpan(options_.heartbeat_interval * comm::kDefaultLiveness), ")"));
     }
   }
 
@@ -238,8 +238,8 @@ void Head::HandleRegister(const std::string& identity, const comm::Register& reg
 
   if (reg.role() == comm::AGENT) {
     recovery_.AdoptHeldRuns(identity, named);
-    TF_LOG(INFO) << "agent " << name << (inserted ? " registered" : " registered again")
-                 << " with " << peer->slots << " slot(s)"
+    TF_LOG(INFO) << "agent " << name << (inserted ? " registered" : " registered again") << " with "
+                 << peer->slots << " slot(s)"
                  << (peer->slots != peer->offered_slots
                          ? absl::StrCat(" (of ", peer->offered_slots, ", capped by ",
                                         peers_.hosts_file(), ")")
@@ -267,8 +267,8 @@ void Head::HandleSubmit(const std::string& identity, comm::Envelope& envelope) {
   }
   if (!PrepareStaging(run)) return;
   TF_LOG(INFO) << "run " << run.run_id << " (trial " << spec.trial()
-               << (spec.sweep().empty() ? "" : " of ") << spec.sweep() << ", "
-               << spec.world_size() << " rank(s)) submitted by client " << peers_.Find(identity)->name;
+               << (spec.sweep().empty() ? "" : " of ") << spec.sweep() << ", " << spec.world_size()
+               << " rank(s)) submitted by client " << peers_.Find(identity)->name;
   Dispatch();
 }
 
@@ -316,8 +316,9 @@ void Head::HandleExit(const std::string& identity, const comm::Exit& exit) {
   }
   if (exit.outcome() == comm::Exit::FAILED && !run->AllEnded() && !run->cancel_sent) {
     const std::string& agent = peers_.Find(identity)->name;
-    CancelRun(*run, absl::StrCat("rank ", exit.rank(), " on agent ", agent, " failed",
-                                 exit.reason().empty() ? "" : ": ", exit.reason()),
+    CancelRun(*run,
+              absl::StrCat("rank ", exit.rank(), " on agent ", agent, " failed",
+                           exit.reason().empty() ? "" : ": ", exit.reason()),
               identity);
   }
   if (run->AllEnded()) ReportAndMaybeErase(*run);
@@ -341,7 +342,8 @@ void Head::ForwardToClient(const std::string& identity, uint64_t run_id,
 }
 
 void Head::FailQueued(RunRecord& run, const std::string& reason, comm::Exit::Cause cause) {
-  TF_LOG(WARNING) << "run " << run.run_id << " (trial " << run.spec.trial() << ") FAILED: " << reason;
+  TF_LOG(WARNING) << "run " << run.run_id << " (trial " << run.spec.trial()
+                  << ") FAILED: " << reason;
   if (!run.client.empty()) {
     comm::Envelope exit = QueuedExit(run, comm::Exit::FAILED, reason);
     exit.mutable_exit()->set_cause(cause);
@@ -409,8 +411,8 @@ void Head::Tick(absl::Time now) {
   for (const std::string& id : peers_.Silent(now)) {
     const Peer* peer = peers_.Find(id);
     if (peer == nullptr) continue;  // lost with an earlier one (re-registration)
-    LosePeer(id, absl::StrCat(RoleName(peer->role), " ", peer->name,
-                              " lost (no heartbeat for ", silence, ")"));
+    LosePeer(id, absl::StrCat(RoleName(peer->role), " ", peer->name, " lost (no heartbeat for ",
+                              silence, ")"));
   }
   comm::Envelope heartbeat;
   heartbeat.mutable_heartbeat();
@@ -429,8 +431,8 @@ void Head::FinishFetchBacks() {
     if (done.outcome.ok()) {
       TF_LOG(INFO) << "run " << id << ": " << what << ": " << *done.outcome;
     } else {
-      TF_LOG(WARNING) << "run " << id << ": " << what << " not fetched back: "
-                      << done.outcome.status().message();
+      TF_LOG(WARNING) << "run " << id << ": " << what
+                      << " not fetched back: " << done.outcome.status().message();
     }
     if (run != nullptr && run->AllEnded()) ReportAndMaybeErase(*run);
   }
@@ -458,8 +460,8 @@ void Head::ShutdownAgents(const std::string& reason) {
 void Head::Send(const std::string& identity, const comm::Envelope& envelope) {
   absl::Status status = socket_.Send(identity, envelope);
   if (!status.ok()) {
-    LogLimited(identity, absl::StrCat("cannot send ", comm::BodyName(envelope), ": ",
-                                      status.message()));
+    LogLimited(identity,
+               absl::StrCat("cannot send ", comm::BodyName(envelope), ": ", status.message()));
     return;
   }
   if (Peer* peer = peers_.Find(identity); peer != nullptr) peer->liveness.Sent(absl::Now());

@@ -61,10 +61,10 @@
 #include "launcher/head/head_actions.h"
 #include "launcher/head/head_recovery.h"
 #include "launcher/head/head_socket.h"
-#include "launcher/hosts_file.h"
+#include "launcher/head/head_staging.h"
 #include "launcher/head/peer_table.h"
 #include "launcher/head/run_table.h"
-#include "launcher/head/head_staging.h"
+#include "launcher/hosts_file.h"
 
 namespace tunefleet {
 namespace launcher {
@@ -74,8 +74,8 @@ class Head : private HeadActions {
   struct Options {
     std::string bind = "tcp://127.0.0.1:5555";  // also ipc://PATH, tcp://127.0.0.1:* (any port)
     absl::Duration heartbeat_interval = absl::Seconds(1);
-    std::vector<HostEntry> hosts;           // empty: accept any agent
-    std::string hosts_file = "hosts.txt";   // named in refusals
+    std::vector<HostEntry> hosts;          // empty: accept any agent
+    std::string hosts_file = "hosts.txt";  // named in refusals
     // CURVE (comm/curve_auth.h): the key folder of `head --gen_keys`; empty: no encryption.
     std::string keys_dir;
     // Called from the poll loop at every tick (a tenth of the heartbeat interval), e.g. to
@@ -124,13 +124,13 @@ class Head : private HeadActions {
   void HandleDecision(const std::string& identity, comm::Envelope& envelope);
   void HandleCancel(const std::string& identity, const comm::Cancel& cancel);
   void HandleExit(const std::string& identity, const comm::Exit& exit);
-  void ForwardToClient(const std::string& identity, uint64_t run_id, const comm::Envelope& envelope);
+  void ForwardToClient(const std::string& identity, uint64_t run_id,
+                       const comm::Envelope& envelope);
 
   // HeadActions (head_actions.h), for the dispatcher and the restart recovery too.
   void Send(const std::string& identity, const comm::Envelope& envelope) override;
   void Dispatch() override { dispatcher_.Dispatch(); }
-  void FailQueued(RunRecord& run, const std::string& reason,
-                  comm::Exit::Cause cause) override;
+  void FailQueued(RunRecord& run, const std::string& reason, comm::Exit::Cause cause) override;
   bool PrepareStaging(RunRecord& run) override;
   void CancelRun(RunRecord& run, const std::string& reason,
                  const std::string& except = "") override;

@@ -22,9 +22,9 @@ class HeadActions {
   // Places queued runs in FIFO order while the first fits; fails those that never can.
   virtual void Dispatch() = 0;
   // Exit FAILED with `reason` (and `cause`) to the queued run's client, and the run erased.
-  virtual void FailQueued(RunRecord& run, const std::string& reason,
-                          comm::Exit::Cause cause) = 0;
-  // Hashes and serves the run's staged paths (head_staging.h); fails the run (false) when it cannot.
+  virtual void FailQueued(RunRecord& run, const std::string& reason, comm::Exit::Cause cause) = 0;
+  // Hashes and serves the run's staged paths (head_staging.h); fails the run (false) when it
+  // cannot.
   virtual bool PrepareStaging(RunRecord& run) = 0;
   // Sends Cancel to every agent of the run whose part has not ended, except `except`.
   virtual void CancelRun(RunRecord& run, const std::string& reason,

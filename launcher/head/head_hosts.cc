@@ -16,17 +16,19 @@ absl::StatusOr<HeadHosts> ResolveHeadHosts(const HeadOptions& options) {
   if (!options.nodes.empty()) {
     ASSIGN_OR_RETURN(out.hosts, LoadHostsFile(options.nodes));
   } else if (options.backend->has_hosts()) {
-    ASSIGN_OR_RETURN(BackendHosts own, options.backend->Hosts(BackendFlags{options.nodes, options.bind}));
+    ASSIGN_OR_RETURN(BackendHosts own,
+                     options.backend->Hosts(BackendFlags{options.nodes, options.bind}));
     out.hosts = std::move(own.hosts);
     out.source = std::move(own.source);
   }
   if (!options.include.empty() || !options.exclude.empty()) {
     if (out.hosts.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(options.include.empty() ? "--exclude" : "--include",
-                                                     " filters hosts: give --nodes hosts.txt or ",
-                                                     BackendsWithHosts()));
+      return absl::InvalidArgumentError(
+          absl::StrCat(options.include.empty() ? "--exclude" : "--include",
+                       " filters hosts: give --nodes hosts.txt or ", BackendsWithHosts()));
     }
-    ASSIGN_OR_RETURN(out.hosts, FilterHosts(std::move(out.hosts), options.include, options.exclude, out.source));
+    ASSIGN_OR_RETURN(
+        out.hosts, FilterHosts(std::move(out.hosts), options.include, options.exclude, out.source));
   }
   for (HostEntry& h : out.hosts) {
     if (h.slots == 0 && options.slots > 0 && h.gpu_ids.empty()) h.slots = options.slots;

@@ -29,7 +29,8 @@ void AddHeadFlags(CommandLine* cli, HeadFlags* f) {
                  "authorized_keys) and exit",
                  "DIR");
   std::string names;
-  for (const std::string& name : BackendNames()) absl::StrAppend(&names, names.empty() ? "" : "|", name);
+  for (const std::string& name : BackendNames())
+    absl::StrAppend(&names, names.empty() ? "" : "|", name);
   cli->AddString("start_agents", &f->start_agents, StartAgentsHelp(), names);
   cli->AddInt("slots", &f->slots,
               "ranks each host runs at once where the hosts file gives no slots=N (with "
@@ -37,23 +38,27 @@ void AddHeadFlags(CommandLine* cli, HeadFlags* f) {
               "SLURM_GPUS_ON_NODE, SLURM_JOB_GPUS, the gres)");
   cli->AddString("include", &f->include,
                  "DeepSpeed's filter: only these hosts, and of a host given with ids only those "
-                 "GPUs (e.g. gpu1:0,1@gpu3)", "HOST[:ID,...][@HOST...]");
+                 "GPUs (e.g. gpu1:0,1@gpu3)",
+                 "HOST[:ID,...][@HOST...]");
   cli->AddString("exclude", &f->exclude,
                  "DeepSpeed's filter: all hosts but these, and of a host given with ids all its "
-                 "GPUs but those (e.g. gpu2:3@gpu4)", "HOST[:ID,...][@HOST...]");
+                 "GPUs but those (e.g. gpu2:3@gpu4)",
+                 "HOST[:ID,...][@HOST...]");
   cli->AddString("remote_shell", &f->remote_shell, "command prefix that runs a command on {host}",
                  "TEMPLATE");
   cli->AddBool("insecure", &f->insecure,
                "allow a tcp:// --bind without CURVE keys: anyone who reaches it (other users of "
                "this host included) can run commands as you");
-  cli->AddString("agent", &f->agent_binary,
-                 "agent binary on the hosts (default: the one beside this head, same path everywhere)",
-                 "PATH");
+  cli->AddString(
+      "agent", &f->agent_binary,
+      "agent binary on the hosts (default: the one beside this head, same path everywhere)",
+      "PATH");
   cli->AddInt("agent_timeout_ms", &f->agent_timeout_ms,
               "how long a started agent may take to register before its host is reported silent");
   cli->AddString("log_dir", &f->log_dir,
                  "logs (the remote shells' output goes to LOG_DIR/agents; default: the head's "
-                 "runtime folder)", "DIR");
+                 "runtime folder)",
+                 "DIR");
   cli->AddString("endpoint_file", &f->endpoint_file,
                  "after binding, write the bound endpoint and a newline to this file (atomically)",
                  "PATH");
@@ -83,15 +88,17 @@ absl::StatusOr<HeadOptions> HeadOptions::FromFlags(const HeadFlags& flags) {
   o.bind = parsed->text;
   if (!parsed->ipc && flags.keys.empty() && !flags.insecure) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--bind ", o.bind, comm::IsLocalEndpoint(o.bind) ? " takes connections from every user of this host"
-                                                         : " is reachable from other hosts",
+        "--bind ", o.bind,
+        comm::IsLocalEndpoint(o.bind) ? " takes connections from every user of this host"
+                                      : " is reachable from other hosts",
         ": give --keys DIR (see --gen_keys), leave --bind out (a private Unix socket), or "
         "--insecure"));
   }
   ASSIGN_OR_RETURN(o.backend, FindBackend(flags.start_agents));
   RETURN_IF_ERROR(o.backend->CheckFlags(BackendFlags{flags.nodes, o.bind}));
   if (flags.slots < 0 || flags.slots > 4096) {
-    return absl::InvalidArgumentError(absl::StrCat("--slots must be between 1 and 4096, got ", flags.slots));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--slots must be between 1 and 4096, got ", flags.slots));
   }
   if (flags.remote_shell.find("{host}") == std::string::npos) {
     return absl::InvalidArgumentError("--remote_shell must contain {host}");
@@ -100,7 +107,8 @@ absl::StatusOr<HeadOptions> HeadOptions::FromFlags(const HeadFlags& flags) {
     return absl::InvalidArgumentError(
         absl::StrCat("--heartbeat_ms must be between 1 and 3600000, got ", flags.heartbeat_ms));
   }
-  if (flags.agent_timeout_ms < 1) return absl::InvalidArgumentError("--agent_timeout_ms must be >= 1");
+  if (flags.agent_timeout_ms < 1)
+    return absl::InvalidArgumentError("--agent_timeout_ms must be >= 1");
   o.agent_binary = flags.agent_binary;
   if (o.backend->starts_agents() && o.agent_binary.empty()) {
     ASSIGN_OR_RETURN(o.agent_binary, FindSiblingBinary("launcher/agent/agent"));

@@ -48,7 +48,8 @@ void HeadRecovery::AdoptHeldRuns(const std::string& identity, const comm::Regist
     if (held.ended()) {
       runs_.RecordExit(*run, identity, held.exit());
       if (held.exit().outcome() == comm::Exit::FAILED && !run->AllEnded() && !run->cancel_sent) {
-        head_.CancelRun(*run, absl::StrCat("rank ", held.exit().rank(), " on agent ", name, " failed"),
+        head_.CancelRun(*run,
+                        absl::StrCat("rank ", held.exit().rank(), " on agent ", name, " failed"),
                         identity);
       }
       if (run->AllEnded()) head_.ReportAndMaybeErase(*run);

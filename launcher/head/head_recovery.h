@@ -7,10 +7,10 @@
 // it; once the window closes it runs again. Adopted runs that no client claims within
 // Options::orphan_grace of the window's end are cancelled. A client the head lost (silent)
 // leaves its placed runs as orphans too (Head::LosePeer): registering again within
-// Options::client_grace and submitting them again, it gets them back; else they are cancelled. An agent registering again with
-// this head's own session (it was declared lost) gets a Cancel for each run the head no
-// longer has on it.
-// Thread-safety: not thread-safe; owned by the head's poll loop.
+// Options::client_grace and submitting them again, it gets them back; else they are cancelled. An
+// agent registering again with this head's own session (it was declared lost) gets a Cancel for
+// each run the head no longer has on it. Thread-safety: not thread-safe; owned by the head's poll
+// loop.
 #ifndef TUNEFLEET_LAUNCHER_HEAD_HEAD_RECOVERY_H_
 #define TUNEFLEET_LAUNCHER_HEAD_HEAD_RECOVERY_H_
 

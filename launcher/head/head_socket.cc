@@ -44,8 +44,8 @@ absl::Status HeadSocket::Bind() {
     if (!keys.ok()) return absl::InvalidArgumentError(keys.status().message());
     zap_ = std::make_unique<comm::ZapHandler>(context_, keys->authorized);
     comm::MakeCurveServer(*router, *keys);
-    TF_LOG(INFO) << "CURVE on: " << keys->authorized.size()
-                 << " authorized client key(s) from " << keys_dir_;
+    TF_LOG(INFO) << "CURVE on: " << keys->authorized.size() << " authorized client key(s) from "
+                 << keys_dir_;
   }
   absl::StatusOr<comm::Endpoint> parsed = comm::ParseEndpoint(bind_, /*for_bind=*/true);
   if (!parsed.ok()) return parsed.status();

@@ -67,8 +67,8 @@ absl::Status Stager::Prepare(comm::TrialSpec* spec) {
     absl::StatusOr<std::unique_ptr<comm::BulkServer>> started =
         comm::BulkServer::Start(bind_ip_, 0, *token);
     if (!started.ok()) {
-      return absl::Status(started.status().code(),
-                          absl::StrCat("cannot start the staging server: ", started.status().message()));
+      return absl::Status(started.status().code(), absl::StrCat("cannot start the staging server: ",
+                                                                started.status().message()));
     }
     server_ = std::move(*started);
     const std::string address = server_->address();
@@ -87,7 +87,8 @@ absl::Status Stager::Prepare(comm::TrialSpec* spec) {
     if (::stat(path.c_str(), &st) != 0) {
       return absl::NotFoundError(absl::StrCat("cannot stage ", path, ": ", std::strerror(errno)));
     }
-    const int64_t mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+    const int64_t mtime_ns =
+        static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
     Published& p = published_[path];
     if (p.hash.empty() || p.size != static_cast<int64_t>(st.st_size) || p.mtime_ns != mtime_ns) {
       const absl::Time start = absl::Now();

@@ -17,9 +17,9 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "comm/proto/messages.pb.h"
 #include "absl/status/statusor.h"
 #include "comm/bulk_server.h"
+#include "comm/proto/messages.pb.h"
 
 namespace tunefleet {
 namespace launcher {
@@ -49,9 +49,10 @@ class Stager {
 };
 
 // The other direction (TrialSpec.fetch_back): puts the content `hash` that the bulk server at
-// `server` ("IP:PORT", whose token is `token`: Exit.fetch_token) serves at `dest`: nothing moves when `dest` already holds that content
-// (a shared file system); else it is fetched beside `dest` (DEST_DIR/.tunefleet-fetch), verified
-// and renamed over it. Returns one line saying which. Blocking: run it on a thread.
+// `server` ("IP:PORT", whose token is `token`: Exit.fetch_token) serves at `dest`: nothing moves
+// when `dest` already holds that content (a shared file system); else it is fetched beside `dest`
+// (DEST_DIR/.tunefleet-fetch), verified and renamed over it. Returns one line saying which.
+// Blocking: run it on a thread.
 absl::StatusOr<std::string> FetchBack(const std::string& server, const std::string& hash,
                                       const std::string& token, const std::string& dest);
 

@@ -27,7 +27,8 @@ int GenerateKeys(const std::string& dir) {
   if (!status.ok()) {
     PrintError("head", status);
     // Naming a file or a folder that already holds keys is a usage error.
-    return absl::IsInvalidArgument(status) || absl::IsAlreadyExists(status) ? kExitUsage : kExitFailure;
+    return absl::IsInvalidArgument(status) || absl::IsAlreadyExists(status) ? kExitUsage
+                                                                            : kExitFailure;
   }
   std::cout << "wrote " << dir << "/{server.key,server.pub,client.key,authorized_keys}: "
             << "start the head with --keys " << dir << ", agents and hpo with --keys DIR "
@@ -39,12 +40,15 @@ void LogHost(const HostEntry& h) {
   TF_LOG(INFO) << "host " << h.host
                << (h.slots > 0 ? " slots=" + std::to_string(h.slots) : std::string(" slots=auto"))
                << (h.gpu_ids.empty() ? "" : " gpus " + absl::StrJoin(h.gpu_ids, ","))
-               << (h.exclude_gpu_ids.empty() ? "" : " without gpus " + absl::StrJoin(h.exclude_gpu_ids, ","));
+               << (h.exclude_gpu_ids.empty()
+                       ? ""
+                       : " without gpus " + absl::StrJoin(h.exclude_gpu_ids, ","));
 }
 
 // The agents of `hosts`, started through the backend; null when it starts none (then each
 // host's command is logged for whoever starts it).
-std::unique_ptr<AgentLauncher> StartAgents(const HeadOptions& options, const std::vector<HostEntry>& hosts,
+std::unique_ptr<AgentLauncher> StartAgents(const HeadOptions& options,
+                                           const std::vector<HostEntry>& hosts,
                                            const std::string& endpoint) {
   if (options.backend->starts_agents() && !hosts.empty()) {
     LaunchSettings settings;
@@ -59,9 +63,12 @@ std::unique_ptr<AgentLauncher> StartAgents(const HeadOptions& options, const std
     return launcher;
   }
   for (const HostEntry& h : hosts) {
-    TF_LOG(INFO) << "waiting for an agent: agent --head " << EndpointForAgents(endpoint) << " --name "
-                 << AgentNameOf(h.host) << (h.gpu_ids.empty() ? "" : " --gpu_ids " + absl::StrJoin(h.gpu_ids, ","))
-                 << (h.exclude_gpu_ids.empty() ? "" : " --exclude_gpu_ids " + absl::StrJoin(h.exclude_gpu_ids, ","));
+    TF_LOG(INFO) << "waiting for an agent: agent --head " << EndpointForAgents(endpoint)
+                 << " --name " << AgentNameOf(h.host)
+                 << (h.gpu_ids.empty() ? "" : " --gpu_ids " + absl::StrJoin(h.gpu_ids, ","))
+                 << (h.exclude_gpu_ids.empty()
+                         ? ""
+                         : " --exclude_gpu_ids " + absl::StrJoin(h.exclude_gpu_ids, ","));
   }
   return nullptr;
 }
@@ -89,7 +96,8 @@ int RunHead(const HeadOptions& options, SignalFd* signals) {
   for (const HostEntry& h : hosts->hosts) LogHost(h);
   if (options.keys.empty() && options.bind.rfind("ipc://", 0) != 0) {
     TF_LOG(WARNING) << "--bind " << options.bind << " is reachable "
-                    << (comm::IsLocalEndpoint(options.bind) ? "by every user of this host" : "from other hosts")
+                    << (comm::IsLocalEndpoint(options.bind) ? "by every user of this host"
+                                                            : "from other hosts")
                     << " without encryption or authentication (--insecure): anyone who can "
                     << "connect can run commands as this user on the agents";
   }

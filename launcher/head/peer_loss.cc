@@ -57,11 +57,11 @@ void KeepRunsOfLostClient(RunTable& runs, const std::string& identity, const std
       kept.push_back(id);
     }
   }
-  TF_LOG(WARNING) << WithRuns(
-      kept.empty() ? reason
-                   : absl::StrCat(reason, "; it may register again within ",
-                                  FormatSpan(client_grace), " and claim its runs"),
-      "keeping", kept);
+  TF_LOG(WARNING) << WithRuns(kept.empty()
+                                  ? reason
+                                  : absl::StrCat(reason, "; it may register again within ",
+                                                 FormatSpan(client_grace), " and claim its runs"),
+                              "keeping", kept);
 }
 
 }  // namespace launcher

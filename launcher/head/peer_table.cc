@@ -58,8 +58,8 @@ std::string PeerTable::AgentNamed(const std::string& name, const std::string& id
 
 std::pair<Peer*, bool> PeerTable::Upsert(const std::string& identity, const comm::Register& reg,
                                          absl::Time now) {
-  auto [it, inserted] = peers_.try_emplace(identity, Peer{reg.role(), reg.name(),
-                                                          comm::Liveness(heartbeat_, now)});
+  auto [it, inserted] =
+      peers_.try_emplace(identity, Peer{reg.role(), reg.name(), comm::Liveness(heartbeat_, now)});
   Peer& peer = it->second;
   peer.role = reg.role();
   peer.name = reg.name();

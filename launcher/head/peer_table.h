@@ -30,12 +30,12 @@ struct Peer {
   // Agents only.
   std::string address;  // MASTER_ADDR of the runs whose rank 0 it hosts
   std::string hostname;
-  int slots = 0;        // what it registered, capped by its hosts-file slots=N
+  int slots = 0;  // what it registered, capped by its hosts-file slots=N
   int offered_slots = 0;
   int pid = 0;
   int gpus = 0;
-  int host_index = 0;   // 1-based line order in the hosts file; 0 without one
-  uint64_t seq = 0;     // registration order
+  int host_index = 0;  // 1-based line order in the hosts file; 0 without one
+  uint64_t seq = 0;    // registration order
 };
 
 class PeerTable {

@@ -49,13 +49,13 @@ struct RunPart {
   // The slot units (placement.h) it holds, set where it is placed or adopted (RunUnits on its
   // agent); 0: RunUnits of its ranks on GPUs.
   int units = 0;
-  bool ended = false;      // its Exit arrived, or the agent was lost
+  bool ended = false;  // its Exit arrived, or the agent was lost
 };
 
 struct RunRecord {
   uint64_t run_id = 0;
-  comm::TrialSpec spec;   // run_id filled in
-  std::string client;     // the submitting client's identity; "" once that client is gone
+  comm::TrialSpec spec;  // run_id filled in
+  std::string client;    // the submitting client's identity; "" once that client is gone
   bool queued = true;
   bool cancel_sent = false;  // a Cancel went to every part still running
   bool reported = false;     // the client got this run's Exit (or has gone)

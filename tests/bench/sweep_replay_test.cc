@@ -9,19 +9,19 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "tests/bench/table_fixture.h"
 #include "hpo/search_space.h"
 #include "hpo/trial.h"
+#include "tests/bench/table_fixture.h"
 
 namespace tunefleet {
 namespace bench {
 namespace {
 
-
 // Starts the given points in order; stops trial `stop` at its first report.
 class ScriptedPolicy : public Policy {
  public:
-  ScriptedPolicy(std::deque<Params> points, int64_t stop) : points_(std::move(points)), stop_(stop) {}
+  ScriptedPolicy(std::deque<Params> points, int64_t stop)
+      : points_(std::move(points)), stop_(stop) {}
   absl::StatusOr<std::optional<Started>> Start() override {
     if (points_.empty()) return std::optional<Started>();
     Started s{next_++, points_.front()};

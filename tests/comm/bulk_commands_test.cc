@@ -30,8 +30,8 @@ TEST(SplitBindTest, TakesIpv4AndIpv6WithAndWithoutPort) {
 TEST(SplitBindTest, RefusesWhatIsNotAnAddress) {
   std::string ip;
   int port = 0;
-  for (const char* bad : {"", ":80", "[::1", "[::1]80", "1.2.3.4:65536", "1.2.3.4:-1",
-                          "1.2.3.4:http"}) {
+  for (const char* bad :
+       {"", ":80", "[::1", "[::1]80", "1.2.3.4:65536", "1.2.3.4:-1", "1.2.3.4:http"}) {
     const absl::Status s = SplitBind(bad, &ip, &port);
     EXPECT_FALSE(s.ok()) << bad;
     EXPECT_NE(s.message().find("--bind"), std::string::npos) << s;
@@ -41,9 +41,9 @@ TEST(SplitBindTest, RefusesWhatIsNotAnAddress) {
 TEST(BulkCommandsTest, UsageErrorsExitTwoAndMissingFilesOne) {
   EXPECT_EQ(BulkFetch({"--from", "127.0.0.1:1", "--hash", "abc", "--cache", "/tmp/x",
                        "--token_file", "/nonexistent"}),
-            2);  // not a SHA-256 hash
+            2);                                               // not a SHA-256 hash
   EXPECT_EQ(BulkFetch({"--hash", std::string(64, 'a')}), 2);  // --from missing
-  EXPECT_EQ(BulkServe({"--bind", "127.0.0.1"}), 2);            // no PATH
+  EXPECT_EQ(BulkServe({"--bind", "127.0.0.1"}), 2);           // no PATH
   EXPECT_EQ(BulkHash({"/nonexistent/file"}), 1);
   EXPECT_EQ(BulkHash({}), 2);
 }

@@ -18,8 +18,8 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <random>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -296,7 +296,8 @@ TEST(UcxFetchTest, SilentServerTimesOut) {
   ::close(fd);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kDeadlineExceeded) << r.status();
-  EXPECT_EQ(r.status().message(), absl::StrCat("no answer from bulk server ", server, " within 1s"));
+  EXPECT_EQ(r.status().message(),
+            absl::StrCat("no answer from bulk server ", server, " within 1s"));
   EXPECT_LT(secs, 5.0);
   EXPECT_TRUE(List(cache).empty());
 }
@@ -334,10 +335,9 @@ TEST_F(UcxTransferTest, ServesSeveralClientsAtOnce) {
   std::vector<std::thread> threads;
   for (int i = 0; i < kClients; ++i) {
     threads.emplace_back([&, i] {
-      results[i] =
-          FetchToCache(server_->address(), hash, JoinPath(dir, absl::StrCat("cache", i)),
-                       Authorized())
-              .status();
+      results[i] = FetchToCache(server_->address(), hash, JoinPath(dir, absl::StrCat("cache", i)),
+                                Authorized())
+                       .status();
     });
   }
   for (std::thread& t : threads) t.join();
@@ -408,14 +408,14 @@ std::vector<std::string> OwnListeningAddresses() {
       // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
       std::istringstream fields(line);
       std::string sl, local, remote, state, queues, timer, retransmits, uid, timeout, inode;
-      fields >> sl >> local >> remote >> state >> queues >> timer >> retransmits >> uid >> timeout >>
-          inode;
+      fields >> sl >> local >> remote >> state >> queues >> timer >> retransmits >> uid >>
+          timeout >> inode;
       if (state != "0A" || std::find(inodes.begin(), inodes.end(), inode) == inodes.end()) continue;
       const std::string hex = local.substr(0, local.find(':'));
       if (hex.size() == 8) {  // IPv4, in host byte order on little-endian
         const uint32_t v = static_cast<uint32_t>(std::stoul(hex, nullptr, 16));
-        addresses.push_back(absl::StrCat(v & 0xff, ".", (v >> 8) & 0xff, ".", (v >> 16) & 0xff,
-                                         ".", v >> 24));
+        addresses.push_back(
+            absl::StrCat(v & 0xff, ".", (v >> 8) & 0xff, ".", (v >> 16) & 0xff, ".", v >> 24));
       } else {
         addresses.push_back(hex == "00000000000000000000000001000000" ? "::1" : "[" + hex + "]");
       }

@@ -69,7 +69,10 @@ TEST(EndpointTest, StaleSocketsAreTakenOverLiveOnesAreNot) {
   // Left behind when the socket closed (or its process was killed): nobody listens on it.
   ::unlink(path.c_str());
   ASSERT_EQ(std::system(("python3 -c \"import socket; s=socket.socket(socket.AF_UNIX); "
-                         "s.bind('" + path + "')\"").c_str()), 0);
+                         "s.bind('" +
+                         path + "')\"")
+                            .c_str()),
+            0);
   struct stat st;
   ASSERT_EQ(::lstat(path.c_str(), &st), 0);
   EXPECT_TRUE(PrepareIpcBind(path).ok());
@@ -89,7 +92,10 @@ TEST(EndpointTest, OtherUsersSocketsAreNamed) {
     // Root reaches every folder: a socket owned by another uid is still named.
     const std::string sock = dir + "/theirs.sock";
     ASSERT_EQ(std::system(("python3 -c \"import socket; s=socket.socket(socket.AF_UNIX); "
-                           "s.bind('" + sock + "')\"").c_str()), 0);
+                           "s.bind('" +
+                           sock + "')\"")
+                              .c_str()),
+              0);
     ASSERT_EQ(::chown(sock.c_str(), 65534, 65534), 0);
     absl::Status s = CheckIpcReachable(sock);
     EXPECT_TRUE(absl::IsPermissionDenied(s)) << s;

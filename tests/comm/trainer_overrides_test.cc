@@ -65,12 +65,17 @@ void ExpectRoundTrip(const TrainerOverride& o) {
         EXPECT_EQ(back->double_value(), o.double_value()) << arg;
       }
       break;
-    case TrainerOverride::kIntValue: EXPECT_EQ(back->int_value(), o.int_value()) << arg; break;
+    case TrainerOverride::kIntValue:
+      EXPECT_EQ(back->int_value(), o.int_value()) << arg;
+      break;
     case TrainerOverride::kStringValue:
       EXPECT_EQ(back->string_value(), o.string_value()) << arg;
       break;
-    case TrainerOverride::kBoolValue: EXPECT_EQ(back->bool_value(), o.bool_value()) << arg; break;
-    default: EXPECT_EQ(back->yaml_value(), o.yaml_value()) << arg;
+    case TrainerOverride::kBoolValue:
+      EXPECT_EQ(back->bool_value(), o.bool_value()) << arg;
+      break;
+    default:
+      EXPECT_EQ(back->yaml_value(), o.yaml_value()) << arg;
   }
 }
 
@@ -113,17 +118,31 @@ TEST(TrainerOverrides, ArgumentsAsTheTrainerReadsThem) {
 }
 
 TEST(TrainerOverrides, BothWaysKeepTypeAndValue) {
-  for (const TrainerOverride& o :
-       {Double("train.lr", 3e-5), Double("train.lr", 1.0), Double("a", -0.0), Double("a", 1e300),
-        Double("a", 0.1 + 0.2), Double("a", std::numeric_limits<double>::infinity()),
-        Double("a", -std::numeric_limits<double>::infinity()), Double("a", std::nan("")),
-        Int("train.batch_size", 32), Int("a", std::numeric_limits<int64_t>::min()),
-        Int("a", std::numeric_limits<int64_t>::max()), Bool("train.shuffle", true),
-        Bool("a", false), String("model.pooling", "cls"), String("x.y", "1e-3"),
-        String("x.y", "3"), String("x.y", "False"), String("x.y", ""), String("x.y", "a: b"),
-        String("x.y", " padded "), String("x.y", "line\nbreak"), String("x.y", "\x01 bell"),
-        String("parameters.train.weight_decay.max", "0.2 "),
-        String("+train.new_key", "/abs/path"), String("++a.b.c.d", "é ü")}) {
+  for (const TrainerOverride& o : {Double("train.lr", 3e-5),
+                                   Double("train.lr", 1.0),
+                                   Double("a", -0.0),
+                                   Double("a", 1e300),
+                                   Double("a", 0.1 + 0.2),
+                                   Double("a", std::numeric_limits<double>::infinity()),
+                                   Double("a", -std::numeric_limits<double>::infinity()),
+                                   Double("a", std::nan("")),
+                                   Int("train.batch_size", 32),
+                                   Int("a", std::numeric_limits<int64_t>::min()),
+                                   Int("a", std::numeric_limits<int64_t>::max()),
+                                   Bool("train.shuffle", true),
+                                   Bool("a", false),
+                                   String("model.pooling", "cls"),
+                                   String("x.y", "1e-3"),
+                                   String("x.y", "3"),
+                                   String("x.y", "False"),
+                                   String("x.y", ""),
+                                   String("x.y", "a: b"),
+                                   String("x.y", " padded "),
+                                   String("x.y", "line\nbreak"),
+                                   String("x.y", "\x01 bell"),
+                                   String("parameters.train.weight_decay.max", "0.2 "),
+                                   String("+train.new_key", "/abs/path"),
+                                   String("++a.b.c.d", "é ü")}) {
     ExpectRoundTrip(o);
   }
   TrainerOverride list;
@@ -166,9 +185,9 @@ TEST(TrainerOverrides, TrialArgvIsArgvThenOverrides) {
   spec.add_argv("/c.yaml");
   *spec.add_overrides() = Double("train.lr", 2e-4);
   *spec.add_overrides() = String("model.pooling", "1e-3");
-  EXPECT_EQ(TrainerArgv(spec), (std::vector<std::string>{"train", "--config", "/c.yaml",
-                                                          "train.lr=0.0002",
-                                                          "model.pooling=\"1e-3\""}));
+  EXPECT_EQ(TrainerArgv(spec),
+            (std::vector<std::string>{"train", "--config", "/c.yaml", "train.lr=0.0002",
+                                      "model.pooling=\"1e-3\""}));
 }
 
 }  // namespace

@@ -156,8 +156,8 @@ TEST(ChildProcessTest, StderrGoesToTheLogAndTheTail) {
 
 TEST(ChildProcessTest, CapturedStdoutIsKeptWholeAndApartFromStderr) {
   // More than a pipe holds (64 KiB), so the child blocks unless both pipes are drained.
-  ProcessSpec spec = Shell(
-      "head -c 200000 /dev/zero | tr '\\0' x; echo; echo to-stderr >&2; exit 3");
+  ProcessSpec spec =
+      Shell("head -c 200000 /dev/zero | tr '\\0' x; echo; echo to-stderr >&2; exit 3");
   spec.capture_stdout = true;
   absl::StatusOr<std::unique_ptr<ChildProcess>> child = ChildProcess::Start(spec);
   ASSERT_TRUE(child.ok()) << child.status();

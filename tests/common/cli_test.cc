@@ -41,8 +41,8 @@ CommandLine Make(Flags& f) {
 TEST(CommandLineTest, ParsesAllForms) {
   Flags f;
   CommandLine cli = Make(f);
-  ASSERT_TRUE(cli.Parse({"--head=tcp://h:1", "--slots", "4", "x.yaml", "--resume",
-                         "train.lr=3e-5", "-ratio=-0.25"})
+  ASSERT_TRUE(cli.Parse({"--head=tcp://h:1", "--slots", "4", "x.yaml", "--resume", "train.lr=3e-5",
+                         "-ratio=-0.25"})
                   .ok());
   EXPECT_EQ(f.head, "tcp://h:1");
   EXPECT_EQ(f.slots, 4);
@@ -127,12 +127,16 @@ TEST(CommandLineTest, HydraRemovalIsAnOverride) {
 
 TEST(CommandLineTest, Errors) {
   Flags f;
-  EXPECT_EQ(Make(f).Parse({"--bogus", "x"}).message(), "unknown flag --bogus (see hpo sweep --help)");
-  EXPECT_EQ(Make(f).Parse({"--slots=four", "x"}).message(), "--slots expects an integer, got 'four'");
+  EXPECT_EQ(Make(f).Parse({"--bogus", "x"}).message(),
+            "unknown flag --bogus (see hpo sweep --help)");
+  EXPECT_EQ(Make(f).Parse({"--slots=four", "x"}).message(),
+            "--slots expects an integer, got 'four'");
   EXPECT_EQ(Make(f).Parse({"x", "--slots"}).message(), "--slots needs a value");
-  EXPECT_EQ(Make(f).Parse({"--resume=maybe", "x"}).message(), "--resume expects true or false, got 'maybe'");
+  EXPECT_EQ(Make(f).Parse({"--resume=maybe", "x"}).message(),
+            "--resume expects true or false, got 'maybe'");
   EXPECT_THAT(std::string(Make(f).Parse({}).message()), HasSubstr("missing argument"));
-  EXPECT_THAT(std::string(Make(f).Parse({"a", "b"}).message()), HasSubstr("unexpected argument 'b'"));
+  EXPECT_THAT(std::string(Make(f).Parse({"a", "b"}).message()),
+              HasSubstr("unexpected argument 'b'"));
 }
 
 TEST(CommandLineTest, ErrorsClipTheValuesTheyEcho) {

@@ -36,7 +36,9 @@ TEST(PrintableTest, ControlCharactersBecomeVisibleEscapes) {
   EXPECT_EQ(Printable("\x1b]0;owned\x07\x1b[31mred"), "\\x1b]0;owned\\x07\\x1b[31mred");
   EXPECT_EQ(Printable("del\x7f nul" + std::string(1, '\0')), "del\\x7f nul\\x00");
   // C1 controls as UTF-8 encodes them (U+009B is CSI); other characters pass.
-  EXPECT_EQ(Printable("\xc2\x9b" "31m \xc3\xa9 \xc2\xa0"), "\\u009b31m \xc3\xa9 \xc2\xa0");
+  EXPECT_EQ(Printable("\xc2\x9b"
+                      "31m \xc3\xa9 \xc2\xa0"),
+            "\\u009b31m \xc3\xa9 \xc2\xa0");
   EXPECT_EQ(Printable("a\tb\nc"), "a\tb\nc");
 }
 

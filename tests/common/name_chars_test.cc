@@ -15,10 +15,10 @@ struct Case {
 
 TEST(AllAlnumOrTest, AcceptsLettersDigitsAndOnlyTheGivenExtras) {
   const Case cases[] = {
-      {"", "", true},                     // length is the caller's check
+      {"", "", true},  // length is the caller's check
       {"AZaz09", "", true},
       {"run-1.b_2", "-_.", true},
-      {"run-1", "_", false},              // '-' not allowed here
+      {"run-1", "_", false},  // '-' not allowed here
       {"a b", "-_.", false},
       {"[::1]:5555", "-._:@[]", true},
       {std::string("a\0b", 3), "-", false},  // a NUL is never an extra

@@ -63,12 +63,12 @@ TEST(PyJsonTest, NormalizeJson) {
 
 TEST(PyJsonTest, NestingDeeperThanTheLimitIsAnErrorNotACrash) {
   auto nested = [](int depth, char open, char close) {
-    return std::string(static_cast<size_t>(depth), open) + std::string(static_cast<size_t>(depth), close);
+    return std::string(static_cast<size_t>(depth), open) +
+           std::string(static_cast<size_t>(depth), close);
   };
   EXPECT_TRUE(ParsePyJson(nested(kMaxJsonDepth, '[', ']')).ok());
-  for (const std::string& deep : {nested(kMaxJsonDepth + 1, '[', ']'),
-                                  nested(100000, '[', ']'),
-                                  std::string(100000, '[')}) {
+  for (const std::string& deep :
+       {nested(kMaxJsonDepth + 1, '[', ']'), nested(100000, '[', ']'), std::string(100000, '[')}) {
     auto parsed = ParsePyJson(deep);
     ASSERT_FALSE(parsed.ok());
     EXPECT_EQ(parsed.status().message(), "not valid JSON (nested more than 1000 deep)");
@@ -77,7 +77,8 @@ TEST(PyJsonTest, NestingDeeperThanTheLimitIsAnErrorNotACrash) {
   for (int i = 0; i < 100000; ++i) objects += "{\"a\": ";
   EXPECT_FALSE(ParsePyJson(objects + "1" + std::string(100000, '}')).ok());
   // Brackets inside strings (escaped quotes too) do not count.
-  EXPECT_TRUE(ParsePyJson("[\"" + std::string(5000, '[') + "\\\"" + std::string(5000, '{') + "\"]").ok());
+  EXPECT_TRUE(
+      ParsePyJson("[\"" + std::string(5000, '[') + "\\\"" + std::string(5000, '{') + "\"]").ok());
 }
 
 TEST(PyJsonTest, ParseAndDumpKeepKeyOrderAndNonFiniteNumbers) {

@@ -21,12 +21,21 @@ namespace {
 
 // The variables torchrun's agent sets for every worker (see above).
 const std::set<std::string>& TorchrunNames() {
-  static const std::set<std::string> names = {
-      "RANK",          "LOCAL_RANK",       "WORLD_SIZE",
-      "LOCAL_WORLD_SIZE", "MASTER_ADDR",  "MASTER_PORT",
-      "GROUP_RANK",    "GROUP_WORLD_SIZE", "ROLE_RANK",
-      "ROLE_NAME",     "ROLE_WORLD_SIZE",  "TORCHELASTIC_RESTART_COUNT",
-      "TORCHELASTIC_MAX_RESTARTS", "TORCHELASTIC_RUN_ID", "TORCHELASTIC_USE_AGENT_STORE"};
+  static const std::set<std::string> names = {"RANK",
+                                              "LOCAL_RANK",
+                                              "WORLD_SIZE",
+                                              "LOCAL_WORLD_SIZE",
+                                              "MASTER_ADDR",
+                                              "MASTER_PORT",
+                                              "GROUP_RANK",
+                                              "GROUP_WORLD_SIZE",
+                                              "ROLE_RANK",
+                                              "ROLE_NAME",
+                                              "ROLE_WORLD_SIZE",
+                                              "TORCHELASTIC_RESTART_COUNT",
+                                              "TORCHELASTIC_MAX_RESTARTS",
+                                              "TORCHELASTIC_RUN_ID",
+                                              "TORCHELASTIC_USE_AGENT_STORE"};
   return names;
 }
 

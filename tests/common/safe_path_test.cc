@@ -79,7 +79,7 @@ TEST(SafePathRule, WhoCanWriteAFolder) {
   const uid_t me = 1000;
   const gid_t my_group = 1000;
   EXPECT_FALSE(OthersCanWrite(Stat(me, my_group, S_IFDIR | 0755), me, my_group));
-  EXPECT_FALSE(OthersCanWrite(Stat(0, 0, S_IFDIR | 0755), me, my_group));  // root's
+  EXPECT_FALSE(OthersCanWrite(Stat(0, 0, S_IFDIR | 0755), me, my_group));   // root's
   EXPECT_TRUE(OthersCanWrite(Stat(77, 77, S_IFDIR | 0700), me, my_group));  // another owner
   EXPECT_TRUE(OthersCanWrite(Stat(me, my_group, S_IFDIR | 0777), me, my_group));
   EXPECT_TRUE(OthersCanWrite(Stat(0, 0, S_IFDIR | 01777), me, my_group));  // /tmp
@@ -186,14 +186,14 @@ TEST(SafePath, StickyFolderRefusesAnotherUsersLinks) {
   const absl::Status dirs = MakeDirs(shared + "/trial-0/model");
   EXPECT_TRUE(absl::IsPermissionDenied(dirs));
   EXPECT_THAT(dirs.message(), HasSubstr(shared + "/trial-0: is a symbolic link that belongs to "
-                                        "uid 4242"));
+                                                 "uid 4242"));
   EXPECT_FALSE(OpenSafeStream(shared + "/trial-0/metrics.jsonl", false).ok());
   EXPECT_FALSE(WriteFileAtomically(shared + "/trial-0/model.safetensors", "w").ok());
   EXPECT_FALSE(OpenSafeFile(shared + "/journal.log", O_RDWR | O_CREAT | O_APPEND).ok());
   const absl::Status report = WriteFileAtomically(shared + "/journal.html", "<html>");
   EXPECT_TRUE(absl::IsPermissionDenied(report));
   EXPECT_THAT(report.message(), HasSubstr(shared + "/journal.html: is a symbolic link that "
-                                          "belongs to uid 4242"));
+                                                   "belongs to uid 4242"));
   EXPECT_THAT(CheckSafePath(shared + "/trial-0/x").message(), HasSubstr("uid 4242"));
   ExpectUntouched(victim);
   // A plain file or folder of theirs is refused too; ours, and new entries, are fine.

@@ -48,7 +48,8 @@ TEST(ConfigFileTest, ReadsTypedValues) {
   std::vector<std::string> b;
   ASSERT_TRUE(nested->Get("b", &b).ok());
   EXPECT_EQ(b, (std::vector<std::string>{"x", "y"}));
-  EXPECT_EQ(m.Keys(), (std::vector<std::string>{"name", "steps", "lr", "shuffle", "values", "nested"}));
+  EXPECT_EQ(m.Keys(),
+            (std::vector<std::string>{"name", "steps", "lr", "shuffle", "values", "nested"}));
 }
 
 TEST(ConfigFileTest, WrongTypeNamesFileLineAndKey) {
@@ -73,8 +74,10 @@ TEST(ConfigFileTest, IntegerRejectsFraction) {
 TEST(ConfigFileTest, NumberRejectsInfinityAndText) {
   auto f = ConfigFile::Parse("x: .inf\ny: fast\n", "c.yaml");
   double x;
-  EXPECT_THAT(std::string(Root(*f).Get("x", &x).message()), HasSubstr("c.yaml:1: x: expected a finite number"));
-  EXPECT_THAT(std::string(Root(*f).Get("y", &x).message()), HasSubstr("c.yaml:2: y: expected a number, got 'fast'"));
+  EXPECT_THAT(std::string(Root(*f).Get("x", &x).message()),
+              HasSubstr("c.yaml:1: x: expected a finite number"));
+  EXPECT_THAT(std::string(Root(*f).Get("y", &x).message()),
+              HasSubstr("c.yaml:2: y: expected a number, got 'fast'"));
 }
 
 TEST(ConfigFileTest, MissingRequiredKeyNamesParent) {
@@ -203,7 +206,8 @@ TEST(ConfigOverrideTest, MisspeltOverrideKeyIsUnknown) {
 TEST(ConfigOverrideTest, MalformedOverrides) {
   auto f = ConfigFile::Parse("train:\n  lr: 1\n", "t.yaml");
   EXPECT_THAT(std::string(f->ApplyOverride("=3").message()), HasSubstr("expected key=value"));
-  EXPECT_THAT(std::string(f->ApplyOverride("train..lr=3").message()), HasSubstr("not a dotted key"));
+  EXPECT_THAT(std::string(f->ApplyOverride("train..lr=3").message()),
+              HasSubstr("not a dotted key"));
   EXPECT_THAT(std::string(f->ApplyOverride("train.lr=").message()), HasSubstr("empty value"));
   EXPECT_EQ(f->ApplyOverride("train.lr.x=3").message(),
             "t.yaml: override 'train.lr.x=3': train.lr (line 2) is not a mapping");
@@ -313,7 +317,8 @@ TEST(ConfigHydraTest, TildeRemoves) {
   EXPECT_FALSE(Root(*f).Has("model"));  // the failed removal made nothing
   EXPECT_EQ(f->ApplyOverride("~train.lr.x").message(),
             "t.yaml: override '~train.lr.x': train.lr.x is not set; nothing to remove");
-  EXPECT_THAT(std::string(f->ApplyOverride("~").message()), HasSubstr("expected ~key or ~key=value"));
+  EXPECT_THAT(std::string(f->ApplyOverride("~").message()),
+              HasSubstr("expected ~key or ~key=value"));
 }
 
 TEST(ConfigHydraTest, TildeWithAValueRemovesOnlyThatValue) {

@@ -21,14 +21,20 @@ std::vector<std::string> Messages(const std::map<std::string, double>& best) {
 }
 
 TEST(BoundsTest, InsideTheRangeSaysNothing) {
-  EXPECT_TRUE(Messages({{"lr", 1e-4}, {"batch_size", 32}, {"train.weight_decay", 0.05},
-                        {"train.epochs", 2}, {"model.pooling", 2}})
+  EXPECT_TRUE(Messages({{"lr", 1e-4},
+                        {"batch_size", 32},
+                        {"train.weight_decay", 0.05},
+                        {"train.epochs", 2},
+                        {"model.pooling", 2}})
                   .empty());
 }
 
 TEST(BoundsTest, EachKindOnEachSide) {
-  EXPECT_EQ(Messages({{"lr", 1e-3}, {"batch_size", 128}, {"train.weight_decay", 0.0},
-                      {"train.epochs", 1}, {"model.pooling", 0}}),
+  EXPECT_EQ(Messages({{"lr", 1e-3},
+                      {"batch_size", 128},
+                      {"train.weight_decay", 0.0},
+                      {"train.epochs", 1},
+                      {"model.pooling", 0}}),
             (std::vector<std::string>{
                 "best batch_size at the largest value 128: add larger values to "
                 "parameters.batch_size.values",
@@ -36,11 +42,11 @@ TEST(BoundsTest, EachKindOnEachSide) {
                 "best train.epochs at the lower bound 1: widen parameters.train.epochs.min",
                 "best train.weight_decay at the lower bound 0.0: widen "
                 "parameters.train.weight_decay.min"}));
-  EXPECT_EQ(Messages({{"lr", 1e-5}, {"batch_size", 16}}),
-            (std::vector<std::string>{
-                "best batch_size at the smallest value 16: add smaller values to "
-                "parameters.batch_size.values",
-                "best lr at the lower bound 1e-05: widen parameters.lr.min"}));
+  EXPECT_EQ(
+      Messages({{"lr", 1e-5}, {"batch_size", 16}}),
+      (std::vector<std::string>{"best batch_size at the smallest value 16: add smaller values to "
+                                "parameters.batch_size.values",
+                                "best lr at the lower bound 1e-05: widen parameters.lr.min"}));
 }
 
 TEST(BoundsTest, TheBandIsFivePercentOfTheLogRange) {

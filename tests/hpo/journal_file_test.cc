@@ -1,6 +1,6 @@
-// The journal's folders (hpo/journal/journal_file.h, CheckJournalPath): a folder is no journal file; a
-// relative path's folders are created below the working directory; an absolute path may miss
-// only its own folder.
+// The journal's folders (hpo/journal/journal_file.h, CheckJournalPath): a folder is no journal
+// file; a relative path's folders are created below the working directory; an absolute path may
+// miss only its own folder.
 #include "hpo/journal/journal_file.h"
 
 #include <unistd.h>

@@ -53,9 +53,9 @@ TEST(JournalTest, ADeeplyNestedLineIsAnErrorNotACrash) {
             "\"datetime_start\": null}\n");
   auto contents = ReadJournal(path);
   ASSERT_FALSE(contents.ok());
-  EXPECT_NE(contents.status().message().find(
-                path + ":2: not valid JSON (nested more than 1000 deep)"),
-            std::string::npos)
+  EXPECT_NE(
+      contents.status().message().find(path + ":2: not valid JSON (nested more than 1000 deep)"),
+      std::string::npos)
       << contents.status();
 }
 

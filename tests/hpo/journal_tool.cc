@@ -43,7 +43,6 @@ absl::Status PrintView(const std::string& path) {
   return absl::OkStatus();
 }
 
-
 struct Spec {
   double lr;
   int batch;
@@ -119,8 +118,8 @@ absl::Status Write(const std::string& path) {
     // that ran in one (trial 0 and the RUNNING trial 9; the others ran in fresh processes).
     RETURN_IF_ERROR(w->SetUserAttr(t.number, "placement", "\"local:0\""));
     if (i == 0 || s.state == S::kRunning) {
-      RETURN_IF_ERROR(w->SetUserAttr(t.number, "worker",
-                                     absl::StrCat("\"local/slot-0/w-4242#", i + 1, "\"")));
+      RETURN_IF_ERROR(
+          w->SetUserAttr(t.number, "worker", absl::StrCat("\"local/slot-0/w-4242#", i + 1, "\"")));
     }
     for (const auto& [step, v] : s.intermediate) {
       RETURN_IF_ERROR(w->SetIntermediateValue(t.number, step, v));

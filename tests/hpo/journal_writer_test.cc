@@ -1,5 +1,5 @@
-// JournalWriter (hpo/journal/journal_writer.h): the exact lines Optuna 3.1 writes, reopening a journal
-// to continue its study, refusing what Optuna would ignore, and repairing a torn last line.
+// JournalWriter (hpo/journal/journal_writer.h): the exact lines Optuna 3.1 writes, reopening a
+// journal to continue its study, refusing what Optuna would ignore, and repairing a torn last line.
 #include "hpo/journal/journal_writer.h"
 
 #include <unistd.h>

@@ -9,9 +9,9 @@
 #include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/hpo/trainer_in_process.h"
 #include "hpo/config/sweep_config.h"
 #include "hpo/config/sweep_plan.h"
+#include "tests/hpo/trainer_in_process.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -33,12 +33,12 @@ std::string Sweep(const std::string& name, const std::vector<std::string>& param
   const std::string trainer = WriteFile(
       "mr_trainer.yaml", "model: {path: m}\ntask: {type: sts, train: a.csv, format: stsb}\n");
   std::vector<std::string> lines = {
-      "name: mr",                                        // 1
-      "metric: {name: eval/spearman, goal: maximize}",   // 2
-      "trainer: {config: " + trainer + "}",              // 3
-      method_line,                                       // 4
+      "name: mr",                                              // 1
+      "metric: {name: eval/spearman, goal: maximize}",         // 2
+      "trainer: {config: " + trainer + "}",                    // 3
+      method_line,                                             // 4
       "early_terminate: {type: median, n_startup_trials: 3}",  // 5
-      "parameters:",                                     // 6
+      "parameters:",                                           // 6
   };
   for (const std::string& p : parameters) lines.push_back("  " + p);  // 7...
   return WriteFile(name, absl::StrJoin(lines, "\n") + "\n");
@@ -50,7 +50,8 @@ const std::vector<std::string> kLrAndBatch = {
 };
 
 TEST(SplitSweepValuesTest, SplitsAtCommasOutsideBrackets) {
-  EXPECT_EQ(SplitSweepValues("1e-5,3e-5, 1e-4"), (std::vector<std::string>{"1e-5", "3e-5", "1e-4"}));
+  EXPECT_EQ(SplitSweepValues("1e-5,3e-5, 1e-4"),
+            (std::vector<std::string>{"1e-5", "3e-5", "1e-4"}));
   EXPECT_EQ(SplitSweepValues("32"), std::vector<std::string>{"32"});
   EXPECT_EQ(SplitSweepValues("[16,32],{a: 1, b: 2}"),
             (std::vector<std::string>{"[16,32]", "{a: 1, b: 2}"}));
@@ -61,7 +62,8 @@ TEST(SplitSweepValuesTest, SplitsAtCommasOutsideBrackets) {
 
 TEST(MultirunTest, SweepsExactlyTheListedCombinations) {
   const std::string path = Sweep("mr_grid.yaml", kLrAndBatch);
-  auto c = LoadSweepConfigInProcess(path, {"lr=1e-5,3e-5,1e-4", "batch_size=32,16"}, /*multirun=*/true);
+  auto c =
+      LoadSweepConfigInProcess(path, {"lr=1e-5,3e-5,1e-4", "batch_size=32,16"}, /*multirun=*/true);
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->method, "grid");
   EXPECT_EQ(c->lr.distribution, "categorical");
@@ -79,13 +81,13 @@ TEST(MultirunTest, SweepsExactlyTheListedCombinations) {
 }
 
 TEST(MultirunTest, OneValueFixesAParameterAndTrainerKeysSweepToo) {
-  const std::string path = Sweep(
-      "mr_keys.yaml", {"train: {lr: {values: [2.0e-5]}}", "batch_size: {values: [32]}",
-                       "train.weight_decay: {distribution: uniform, min: 0.0, max: 0.1}",
-                       "warmup_ratio: {values: [0.1]}"});
-  auto c = LoadSweepConfigInProcess(path, {"weight_decay=0.0,0.01", "model.pooling=mean,cls",
-                                  "search.random.trials=2"},
-                           /*multirun=*/true);
+  const std::string path =
+      Sweep("mr_keys.yaml", {"train: {lr: {values: [2.0e-5]}}", "batch_size: {values: [32]}",
+                             "train.weight_decay: {distribution: uniform, min: 0.0, max: 0.1}",
+                             "warmup_ratio: {values: [0.1]}"});
+  auto c = LoadSweepConfigInProcess(
+      path, {"weight_decay=0.0,0.01", "model.pooling=mean,cls", "search.random.trials=2"},
+      /*multirun=*/true);
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->lr.values, std::vector<double>{2e-5});  // the file's one value, kept
   EXPECT_EQ(c->batch_sizes, std::vector<int64_t>{32});
@@ -108,23 +110,27 @@ TEST(MultirunTest, OneValueFixesAParameterAndTrainerKeysSweepToo) {
 TEST(MultirunTest, AnUnsweptParameterWithSeveralValuesIsRefused) {
   const std::string path = Sweep("mr_refuse.yaml", kLrAndBatch);
   EXPECT_EQ(std::string(LoadSweepConfigInProcess(path, {"lr=1e-5,1e-4"}, true).status().message()),
-            path + ":8: parameters.batch_size: takes 4 values, but --multirun runs only the "
-                   "combinations listed on the command line: sweep it too (batch_size=A,B) or "
-                   "give it one value (batch_size=A)");
+            path +
+                ":8: parameters.batch_size: takes 4 values, but --multirun runs only the "
+                "combinations listed on the command line: sweep it too (batch_size=A,B) or "
+                "give it one value (batch_size=A)");
   EXPECT_EQ(std::string(LoadSweepConfigInProcess(path, {"batch_size=16"}, true).status().message()),
-            path + ":7: parameters.lr: takes a range, but --multirun runs only the combinations "
-                   "listed on the command line: sweep it too (lr=A,B) or give it one value "
-                   "(lr=A)");
+            path +
+                ":7: parameters.lr: takes a range, but --multirun runs only the combinations "
+                "listed on the command line: sweep it too (lr=A,B) or give it one value "
+                "(lr=A)");
 }
 
 TEST(MultirunTest, ErrorsNameTheOverrideAsTyped) {
   const std::string path = Sweep("mr_errors.yaml", kLrAndBatch);
   auto error = [&](const std::vector<std::string>& overrides) {
-    return std::string(LoadSweepConfigInProcess(path, overrides, /*multirun=*/true).status().message());
+    return std::string(
+        LoadSweepConfigInProcess(path, overrides, /*multirun=*/true).status().message());
   };
   EXPECT_EQ(error({"lr=1e-5", "batch_size=16,abc"}),
-            path + ": override 'batch_size=16,abc': parameters.batch_size.values[1]: expected "
-                   "integers, got 'abc'");
+            path +
+                ": override 'batch_size=16,abc': parameters.batch_size.values[1]: expected "
+                "integers, got 'abc'");
   EXPECT_EQ(error({"lr=1e-5,", "batch_size=16"}),
             path + ": override 'lr=1e-5,': an empty value in the comma-separated list");
   EXPECT_EQ(error({"lr=1e-5", "train.lr=1e-4", "batch_size=16"}),
@@ -132,11 +138,13 @@ TEST(MultirunTest, ErrorsNameTheOverrideAsTyped) {
   EXPECT_THAT(error({"lr=1e-5", "batch_size=16", "bogus=1,2"}),
               HasSubstr(": override 'bogus=1,2': bogus is not a trainer key (the trainer reads "));
   EXPECT_EQ(error({"lr=1e-5", "batch_size=16", "output.dir=a,b"}),
-            path + ": override 'output.dir=a,b': parameters.output.dir: hpo gives each trial its "
-                   "own output.dir; it cannot be searched");
+            path +
+                ": override 'output.dir=a,b': parameters.output.dir: hpo gives each trial its "
+                "own output.dir; it cannot be searched");
   EXPECT_EQ(error({"lr=1e-5", "batch_size=16", "search.method=random"}),
-            path + ": override 'search.method=random': search.method: --multirun runs the grid "
-                   "of the values listed; drop this override");
+            path +
+                ": override 'search.method=random': search.method: --multirun runs the grid "
+                "of the values listed; drop this override");
 }
 
 TEST(MultirunTest, WandbTopLevelMethodBecomesGrid) {

@@ -43,8 +43,9 @@ TEST_F(ProgressTableTest, EventLineSaysWhereTheTrialRan) {
             "trial 7 COMPLETE  lr=1.000e-04 lr_eff=1.000e-04 batch=32  eval/spearman=0.8000  "
             "on local:4-7\n");
   t.placement.clear();
-  EXPECT_EQ(table_.EventLine(t), "trial 7 COMPLETE  lr=1.000e-04 lr_eff=1.000e-04 batch=32  "
-                                 "eval/spearman=0.8000\n");
+  EXPECT_EQ(table_.EventLine(t),
+            "trial 7 COMPLETE  lr=1.000e-04 lr_eff=1.000e-04 batch=32  "
+            "eval/spearman=0.8000\n");
   Trial failed = MakeTrial(8, TrialState::kFail);
   failed.fail_reason = "exit code 1";
   failed.placement = "local:0";
@@ -66,7 +67,7 @@ TEST_F(ProgressTableTest, RunningRowsShowTheirGpus) {
   EXPECT_NE(out.find("local:0-3\n"), std::string::npos) << out;
   EXPECT_NE(out.find("QUEUED"), std::string::npos) << out;
   EXPECT_EQ(out.find("queued"), std::string::npos) << out;
-  EXPECT_NE(out.find("  on\n"), std::string::npos) << out;  // the column's header
+  EXPECT_NE(out.find("  on\n"), std::string::npos) << out;        // the column's header
   EXPECT_NE(out.find("node-a:6,7\n"), std::string::npos) << out;  // a finished trial's
 }
 

@@ -1,8 +1,8 @@
-// hpo/report/report.h: the HTML report of a journal with every trial state, several batch sizes, other
-// parameters and telemetry on some trials. Checks that every trial has its row, the best trial
-// is named, pruned / failed / running trials are marked on the charts, journal text is escaped,
-// and the page references nothing outside itself (a strict scan of its tags and styles, which is
-// itself tested on bad pages).
+// hpo/report/report.h: the HTML report of a journal with every trial state, several batch sizes,
+// other parameters and telemetry on some trials. Checks that every trial has its row, the best
+// trial is named, pruned / failed / running trials are marked on the charts, journal text is
+// escaped, and the page references nothing outside itself (a strict scan of its tags and styles,
+// which is itself tested on bad pages).
 #include "hpo/report/report.h"
 
 #include <dirent.h>

@@ -1,5 +1,5 @@
-// hpo/report/report_timeline.h: lanes from placements, trial times, the wall time and busy share, and
-// where running and unplaced trials go.
+// hpo/report/report_timeline.h: lanes from placements, trial times, the wall time and busy share,
+// and where running and unplaced trials go.
 #include "hpo/report/report_timeline.h"
 
 #include <string>

@@ -1,7 +1,7 @@
-// What every sampler of hpo/samplers/ promises (hpo/samplers/sampler.h), checked the same way for each:
-// RandomSampler (bounded and unlimited) and the registry's sampler for each method
-// (random, grid, random_then_grid: RandomThenGridSampler), each on a few search spaces (a
-// log-uniform lr, a uniform lr with an int and a string parameter, lists of values only, a one-point space).
+// What every sampler of hpo/samplers/ promises (hpo/samplers/sampler.h), checked the same way for
+// each: RandomSampler (bounded and unlimited) and the registry's sampler for each method (random,
+// grid, random_then_grid: RandomThenGridSampler), each on a few search spaces (a log-uniform lr, a
+// uniform lr with an int and a string parameter, lists of values only, a one-point space).
 //
 // - A resumed sweep proposes the same points: the study as it was before trial k, its running
 //   trials ended FAIL "interrupted" as SweepEngine::Resume ends them, given to a fresh sampler,
@@ -20,13 +20,13 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "hpo/samplers/sampler.h"
+#include "hpo/config/sweep_plan.h"
 #include "hpo/samplers/grid_sampler.h"
 #include "hpo/samplers/random_sampler.h"
 #include "hpo/samplers/random_then_grid_sampler.h"
+#include "hpo/samplers/sampler.h"
 #include "hpo/samplers/sampler_registry.h"
 #include "hpo/search_space.h"
-#include "hpo/config/sweep_plan.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -118,9 +118,7 @@ struct PlanTraits {
     c.method = Method::kName;
     return c;
   }
-  static std::unique_ptr<Sampler> Make(const SweepConfig& c) {
-    return MakeSampler(For(c));
-  }
+  static std::unique_ptr<Sampler> Make(const SweepConfig& c) { return MakeSampler(For(c)); }
   static int64_t Planned(const Sampler& sampler, const SweepConfig&) {
     return sampler.PlannedTrials().value_or(-1);
   }

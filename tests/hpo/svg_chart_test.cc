@@ -1,5 +1,5 @@
-// hpo/report/svg_chart.h: escaping, number text, ranges, and a chart that never draws outside its plot
-// area, never writes a non-finite coordinate and links only to "#..." anchors.
+// hpo/report/svg_chart.h: escaping, number text, ranges, and a chart that never draws outside its
+// plot area, never writes a non-finite coordinate and links only to "#..." anchors.
 #include "hpo/report/svg_chart.h"
 
 #include <cmath>

@@ -27,21 +27,22 @@ std::string PrunerField(const SweepConfig& c, const std::string& key) {
 }
 
 const char* const kBase[] = {
-    "name: t",                                                                          // 1
-    "metric: {name: eval/spearman, goal: maximize}",                                    // 2
-    "trainer: {synthetic: {steps: 20, seconds_per_step: 0.0, noise: 0.0, seed: 0}}",    // 3
-    "resources: {gpus_per_trial: 1}",                                                   // 4
-    "parameters:",                                                                      // 5
-    "  lr: {distribution: log_uniform, min: 1.0e-5, max: 1.0e-3}",                      // 6
-    "  batch_size: {values: [16, 32, 64, 128]}",                                        // 7
-    "lr_scaling: {rule: linear, base_batch: 32}",                                       // 8
-    "search:",                                                                          // 9
-    "  method: random_then_grid",                                                       // 10
-    "  random: {trials: 8, seed: 0}",                                                   // 11
-    "  grid: {top_k: 2, lr_points: 5, lr_span: 4.0, batch_neighbors: 1}",               // 12
-    "early_terminate: {type: median, n_startup_trials: 3, n_warmup_steps: 2, interval_steps: 1}",  // 13
-    "max_concurrent_trials: 4",                                                         // 14
-    "max_failures_per_trial: 2",                                                        // 15
+    "name: t",                                                                        // 1
+    "metric: {name: eval/spearman, goal: maximize}",                                  // 2
+    "trainer: {synthetic: {steps: 20, seconds_per_step: 0.0, noise: 0.0, seed: 0}}",  // 3
+    "resources: {gpus_per_trial: 1}",                                                 // 4
+    "parameters:",                                                                    // 5
+    "  lr: {distribution: log_uniform, min: 1.0e-5, max: 1.0e-3}",                    // 6
+    "  batch_size: {values: [16, 32, 64, 128]}",                                      // 7
+    "lr_scaling: {rule: linear, base_batch: 32}",                                     // 8
+    "search:",                                                                        // 9
+    "  method: random_then_grid",                                                     // 10
+    "  random: {trials: 8, seed: 0}",                                                 // 11
+    "  grid: {top_k: 2, lr_points: 5, lr_span: 4.0, batch_neighbors: 1}",             // 12
+    "early_terminate: {type: median, n_startup_trials: 3, n_warmup_steps: 2, interval_steps: "
+    "1}",                         // 13
+    "max_concurrent_trials: 4",   // 14
+    "max_failures_per_trial: 2",  // 15
 };
 
 std::string WriteFile(const std::string& name, const std::string& text) {
@@ -84,9 +85,10 @@ TEST(SweepConfigTest, BaseParses) {
 }
 
 TEST(SweepConfigTest, OverridesApply) {
-  auto c = LoadSweepConfigInProcess(WriteFile("ov.yaml", BaseWith(0, "")),
-                           {"search.random.trials=4", "parameters.batch_size.values=[64, 8]",
-                            "early_terminate={type: successive_halving, reduction_factor: 3}"});
+  auto c =
+      LoadSweepConfigInProcess(WriteFile("ov.yaml", BaseWith(0, "")),
+                               {"search.random.trials=4", "parameters.batch_size.values=[64, 8]",
+                                "early_terminate={type: successive_halving, reduction_factor: 3}"});
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->random.trials, 4);
   EXPECT_EQ(c->batch_sizes, (std::vector<int64_t>{8, 64}));  // sorted
@@ -241,8 +243,9 @@ TEST(SweepConfigTest, WarmWorkerKeysReachTheConfig) {
   EXPECT_FALSE(c->reuse_workers);
   EXPECT_EQ(c->worker_max_trials, 3);
   // And as overrides on the command line.
-  auto o = LoadSweepConfigInProcess(WriteFile("warm_ov.yaml", BaseWith(0, "")),
-                           {"resources.worker_max_trials=1", "resources.reuse_workers=true"});
+  auto o =
+      LoadSweepConfigInProcess(WriteFile("warm_ov.yaml", BaseWith(0, "")),
+                               {"resources.worker_max_trials=1", "resources.reuse_workers=true"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_TRUE(o->reuse_workers);
   EXPECT_EQ(o->worker_max_trials, 1);
@@ -254,34 +257,34 @@ TEST(SweepConfigTest, EmptyFile) {
 }
 
 TEST(SweepConfigTest, MissingMetric) {
-  const std::string path = WriteFile("nometric.yaml", "name: x\n" + BaseWith(2, "# none").substr(8));
-  EXPECT_EQ(LoadError(path),
-            path + ":1: missing required key 'metric'");
+  const std::string path =
+      WriteFile("nometric.yaml", "name: x\n" + BaseWith(2, "# none").substr(8));
+  EXPECT_EQ(LoadError(path), path + ":1: missing required key 'metric'");
 }
 
 TEST(SweepConfigTest, BadOverrideNamesIt) {
   const std::string path = WriteFile("ovbad.yaml", BaseWith(0, ""));
   EXPECT_EQ(LoadError(path, {"search.random.trials=abc"}),
-            path + ": override 'search.random.trials=abc': search.random.trials: expected an "
-                   "integer, got 'abc'");
+            path +
+                ": override 'search.random.trials=abc': search.random.trials: expected an "
+                "integer, got 'abc'");
 }
 
 TEST(SweepConfigTest, MissingTrainerConfig) {
   const std::string path =
       WriteFile("missing_trainer.yaml", BaseWith(3, "trainer: {config: /nonexistent/t.yaml}"));
-  EXPECT_EQ(LoadError(path),
-            path + ": trainer.config: /nonexistent/t.yaml: cannot open file");
+  EXPECT_EQ(LoadError(path), path + ": trainer.config: /nonexistent/t.yaml: cannot open file");
 }
 
 TEST(SweepConfigTest, BadTrainerConfigNamesItsOwnFileAndLine) {
-  const std::string trainer = WriteFile(
-      "bad_trainer.yaml", "model: {path: m}\ntask: {type: sts, train: a.csv, format: stsb}\n"
-                          "train: {batch_size: 0}\n");
+  const std::string trainer =
+      WriteFile("bad_trainer.yaml",
+                "model: {path: m}\ntask: {type: sts, train: a.csv, format: stsb}\n"
+                "train: {batch_size: 0}\n");
   const std::string path =
       WriteFile("uses_bad_trainer.yaml", BaseWith(3, "trainer: {config: " + trainer + "}"));
-  EXPECT_EQ(LoadError(path),
-            path + ": trainer.config: " + trainer +
-                ":3: train.batch_size: must be a positive integer, got 0");
+  EXPECT_EQ(LoadError(path), path + ": trainer.config: " + trainer +
+                                 ":3: train.batch_size: must be a positive integer, got 0");
 }
 
 TEST(SweepConfigTest, TrainerOverrideIsValidated) {
@@ -290,9 +293,10 @@ TEST(SweepConfigTest, TrainerOverrideIsValidated) {
   const std::string path = WriteFile(
       "trainer_override.yaml",
       BaseWith(3, "trainer: {config: " + trainer + ", overrides: {train.grad_accum: 0}}"));
-  EXPECT_EQ(LoadError(path),
-            path + ": trainer.config: " + trainer +
-                ": override 'train.grad_accum=0': train.grad_accum: must be a positive integer, got 0");
+  EXPECT_EQ(
+      LoadError(path),
+      path + ": trainer.config: " + trainer +
+          ": override 'train.grad_accum=0': train.grad_accum: must be a positive integer, got 0");
 }
 
 TEST(SweepConfigTest, TrainerConfigGivesGradAccum) {
@@ -309,7 +313,8 @@ TEST(SweepConfigTest, TrainerConfigGivesGradAccum) {
 
 // W&B's spellings that were there before hyperband's: top-level method, log_uniform_values.
 TEST(SweepConfigWandbTest, TopLevelMethodAndLogUniformValues) {
-  std::string text = BaseWith(6, "  lr: {distribution: log_uniform_values, min: 1.0e-5, max: 1.0e-3}");
+  std::string text =
+      BaseWith(6, "  lr: {distribution: log_uniform_values, min: 1.0e-5, max: 1.0e-3}");
   text += "method: random\n";
   text.replace(text.find("  method: random_then_grid\n"), 27, "");
   auto c = LoadSweepConfigInProcess(WriteFile("wandb_method.yaml", text));
@@ -365,8 +370,9 @@ TEST(SweepConfigWandbTest, HyperbandIterationsOfARealTrainer) {
             "\t3.0\tA man plays.\tA man is playing.\n";
   }
   const std::string train = WriteFile("hb_train.csv", rows);
-  const std::string trainer = WriteFile(
-      "hb_trainer.yaml", "model: {path: m}\ntask: {type: sts, train: " + train + ", format: stsb}\n");
+  const std::string trainer =
+      WriteFile("hb_trainer.yaml",
+                "model: {path: m}\ntask: {type: sts, train: " + train + ", format: stsb}\n");
   auto c = LoadSweepConfigInProcess(
       WriteFile("hb_real.yaml",
                 BaseWith(3, "trainer: {config: " + trainer + ", evals_per_epoch: 5}")),
@@ -376,13 +382,15 @@ TEST(SweepConfigWandbTest, HyperbandIterationsOfARealTrainer) {
   EXPECT_EQ(PrunerField(*c, "min_resource"), std::to_string(6));
   EXPECT_EQ(PrunerField(*c, "max_resource"), std::to_string(30));
   // Unreadable data: an interval cannot be sized, and the error says what to give instead.
-  const std::string nodata = WriteFile(
-      "hb_nodata.yaml", "model: {path: m}\ntask: {type: sts, train: /nonexistent.csv, format: stsb}\n");
+  const std::string nodata =
+      WriteFile("hb_nodata.yaml",
+                "model: {path: m}\ntask: {type: sts, train: /nonexistent.csv, format: stsb}\n");
   const std::string path =
       WriteFile("hb_nodata_sweep.yaml", BaseWith(3, "trainer: {config: " + nodata + "}"));
   EXPECT_EQ(LoadError(path, {"early_terminate={type: hyperband, min_iter: 3}"}),
-            path + ": early_terminate.min_iter: counts evaluation intervals, but the training "
-                   "data cannot be read here to size it: give min_resource in samples");
+            path +
+                ": early_terminate.min_iter: counts evaluation intervals, but the training "
+                "data cannot be read here to size it: give min_resource in samples");
 }
 
 const BadCase kBadHyperband[] = {
@@ -406,8 +414,7 @@ const BadCase kBadHyperband[] = {
      "early_terminate.min_iter: must be >= 1, got 0"},
     {13, "early_terminate: {type: hyperband, min_iter: 9, max_iter: 3}",
      "early_terminate.max_iter: must be >= min_iter (9), got 3"},
-    {13, "early_terminate: {type: hyperband, eta: 1}",
-     "early_terminate.eta: must be >= 2, got 1"},
+    {13, "early_terminate: {type: hyperband, eta: 1}", "early_terminate.eta: must be >= 2, got 1"},
     {13, "early_terminate: {type: median, min_iter: 2}",
      "early_terminate.min_iter: unknown key; expected one of: type, n_startup_trials, "
      "n_warmup_steps, interval_steps, n_min_trials"},
@@ -423,8 +430,10 @@ TEST(SweepConfigTypeOverrideTest, DropsTheFilesKeysOfTheOldType) {
   EXPECT_EQ(none->pruner->type(), "none");
   EXPECT_EQ(none->notes, std::vector<std::string>{
                              "early_terminate.type=none (override): dropped n_startup_trials, "
-                             "n_warmup_steps, interval_steps from " + path});
-  auto hb = LoadSweepConfigInProcess(path, {"early_terminate.type=hyperband", "early_terminate.eta=2"});
+                             "n_warmup_steps, interval_steps from " +
+                             path});
+  auto hb =
+      LoadSweepConfigInProcess(path, {"early_terminate.type=hyperband", "early_terminate.eta=2"});
   ASSERT_TRUE(hb.ok()) << hb.status();
   EXPECT_EQ(hb->pruner->type(), "hyperband");
   EXPECT_EQ(PrunerField(*hb, "reduction_factor"), std::to_string(2));
@@ -440,20 +449,20 @@ TEST(SweepConfigTypeOverrideTest, DropsTheFilesKeysOfTheOldType) {
 TEST(SweepConfigTypeOverrideTest, AKeyGivenWithTheNewTypeIsStillChecked) {
   const std::string path = WriteFile("type_ov_bad.yaml", BaseWith(0, ""));
   EXPECT_EQ(LoadError(path, {"early_terminate.type=none", "early_terminate.n_startup_trials=5"}),
-            path + ": override 'early_terminate.n_startup_trials=5': "
-                   "early_terminate.n_startup_trials: type none does not take it (median, "
-                   "percentile "
-                   "do); "
-                   "drop it, or set early_terminate.type=median");
+            path +
+                ": override 'early_terminate.n_startup_trials=5': "
+                "early_terminate.n_startup_trials: type none does not take it (median, "
+                "percentile "
+                "do); "
+                "drop it, or set early_terminate.type=median");
   // Without a type override the file's keys are checked as before.
   const std::string mixed = WriteFile(
-      "type_mixed.yaml",
-      BaseWith(13, "early_terminate: {type: none, n_startup_trials: 3}"));
+      "type_mixed.yaml", BaseWith(13, "early_terminate: {type: none, n_startup_trials: 3}"));
   EXPECT_EQ(LoadError(mixed),
             mixed + ":13: early_terminate.n_startup_trials: unknown key; expected one of: type");
   // A key no type takes is a mistake even when the type is overridden.
-  const std::string typo = WriteFile(
-      "type_typo.yaml", BaseWith(13, "early_terminate: {type: median, n_warmup: 3}"));
+  const std::string typo =
+      WriteFile("type_typo.yaml", BaseWith(13, "early_terminate: {type: median, n_warmup: 3}"));
   EXPECT_EQ(LoadError(typo, {"early_terminate.type=none"}),
             typo + ":13: early_terminate.n_warmup: unknown key; expected one of: type");
 }
@@ -479,12 +488,14 @@ TEST(SweepConfigTypeOverrideTest, MethodOnTheCommandLineWinsOverTheOtherSpelling
 TEST(SweepConfigTest, ACommaValueThatFailsSuggestsMultirun) {
   const std::string path = WriteFile("comma.yaml", BaseWith(0, ""));
   EXPECT_EQ(LoadError(path, {"search.random.trials=4,8"}),
-            path + ": override 'search.random.trials=4,8': search.random.trials: expected an "
-                   "integer, got '4,8' (to sweep over comma-separated values, add --multirun)");
+            path +
+                ": override 'search.random.trials=4,8': search.random.trials: expected an "
+                "integer, got '4,8' (to sweep over comma-separated values, add --multirun)");
   // A comma inside brackets is a list, not a sweep.
   EXPECT_EQ(LoadError(path, {"parameters.batch_size.values=[16,x]"}),
-            path + ": override 'parameters.batch_size.values=[16,x]': "
-                   "parameters.batch_size.values[1]: expected integers, got 'x'");
+            path +
+                ": override 'parameters.batch_size.values=[16,x]': "
+                "parameters.batch_size.values[1]: expected integers, got 'x'");
 }
 
 }  // namespace

@@ -79,19 +79,19 @@ class SweepDriverTest : public ::testing::Test {
   }
 
   SweepConfig Config(const std::string& resources) {
-    return ConfigFromYaml(absl::StrCat(
-                              "name: warm\n"
-                              "metric: {name: m, goal: maximize}\n"
-                              "trainer: {synthetic: {steps: 2, samples_per_step: 50}}\n",
-                              resources,
-                              "parameters:\n"
-                              "  lr: {distribution: log_uniform, min: 1.0e-5, max: 1.0e-3}\n"
-                              "  batch_size: {values: [16, 32]}\n"
-                              "search: {method: random, random: {trials: 2, seed: 1}}\n"
-                              "max_concurrent_trials: 1\n"
-                              "journal: ",
-                              dir_, "/journal.log\n"),
-                          "warm.yaml");
+    return ConfigFromYaml(
+        absl::StrCat("name: warm\n"
+                     "metric: {name: m, goal: maximize}\n"
+                     "trainer: {synthetic: {steps: 2, samples_per_step: 50}}\n",
+                     resources,
+                     "parameters:\n"
+                     "  lr: {distribution: log_uniform, min: 1.0e-5, max: 1.0e-3}\n"
+                     "  batch_size: {values: [16, 32]}\n"
+                     "search: {method: random, random: {trials: 2, seed: 1}}\n"
+                     "max_concurrent_trials: 1\n"
+                     "journal: ",
+                     dir_, "/journal.log\n"),
+        "warm.yaml");
   }
 
   // The next message the head got (waiting up to 10 s); the sender's identity in from_.

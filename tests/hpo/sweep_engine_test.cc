@@ -36,7 +36,8 @@ SweepConfig Config(const std::string& extra) {
       "  lr: {distribution: log_uniform, min: 1.0e-5, max: 1.0e-3}\n"
       "  batch_size: {values: [16, 32, 64]}\n"
       "search: {method: random, random: {trials: 6, seed: 3}}\n"
-      "max_concurrent_trials: 1\n" + extra,
+      "max_concurrent_trials: 1\n" +
+          extra,
       "engine.yaml");
 }
 
@@ -67,7 +68,7 @@ TEST(SweepEngineTest, AFinalReportIsAStepThePrunerSeesButTheTrialCompletes) {
   EXPECT_FALSE(*engine.Report(0, 200, 0.6, false));
   EXPECT_FALSE(*engine.Report(0, 400, 0.7, /*final=*/true));
   const Trial& t0 = engine.study().trials[0];
-  EXPECT_EQ(t0.intermediate_values.rbegin()->first, 400);  // the final value is keyed too
+  EXPECT_EQ(t0.intermediate_values.rbegin()->first, 400);    // the final value is keyed too
   EXPECT_EQ(t0.system_attrs.count("completed_rung_2"), 1u);  // the rung at 400 is recorded
   ASSERT_EQ(engine.EndTrial(0, RunEnd::kCompleted, "", "", false)->trial->state,
             TrialState::kComplete);
@@ -86,8 +87,7 @@ TEST(SweepEngineTest, AFinalReportIsAStepThePrunerSeesButTheTrialCompletes) {
   EXPECT_TRUE(engine.StopDecided(2));
   EXPECT_FALSE(*engine.Report(2, 200, 0.9, false));
   EXPECT_EQ(engine.study().trials[2].intermediate_values.size(), 1u);
-  EXPECT_EQ(engine.EndTrial(2, RunEnd::kStopped, "", "", false)->trial->state,
-            TrialState::kPruned);
+  EXPECT_EQ(engine.EndTrial(2, RunEnd::kStopped, "", "", false)->trial->state, TrialState::kPruned);
   EXPECT_EQ(*engine.study().trials[2].value, 0.1);
   EXPECT_EQ(engine.Best()->number, 0);
 }
@@ -265,8 +265,8 @@ TEST(SweepEngineTest, TheAttemptNumberCountsOnlyRealFailures) {
     ASSERT_EQ(*resumed.StartTrial(), std::optional<int64_t>(number));
     EXPECT_EQ(resumed.study().trials[number].retry_history.size(), static_cast<size_t>(number));
     EXPECT_EQ(resumed.Attempt(number), 1) << "trial " << number;
-    EXPECT_EQ(resumed.RetryLine(number), absl::StrCat("trial ", number, " retries trial ",
-                                                      number - 1, " (attempt 1 of 3)\n"));
+    EXPECT_EQ(resumed.RetryLine(number),
+              absl::StrCat("trial ", number, " retries trial ", number - 1, " (attempt 1 of 3)\n"));
     ASSERT_TRUE(resumed.EndTrial(number, RunEnd::kCancelled, "", "", true).ok());
     contents.study = resumed.study();
   }

@@ -66,7 +66,8 @@ TEST(CheckSweepFlagsTest, KeysNeedHead) {
 TEST(CheckSweepFlagsTest, Ranges) {
   SweepFlags f;
   f.slots = -1;
-  EXPECT_EQ(CheckSweepFlags(f).message(), "--slots must be between 0 and 4096 (the agent's limit), got -1");
+  EXPECT_EQ(CheckSweepFlags(f).message(),
+            "--slots must be between 0 and 4096 (the agent's limit), got -1");
   f.slots = 100000000;
   EXPECT_EQ(CheckSweepFlags(f).message(),
             "--slots must be between 0 and 4096 (the agent's limit), got 100000000");

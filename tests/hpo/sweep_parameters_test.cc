@@ -9,9 +9,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/hpo/trainer_in_process.h"
-#include "hpo/search_space.h"
 #include "hpo/config/sweep_config.h"
+#include "hpo/search_space.h"
+#include "tests/hpo/trainer_in_process.h"
 #include "trainer/config/train_config.h"
 
 namespace tunefleet {
@@ -36,11 +36,14 @@ std::string Trainer() {
 
 // A sweep of that trainer whose `parameters` section is `parameters` (lines 4 on).
 std::string Sweep(const std::string& name, const std::string& parameters) {
-  return WriteFile(name, "name: p\n"
-                         "metric: {name: eval/spearman}\n"
-                         "trainer: {config: " + Trainer() + "}\n"
-                         "parameters:\n" + parameters +
-                         "early_terminate: {type: none}\n");
+  return WriteFile(name,
+                   "name: p\n"
+                   "metric: {name: eval/spearman}\n"
+                   "trainer: {config: " +
+                       Trainer() +
+                       "}\n"
+                       "parameters:\n" +
+                       parameters + "early_terminate: {type: none}\n");
 }
 
 constexpr char kLrBatch[] =
@@ -48,14 +51,15 @@ constexpr char kLrBatch[] =
     "  batch_size: {values: [16, 32]}\n";
 
 TEST(SweepParametersTest, AnyTrainerKeyByDottedNameNestingOrLastPart) {
-  const std::string path = Sweep("p1.yaml", std::string(kLrBatch) +
-      "  train.weight_decay: {distribution: uniform, min: 0.0, max: 0.1}\n"   // 7
-      "  train: {epochs: {distribution: int, min: 1, max: 3}}\n"             // 8
-      "  dropout: {values: [0.0, 0.1]}\n"                                     // 9
-      "  model.pooling: {values: [mean, cls]}\n"                              // 10
-      "  warmup_ratio: {distribution: log_uniform_values, min: 0.01, max: 0.2}\n"
-      "  max_grad_norm: {distribution: categorical, values: [0.5, 1.0]}\n"
-      "  grad_accum: {distribution: int_uniform, min: 1, max: 2}\n");
+  const std::string path = Sweep(
+      "p1.yaml", std::string(kLrBatch) +
+                     "  train.weight_decay: {distribution: uniform, min: 0.0, max: 0.1}\n"  // 7
+                     "  train: {epochs: {distribution: int, min: 1, max: 3}}\n"             // 8
+                     "  dropout: {values: [0.0, 0.1]}\n"                                    // 9
+                     "  model.pooling: {values: [mean, cls]}\n"                             // 10
+                     "  warmup_ratio: {distribution: log_uniform_values, min: 0.01, max: 0.2}\n"
+                     "  max_grad_norm: {distribution: categorical, values: [0.5, 1.0]}\n"
+                     "  grad_accum: {distribution: int_uniform, min: 1, max: 2}\n");
   auto c = LoadSweepConfigInProcess(path);
   ASSERT_TRUE(c.ok()) << c.status();
   ASSERT_EQ(c->params.size(), 7u);
@@ -91,10 +95,11 @@ TEST(SweepParametersTest, AnyTrainerKeyByDottedNameNestingOrLastPart) {
 }
 
 TEST(SweepParametersTest, AliasesAndOverridesOfDottedEntries) {
-  const std::string path = Sweep("p2.yaml",
-      "  train.lr: {distribution: log_uniform, min: 1.0e-5, max: 1.0e-3}\n"
-      "  train.batch_size: {values: [32, 16]}\n"
-      "  train.weight_decay: {distribution: uniform, min: 0.0, max: 0.1}\n");
+  const std::string path =
+      Sweep("p2.yaml",
+            "  train.lr: {distribution: log_uniform, min: 1.0e-5, max: 1.0e-3}\n"
+            "  train.batch_size: {values: [32, 16]}\n"
+            "  train.weight_decay: {distribution: uniform, min: 0.0, max: 0.1}\n");
   auto c = LoadSweepConfigInProcess(path, {"parameters.train.weight_decay.max=0.2", "method=grid"});
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->lr.max, 1e-3);
@@ -183,8 +188,8 @@ TEST(SweepParametersTest, AmbiguousLastPartIsAnError) {
   }
   for (const auto& [part, count] : last_parts) {
     if (count > 1) {
-      const std::string path = Sweep("ambiguous.yaml", std::string(kLrBatch) + "  " + part +
-                                                           ": {values: [1]}\n");
+      const std::string path =
+          Sweep("ambiguous.yaml", std::string(kLrBatch) + "  " + part + ": {values: [1]}\n");
       EXPECT_THAT(std::string(LoadSweepConfigInProcess(path).status().message()),
                   HasSubstr("names several trainer keys"));
     }
@@ -192,13 +197,14 @@ TEST(SweepParametersTest, AmbiguousLastPartIsAnError) {
 }
 
 TEST(SweepParametersTest, TheSyntheticTrainerTakesOnlyLrAndBatch) {
-  const std::string path = WriteFile(
-      "synthetic_params.yaml",
-      "name: s\nmetric: {name: m}\ntrainer: {synthetic: {steps: 3}}\nparameters:\n" +
-          std::string(kLrBatch) + "  weight_decay: {values: [0.0]}\n");
+  const std::string path =
+      WriteFile("synthetic_params.yaml",
+                "name: s\nmetric: {name: m}\ntrainer: {synthetic: {steps: 3}}\nparameters:\n" +
+                    std::string(kLrBatch) + "  weight_decay: {values: [0.0]}\n");
   EXPECT_EQ(std::string(LoadSweepConfigInProcess(path).status().message()),
-            path + ":5: parameters: the synthetic trainer takes only lr and batch_size, not "
-                   "train.weight_decay");
+            path +
+                ":5: parameters: the synthetic trainer takes only lr and batch_size, not "
+                "train.weight_decay");
 }
 
 }  // namespace

@@ -25,7 +25,8 @@ SweepConfig Config(const std::string& search) {
       "trainer: {synthetic: {steps: 4}}\n"
       "parameters:\n"
       "  lr: {distribution: log_uniform, min: 1.0e-5, max: 1.0e-2}\n"
-      "  batch_size: {values: [16, 32, 64, 128]}\n" + search,
+      "  batch_size: {values: [16, 32, 64, 128]}\n" +
+          search,
       "plan.yaml");
 }
 

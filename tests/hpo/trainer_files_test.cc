@@ -73,8 +73,9 @@ TEST_F(TrainerFilesTest, AMissingModelFolder) {
 
 TEST_F(TrainerFilesTest, AModelFolderWithoutItsFiles) {
   ::unlink((dir_ + "/model/vocab.txt").c_str());
-  EXPECT_EQ(Check(), "model.path: " + dir_ + "/model has no tokenizer: none of tokenizer.json, "
-                     "vocab.txt, sentencepiece.bpe.model");
+  EXPECT_EQ(Check(), "model.path: " + dir_ +
+                         "/model has no tokenizer: none of tokenizer.json, "
+                         "vocab.txt, sentencepiece.bpe.model");
   ::unlink((dir_ + "/model/config.json").c_str());
   EXPECT_EQ(Check(), "model.path: " + dir_ + "/model: the model folder holds no config.json");
 }
@@ -82,7 +83,8 @@ TEST_F(TrainerFilesTest, AModelFolderWithoutItsFiles) {
 TEST_F(TrainerFilesTest, ATokenizerTheTrainerCannotRead) {
   ::unlink((dir_ + "/model/tokenizer.json").c_str());  // a previous run's
   Write(dir_ + "/model/vocab.txt", "[PAD]\nhello\n");
-  EXPECT_THAT(Check(), HasSubstr(dir_ + "/model/vocab.txt: vocab lacks the special token(s) [CLS]"));
+  EXPECT_THAT(Check(),
+              HasSubstr(dir_ + "/model/vocab.txt: vocab lacks the special token(s) [CLS]"));
   ::unlink((dir_ + "/model/vocab.txt").c_str());
   Write(dir_ + "/model/tokenizer.json", "{\"model\": {\"type\": \"BPE\"}}");
   EXPECT_THAT(Check(), HasSubstr(dir_ + "/model/tokenizer.json: key \"model.type\" is \"BPE\""));
@@ -92,7 +94,8 @@ TEST_F(TrainerFilesTest, ATokenizerTheTrainerCannotRead) {
 // What every trial would fail on is refused before the sweep.
 TEST_F(TrainerFilesTest, AConfigJsonTheTrainerCannotRead) {
   Write(dir_ + "/model/config.json", "{\"hidden_size\": ");
-  EXPECT_THAT(Check(), ::testing::StartsWith("model.path: " + dir_ + "/model/config.json: invalid JSON"));
+  EXPECT_THAT(Check(),
+              ::testing::StartsWith("model.path: " + dir_ + "/model/config.json: invalid JSON"));
   Write(dir_ + "/model/config.json", "{}");
   EXPECT_EQ(Check(), "model.path: " + dir_ + "/model/config.json: key \"vocab_size\" is missing");
 }
@@ -185,19 +188,22 @@ std::map<std::string, std::string> Resolved(const std::string& config,
 // searched values checked.
 TEST_F(TrainerFilesTest, ASweepNamesItsFileAndTheTrainerConfig) {
   const std::string trainer = dir_ + "/train.yaml";
-  Write(trainer, "model: {path: " + dir_ + "/model}\n"
-                 "task: {type: sts, train: " + dir_ + "/train.csv, eval: " + dir_ + "/dev.csv, "
-                 "format: stsb}\n"
-                 "train: {batch_size: 32}\n");
+  Write(trainer, "model: {path: " + dir_ +
+                     "/model}\n"
+                     "task: {type: sts, train: " +
+                     dir_ + "/train.csv, eval: " + dir_ +
+                     "/dev.csv, "
+                     "format: stsb}\n"
+                     "train: {batch_size: 32}\n");
   SweepConfig sweep;
   sweep.source = "s.yaml";
   sweep.trainer.config = trainer;
   sweep.trainer.keys = Resolved(trainer, {});
   EXPECT_TRUE(CheckSweepTrainerFiles(sweep).ok()) << CheckSweepTrainerFiles(sweep);
   sweep.trainer.keys = Resolved(trainer, {"model.path=" + dir_ + "/missing-model"});
-  EXPECT_EQ(CheckSweepTrainerFiles(sweep).message(),
-            "s.yaml: trainer config " + trainer + ": model.path: " + dir_ +
-                "/missing-model: no such folder");
+  EXPECT_EQ(CheckSweepTrainerFiles(sweep).message(), "s.yaml: trainer config " + trainer +
+                                                         ": model.path: " + dir_ +
+                                                         "/missing-model: no such folder");
   sweep.trainer.keys = Resolved(trainer, {});
   ParamSpec p;
   p.name = "task.train";

@@ -62,8 +62,8 @@ TEST(FillTrainerCommand, ArgvThenTypedOverrides) {
   config.params = {label, whole, decay, layers};
   Trial t;
   t.number = 7;
-  t.params = {{"lr", 1e-4},         {"batch_size", 64},           {"task.format", 1},
-              {"train.epochs", 2},  {"train.weight_decay", 2.0},  {"model.max_seq_len", 64}};
+  t.params = {{"lr", 1e-4},        {"batch_size", 64},          {"task.format", 1},
+              {"train.epochs", 2}, {"train.weight_decay", 2.0}, {"model.max_seq_len", 64}};
   t.lr_effective = 2e-4;
   comm::TrialSpec spec;
   FillTrainerCommand(config, t, "/runs/s", &spec);

@@ -30,9 +30,10 @@ LaunchSettings Opts(const std::string& shell) {
 }
 
 TEST(AgentLauncher, Command) {
-  EXPECT_EQ(SshBackend::CommandFor(Opts("ssh -o BatchMode=yes {host}"), HostEntry{"ubuntu@gpu1", 4, 1}),
-            "exec ssh -o BatchMode=yes ubuntu@gpu1 '/opt/tune fleet/agent' --head tcp://10.0.0.1:5555 "
-            "--name gpu1 --detach --slots 4");
+  EXPECT_EQ(
+      SshBackend::CommandFor(Opts("ssh -o BatchMode=yes {host}"), HostEntry{"ubuntu@gpu1", 4, 1}),
+      "exec ssh -o BatchMode=yes ubuntu@gpu1 '/opt/tune fleet/agent' --head tcp://10.0.0.1:5555 "
+      "--name gpu1 --detach --slots 4");
   EXPECT_EQ(ShellQuote("it's"), "'it'\\''s'");
   EXPECT_EQ(ShellQuote("plain-word_1.2"), "plain-word_1.2");
   EXPECT_EQ(AgentNameOf("a@b"), "b");
@@ -54,9 +55,10 @@ TEST(AgentLauncher, SlurmCommand) {
             "--slots 2 --gpu_ids 0,2;; esac; exec '\\''/opt/tune fleet/agent'\\'' --head "
             "tcp://10.0.0.1:5555 --name \"$SLURMD_NODENAME\" --keys /shared/keys \"$@\"' agent");
   // The remote shell passes the GPU filters too.
-  EXPECT_EQ(SshBackend::CommandFor(o, HostEntry{"n04", 0, 0, {}, {1}}),
-            "exec unused n04 '/opt/tune fleet/agent' --head tcp://10.0.0.1:5555 --name n04 --detach "
-            "--exclude_gpu_ids 1 --keys /shared/keys");
+  EXPECT_EQ(
+      SshBackend::CommandFor(o, HostEntry{"n04", 0, 0, {}, {1}}),
+      "exec unused n04 '/opt/tune fleet/agent' --head tcp://10.0.0.1:5555 --name n04 --detach "
+      "--exclude_gpu_ids 1 --keys /shared/keys");
 }
 
 // The job step ends before any agent registers: every host fails, with the last line of its own
@@ -65,10 +67,16 @@ TEST(AgentLauncher, SlurmStepEndingFailsEveryHost) {
   LaunchSettings o = Opts("unused {host}");
   o.log_dir += "/slurm";
   const std::string fake = o.log_dir + "/fake-srun";
-  ASSERT_EQ(std::system(("mkdir -p " + o.log_dir + " && printf '%s\\n' '#!/bin/sh' "
-                         "'echo \"agent: error: --gpu_ids 3: no GPU 3\" > " + o.log_dir + "/n2.log' "
+  ASSERT_EQ(std::system(("mkdir -p " + o.log_dir +
+                         " && printf '%s\\n' '#!/bin/sh' "
+                         "'echo \"agent: error: --gpu_ids 3: no GPU 3\" > " +
+                         o.log_dir +
+                         "/n2.log' "
                          "'echo \"srun: error: Unable to create step for job 9: busy\" >&2' "
-                         "'exit 1' > " + fake + " && chmod +x " + fake).c_str()), 0);
+                         "'exit 1' > " +
+                         fake + " && chmod +x " + fake)
+                            .c_str()),
+            0);
   const SlurmBackend slurm(fake);
   AgentLauncher l(slurm, o, kRegisterTimeout, {HostEntry{"n1", 0, 0}, HostEntry{"n2", 0, 0}});
   l.Start(absl::Now());
@@ -108,7 +116,8 @@ TEST(AgentLauncher, UpFailedSilent) {
   EXPECT_EQ(s[0].state, AgentLauncher::State::kUp);
   EXPECT_EQ(s[1].state, AgentLauncher::State::kFailed);
   EXPECT_TRUE(absl::StrContains(s[1].detail, "exit code 255")) << s[1].detail;
-  EXPECT_TRUE(absl::StrContains(s[1].detail, "ssh: connect to host bad port 22: refused")) << s[1].detail;
+  EXPECT_TRUE(absl::StrContains(s[1].detail, "ssh: connect to host bad port 22: refused"))
+      << s[1].detail;
   EXPECT_EQ(s[2].state, AgentLauncher::State::kSilent);
   EXPECT_TRUE(absl::StrContains(s[2].detail, "no agent registered within")) << s[2].detail;
   // A silent host whose agent registers late becomes up.

@@ -81,11 +81,13 @@ TEST(AgentOptions, OneLineErrorsInOrder) {
   f.name = "../../x y";
   EXPECT_EQ(Error(f), "--name '../../x y': 1-64 letters, digits, '.', '-' or '_'");
   f.name = std::string(70, 'n') + "/";
-  EXPECT_EQ(Error(f), "--name '" + std::string(64, 'n') + "...': 1-64 letters, digits, '.', '-' or '_'");
+  EXPECT_EQ(Error(f),
+            "--name '" + std::string(64, 'n') + "...': 1-64 letters, digits, '.', '-' or '_'");
 
   f = Good();
   f.allow_env = "MY_FLAG,TUNEFLEET_BIN_DIR";
-  EXPECT_TRUE(absl::StartsWith(Error(f), "--allow_env: TUNEFLEET_BIN_DIR says which program")) << Error(f);
+  EXPECT_TRUE(absl::StartsWith(Error(f), "--allow_env: TUNEFLEET_BIN_DIR says which program"))
+      << Error(f);
   f.allow_env = "NCCL_NET_PLUGIN";
   EXPECT_TRUE(absl::StartsWith(Error(f), "--allow_env: NCCL_NET_PLUGIN loads code")) << Error(f);
   EXPECT_TRUE(absl::EndsWith(Error(f), ": it never passes (README, resources.env)")) << Error(f);

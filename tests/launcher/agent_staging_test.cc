@@ -22,7 +22,8 @@ TEST(AgentStaging, RewritesOnlyWholePathsAndKeyEqualsPath) {
   // Not the path itself: a longer path, a suffix without '=', another argument.
   EXPECT_EQ(RewriteStaged("/data/train.csv.bak", local), "/data/train.csv.bak");
   EXPECT_EQ(RewriteStaged("x/data/train.csv", local), "x/data/train.csv");
-  EXPECT_EQ(RewriteStaged("model.path=/models/bert/vocab.txt", local), "model.path=/models/bert/vocab.txt");
+  EXPECT_EQ(RewriteStaged("model.path=/models/bert/vocab.txt", local),
+            "model.path=/models/bert/vocab.txt");
   EXPECT_EQ(RewriteStaged("train.lr=0.001", local), "train.lr=0.001");
 }
 

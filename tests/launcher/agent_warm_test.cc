@@ -49,13 +49,21 @@ class AgentWarmTest : public ::testing::Test {
     logs_ = FreshTestDir(::testing::UnitTest::GetInstance()->current_test_info()->name());
     comm::ConfigureSocket(router_, /*router=*/true);
     router_.bind("tcp://127.0.0.1:*");
-    std::vector<std::string> args = {
-        g_agent,         "--head",       comm::LastEndpoint(router_),
-        "--slots",       "1",            "--name",
-        "a",             "--trainer",    g_trainer,
-        "--runtime_dir", sockets_.path() + "/rt",
-        "--log_dir",     logs_,          "--kill_grace_ms",
-        "500"};
+    std::vector<std::string> args = {g_agent,
+                                     "--head",
+                                     comm::LastEndpoint(router_),
+                                     "--slots",
+                                     "1",
+                                     "--name",
+                                     "a",
+                                     "--trainer",
+                                     g_trainer,
+                                     "--runtime_dir",
+                                     sockets_.path() + "/rt",
+                                     "--log_dir",
+                                     logs_,
+                                     "--kill_grace_ms",
+                                     "500"};
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -195,8 +203,8 @@ TEST_F(AgentWarmTest, ThreeTrialsReuseOneWorker) {
     EXPECT_EQ(r.exit.outcome(), comm::Exit::COMPLETED) << r.exit.DebugString() << AgentLog();
     EXPECT_EQ(r.reports, 1);
     EXPECT_NE(TrialLog(t).find("decision received"), std::string::npos) << TrialLog(t);
-    EXPECT_NE(TrialLog(t).find(absl::StrCat("fake trial ", t, " run ", 100 + t, " pid ", pid,
-                                            " config c.yaml")),
+    EXPECT_NE(TrialLog(t).find(
+                  absl::StrCat("fake trial ", t, " run ", 100 + t, " pid ", pid, " config c.yaml")),
               std::string::npos)
         << TrialLog(t);
   }

@@ -46,7 +46,8 @@ TEST(BackendRegistry, UnknownNameListsTheRegisteredOnes) {
 
 TEST(BackendRegistry, HelpAndHostSources) {
   const std::string help = StartAgentsHelp();
-  EXPECT_TRUE(absl::StartsWith(help, "ssh: start an agent on each host through --remote_shell; slurm: "))
+  EXPECT_TRUE(
+      absl::StartsWith(help, "ssh: start an agent on each host through --remote_shell; slurm: "))
       << help;
   EXPECT_TRUE(absl::StrContains(help, "; none: agents are started by hand or by a scheduler"))
       << help;

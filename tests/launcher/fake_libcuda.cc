@@ -2,8 +2,8 @@
 // on LD_LIBRARY_PATH, it is what common/gpu_detect.cc dlopens. It implements only the five
 // calls DetectGpus makes and reports TUNEFLEET_FAKE_GPUS devices (0 when unset), named
 // "Fake GPU <i>", at PCI bus id "0000:<i+1, 2 hex digits>:00.0" (where the fake NVML,
-// fake_libnvml.cc, finds them); no process ever runs CUDA work on them. Tests of the agent's GPU path (one
-// GPU per rank through CUDA_VISIBLE_DEVICES, trial packing) use it in CI.
+// fake_libnvml.cc, finds them); no process ever runs CUDA work on them. Tests of the agent's GPU
+// path (one GPU per rank through CUDA_VISIBLE_DEVICES, trial packing) use it in CI.
 #include <cstdio>
 #include <cstdlib>
 
@@ -14,9 +14,9 @@ int FakeCount() {
   return v == nullptr ? 0 : std::atoi(v);
 }
 
-constexpr int kSuccess = 0;               // CUDA_SUCCESS
-constexpr int kInvalidValue = 1;          // CUDA_ERROR_INVALID_VALUE
-constexpr int kInvalidDevice = 101;       // CUDA_ERROR_INVALID_DEVICE
+constexpr int kSuccess = 0;          // CUDA_SUCCESS
+constexpr int kInvalidValue = 1;     // CUDA_ERROR_INVALID_VALUE
+constexpr int kInvalidDevice = 101;  // CUDA_ERROR_INVALID_DEVICE
 
 }  // namespace
 

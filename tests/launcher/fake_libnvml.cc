@@ -75,11 +75,16 @@ EXPORT int nvmlShutdown() { return kSuccess; }
 
 EXPORT const char* nvmlErrorString(int code) {
   switch (code) {
-    case kSuccess: return "Success";
-    case kInvalidArgument: return "Invalid Argument";
-    case kNotFound: return "Not Found";
-    case kDriverNotLoaded: return "Driver Not Loaded";
-    default: return "Unknown Error";
+    case kSuccess:
+      return "Success";
+    case kInvalidArgument:
+      return "Invalid Argument";
+    case kNotFound:
+      return "Not Found";
+    case kDriverNotLoaded:
+      return "Driver Not Loaded";
+    default:
+      return "Unknown Error";
   }
 }
 

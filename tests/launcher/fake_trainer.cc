@@ -116,8 +116,7 @@ int Worker() {
     zmq::pollitem_t item = {static_cast<void*>(socket), 0, ZMQ_POLLIN, 0};
     zmq::poll(&item, 1, std::chrono::milliseconds(100));
     std::optional<tunefleet::comm::Received> received = tunefleet::comm::TryReceive(socket, false);
-    if (!received.has_value() || !received->envelope.ok() ||
-        !received->envelope->has_run_trial()) {
+    if (!received.has_value() || !received->envelope.ok() || !received->envelope->has_run_trial()) {
       continue;
     }
     const tunefleet::comm::RunTrial& rt = received->envelope->run_trial();

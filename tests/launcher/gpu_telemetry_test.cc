@@ -39,8 +39,8 @@ TEST(GpuUsageMeterTest, TwoGpusWithEnergyCounters) {
   EXPECT_FALSE(meter.empty());
   EXPECT_EQ(u.samples(), 4);
   EXPECT_DOUBLE_EQ(u.util_mean(), (90 + 70 + 100 + 60) / 4.0);
-  EXPECT_DOUBLE_EQ(u.mem_peak_mib(), 7000);        // the most on one GPU, at any sample
-  EXPECT_DOUBLE_EQ(u.energy_j(), 330 + 220);        // each counter's rise, summed
+  EXPECT_DOUBLE_EQ(u.mem_peak_mib(), 7000);          // the most on one GPU, at any sample
+  EXPECT_DOUBLE_EQ(u.energy_j(), 330 + 220);         // each counter's rise, summed
   EXPECT_DOUBLE_EQ(u.util_now(), (100 + 60) / 2.0);  // the latest samples only
   EXPECT_DOUBLE_EQ(u.mem_now_mib(), 6500);
   EXPECT_DOUBLE_EQ(u.power_now_w(), 350 + 200);
@@ -68,8 +68,8 @@ TEST(GpuUsageMeterTest, WithoutACounterPowerIsIntegratedOverTime) {
   GpuUsageMeter meter;
   const absl::Time t0 = absl::FromUnixSeconds(1000);
   meter.Add(Sample(1, 50, 1000, 100, std::nullopt), t0);
-  meter.Add(Sample(1, 50, 1000, 200, std::nullopt), t0 + absl::Seconds(2));   // 300 J
-  meter.Add(Sample(1, 50, 1000, 200, std::nullopt), t0 + absl::Seconds(2.5)); // 100 J
+  meter.Add(Sample(1, 50, 1000, 200, std::nullopt), t0 + absl::Seconds(2));    // 300 J
+  meter.Add(Sample(1, 50, 1000, 200, std::nullopt), t0 + absl::Seconds(2.5));  // 100 J
   EXPECT_DOUBLE_EQ(meter.Usage().energy_j(), 400);
   // Neither counter nor power: no energy, the rest still counts.
   GpuUsageMeter bare;

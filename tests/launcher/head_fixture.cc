@@ -99,7 +99,8 @@ std::unique_ptr<FakePeer> HeadTest::NewPeer() {
 std::unique_ptr<FakePeer> HeadTest::Agent(const std::string& name, int slots,
                                           const std::string& address) {
   auto peer = NewPeer();
-  peer->Send(RegisterMessage(comm::AGENT, name, slots, address.empty() ? "10.0.0." + name : address));
+  peer->Send(
+      RegisterMessage(comm::AGENT, name, slots, address.empty() ? "10.0.0." + name : address));
   peer->Expect(Envelope::kWelcome);
   return peer;
 }

@@ -1,6 +1,6 @@
 // The head's liveness: agents and clients that fall silent are lost, with their runs failed or
-// kept for the client to claim again, and the cluster's shrinking fails the queued runs that no longer fit. The fixture:
-// head_fixture.h.
+// kept for the client to claim again, and the cluster's shrinking fails the queued runs that no
+// longer fit. The fixture: head_fixture.h.
 #include <optional>
 #include <string>
 
@@ -94,7 +94,8 @@ TEST_F(HeadTest, LosesASilentClientAndCancelsItsRunsAfterItsGrace) {
   Envelope cancel = agent->Expect(Envelope::kCancel, {agent.get()});  // the client fell silent
   EXPECT_GE(absl::Now() - silent, absl::Milliseconds(300));
   EXPECT_EQ(cancel.cancel().run_id(), 1u);
-  EXPECT_EQ(cancel.cancel().reason(), "client hpo did not register again within 300 ms of its loss");
+  EXPECT_EQ(cancel.cancel().reason(),
+            "client hpo did not register again within 300 ms of its loss");
   agent->Send(ExitMessage(1, 1, comm::Exit::CANCELLED));
   // The queued run went with its client: nothing more is assigned.
   std::optional<Envelope> next = agent->Receive(absl::Milliseconds(300), {agent.get()});

@@ -127,7 +127,8 @@ TEST_F(HeadTest, SpansTwoAgentsAndAggregatesAFailure) {
   a->Expect(Envelope::kDecision);  // the agent with rank 0
   b->ExpectNothing(absl::Milliseconds(100));
 
-  Envelope failed = ExitMessage(1, 3, comm::Exit::FAILED, /*rank=*/1, /*exit_code=*/1, "rank 1: exit code 1");
+  Envelope failed =
+      ExitMessage(1, 3, comm::Exit::FAILED, /*rank=*/1, /*exit_code=*/1, "rank 1: exit code 1");
   failed.mutable_exit()->set_stderr_tail("CUDA out of memory");
   b->Send(failed);
   Envelope cancel = a->Expect(Envelope::kCancel);

@@ -59,12 +59,11 @@ TEST(HostFilter, IncludeKeepsTheNamedHostsAndGpus) {
 }
 
 TEST(HostFilter, ExcludeDropsHostsOrGpus) {
-  EXPECT_EQ(Filter("", "gpu3"),
-            (std::vector<Kept>{{"gpu1", 4, {}, {}}, {"root@gpu2", 2, {}, {}}}));
+  EXPECT_EQ(Filter("", "gpu3"), (std::vector<Kept>{{"gpu1", 4, {}, {}}, {"root@gpu2", 2, {}, {}}}));
   // Known slots: the GPUs left; unknown: the agent excludes them.
-  EXPECT_EQ(Filter("", "gpu1:1,3@gpu3:0"),
-            (std::vector<Kept>{{"gpu1", 2, {0, 2}, {}}, {"root@gpu2", 2, {}, {}},
-                               {"gpu3", 0, {}, {0}}}));
+  EXPECT_EQ(
+      Filter("", "gpu1:1,3@gpu3:0"),
+      (std::vector<Kept>{{"gpu1", 2, {0, 2}, {}}, {"root@gpu2", 2, {}, {}}, {"gpu3", 0, {}, {0}}}));
   // Every GPU of a host excluded: the host goes.
   EXPECT_EQ(Filter("", "gpu2:0,1"), (std::vector<Kept>{{"gpu1", 4, {}, {}}, {"gpu3", 0, {}, {}}}));
 }
@@ -95,8 +94,8 @@ TEST(HostFilter, ParseGpuIds) {
 }
 
 TEST(HostFilter, SelectGpusOnTheAgent) {
-  const std::vector<GpuInfo> seen = {{"0", "A", "0000:01:00.0"}, {"3", "B", "0000:02:00.0"},
-                                     {"5", "C", "0000:03:00.0"}};
+  const std::vector<GpuInfo> seen = {
+      {"0", "A", "0000:01:00.0"}, {"3", "B", "0000:02:00.0"}, {"5", "C", "0000:03:00.0"}};
   auto ids = [](const absl::StatusOr<std::vector<GpuInfo>>& got) {
     std::vector<std::string> out;
     for (const GpuInfo& g : *got) out.push_back(g.id);

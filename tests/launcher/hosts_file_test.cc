@@ -61,7 +61,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"a gpus=4\n", ":1: unknown option 'gpus' (only slots=N is understood)"},
         BadCase{"a slots=2 slots=3\n", ":1: slots given twice"},
         BadCase{"slots=4\n", ":1: expected HOST [slots=N], the host comes first"},
-        BadCase{"ho$t slots=1\n", ":1: 'ho$t' is not a host name or address (expected HOST [slots=N])"},
+        BadCase{"ho$t slots=1\n",
+                ":1: 'ho$t' is not a host name or address (expected HOST [slots=N])"},
         BadCase{"", ":1: no hosts listed"},
         BadCase{"# only comments\n\n   \n", ":1: no hosts listed"}));
 

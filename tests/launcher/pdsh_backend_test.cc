@@ -1,8 +1,9 @@
-// launcher/backends/pdsh_backend.h: registered as --start_agents pdsh; the pdsh command lines (DeepSpeed's -S -f 1024 -w, %h for
-// the agent's name, one pdsh per set of hosts sharing their agent arguments), and, through
-// AgentLauncher with Debian's pdsh and its exec module (the "remote" command runs here), each
-// host's fate from pdsh's output: up, failed with its own last line, or left to register by
-// itself when only another host's command failed; a missing pdsh fails every host.
+// launcher/backends/pdsh_backend.h: registered as --start_agents pdsh; the pdsh command lines
+// (DeepSpeed's -S -f 1024 -w, %h for the agent's name, one pdsh per set of hosts sharing their
+// agent arguments), and, through AgentLauncher with Debian's pdsh and its exec module (the "remote"
+// command runs here), each host's fate from pdsh's output: up, failed with its own last line, or
+// left to register by itself when only another host's command failed; a missing pdsh fails every
+// host.
 #include "launcher/backends/pdsh_backend.h"
 
 #include <cstdlib>
@@ -83,10 +84,13 @@ TEST(PdshBackend, HostsFateFromPdshOutput) {
   LaunchSettings s = Settings();
   s.log_dir = FreshTestDir("pdsh_fate");
   s.agent_binary = s.log_dir + "/fake-agent";
-  ASSERT_EQ(std::system(("printf '%s\\n' '#!/bin/sh' "
-                         "'case \"$4\" in bad) echo \"agent: error: --gpu_ids 3: no GPU 3\" >&2; exit 2;; "
-                         "mute) sleep 0.5;; esac' 'exit 0' > " + s.agent_binary +
-                         " && chmod +x " + s.agent_binary).c_str()), 0);
+  ASSERT_EQ(std::system(
+                ("printf '%s\\n' '#!/bin/sh' "
+                 "'case \"$4\" in bad) echo \"agent: error: --gpu_ids 3: no GPU 3\" >&2; exit 2;; "
+                 "mute) sleep 0.5;; esac' 'exit 0' > " +
+                 s.agent_binary + " && chmod +x " + s.agent_binary)
+                    .c_str()),
+            0);
   const PdshBackend pdsh("pdsh", "exec");
   AgentLauncher l(pdsh, s, absl::Milliseconds(200),
                   {HostEntry{"ok", 0, 1}, HostEntry{"bad", 0, 2}, HostEntry{"mute", 0, 3}});
@@ -95,11 +99,13 @@ TEST(PdshBackend, HostsFateFromPdshOutput) {
   const auto& st = l.status();
   EXPECT_EQ(st[0].state, AgentLauncher::State::kUp);
   ASSERT_EQ(st[1].state, AgentLauncher::State::kFailed) << st[1].detail;
-  EXPECT_EQ(st[1].detail,
-            "pdsh ended (exit code 2) before an agent registered: agent: error: --gpu_ids 3: no GPU 3");
+  EXPECT_EQ(
+      st[1].detail,
+      "pdsh ended (exit code 2) before an agent registered: agent: error: --gpu_ids 3: no GPU 3");
   // mute's command exited 0: not failed, silent (its agent would register by itself).
   EXPECT_EQ(st[2].state, AgentLauncher::State::kSilent) << st[2].detail;
-  EXPECT_TRUE(absl::StrContains(st[2].detail, "(its pdsh still runs; output in " + s.log_dir + "/pdsh.log)"))
+  EXPECT_TRUE(absl::StrContains(st[2].detail,
+                                "(its pdsh still runs; output in " + s.log_dir + "/pdsh.log)"))
       << st[2].detail;
 }
 
@@ -112,7 +118,8 @@ TEST(PdshBackend, NoPdshFailsEveryHost) {
   PollUntil(l, {}, [&] { return l.AllSettled(); });
   for (const auto& host : l.status()) {
     EXPECT_EQ(host.state, AgentLauncher::State::kFailed) << host.host;
-    EXPECT_TRUE(absl::StartsWith(host.detail, "pdsh ended (exit code 127) before an agent registered: "))
+    EXPECT_TRUE(
+        absl::StartsWith(host.detail, "pdsh ended (exit code 127) before an agent registered: "))
         << host.detail;
     EXPECT_TRUE(absl::StrContains(host.detail, "/nonexistent/pdsh")) << host.detail;
   }

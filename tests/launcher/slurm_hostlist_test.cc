@@ -1,5 +1,5 @@
-// launcher/backends/slurm_hostlist.h: Slurm host lists expanded as `scontrol show hostnames` does. The
-// expected lists below are what scontrol (slurm-wlm 22.05.8) printed for them; where scontrol
+// launcher/backends/slurm_hostlist.h: Slurm host lists expanded as `scontrol show hostnames` does.
+// The expected lists below are what scontrol (slurm-wlm 22.05.8) printed for them; where scontrol
 // is installed (CI: scripts/setup.sh installs it) the test also asks it again for each list,
 // with a throwaway slurm.conf (scontrol needs one to start, not a controller), and for the
 // malformed ones checks that scontrol refuses them too.
@@ -32,7 +32,8 @@ struct Case {
 const std::vector<Case>& GoodCases() {
   static const auto* kCases = new std::vector<Case>{
       {"node[01-04,07],gpu-a", {"node01", "node02", "node03", "node04", "node07", "gpu-a"}},
-      {"rack[1-2]-n[1-3]", {"rack1-n1", "rack1-n2", "rack1-n3", "rack2-n1", "rack2-n2", "rack2-n3"}},
+      {"rack[1-2]-n[1-3]",
+       {"rack1-n1", "rack1-n2", "rack1-n3", "rack2-n1", "rack2-n2", "rack2-n3"}},
       {"a,b", {"a", "b"}},
       {"a b", {"a", "b"}},
       {"gpu", {"gpu"}},
@@ -54,7 +55,8 @@ const std::vector<Case>& GoodCases() {
 // Accepted here, refused by scontrol ("Invalid hostlist"): a suffix after a lone bracket.
 const std::vector<Case>& LenientCases() {
   static const auto* kCases = new std::vector<Case>{
-      {"gpu-node-[1,3-4].cluster", {"gpu-node-1.cluster", "gpu-node-3.cluster", "gpu-node-4.cluster"}},
+      {"gpu-node-[1,3-4].cluster",
+       {"gpu-node-1.cluster", "gpu-node-3.cluster", "gpu-node-4.cluster"}},
       {"n[1-2]0", {"n10", "n20"}},
   };
   return *kCases;

@@ -107,7 +107,8 @@ int Main(int argc, char** argv) {
       }
     }
   }
-  std::cout << (submitted ? "timeout waiting for the run's end" : "timeout: no welcome") << std::endl;
+  std::cout << (submitted ? "timeout waiting for the run's end" : "timeout: no welcome")
+            << std::endl;
   return 4;
 }
 

@@ -74,14 +74,16 @@ TEST(TrialGuardTest, PathsMustLieInServedFoldersOfOurs) {
   EXPECT_TRUE(CheckTrialPath("log_dir", root + "/served", roots).ok());
   EXPECT_THAT(std::string(CheckTrialPath("log_dir", root + "/elsewhere/logs", roots).message()),
               HasSubstr("lies outside the folders this agent serves"));
-  EXPECT_THAT(std::string(CheckTrialPath("log_dir", root + "/served/../elsewhere", roots).message()),
-              HasSubstr("lies outside"));
+  EXPECT_THAT(
+      std::string(CheckTrialPath("log_dir", root + "/served/../elsewhere", roots).message()),
+      HasSubstr("lies outside"));
   EXPECT_THAT(std::string(CheckTrialPath("log_dir", "relative/logs", roots).message()),
               HasSubstr("is not an absolute path"));
   // A link inside the served folder that leads out of it.
   ASSERT_EQ(::symlink((root + "/elsewhere").c_str(), (root + "/served/out").c_str()), 0);
-  EXPECT_THAT(std::string(CheckTrialPath("fetch_back", root + "/served/out/model", roots).message()),
-              HasSubstr("lies outside"));
+  EXPECT_THAT(
+      std::string(CheckTrialPath("fetch_back", root + "/served/out/model", roots).message()),
+      HasSubstr("lies outside"));
   // Another user's folder inside the served one (root can make one).
   if (::geteuid() == 0) {
     const std::string theirs = root + "/served/theirs";

@@ -61,7 +61,8 @@ TEST(WarmWorkersKeyTest, TrainTrialsWithReuseAreEligibleWhateverTheirRanks) {
   comm::Assign other = assign;
   other.mutable_trial()->set_reuse_worker(false);
   EXPECT_FALSE(WarmWorkers::Eligible(other));
-  // A multi-rank trial: each of its ranks runs in its slot's worker (trainer/distributed/trial_group.h).
+  // A multi-rank trial: each of its ranks runs in its slot's worker
+  // (trainer/distributed/trial_group.h).
   other = assign;
   other.mutable_trial()->set_world_size(4);
   other.add_ranks(1);
@@ -97,8 +98,7 @@ class WarmWorkersTest : public ::testing::Test {
   }
   absl::StatusOr<WarmWorkers::Lent> Lend(uint64_t run_id, const std::string& key, absl::Time now) {
     // The fake never registers: the test does it for it.
-    return workers_->Lend(0, key, 0, {{"TUNEFLEET_FAKE_NO_REGISTER", "1"}}, RunTrial(run_id),
-                          now);
+    return workers_->Lend(0, key, 0, {{"TUNEFLEET_FAKE_NO_REGISTER", "1"}}, RunTrial(run_id), now);
   }
   void Register(const std::string& identity, pid_t pid) {
     comm::Register r;

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # scripts/house_check.py on a planted tree: an include of a header that is not a direct dep, an
-# include of an undeclared project header, a 501-line file, an 81-line *_main.cc and a main()
-# of 81 lines are each reported with their file and line, and the same tree without them passes.
+# include of an undeclared project header, a 501-line file, an 81-line *_main.cc, a main() of 81
+# lines and a function of 81 lines (outside tests/; one in tests/ and a braced string of
+# 90 lines are not functions to split) are each reported with their file and line, and the same
+# tree without them passes.
 #   house_check_test.sh HOUSE_CHECK_PY
 set -uo pipefail
 check=$1
@@ -24,6 +26,15 @@ B
 printf '#pragma once\n#include "a/y.h"\n' > "$T/b/z.h"
 printf '#include "b/z.h"\n#include <vector>\n' > "$T/b/z.cc"
 printf '#include "b/z.h"\nint main() { return 0; }\n' > "$T/b/tool_main.cc"
+# A function of n lines, signature to closing brace (a namespace, a comment with a brace and a
+# raw string with braces around it).
+function_of() {
+  echo 'namespace q {'; echo "// } not code {"; echo "int F$1(int a,"; echo "       int b) {"
+  for i in $(seq $(($1 - 4))); do echo "  a += b;  // {"; done
+  echo '  const char* s = R"({)";'; echo '}'; echo '}  // namespace q'
+}
+function_of 80 > "$T/a/y.cc"
+mkdir -p "$T/tests"; function_of 120 > "$T/tests/long_test.cc"
 
 out=$(python3 "$check" --root "$T") || fail "a clean tree failed: $out"
 grep -q "house check: ok" <<<"$out" || fail "no ok line: $out"
@@ -34,6 +45,7 @@ echo '#include "c/loose.h"' >> "$T/b/z.cc"; echo '#pragma once' > "$T/c/loose.h"
 { echo '#include "a/x.h"'; for i in $(seq 500); do echo "// $i"; done; } > "$T/a/x.cc"
 { echo '#include "b/z.h"'; echo 'int main() {'; for i in $(seq 80); do echo "  // $i"; done
   echo '}'; } > "$T/b/tool_main.cc"
+function_of 81 > "$T/a/y.cc"
 
 out=$(python3 "$check" --root "$T") && fail "the planted tree passed: $out"
 want=(
@@ -42,7 +54,8 @@ want=(
   "a/x.cc:501: 501 lines; the limit is 500"
   "b/tool_main.cc:81: a main file of 83 lines; the limit is 80"
   "b/tool_main.cc: main() has 82 lines; the limit is 80"
-  "house check: 5 problem(s)"
+  "a/y.cc:3: F81() has 81 lines; the limit is 80"
+  "house check: 6 problem(s)"
 )
 for w in "${want[@]}"; do
   grep -qF -- "$w" <<<"$out" || fail "missing '$w' in: $out"

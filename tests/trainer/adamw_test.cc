@@ -1,6 +1,6 @@
-// AdamW (trainer/optim/adamw.h) against LibTorch's own torch::optim::AdamW with the same lr (changed
-// every step), betas, eps and weight_decay: 10 steps on random float32 CPU tensors with random
-// gradients, params and moments within 1e-6 relative, including parameters whose gradient is
+// AdamW (trainer/optim/adamw.h) against LibTorch's own torch::optim::AdamW with the same lr
+// (changed every step), betas, eps and weight_decay: 10 steps on random float32 CPU tensors with
+// random gradients, params and moments within 1e-6 relative, including parameters whose gradient is
 // undefined on some steps (left untouched there, their step count lagging, as torch does). Also
 // StateDict()/LoadStateDict(): a fresh optimizer loaded from the state continues bit-identically,
 // and a wrong shape or an unknown key is rejected.
@@ -76,7 +76,9 @@ void ExpectRelClose(const torch::Tensor& got, const torch::Tensor& want, const s
   const torch::Tensor ratio = err / bound;
   EXPECT_TRUE((err <= bound).all().item<bool>())
       << what << ": worst |got - want| / (1e-6 |want|) = " << ratio.max().item<double>()
-      << "\ngot\n" << got << "\nwant\n" << want;
+      << "\ngot\n"
+      << got << "\nwant\n"
+      << want;
 }
 
 torch::optim::AdamWOptions TorchOptions(const AdamWOptions& o) {

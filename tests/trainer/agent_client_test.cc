@@ -1,8 +1,8 @@
-// trainer/distributed/agent_client.h against a fake agent (a ROUTER on loopback): the trainer registers,
-// each Report carries its step and its samples (Report.samples, the sweep's resource axis) and
-// waits for the Decision on that step (CONTINUE: go on, STOP: stop); ReportFinal marks the
-// final value. The synthetic trainer (trainer/data/synthetic.h) reports step s at
-// s * samples_per_step and its final value at steps * samples_per_step, whatever its batch size.
+// trainer/distributed/agent_client.h against a fake agent (a ROUTER on loopback): the trainer
+// registers, each Report carries its step and its samples (Report.samples, the sweep's resource
+// axis) and waits for the Decision on that step (CONTINUE: go on, STOP: stop); ReportFinal marks
+// the final value. The synthetic trainer (trainer/data/synthetic.h) reports step s at s *
+// samples_per_step and its final value at steps * samples_per_step, whatever its batch size.
 #include "trainer/distributed/agent_client.h"
 
 #include <stdlib.h>
@@ -101,8 +101,9 @@ TEST(AgentClient, ReportsCarryStepAndSamples) {
   ASSERT_NE(*client, nullptr);
   AgentClient* c = client->get();
 
-  auto first = std::async(std::launch::async,
-                          [c] { return c->Report(5, 80, {{"eval/spearman", 0.25}}); });
+  auto first = std::async(std::launch::async, [c] {
+    return c->Report(5, 80, {{"eval/spearman", 0.25}});
+  });
   std::optional<comm::Report> r = agent.AnswerReport(5, 80, comm::Decision::CONTINUE);
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r->run_id(), kRunId);
@@ -113,15 +114,17 @@ TEST(AgentClient, ReportsCarryStepAndSamples) {
   ASSERT_TRUE(stop.ok()) << stop.status();
   EXPECT_FALSE(*stop);
 
-  auto second = std::async(std::launch::async,
-                           [c] { return c->Report(10, 240, {{"eval/spearman", 0.3}}); });
+  auto second = std::async(std::launch::async, [c] {
+    return c->Report(10, 240, {{"eval/spearman", 0.3}});
+  });
   agent.AnswerReport(10, 240, comm::Decision::STOP);
   stop = second.get();
   ASSERT_TRUE(stop.ok()) << stop.status();
   EXPECT_TRUE(*stop);
 
-  auto last = std::async(std::launch::async,
-                         [c] { return c->ReportFinal(40, 640, {{"eval/spearman", 0.5}}); });
+  auto last = std::async(std::launch::async, [c] {
+    return c->ReportFinal(40, 640, {{"eval/spearman", 0.5}});
+  });
   r = agent.AnswerReport(40, 640, comm::Decision::CONTINUE);
   EXPECT_TRUE(r.has_value() && r->final());
   EXPECT_TRUE(last.get().ok());

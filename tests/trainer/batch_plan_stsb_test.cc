@@ -25,7 +25,8 @@ const ExampleLengths& StsbLengths() {
     EXPECT_TRUE(tokenizer.ok()) << tokenizer.status();
     auto examples = ReadStsb("data/stsbenchmark/sts-train.csv");
     EXPECT_TRUE(examples.ok()) << examples.status();
-    auto data = TaskData::Make(DataKind{"sts", RowTarget::kScore}, *examples, "stsb", *tokenizer, 128, "sts-train");
+    auto data = TaskData::Make(DataKind{"sts", RowTarget::kScore}, *examples, "stsb", *tokenizer,
+                               128, "sts-train");
     EXPECT_TRUE(data.ok()) << data.status();
     return new ExampleLengths(data->Lengths());
   }();
@@ -65,9 +66,10 @@ TEST(BatchPlanStsbTest, MoreRanksPadLittleMore) {
     const double one = static_cast<double>(PaddedTokens(1, batch, true));
     for (int world : {2, 4}) {
       const double many = static_cast<double>(PaddedTokens(world, batch, true));
-      std::printf("batch %lld: %d ranks pad %.2f M tokens, one rank %.2f M (%+.0f%%); real %.2f M\n",
-                  static_cast<long long>(batch), world, many / 1e6, one / 1e6,
-                  100 * (many / one - 1), 8 * real / 1e6);
+      std::printf(
+          "batch %lld: %d ranks pad %.2f M tokens, one rank %.2f M (%+.0f%%); real %.2f M\n",
+          static_cast<long long>(batch), world, many / 1e6, one / 1e6, 100 * (many / one - 1),
+          8 * real / 1e6);
       EXPECT_LT(many, one * 1.35) << "batch " << batch << ", " << world << " ranks";
     }
     // Grouping pads far less than shuffled batches do.

@@ -193,7 +193,8 @@ TEST(BatchPlanTest, BucketsForGraphs) {
         const PadLengths& p = plan.pads[k];
         EXPECT_EQ(p.first, p.second);
         EXPECT_TRUE(p.first == 16 || p.first == 32 || p.first == 48 || p.first == 64 ||
-                    p.first == 96) << p.first;
+                    p.first == 96)
+            << p.first;
         const int64_t rows = std::min<int64_t>(32, plan.order.size() - 32 * k);
         shapes.insert({rows, p.first});
       }
@@ -255,7 +256,7 @@ TEST(BatchPlanTest, NoDuplicatesRegroupsEachRanksShare) {
       }
     }
     EXPECT_EQ(plans[0].unresolved, duplicates) << "world " << world;  // all ranks' together
-    EXPECT_LT(duplicates, 10) << "world " << world;  // the tails at most
+    EXPECT_LT(duplicates, 10) << "world " << world;                   // the tails at most
     // The same pads and count on every rank: each step's global batch, all ranks' batches k.
     for (size_t k = 0; k < plans[0].pads.size(); ++k) {
       PadLengths want;

@@ -1,8 +1,9 @@
-// The LibTorch BERT encoder (trainer/model/bert_model.h) against Hugging Face transformers: it loads
-// data/bert-tiny-random and reproduces data/golden/forward_sts_dev.json (mean-pooled embeddings of
-// 64 STS-B dev sentences, the first two sentences' token states and pooler outputs) within 1e-5 in
-// fp32 on the CPU, in eval mode. Token ids come from the golden tokenization, looked up by text.
-// Also: HF parameter names, padding invariance, the pooling modes, input checks, save/load.
+// The LibTorch BERT encoder (trainer/model/bert_model.h) against Hugging Face transformers: it
+// loads data/bert-tiny-random and reproduces data/golden/forward_sts_dev.json (mean-pooled
+// embeddings of 64 STS-B dev sentences, the first two sentences' token states and pooler outputs)
+// within 1e-5 in fp32 on the CPU, in eval mode. Token ids come from the golden tokenization, looked
+// up by text. Also: HF parameter names, padding invariance, the pooling modes, input checks,
+// save/load.
 #include "trainer/model/bert_model.h"
 
 #include <algorithm>
@@ -140,8 +141,8 @@ TEST(BertModelTest, ReproducesTransformersForwardOnStsDev) {
   for (int i = 0; i < 2; ++i) {
     const torch::Tensor want = ToTensor(first2[i]);
     ASSERT_EQ(want.size(0), b.lengths[i]);
-    hidden_diff = std::max(
-        hidden_diff, MaxAbsDiff(out->last_hidden_state[i].slice(0, 0, b.lengths[i]), want));
+    hidden_diff = std::max(hidden_diff,
+                           MaxAbsDiff(out->last_hidden_state[i].slice(0, 0, b.lengths[i]), want));
   }
   const double pooler_diff =
       MaxAbsDiff(out->pooler_output.slice(0, 0, 2), ToTensor(golden.at("pooler_output_first2")));
@@ -275,13 +276,15 @@ TEST(BertModelTest, CheckpointWithoutPoolerGivesModelWithoutPooler) {
 
 TEST(PoolingTest, MeanClsMaxFollowSentenceTransformers) {
   // Two sequences of length 3, H = 2; the second has one padded position.
-  const torch::Tensor h = torch::tensor({{{1.f, -2.f}, {3.f, -4.f}, {5.f, -6.f}},
-                                         {{-1.f, 2.f}, {-3.f, 4.f}, {100.f, 100.f}}});
+  const torch::Tensor h = torch::tensor(
+      {{{1.f, -2.f}, {3.f, -4.f}, {5.f, -6.f}}, {{-1.f, 2.f}, {-3.f, 4.f}, {100.f, 100.f}}});
   const torch::Tensor mask = torch::tensor({{1, 1, 1}, {1, 1, 0}}, torch::kLong);
-  EXPECT_TRUE(torch::allclose(Pool(h, mask, Pooling::kMean),
-                              torch::tensor({{3.f, -4.f}, {-2.f, 3.f}})));
-  EXPECT_TRUE(torch::equal(Pool(h, mask, Pooling::kCls), torch::tensor({{1.f, -2.f}, {-1.f, 2.f}})));
-  EXPECT_TRUE(torch::equal(Pool(h, mask, Pooling::kMax), torch::tensor({{5.f, -2.f}, {-1.f, 4.f}})));
+  EXPECT_TRUE(
+      torch::allclose(Pool(h, mask, Pooling::kMean), torch::tensor({{3.f, -4.f}, {-2.f, 3.f}})));
+  EXPECT_TRUE(
+      torch::equal(Pool(h, mask, Pooling::kCls), torch::tensor({{1.f, -2.f}, {-1.f, 2.f}})));
+  EXPECT_TRUE(
+      torch::equal(Pool(h, mask, Pooling::kMax), torch::tensor({{5.f, -2.f}, {-1.f, 4.f}})));
   // All-padding rows: mean divides by 1e-9 instead of 0, max gives -1e9.
   const torch::Tensor none = torch::zeros({2, 3}, torch::kLong);
   EXPECT_TRUE(torch::equal(Pool(h, none, Pooling::kMean), torch::zeros({2, 2})));

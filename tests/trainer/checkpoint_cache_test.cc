@@ -1,5 +1,5 @@
-// The warm workers' checkpoint cache (trainer/model/checkpoint_cache.h): off by default, a hit returns
-// exactly LoadBertCheckpoint's tensors (copies the caller may change), a different folder
+// The warm workers' checkpoint cache (trainer/model/checkpoint_cache.h): off by default, a hit
+// returns exactly LoadBertCheckpoint's tensors (copies the caller may change), a different folder
 // replaces the entry, and a weight file rewritten (contents, size, or only its mtime) or a
 // changed config.json is read again.
 #include "trainer/model/checkpoint_cache.h"

@@ -197,41 +197,35 @@ struct BadCase {
 
 TEST(DatasetsTest, BadInputsNameFileAndLine) {
   const BadCase cases[] = {
-      {"stsb", "",
-       " no examples"},
+      {"stsb", "", " no examples"},
       {"stsb", "g\tf\t2012\t1\t5.0\tonly one sentence\n",
        "1: expected at least 7 tab-separated columns"},
       {"stsb", "g\tf\t2012\t1\t5.0\ta\tb\ng\tf\t2012\t2\tfive\ta\tb\n",
        "2: score 'five' is not a number"},
-      {"stsb", "g\tf\t2012\t1\t5.5\ta\tb\n",
-       "1: score 5.5 is outside [0, 5]"},
-      {"stsb", "g\tf\t2012\t1\tnan\ta\tb\n",
-       "1: score 'nan' is not a number"},
-      {"sick", "pair_ID\tsentence_A\tsentence_B\n1\ta\tb\n",
-       "1: expected a header naming"},
+      {"stsb", "g\tf\t2012\t1\t5.5\ta\tb\n", "1: score 5.5 is outside [0, 5]"},
+      {"stsb", "g\tf\t2012\t1\tnan\ta\tb\n", "1: score 'nan' is not a number"},
+      {"sick", "pair_ID\tsentence_A\tsentence_B\n1\ta\tb\n", "1: expected a header naming"},
       {"sick", "pair_ID\tsentence_A\tsentence_B\tentailment_label\trelatedness_score\n",
        " no examples"},
-      {"sick", "pair_ID\tsentence_A\tsentence_B\tentailment_label\trelatedness_score\n"
-               "1\ta\tb\tNEUTRAL\n",
+      {"sick",
+       "pair_ID\tsentence_A\tsentence_B\tentailment_label\trelatedness_score\n"
+       "1\ta\tb\tNEUTRAL\n",
        "2: expected at least 5 tab-separated columns"},
-      {"sick", "pair_ID\tsentence_A\tsentence_B\tentailment_label\trelatedness_score\n"
-               "1\ta\tb\tMAYBE\t3\n",
+      {"sick",
+       "pair_ID\tsentence_A\tsentence_B\tentailment_label\trelatedness_score\n"
+       "1\ta\tb\tMAYBE\t3\n",
        "2: entailment label 'MAYBE' is not ENTAILMENT, NEUTRAL or CONTRADICTION"},
-      {"sick", "pair_ID\tsentence_A\tsentence_B\tentailment_label\trelatedness_score\n"
-               "1\ta\tb\tNEUTRAL\t\n",
+      {"sick",
+       "pair_ID\tsentence_A\tsentence_B\tentailment_label\trelatedness_score\n"
+       "1\ta\tb\tNEUTRAL\t\n",
        "2: relatedness_score '' is not a number"},
-      {"paws", "id\tsentence1\tsentence2\tlabel\n",
-       " no examples"},
-      {"paws", "1\ta\tb\t1\n2\ta\tb\n",
-       "2: expected 4 tab-separated columns"},
-      {"paws", "1\ta\tb\t1\textra\n",
-       "1: expected 4 tab-separated columns"},
-      {"paws", "1\ta\tb\tyes\n",
-       "1: label 'yes' is not 0 or 1"},
+      {"paws", "id\tsentence1\tsentence2\tlabel\n", " no examples"},
+      {"paws", "1\ta\tb\t1\n2\ta\tb\n", "2: expected 4 tab-separated columns"},
+      {"paws", "1\ta\tb\t1\textra\n", "1: expected 4 tab-separated columns"},
+      {"paws", "1\ta\tb\tyes\n", "1: label 'yes' is not 0 or 1"},
       {"mrpc", "\xEF\xBB\xBFQuality\t#1 ID\t#2 ID\t#1 String\t#2 String\n2\t1\t2\ta\tb\n",
        "2: Quality '2' is not 0 or 1"},
-      {"mrpc", "1\t1\t2\ta\n",
-       "1: expected 5 tab-separated columns"},
+      {"mrpc", "1\t1\t2\ta\n", "1: expected 5 tab-separated columns"},
       // jsonl, csv and tsv: every error in column_reader_test; here that they come through.
       {"tsv", "a\tb\t0.5\n", "1: the header names a column \"0.5\""},
       {"tsv", "sentence1\tsentence2\tlabel\na\tb\t0.5\na\tb\thigh\n",
@@ -293,7 +287,9 @@ TEST(DatasetsTest, InvalidUtf8ReadAsReplacementWithOneWarning) {
        "pair_ID\tsentence_A\tsentence_B\tentailment_label\trelatedness_score\n"
        "1\tcaf\xE9\tb\tNEUTRAL\t3\n\n2\ta\t\xC0\x80\tENTAILMENT\t4\n",
        2, 2, 2, 0, "caf" REPL, "b"},
-      {"paws", "id\tsentence1\tsentence2\tlabel\n1\t\xE2\x82" "a\tb\t1\n\n2\tc\td\xED\xA0\x80\t0\n",
+      {"paws",
+       "id\tsentence1\tsentence2\tlabel\n1\t\xE2\x82"
+       "a\tb\t1\n\n2\tc\td\xED\xA0\x80\t0\n",
        2, 2, 2, 0, REPL "a", "b"},
       {"mrpc",
        "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n1\t1\t2\t\x80x\ty\n\n"
@@ -364,9 +360,11 @@ TEST(DatasetsTest, ValidFilesGiveNoWarning) {
     EXPECT_EQ(warnings.str(), "") << path;
   }
   // Multi-byte text, a BOM, CRLF: read as it is, nothing on stderr.
-  const std::string path =
-      Write("valid.tsv", "\xEF\xBB\xBF" "s1\ts2\r\n" "caf\xC3\xA9\t\xE4\xB8\xAD\xE6\x96\x87\r\n"
-                         "\xF0\x9F\x98\x80\tna\xC3\xAFve\n");
+  const std::string path = Write("valid.tsv",
+                                 "\xEF\xBB\xBF"
+                                 "s1\ts2\r\n"
+                                 "caf\xC3\xA9\t\xE4\xB8\xAD\xE6\x96\x87\r\n"
+                                 "\xF0\x9F\x98\x80\tna\xC3\xAFve\n");
   ::testing::internal::CaptureStderr();
   auto rows = ReadDataset(path, "tsv");
   EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");

@@ -1,8 +1,9 @@
-// `trainer encode` (trainer/commands/encode_command.h) end to end on data/bert-tiny-random: tokenizer +
-// model + pooling reproduce transformers' mean-pooled embeddings (data/golden/forward_sts_dev.json)
-// in input order, as JSON lines and as .npy; sentence-transformers pooling is honoured; bad
-// command lines and folders give exit code 2; invalid UTF-8 in the input is read as U+FFFD with
-// one warning naming the file and its first such line, and valid input gives none.
+// `trainer encode` (trainer/commands/encode_command.h) end to end on data/bert-tiny-random:
+// tokenizer + model + pooling reproduce transformers' mean-pooled embeddings
+// (data/golden/forward_sts_dev.json) in input order, as JSON lines and as .npy;
+// sentence-transformers pooling is honoured; bad command lines and folders give exit code 2;
+// invalid UTF-8 in the input is read as U+FFFD with one warning naming the file and its first such
+// line, and valid input gives none.
 #include "trainer/commands/encode_command.h"
 
 #include <algorithm>
@@ -71,7 +72,9 @@ int Encode(const std::vector<std::string>& args) { return RunEncode(args); }
 
 TEST(EncodeCommandTest, JsonLinesMatchTransformersInInputOrder) {
   const std::string out = ::testing::TempDir() + "/emb.jsonl";
-  ASSERT_EQ(Encode({"--model", kModel, "--input", WriteInput(), "--output", out, "--batch_size", "7"}), 0);
+  ASSERT_EQ(
+      Encode({"--model", kModel, "--input", WriteInput(), "--output", out, "--batch_size", "7"}),
+      0);
   std::vector<std::vector<float>> rows;
   std::istringstream lines(ReadAll(out));
   for (std::string line; std::getline(lines, line);) {
@@ -86,7 +89,8 @@ TEST(EncodeCommandTest, NpyHoldsTheSameEmbeddings) {
   const std::string bytes = ReadAll(out);
   ASSERT_GT(bytes.size(), 10u);
   EXPECT_EQ(bytes.substr(0, 8), std::string("\x93NUMPY\x01\x00", 8));
-  const size_t header = 10 + static_cast<unsigned char>(bytes[8]) + 256 * static_cast<unsigned char>(bytes[9]);
+  const size_t header =
+      10 + static_cast<unsigned char>(bytes[8]) + 256 * static_cast<unsigned char>(bytes[9]);
   EXPECT_EQ(header % 64, 0u);
   EXPECT_NE(bytes.find("'shape': (65, 128)"), std::string::npos) << bytes.substr(0, header);
   ASSERT_EQ(bytes.size(), header + 65 * 128 * sizeof(float));
@@ -105,7 +109,8 @@ TEST(EncodeCommandTest, UsesTheFolderPoolingUnlessTold) {
   ASSERT_TRUE(SaveBertModel(*model, dir, options).ok());
   const std::string in = ::testing::TempDir() + "/one.txt";
   std::ofstream(in) << "A man is playing a guitar.\n";
-  const std::string cls = ::testing::TempDir() + "/cls.jsonl", mean = ::testing::TempDir() + "/mean.jsonl";
+  const std::string cls = ::testing::TempDir() + "/cls.jsonl",
+                    mean = ::testing::TempDir() + "/mean.jsonl";
   ASSERT_EQ(Encode({"--model", dir, "--input", in, "--output", cls}), 0);
   ASSERT_EQ(Encode({"--model", dir, "--input", in, "--output", mean, "--pooling", "mean"}), 0);
   const auto a = Json::parse(ReadAll(cls)).at("embedding").get<std::vector<float>>();
@@ -138,7 +143,9 @@ TEST(EncodeCommandTest, InvalidUtf8WarnsOnceAndEncodesWithoutTheBadBytes) {
   std::ofstream(bad, std::ios::binary) << "A man is playing a guitar.\n"
                                           "Caf\xE9 au lait\r\n"
                                           "\xFF\xFE\n"
-                                          "A wom\xC0\x80" "an is slicing \xE2\x82" "an onion.\n";
+                                          "A wom\xC0\x80"
+                                          "an is slicing \xE2\x82"
+                                          "an onion.\n";
   const std::string clean = ::testing::TempDir() + "/clean_utf8.txt";
   std::ofstream(clean, std::ios::binary) << "A man is playing a guitar.\n"
                                             "Caf au lait\n"
@@ -170,8 +177,8 @@ TEST(EncodeCommandTest, ValidInputGivesNoWarning) {
   std::ofstream(in, std::ios::binary) << "Caf\xC3\xA9 au lait\n\xE4\xB8\xAD\xE6\x96\x87\r\n"
                                          "\xF0\x9F\x98\x80 na\xC3\xAFve\n";
   ::testing::internal::CaptureStderr();
-  const int rc = Encode({"--model", kModel, "--input", in, "--output",
-                         ::testing::TempDir() + "/multibyte.jsonl"});
+  const int rc = Encode(
+      {"--model", kModel, "--input", in, "--output", ::testing::TempDir() + "/multibyte.jsonl"});
   const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(rc, 0) << err;
   EXPECT_THAT(Utf8Warnings(err), ::testing::IsEmpty()) << err;
@@ -204,8 +211,9 @@ TEST(EncodeCommandTest, UnknownModelTypeExitsTwoInOneLine) {
   EXPECT_EQ(rc, 2);
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
   // The known families are listed (the registry's own test checks the list).
-  EXPECT_THAT(err, ::testing::HasSubstr(dir + "/config.json: key \"model_type\" is \"gpt2\", "
-                                        "which no model family reads (known: bert, roberta, "));
+  EXPECT_THAT(err,
+              ::testing::HasSubstr(dir + "/config.json: key \"model_type\" is \"gpt2\", "
+                                         "which no model family reads (known: bert, roberta, "));
 }
 
 }  // namespace

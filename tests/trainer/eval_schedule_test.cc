@@ -1,5 +1,5 @@
-// trainer/train/eval_schedule.h, the rule of trainer/train/train_loop.h ("Evaluation points and their
-// keys"): samples_seen a function of (epoch, batch_in_epoch) with the DistributedSampler's
+// trainer/train/eval_schedule.h, the rule of trainer/train/train_loop.h ("Evaluation points and
+// their keys"): samples_seen a function of (epoch, batch_in_epoch) with the DistributedSampler's
 // padding (2 ranks, an odd data set), equal across an epoch boundary; the targets of
 // eval_every_samples and eval_every_epochs (llround(j * f * N): rounding, f > 1, f * N < 1);
 // a step that crosses two targets evaluates once under the larger; eval_every_steps keyed by
@@ -103,7 +103,10 @@ void ExpectLast(const EvalSchedule& s, const Targets& targets) {
 TEST(EvalSchedule, EpochFractionTargets) {
   const EvalSchedule s = MakeOrDie(Cadence(16, 0, 0, 0.125), 640, 1);
   ExpectNext(s, {{0, 80}, {79, 80}, {80, 160}, {640, 720}});  // 720: on into the next epoch
-  ExpectLast(s, {{79, std::nullopt}, {80, 80}, {639, 560}, {640, 640},
+  ExpectLast(s, {{79, std::nullopt},
+                 {80, 80},
+                 {639, 560},
+                 {640, 640},
                  {int64_t{80} * 1000000007, int64_t{80} * 1000000007}});
 
   // Rounding: f = 0.1, N = 642 -> 64.2, 128.4, 192.6, 256.8, 321 -> 64, 128, 193, 257, 321.
@@ -127,9 +130,10 @@ TEST(EvalSchedule, EpochFractionTargets) {
 TEST(EvalSchedule, AcceptanceExample640PairsEveryEighthEpoch) {
   // Batch 16: 40 steps, every 5th an evaluation point, keys 80, ..., 560; the last: 640.
   const EvalSchedule b16 = MakeOrDie(Cadence(16, 0, 0, 0.125), 640, 1);
-  EXPECT_EQ(Walk(b16, 640, 1, 16, 1, 40),
-            (Points{{5, 80}, {10, 160}, {15, 240}, {20, 320}, {25, 400}, {30, 480}, {35, 560},
-                    {40, 640}}));
+  EXPECT_EQ(
+      Walk(b16, 640, 1, 16, 1, 40),
+      (Points{
+          {5, 80}, {10, 160}, {15, 240}, {20, 320}, {25, 400}, {30, 480}, {35, 560}, {40, 640}}));
   // Batch 128: 5 steps at 128, 256, 384, 512, 640 samples.
   const EvalSchedule b128 = MakeOrDie(Cadence(128, 0, 0, 0.125), 640, 1);
   EXPECT_EQ(Walk(b128, 640, 1, 128, 1, 5),
@@ -141,8 +145,7 @@ TEST(EvalSchedule, AStepCrossingTwoTargetsEvaluatesOnceUnderTheLarger) {
   EXPECT_EQ(s.KeyAt(4, 384, 512), 500);  // 400 and 500 lie in (384, 512]
   EXPECT_EQ(s.KeyAt(4, 400, 499), std::nullopt);
   EXPECT_EQ(s.KeyAt(4, 399, 400), 400);
-  EXPECT_EQ(Walk(s, 640, 1, 128, 1, 5),
-            (Points{{1, 100}, {2, 200}, {3, 300}, {4, 500}, {5, 640}}));
+  EXPECT_EQ(Walk(s, 640, 1, 128, 1, 5), (Points{{1, 100}, {2, 200}, {3, 300}, {4, 500}, {5, 640}}));
   // Two epochs on 2 ranks (N = 642), steps of 256 samples, the 3rd ending the epoch at 642:
   // 256, 512, 642, 898, 1154, 1284; every step crosses one to three targets of 100.
   const EvalSchedule d = MakeOrDie(Cadence(128, 0, 100, 0), 641, 2);

@@ -45,8 +45,8 @@ TEST(EventFile, RecordsReadBackAndACorruptByteIsCaught) {
   ASSERT_TRUE(RemoveTree(dir).ok()) << dir;  // a clean folder: one event file, ours
   auto w = EventFileWriter::Open(dir, 1700000000.5);
   ASSERT_TRUE(w.ok()) << w.status();
-  ASSERT_TRUE((*w)->WriteScalars(3, {{"train/loss", 0.75}, {"lr", 1e-4}, {"bad", NAN}}, 1700000001)
-                  .ok());
+  ASSERT_TRUE(
+      (*w)->WriteScalars(3, {{"train/loss", 0.75}, {"lr", 1e-4}, {"bad", NAN}}, 1700000001).ok());
   HParams h;
   h.numbers = {{"lr", 0.001}, {"batch_size", 32}};
   h.strings = {{"phase", "grid"}};

@@ -1,5 +1,5 @@
-// trainer/model/fused_linear.h against torch::linear. On the CPU (CI) Linear is torch::linear, bit for
-// bit, in and out of autocast. On a GPU with the cuBLASLt path (ctest on the GPU host), under
+// trainer/model/fused_linear.h against torch::linear. On the CPU (CI) Linear is torch::linear, bit
+// for bit, in and out of autocast. On a GPU with the cuBLASLt path (ctest on the GPU host), under
 // bf16 and fp16 autocast: the output and dX equal ATen's bit for bit (the same addmm and mm); dW
 // and db, which the fused path writes in float32 without ATen's round trip through the low
 // dtype, are at least as close as ATen's to a float64 reference, on shapes of BERT-base's
@@ -26,7 +26,7 @@ struct Result {
 
 // y = Linear(x, w, b) (or torch::linear) under `precision` autocast; back-propagates sum(y * gy).
 Result RunLinear(bool fused, Precision precision, const torch::Tensor& x0, const torch::Tensor& w0,
-           const torch::Tensor& b0, const torch::Tensor& gy) {
+                 const torch::Tensor& b0, const torch::Tensor& gy) {
   auto leaf = [](const torch::Tensor& t) { return t.detach().clone().requires_grad_(true); };
   torch::Tensor x = leaf(x0), w = leaf(w0), b = leaf(b0);
   torch::Tensor y;
@@ -96,8 +96,8 @@ TEST_P(FusedLinearGpu, MatchesAtenAndIsAtLeastAsCloseToFloat64) {
   const torch::Tensor dw64 = g64.t().mm(x64), db64 = g64.sum(0);
   const double fused_w = MaxRelErr(got.dw, dw64), aten_w = MaxRelErr(aten.dw, dw64);
   const double fused_b = MaxRelErr(got.db, db64), aten_b = MaxRelErr(aten.db, db64);
-  std::cout << where << ": dW error " << fused_w << " (ATen " << aten_w << "), db error "
-            << fused_b << " (ATen " << aten_b << ")" << std::endl;
+  std::cout << where << ": dW error " << fused_w << " (ATen " << aten_w << "), db error " << fused_b
+            << " (ATen " << aten_b << ")" << std::endl;
   EXPECT_LE(fused_w, aten_w * 1.01 + 1e-6) << where;
   EXPECT_LE(fused_b, aten_b * 1.01 + 1e-6) << where;
   EXPECT_LT(fused_w, 1e-4) << where;  // float32 accumulation of exact products

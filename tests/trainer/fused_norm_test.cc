@@ -23,8 +23,9 @@ struct Result {
 
 // Runs y = DropoutAddLayerNorm(...) (fused or ATen) and back-propagates sum(y * gy) +
 // sum(low * gl) (low: y in x's dtype; on the ATen path, y cast as autocast would cast it).
-Result RunNorm(bool fused, const torch::Tensor& x0, const torch::Tensor& r0, const torch::Tensor& w0,
-           const torch::Tensor& b0, double p, const torch::Tensor& gy, const torch::Tensor& gl) {
+Result RunNorm(bool fused, const torch::Tensor& x0, const torch::Tensor& r0,
+               const torch::Tensor& w0, const torch::Tensor& b0, double p, const torch::Tensor& gy,
+               const torch::Tensor& gl) {
   SetFusedNorm(fused);
   auto leaf = [](const torch::Tensor& t) { return t.detach().clone().requires_grad_(true); };
   torch::Tensor x = leaf(x0), r = leaf(r0), w = leaf(w0), b = leaf(b0);
@@ -34,8 +35,9 @@ Result RunNorm(bool fused, const torch::Tensor& x0, const torch::Tensor& r0, con
   if (gl.defined()) loss = loss + (low.to(torch::kFloat) * gl).sum();
   loss.backward();
   SetFusedNorm(true);
-  return {out.full.detach(), out.low.defined() ? out.low.detach() : torch::Tensor(), x.grad(),
-          r.grad(), w.grad(), b.grad()};
+  return {out.full.detach(), out.low.defined() ? out.low.detach() : torch::Tensor(),
+          x.grad(),          r.grad(),
+          w.grad(),          b.grad()};
 }
 
 double MaxRelErr(const torch::Tensor& got, const torch::Tensor& want) {

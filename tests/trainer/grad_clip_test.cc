@@ -1,7 +1,7 @@
-// Gradient norm and clipping (trainer/optim/grad_clip.h): TotalGradNorm against sqrt(sum of squares)
-// of every gradient element, accumulated in double; ClipGradsByTotalNorm against LibTorch's
-// torch::nn::utils::clip_grad_norm_ applied to a copy of the same gradients (clipping, not
-// clipping, inf and NaN gradients); DefinedGrads skipping parameters without a gradient;
+// Gradient norm and clipping (trainer/optim/grad_clip.h): TotalGradNorm against sqrt(sum of
+// squares) of every gradient element, accumulated in double; ClipGradsByTotalNorm against
+// LibTorch's torch::nn::utils::clip_grad_norm_ applied to a copy of the same gradients (clipping,
+// not clipping, inf and NaN gradients); DefinedGrads skipping parameters without a gradient;
 // ScaleGrads against g * factor.
 #include "trainer/optim/grad_clip.h"
 
@@ -61,7 +61,9 @@ void ExpectSameGrads(const std::vector<torch::Tensor>& got, const std::vector<to
     if (!want[i].grad().defined()) continue;
     EXPECT_TRUE(torch::allclose(got[i].grad(), want[i].grad(), rtol, /*atol=*/1e-12,
                                 /*equal_nan=*/true))
-        << "param " << i << "\ngot\n" << got[i].grad() << "\nwant\n" << want[i].grad();
+        << "param " << i << "\ngot\n"
+        << got[i].grad() << "\nwant\n"
+        << want[i].grad();
   }
 }
 
@@ -133,8 +135,8 @@ TEST(GradClipTest, ClipMatchesTorchWhenBelowMaxNorm) {
 // Non-finite gradients: torch (error_if_nonfinite = false) scales by max_norm / (inf + 1e-6) = 0
 // or by NaN; ours must leave the same values (NaN where torch has NaN).
 TEST(GradClipTest, NonFiniteMatchesTorch) {
-  for (const float bad : {std::numeric_limits<float>::infinity(),
-                          std::numeric_limits<float>::quiet_NaN()}) {
+  for (const float bad :
+       {std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()}) {
     torch::manual_seed(5);
     std::vector<torch::Tensor> ours = ParamsWithGrads(1.0);
     ours[1].mutable_grad()[3] = bad;

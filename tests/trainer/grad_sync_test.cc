@@ -1,5 +1,5 @@
-// trainer/distributed/grad_sync.h in one process (a Gloo group of one rank over loopback): buckets hold the
-// parameters in reverse order, the first at most 1 MiB, the others at most the cap, each
+// trainer/distributed/grad_sync.h in one process (a Gloo group of one rank over loopback): buckets
+// hold the parameters in reverse order, the first at most 1 MiB, the others at most the cap, each
 // parameter exactly once; gradients are views into the buckets, accumulate across backward
 // passes, and after Finish() hold the mean over ranks (here: themselves); set_sync(false)
 // communicates nothing and Finish() still completes. The multi-rank behaviour is checked
@@ -49,7 +49,8 @@ TEST(GradSync, BucketsAndViews) {
   // Two accumulation micro-steps, the second synchronizing.
   auto loss = [&] {
     torch::Tensor l = torch::zeros({});
-    for (size_t i = 0; i < params.size(); ++i) l = l + (params[i] * static_cast<double>(i + 1)).sum();
+    for (size_t i = 0; i < params.size(); ++i)
+      l = l + (params[i] * static_cast<double>(i + 1)).sum();
     return l;
   };
   sync.ZeroGrads();

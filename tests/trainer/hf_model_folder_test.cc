@@ -31,7 +31,8 @@ std::string Folder(const std::string& name) {
 }
 
 // A folder with the reference config.json and these tensors in model.safetensors.
-std::string FolderWith(const std::string& name, const std::map<std::string, torch::Tensor>& tensors) {
+std::string FolderWith(const std::string& name,
+                       const std::map<std::string, torch::Tensor>& tensors) {
   const std::string dir = Folder(name);
   WriteTinyBertFolder(dir, tensors);
   return dir;
@@ -87,8 +88,9 @@ TEST(CheckpointTest, LoadsBertPrefixedNamesAndReportsExtraHeads) {
   auto c = LoadBertCheckpoint(FolderWith("prefixed", prefixed));
   ASSERT_TRUE(c.ok()) << c.status();
   ExpectSameTensors(c->tensors, TinyBertCheckpoint().tensors);
-  EXPECT_EQ(c->unexpected_keys, (std::vector<std::string>{"cls.predictions.bias",
-                                                          "cls.predictions.transform.dense.weight"}));
+  EXPECT_EQ(
+      c->unexpected_keys,
+      (std::vector<std::string>{"cls.predictions.bias", "cls.predictions.transform.dense.weight"}));
   EXPECT_TRUE(c->missing_keys.empty());
 }
 
@@ -99,7 +101,8 @@ TEST(CheckpointTest, MissingPoolerIsReportedNotFatal) {
   auto c = LoadBertCheckpoint(FolderWith("nopooler", tensors));
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_FALSE(c->has_pooler);
-  EXPECT_EQ(c->missing_keys, (std::vector<std::string>{"pooler.dense.bias", "pooler.dense.weight"}));
+  EXPECT_EQ(c->missing_keys,
+            (std::vector<std::string>{"pooler.dense.bias", "pooler.dense.weight"}));
 }
 
 TEST(CheckpointTest, HalfAndBfloat16WeightsLoadAsFloat32) {
@@ -120,7 +123,9 @@ TEST(CheckpointTest, SaveThenLoadIsBitIdenticalAndCopiesTheTokenizer) {
   const std::string dir = Folder("saved") + "/nested/out";
   CheckpointSaveOptions options;
   options.source_dir = kModel;
-  ASSERT_TRUE(SaveBertCheckpoint(dir, TinyBertCheckpoint().config, TinyBertCheckpoint().tensors, options).ok());
+  ASSERT_TRUE(
+      SaveBertCheckpoint(dir, TinyBertCheckpoint().config, TinyBertCheckpoint().tensors, options)
+          .ok());
   auto c = LoadBertCheckpoint(dir);
   ASSERT_TRUE(c.ok()) << c.status();
   ExpectSameTensors(c->tensors, TinyBertCheckpoint().tensors);
@@ -146,7 +151,9 @@ TEST(CheckpointTest, SentenceTransformersPoolingIsWrittenAndRead) {
   const std::string dir = Folder("st");
   CheckpointSaveOptions options;
   options.pooling = "cls";
-  ASSERT_TRUE(SaveBertCheckpoint(dir, TinyBertCheckpoint().config, TinyBertCheckpoint().tensors, options).ok());
+  ASSERT_TRUE(
+      SaveBertCheckpoint(dir, TinyBertCheckpoint().config, TinyBertCheckpoint().tensors, options)
+          .ok());
   auto c = LoadBertCheckpoint(dir);
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->pooling, "cls");
@@ -188,8 +195,10 @@ TEST(CheckpointTest, MalformedConfigNamesFileAndKey) {
       {with("\"num_attention_heads\": 2", "\"num_attention_heads\": 3"),
        {"\"num_attention_heads\"", "must divide hidden_size"}},
       {with("\"layer_norm_eps\": 1e-12", "\"layer_norm_eps\": \"x\""), {"\"layer_norm_eps\""}},
-      {with("\"hidden_act\": \"gelu\"", "\"hidden_act\": \"gelu_42\""), {"\"hidden_act\"", "gelu_42"}},
-      {with("\"hidden_dropout_prob\": 0.1", "\"hidden_dropout_prob\": 2"), {"\"hidden_dropout_prob\""}},
+      {with("\"hidden_act\": \"gelu\"", "\"hidden_act\": \"gelu_42\""),
+       {"\"hidden_act\"", "gelu_42"}},
+      {with("\"hidden_dropout_prob\": 0.1", "\"hidden_dropout_prob\": 2"),
+       {"\"hidden_dropout_prob\""}},
       {with("\"vocab_size\": 30522", "\"vocab_size\": -5"), {"\"vocab_size\"", ">= 1"}},
       {with("\"model_type\": \"bert\"", "\"model_type\": \"gpt2\""), {"\"model_type\"", "gpt2"}},
       {with("\"pad_token_id\": 0", "\"pad_token_id\": null"), {"\"pad_token_id\""}},
@@ -211,9 +220,9 @@ TEST(CheckpointTest, WrongShapeNamesTensorAndBothShapes) {
   std::map<std::string, torch::Tensor> tensors = TinyBertCheckpoint().tensors;
   tensors["encoder.layer.1.intermediate.dense.weight"] = torch::zeros({256, 128});
   const std::string dir = FolderWith("shape", tensors);
-  ExpectError(LoadBertCheckpoint(dir), {dir + "/model.safetensors",
-                                        "encoder.layer.1.intermediate.dense.weight", "[256, 128]",
-                                        "[512, 128]"});
+  ExpectError(LoadBertCheckpoint(dir),
+              {dir + "/model.safetensors", "encoder.layer.1.intermediate.dense.weight",
+               "[256, 128]", "[512, 128]"});
 }
 
 TEST(CheckpointTest, MissingEncoderWeightIsAnError) {
@@ -237,7 +246,8 @@ TEST(CheckpointTest, BrokenShardIndexIsNamed) {
   const std::string dir = Folder("index");
   const std::string src = kModel;
   WriteAll(dir + "/config.json", ReadAll(src + "/config.json"));
-  for (const char* shard : {"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"}) {
+  for (const char* shard :
+       {"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"}) {
     WriteAll(dir + "/" + shard, ReadAll(src + "/" + shard));
   }
   const std::string index = ReadAll(src + "/model.safetensors.index.json");

@@ -1,5 +1,5 @@
-// trainer/distributed/local_ranks.h with /bin/sh as the rank binary: the torchrun environment each rank
-// gets, a failed rank ending the others (its exit code or 128 + its signal), the GPU ids.
+// trainer/distributed/local_ranks.h with /bin/sh as the rank binary: the torchrun environment each
+// rank gets, a failed rank ending the others (its exit code or 128 + its signal), the GPU ids.
 #include "trainer/distributed/local_ranks.h"
 
 #include <chrono>
@@ -21,11 +21,12 @@ LocalRanksSpec Shell(int ranks, const std::string& script) {
 
 TEST(LocalRanksTest, EachRankGetsTheTorchrunEnvironment) {
   // Every rank checks its own variables; any mismatch is a failed rank.
-  EXPECT_EQ(RunLocalRanks(Shell(3, "test \"$WORLD_SIZE\" = 3 && test \"$LOCAL_WORLD_SIZE\" = 3 && "
-                                   "test \"$LOCAL_RANK\" = \"$RANK\" && test \"$RANK\" -lt 3 && "
-                                   "test \"$MASTER_ADDR\" = 127.0.0.1 && "
-                                   "test \"$MASTER_PORT\" -gt 0 && "
-                                   "test \"$TUNEFLEET_LOCAL_RANKS\" = 1"),
+  EXPECT_EQ(RunLocalRanks(Shell(3,
+                                "test \"$WORLD_SIZE\" = 3 && test \"$LOCAL_WORLD_SIZE\" = 3 && "
+                                "test \"$LOCAL_RANK\" = \"$RANK\" && test \"$RANK\" -lt 3 && "
+                                "test \"$MASTER_ADDR\" = 127.0.0.1 && "
+                                "test \"$MASTER_PORT\" -gt 0 && "
+                                "test \"$TUNEFLEET_LOCAL_RANKS\" = 1"),
                           "test"),
             0);
 }
@@ -39,15 +40,16 @@ TEST(LocalRanksTest, AFailedRankEndsTheOthersWithItsExitCode) {
 }
 
 TEST(LocalRanksTest, ASignalledRankGives128PlusTheSignal) {
-  EXPECT_EQ(RunLocalRanks(Shell(2, "if [ \"$RANK\" = 0 ]; then kill -9 $$; fi; exec sleep 60"),
-                          "test"),
-            128 + 9);
+  EXPECT_EQ(
+      RunLocalRanks(Shell(2, "if [ \"$RANK\" = 0 ]; then kill -9 $$; fi; exec sleep 60"), "test"),
+      128 + 9);
 }
 
 TEST(LocalRanksTest, ARankThatIgnoresSigtermIsKilledAfterTheGrace) {
   const auto start = std::chrono::steady_clock::now();
-  EXPECT_EQ(RunLocalRanks(Shell(2, "trap '' TERM; if [ \"$RANK\" = 1 ]; then exit 3; fi; "
-                                   "while :; do sleep 0.1; done"),
+  EXPECT_EQ(RunLocalRanks(Shell(2,
+                                "trap '' TERM; if [ \"$RANK\" = 1 ]; then exit 3; fi; "
+                                "while :; do sleep 0.1; done"),
                           "test"),
             3);
   const auto took = std::chrono::steady_clock::now() - start;

@@ -38,8 +38,15 @@ TEST(LrScheduleTest, LinearHandComputed) {
   const LrSchedule s("linear", 1.0, 0.1, 100);
   EXPECT_EQ(s.warmup_steps(), 10);
   EXPECT_EQ(s.total_steps(), 100);
-  ExpectAt(s, {{0, 0.0}, {1, 0.1}, {5, 0.5}, {9, 0.9}, {10, 1.0}, {11, 89.0 / 90.0},
-               {55, 0.5}, {99, 1.0 / 90.0}, {100, 0.0},
+  ExpectAt(s, {{0, 0.0},
+               {1, 0.1},
+               {5, 0.5},
+               {9, 0.9},
+               {10, 1.0},
+               {11, 89.0 / 90.0},
+               {55, 0.5},
+               {99, 1.0 / 90.0},
+               {100, 0.0},
                {150, 0.0}});  // max(0, ...): never negative
 }
 
@@ -86,8 +93,8 @@ TEST(LrScheduleTest, MatchesTransformersLambdasAtEveryStep) {
     double ratio;
     int64_t total, warmup;  // warmup: ceil(ratio * total), worked out by hand
   };
-  for (const Case& c : {Case{0.1, 100, 10}, Case{0.1, 95, 10}, Case{0.0, 40, 0},
-                        Case{0.5, 7, 4}, Case{1.0, 20, 20}}) {
+  for (const Case& c : {Case{0.1, 100, 10}, Case{0.1, 95, 10}, Case{0.0, 40, 0}, Case{0.5, 7, 4},
+                        Case{1.0, 20, 20}}) {
     const LrSchedule linear("linear", 0.7, c.ratio, c.total);
     const LrSchedule constant("constant", 0.7, c.ratio, c.total);
     ASSERT_EQ(linear.warmup_steps(), c.warmup) << c.ratio << " " << c.total;

@@ -1,6 +1,6 @@
-// EstimateTrainingMemory (trainer/train/memory_estimate.h) against hand-computed numbers for BERT-base
-// (BertConfig's defaults: H 768, A 12, L 12) with 110M parameters: model state 18 bytes per
-// parameter in bf16/fp16, 16 in fp32; activations L * B * T * H * (34 + 5 A T / H) bytes per
+// EstimateTrainingMemory (trainer/train/memory_estimate.h) against hand-computed numbers for
+// BERT-base (BertConfig's defaults: H 768, A 12, L 12) with 110M parameters: model state 18 bytes
+// per parameter in bf16/fp16, 16 in fp32; activations L * B * T * H * (34 + 5 A T / H) bytes per
 // pass in 16-bit (twice in fp32), linear in batch and passes, and with gradient checkpointing
 // L * 2 B T H (4 in fp32) plus one full layer.
 #include "trainer/train/memory_estimate.h"
@@ -101,10 +101,9 @@ TEST(MemoryEstimateTest, ModelStateBytesPerParameter) {
   EXPECT_DOUBLE_EQ(zero1.bytes_per_parameter, 12);
   EXPECT_DOUBLE_EQ(zero1.optimizer_state_bytes, kParams * 4.0);
   EXPECT_DOUBLE_EQ(zero1.activation_bytes, fp32.activation_bytes);
-  EXPECT_DOUBLE_EQ(
-      EstimateTrainingMemory(config, kParams, 32, 128, 2, Precision::kBf16, false, 8)
-          .model_state_bytes,
-      kParams * 11.0);
+  EXPECT_DOUBLE_EQ(EstimateTrainingMemory(config, kParams, 32, 128, 2, Precision::kBf16, false, 8)
+                       .model_state_bytes,
+                   kParams * 11.0);
   // The model state does not depend on batch, length, passes or checkpointing.
   EXPECT_DOUBLE_EQ(
       EstimateTrainingMemory(config, kParams, 1, 16, 1, Precision::kBf16, true).model_state_bytes,
@@ -139,12 +138,12 @@ TEST(MemoryEstimateTest, ActivationsLinearInBatchAndPasses) {
       ASSERT_GT(base, 0);
       for (const int64_t batch : {1, 16, 24, 64}) {
         for (const int passes : {1, 2}) {
-          EXPECT_DOUBLE_EQ(EstimateTrainingMemory(config, kParams, batch, 128, passes, p,
-                                                  checkpointing)
-                               .activation_bytes,
-                           base * static_cast<double>(batch) / 8.0 * passes)
-              << "batch " << batch << ", passes " << passes << ", checkpointing "
-              << checkpointing << ", precision " << PrecisionName(p);
+          EXPECT_DOUBLE_EQ(
+              EstimateTrainingMemory(config, kParams, batch, 128, passes, p, checkpointing)
+                  .activation_bytes,
+              base * static_cast<double>(batch) / 8.0 * passes)
+              << "batch " << batch << ", passes " << passes << ", checkpointing " << checkpointing
+              << ", precision " << PrecisionName(p);
         }
       }
     }

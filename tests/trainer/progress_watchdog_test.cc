@@ -1,6 +1,6 @@
-// trainer/distributed/progress_watchdog.h with real time: petted more often than its limit it never fires;
-// left alone it fires once, after the limit and well before twice the limit, reporting the idle
-// time; destruction stops it promptly.
+// trainer/distributed/progress_watchdog.h with real time: petted more often than its limit it never
+// fires; left alone it fires once, after the limit and well before twice the limit, reporting the
+// idle time; destruction stops it promptly.
 #include "trainer/distributed/progress_watchdog.h"
 
 #include <atomic>
@@ -18,7 +18,8 @@ using std::chrono::milliseconds;
 TEST(ProgressWatchdog, PettedNeverFires) {
   std::atomic<int> fired{0};
   {
-    ProgressWatchdog dog(milliseconds(300), [&](milliseconds) { ++fired; }, milliseconds(20));
+    ProgressWatchdog dog(
+        milliseconds(300), [&](milliseconds) { ++fired; }, milliseconds(20));
     for (int i = 0; i < 20; ++i) {
       std::this_thread::sleep_for(milliseconds(50));
       dog.Pet();
@@ -51,7 +52,10 @@ TEST(ProgressWatchdog, FiresOnceAfterTheLimit) {
 
 TEST(ProgressWatchdog, StopsPromptly) {
   const auto start = std::chrono::steady_clock::now();
-  { ProgressWatchdog dog(milliseconds(10000), [](milliseconds) {}, milliseconds(5000)); }
+  {
+    ProgressWatchdog dog(
+        milliseconds(10000), [](milliseconds) {}, milliseconds(5000));
+  }
   EXPECT_LT(std::chrono::steady_clock::now() - start, milliseconds(1000));
 }
 

@@ -126,8 +126,9 @@ TEST(ResolvedConfig, HoldsEveryKeyOfTheTrainerYaml) {
   ASSERT_TRUE(root.ok());
   // Keys that apply only to some formats or evaluations are written when set (below).
   const std::set<std::string> when_set = {
-      "task.loss",       "task.eval_kind",       "task.columns",    "task.label_column",    "task.eval_queries",      "task.eval_corpus",
-      "task.eval_qrels", "task.matryoshka_dims", "task.matryoshka_weights"};
+      "task.loss",         "task.eval_kind",       "task.columns",
+      "task.label_column", "task.eval_queries",    "task.eval_corpus",
+      "task.eval_qrels",   "task.matryoshka_dims", "task.matryoshka_weights"};
   for (const std::string& key : TrainerConfigKeys()) {
     if (when_set.count(key) > 0) continue;
     const std::vector<std::string> parts = absl::StrSplit(key, '.');

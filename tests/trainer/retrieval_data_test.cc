@@ -79,10 +79,11 @@ TEST(ReadRetrievalFiles, ErrorsNameFileAndLine) {
   path = Write("e4.tsv", h + "q1\td1\thigh\n");
   EXPECT_EQ(error(q, c, path), path + ":2: score 'high' is not a number");
   path = Write("e5.tsv", h + "q3\td1\t0\n");
-  EXPECT_THAT(error(q, c, path), HasSubstr(path + ": no query of " + q +
-                                           " has a relevant corpus entry (score > 0)"));
+  EXPECT_THAT(error(q, c, path),
+              HasSubstr(path + ": no query of " + q + " has a relevant corpus entry (score > 0)"));
   const std::string ok_qrels = Write("ok.tsv", "q1\td1\t1\n");
-  path = Write("dup.jsonl", "{\"_id\": \"d1\", \"text\": \"a\"}\n{\"_id\": \"d1\", \"text\": \"b\"}\n");
+  path = Write("dup.jsonl",
+               "{\"_id\": \"d1\", \"text\": \"a\"}\n{\"_id\": \"d1\", \"text\": \"b\"}\n");
   EXPECT_EQ(error(q, path, ok_qrels),
             path + ":2: duplicate corpus entry id 'd1' (first on line 1)");
   path = Write("noid.jsonl", "{\"text\": \"a\"}\n");

@@ -157,8 +157,8 @@ TEST(EvaluateRetrieval, AsEachTextEmbeddedAloneWithDims) {
 
 TEST(EvaluateSimilarity, MatryoshkaDimsKeys) {
   Fixture f = Make();
-  auto data = TaskData::Make(DataKind{"sts", RowTarget::kScore}, f.rows, "stsb", *f.tokenizer,
-                             128, "sts-dev");
+  auto data = TaskData::Make(DataKind{"sts", RowTarget::kScore}, f.rows, "stsb", *f.tokenizer, 128,
+                             "sts-dev");
   ASSERT_TRUE(data.ok()) << data.status();
   auto plain = Evaluate(f.model, *data, torch::kCPU, 16, Precision::kFp32);
   auto dims = Evaluate(f.model, *data, torch::kCPU, 16, Precision::kFp32, nullptr, {4, 32});

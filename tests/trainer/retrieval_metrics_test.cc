@@ -40,8 +40,8 @@ TEST(RetrievalMetrics, KeysAreTheEvaluatorsDefaults) {
   EXPECT_EQ(keys, (std::vector<std::string>{
                       "eval/accuracy@1", "eval/accuracy@10", "eval/accuracy@3", "eval/accuracy@5",
                       "eval/map@100", "eval/mrr@10", "eval/ndcg@10", "eval/precision@1",
-                      "eval/precision@10", "eval/precision@3", "eval/precision@5",
-                      "eval/recall@1", "eval/recall@10", "eval/recall@3", "eval/recall@5"}));
+                      "eval/precision@10", "eval/precision@3", "eval/precision@5", "eval/recall@1",
+                      "eval/recall@10", "eval/recall@3", "eval/recall@5"}));
   for (const auto& [k, v] : m) {
     if (k.rfind("eval/precision@", 0) == 0) {
       const int at = std::stoi(k.substr(15));
@@ -158,7 +158,8 @@ TEST(TopRetrievalHits, QueryBlocksGiveTheSameHits) {
   const auto blocked = TopRetrievalHits(q, c, 5);
   const torch::Tensor scores =
       torch::nn::functional::normalize(q, torch::nn::functional::NormalizeFuncOptions().dim(1))
-          .mm(torch::nn::functional::normalize(c, torch::nn::functional::NormalizeFuncOptions().dim(1))
+          .mm(torch::nn::functional::normalize(c,
+                                               torch::nn::functional::NormalizeFuncOptions().dim(1))
                   .t());
   const auto [values, indices] = scores.topk(5, 1);
   ASSERT_EQ(blocked.size(), 70u);

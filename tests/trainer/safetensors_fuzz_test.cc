@@ -170,14 +170,26 @@ TEST(SafetensorsTest, MalformedFilesGiveOneLineErrors) {
       {seed + "xx", "tensors cover"},
       {edit([](Json& j) { j["a.weight"]["dtype"] = "F31"; }), "unknown dtype \"F31\""},
       {edit([](Json& j) { j["a.weight"]["dtype"] = "I64"; }), "needs 96"},
-      {edit([](Json& j) { j["a.weight"]["shape"] = {3, -4}; }), "non-negative integers"},
-      {edit([](Json& j) { j["a.weight"]["shape"] = {1ull << 62, 1ull << 62}; }), "overflows"},
-      {edit([](Json& j) { j["a.weight"]["data_offsets"] = {0.0, 48.0}; }), "[BEGIN, END]"},
+      {edit([](Json& j) {
+         j["a.weight"]["shape"] = {3, -4};
+       }),
+       "non-negative integers"},
+      {edit([](Json& j) {
+         j["a.weight"]["shape"] = {1ull << 62, 1ull << 62};
+       }),
+       "overflows"},
+      {edit([](Json& j) {
+         j["a.weight"]["data_offsets"] = {0.0, 48.0};
+       }),
+       "[BEGIN, END]"},
       {edit([](Json& j) { j["a.weight"]["extra"] = 1; }), "unknown field \"extra\""},
       {edit([](Json& j) { j["__metadata__"]["n"] = 1; }), "must be a string"},
       {edit([](Json& j) { j.erase("h.i8"); }), "leave a gap"},
       {edit([](Json& j) { j["z.copy"] = j["a.weight"]; }), "overlap"},
-      {edit([](Json& j) { j["a.weight"] = {1, 2}; }), "expected an object"},
+      {edit([](Json& j) {
+         j["a.weight"] = {1, 2};
+       }),
+       "expected an object"},
       {Assemble("{\"x\":[[[]]]}", ""), "nests deeper"},
   };
   for (const auto& [bytes, expected] : cases) {
@@ -210,9 +222,17 @@ class Mutator {
   std::string Next() {
     std::string out;
     switch (Pick(6)) {
-      case 0: out = JsonEdit(); break;
-      case 1: out = JsonEdit(); ByteEdits(out); break;
-      default: out = seed_; ByteEdits(out); break;
+      case 0:
+        out = JsonEdit();
+        break;
+      case 1:
+        out = JsonEdit();
+        ByteEdits(out);
+        break;
+      default:
+        out = seed_;
+        ByteEdits(out);
+        break;
     }
     return out;
   }
@@ -237,7 +257,8 @@ class Mutator {
           for (int b = 0, k = 1 + Pick(16); b < k; ++b) f[pos()] = static_cast<char>(Pick(256));
           break;
         case 3:  // printable JSON-ish characters
-          for (int b = 0, k = 1 + Pick(4); b < k; ++b) f[pos()] = "{}[]\",:0123456789-. e\\"[Pick(22)];
+          for (int b = 0, k = 1 + Pick(4); b < k; ++b)
+            f[pos()] = "{}[]\",:0123456789-. e\\"[Pick(22)];
           break;
         case 4: {  // insert or delete a few header bytes, keeping the length field
           const uint64_t at = pos();
@@ -250,15 +271,27 @@ class Mutator {
         }
         case 5: {  // the length field
           if (f.size() < 8) break;
-          const uint64_t choices[] = {0, 1, 7, n - 1, n + 1, n + 8, f.size() - 8, f.size(),
-                                      kMaxSafetensorsHeaderBytes, kMaxSafetensorsHeaderBytes + 1,
-                                      ~0ull, 1ull << 63, rng_()};
+          const uint64_t choices[] = {0,
+                                      1,
+                                      7,
+                                      n - 1,
+                                      n + 1,
+                                      n + 8,
+                                      f.size() - 8,
+                                      f.size(),
+                                      kMaxSafetensorsHeaderBytes,
+                                      kMaxSafetensorsHeaderBytes + 1,
+                                      ~0ull,
+                                      1ull << 63,
+                                      rng_()};
           SetHeaderLength(f, choices[Pick(std::size(choices))]);
           break;
         }
         default:  // append or chop data bytes
-          if (Pick(2)) f.append(1 + Pick(16), static_cast<char>(Pick(256)));
-          else f.resize(f.size() - std::min<uint64_t>(f.size(), 1 + Pick(16)));
+          if (Pick(2))
+            f.append(1 + Pick(16), static_cast<char>(Pick(256)));
+          else
+            f.resize(f.size() - std::min<uint64_t>(f.size(), 1 + Pick(16)));
           break;
       }
     }
@@ -266,22 +299,38 @@ class Mutator {
 
   Json RandomValue() {
     switch (Pick(16)) {
-      case 0: return -1;
-      case 1: return 0;
-      case 2: return 1;
-      case 3: return 1ull << 63;
-      case 4: return ~0ull;
-      case 5: return 1.5;
-      case 6: return 1e30;
-      case 7: return "F32";
-      case 8: return nullptr;
-      case 9: return Json::array();
-      case 10: return Json::object();
-      case 11: return true;
-      case 12: return {0, data_.size()};
-      case 13: return {Pick(64), Pick(64)};
-      case 14: return {Pick(8), Pick(8), Pick(8)};
-      default: return "x";
+      case 0:
+        return -1;
+      case 1:
+        return 0;
+      case 2:
+        return 1;
+      case 3:
+        return 1ull << 63;
+      case 4:
+        return ~0ull;
+      case 5:
+        return 1.5;
+      case 6:
+        return 1e30;
+      case 7:
+        return "F32";
+      case 8:
+        return nullptr;
+      case 9:
+        return Json::array();
+      case 10:
+        return Json::object();
+      case 11:
+        return true;
+      case 12:
+        return {0, data_.size()};
+      case 13:
+        return {Pick(64), Pick(64)};
+      case 14:
+        return {Pick(8), Pick(8), Pick(8)};
+      default:
+        return "x";
     }
   }
 
@@ -294,43 +343,63 @@ class Mutator {
       const char* fields[] = {"dtype", "shape", "data_offsets"};
       const char* field = fields[Pick(3)];
       try {  // an edit that does not fit the value's JSON type is skipped
-      switch (Pick(12)) {
-        case 0: t[field] = RandomValue(); break;
-        case 1: t.erase(field); break;
-        case 2: t["extra"] = RandomValue(); break;
-        case 3: {
-          static const char* dtypes[] = {"BOOL", "U8", "I8", "I16", "U16", "F16", "BF16", "I32",
-                                         "U32", "F32", "F64", "I64", "U64", "F8_E4M3", "Q4", ""};
-          t["dtype"] = dtypes[Pick(std::size(dtypes))];
-          break;
-        }
-        case 4: {  // nudge an offset
-          if (!t.contains("data_offsets") || !t["data_offsets"].is_array()) break;
-          Json& o = t["data_offsets"][Pick(2)];
-          if (o.is_number_unsigned()) o = o.get<uint64_t>() + static_cast<int64_t>(Pick(17)) - 8;
-          break;
-        }
-        case 5: {  // nudge a dimension, add or drop one
-          if (!t.contains("shape") || !t["shape"].is_array()) break;
-          Json& s = t["shape"];
-          if (Pick(3) == 0 || s.empty()) s.push_back(Pick(3));
-          else if (Pick(2)) s.erase(s.size() - 1);
-          else s[Pick(s.size())] = static_cast<int64_t>(Pick(6)) - 1;
-          break;
-        }
-        case 6: j.erase(name); break;
-        case 7: j[name + "_copy"] = t; break;
-        case 8: {  // swap two tensors' offsets (valid when the sizes agree)
-          const std::string other = names_[Pick(names_.size())];
-          if (j.contains(other) && j.contains(name)) {
-            std::swap(j[name]["data_offsets"], j[other]["data_offsets"]);
+        switch (Pick(12)) {
+          case 0:
+            t[field] = RandomValue();
+            break;
+          case 1:
+            t.erase(field);
+            break;
+          case 2:
+            t["extra"] = RandomValue();
+            break;
+          case 3: {
+            static const char* dtypes[] = {"BOOL", "U8",      "I8",  "I16", "U16", "F16",
+                                           "BF16", "I32",     "U32", "F32", "F64", "I64",
+                                           "U64",  "F8_E4M3", "Q4",  ""};
+            t["dtype"] = dtypes[Pick(std::size(dtypes))];
+            break;
           }
-          break;
+          case 4: {  // nudge an offset
+            if (!t.contains("data_offsets") || !t["data_offsets"].is_array()) break;
+            Json& o = t["data_offsets"][Pick(2)];
+            if (o.is_number_unsigned()) o = o.get<uint64_t>() + static_cast<int64_t>(Pick(17)) - 8;
+            break;
+          }
+          case 5: {  // nudge a dimension, add or drop one
+            if (!t.contains("shape") || !t["shape"].is_array()) break;
+            Json& s = t["shape"];
+            if (Pick(3) == 0 || s.empty())
+              s.push_back(Pick(3));
+            else if (Pick(2))
+              s.erase(s.size() - 1);
+            else
+              s[Pick(s.size())] = static_cast<int64_t>(Pick(6)) - 1;
+            break;
+          }
+          case 6:
+            j.erase(name);
+            break;
+          case 7:
+            j[name + "_copy"] = t;
+            break;
+          case 8: {  // swap two tensors' offsets (valid when the sizes agree)
+            const std::string other = names_[Pick(names_.size())];
+            if (j.contains(other) && j.contains(name)) {
+              std::swap(j[name]["data_offsets"], j[other]["data_offsets"]);
+            }
+            break;
+          }
+          case 9:
+            j["__metadata__"] = Pick(2) ? RandomValue() : Json{{"k", RandomValue()}};
+            break;
+          case 10:
+            t = RandomValue();
+            break;
+          default:
+            j[name]["shape"] = {1, Json::array({1})};
+            break;
         }
-        case 9: j["__metadata__"] = Pick(2) ? RandomValue() : Json{{"k", RandomValue()}}; break;
-        case 10: t = RandomValue(); break;
-        default: j[name]["shape"] = {1, Json::array({1})}; break;
-      }
       } catch (const Json::exception&) {
       }
     }
@@ -393,7 +462,7 @@ TEST(SafetensorsFuzzTest, MutatedHeadersParseOrFailCleanly) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << "fuzz: " << kIterations << " mutated files in " << seconds << " s: " << ok
             << " parsed, " << failed << " rejected, " << kinds.size() << " kinds of error\n";
-  EXPECT_GT(ok, 100);        // some mutations stay valid (same-size dtype swaps, offset swaps)
+  EXPECT_GT(ok, 100);  // some mutations stay valid (same-size dtype swaps, offset swaps)
   EXPECT_GT(failed, kIterations / 2);
   EXPECT_GE(kinds.size(), 15u);  // the mutations reach every stage of validation
 }

@@ -28,9 +28,9 @@
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "tests/test_util/forked_ranks.h"
+#include "trainer/distributed/grad_sync.h"
 #include "trainer/optim/adamw.h"
 #include "trainer/optim/grad_clip.h"
-#include "trainer/distributed/grad_sync.h"
 #include "trainer/train/step_graphs.h"
 
 namespace tunefleet {
@@ -99,9 +99,9 @@ torch::Tensor DeviceUpdate(ShardedAdamW& sharded, const torch::Tensor& lr) {
 
 // One step of the sharded optimizer on `params` (this rank's gradients) and of `ref` (the mean
 // gradients), clipped at 0.5; the sharded update replayed from `graphs` when given.
-void StepBoth(int step, comm::ProcessGroup& g, std::vector<torch::Tensor>& params,
-              GradSync& sync, ShardedAdamW& sharded, std::vector<torch::Tensor>& ref,
-              AdamW& ref_opt, Checks& c, StepGraphs* graphs = nullptr) {
+void StepBoth(int step, comm::ProcessGroup& g, std::vector<torch::Tensor>& params, GradSync& sync,
+              ShardedAdamW& sharded, std::vector<torch::Tensor>& ref, AdamW& ref_opt, Checks& c,
+              StepGraphs* graphs = nullptr) {
   sync.ZeroGrads();
   torch::Tensor loss = torch::zeros({});
   for (size_t i = 0; i < params.size(); ++i) {
@@ -133,8 +133,8 @@ void StepBoth(int step, comm::ProcessGroup& g, std::vector<torch::Tensor>& param
   ClipGradsByTotalNorm(ref_grads, ref_norm, 0.5);
   ref_opt.Step(1e-2);
   const double diff = MaxDiff(params, ref);
-  c.That(diff < 1e-6, "step " + std::to_string(step) + ": parameters differ by " +
-                          std::to_string(diff));
+  c.That(diff < 1e-6,
+         "step " + std::to_string(step) + ": parameters differ by " + std::to_string(diff));
 }
 
 int ShardedMatchesUnsharded(comm::ProcessGroup& g) {
@@ -146,8 +146,8 @@ int ShardedMatchesUnsharded(comm::ProcessGroup& g) {
   GradSync sync(&g, params, /*bucket_bytes=*/1024, c10::nullopt, GradReduce::kReduceScatter);
   ShardedAdamW sharded(&g, sync, params, kOptions);
   AdamW ref_opt(ref, kOptions);
-  c.That(sync.num_buckets() >= 3, "expected several buckets, got " +
-                                      std::to_string(sync.num_buckets()));
+  c.That(sync.num_buckets() >= 3,
+         "expected several buckets, got " + std::to_string(sync.num_buckets()));
   c.That(MaxDiff(params, ref) == 0, "the flat buffers changed the parameters' values");
   for (int step = 1; step <= 3; ++step) StepBoth(step, g, params, sync, sharded, ref, ref_opt, c);
 
@@ -158,8 +158,8 @@ int ShardedMatchesUnsharded(comm::ProcessGroup& g) {
     for (size_t k : sync.bucket_params(b)) n += params[k].numel();
     want += 8 * ((n + g.size() - 1) / g.size()) + 4;
   }
-  c.That(sharded.state_bytes() == want, "state bytes " + std::to_string(sharded.state_bytes()) +
-                                            ", want " + std::to_string(want));
+  c.That(sharded.state_bytes() == want,
+         "state bytes " + std::to_string(sharded.state_bytes()) + ", want " + std::to_string(want));
   int64_t unsharded = 0;
   for (const auto& [name, t] : ref_opt.StateDict()) unsharded += t.numel() * t.element_size();
   c.That(sharded.unsharded_state_bytes() == unsharded,
@@ -178,8 +178,7 @@ int ShardedMatchesUnsharded(comm::ProcessGroup& g) {
     for (const auto& [name, t] : want_state) {
       auto it = state->find(name);
       c.That(it != state->end() && it->second.sizes() == t.sizes() &&
-                 it->second.device().is_cpu() &&
-                 (it->second - t).abs().max().item<double>() < 1e-6,
+                 it->second.device().is_cpu() && (it->second - t).abs().max().item<double>() < 1e-6,
              "StateDict's " + name + " differs from AdamW's");
     }
   } else {
@@ -196,8 +195,9 @@ int ShardedMatchesUnsharded(comm::ProcessGroup& g) {
 
   // Malformed states.
   const absl::Status partial = sharded2.LoadStateDict({{"1.exp_avg", torch::zeros({13})}});
-  c.That(absl::StrContains(partial.message(), "parameter 1 lacks some of exp_avg, exp_avg_sq, step"),
-         "partial state: " + std::string(partial.message()));
+  c.That(
+      absl::StrContains(partial.message(), "parameter 1 lacks some of exp_avg, exp_avg_sq, step"),
+      "partial state: " + std::string(partial.message()));
   const absl::Status stranger = sharded2.LoadStateDict({{"9.step", torch::zeros({})}});
   c.That(absl::StrContains(stranger.message(), "unexpected tensor \"9.step\" (5 parameters)"),
          "unknown parameter: " + std::string(stranger.message()));

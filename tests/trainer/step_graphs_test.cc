@@ -20,15 +20,15 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/trainer/trainer_test_util.h"
-#include "trainer/model/bert_model.h"
 #include "trainer/data/datasets.h"
-#include "trainer/model/pooling.h"
-#include "trainer/train/step_graphs.h"
 #include "trainer/data/task_data.h"
+#include "trainer/data/wordpiece_tokenizer.h"
+#include "trainer/model/bert_model.h"
+#include "trainer/model/pooling.h"
 #include "trainer/tasks/loss_registry.h"
 #include "trainer/tasks/task_model.h"
+#include "trainer/train/step_graphs.h"
 #include "trainer/train/train_loop.h"
-#include "trainer/data/wordpiece_tokenizer.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -44,7 +44,8 @@ TaskData StsData(int64_t rows) {
   auto examples = ReadDataset("data/stsbenchmark/sts-dev.csv", "stsb");
   EXPECT_TRUE(examples.ok()) << examples.status();
   examples->resize(static_cast<size_t>(rows));
-  auto data = TaskData::Make(DataKind{"sts", RowTarget::kScore}, *examples, "stsb", *tokenizer, 128, "sts-dev");
+  auto data = TaskData::Make(DataKind{"sts", RowTarget::kScore}, *examples, "stsb", *tokenizer, 128,
+                             "sts-dev");
   EXPECT_TRUE(data.ok()) << data.status();
   return std::move(*data);
 }
@@ -69,7 +70,10 @@ TEST(StepGraphs, PairPaddedToCommonLengthKeepsEmbeddingsAndLoss) {
   const TextBatch& shorter = la < lb ? padded.first : padded.second;
   const TextBatch& orig = la < lb ? batch.first : batch.second;
   EXPECT_TRUE(torch::equal(shorter.input_ids.narrow(1, 0, std::min(la, lb)), orig.input_ids));
-  EXPECT_EQ(shorter.attention_mask.narrow(1, std::min(la, lb), l - std::min(la, lb)).sum().item<int64_t>(), 0);
+  EXPECT_EQ(shorter.attention_mask.narrow(1, std::min(la, lb), l - std::min(la, lb))
+                .sum()
+                .item<int64_t>(),
+            0);
 
   auto encoder = LoadBertModel("data/bert-tiny-random");
   ASSERT_TRUE(encoder.ok()) << encoder.status();
@@ -84,7 +88,8 @@ TEST(StepGraphs, PairPaddedToCommonLengthKeepsEmbeddingsAndLoss) {
   // A classification batch (no second text) is left as it is.
   TaskBatch single = batch;
   single.second = TextBatch();
-  EXPECT_TRUE(StepGraphs::PadPairToCommonLength(single).first.input_ids.is_same(batch.first.input_ids));
+  EXPECT_TRUE(
+      StepGraphs::PadPairToCommonLength(single).first.input_ids.is_same(batch.first.input_ids));
 }
 
 // STS-B: 200 training rows, batch 16 (the last of each epoch 8), grad_accum 2: 7 steps an epoch.
@@ -184,8 +189,8 @@ TEST(StepGraphs, GoldenTrajectoriesOnGpu) {
                         Case{"mnrl", "mnrl", "data/paws-wiki/dev.tsv", "paws"},
                         Case{"cls", "classification", "data/sick/SICK.txt", "sick"}}) {
     const Json& g = all.at(k.kind);
-    TrainerConfig c = GoldenTrainerConfig(g, k.type, k.data, k.format,
-                                          TempDir(std::string("golden-") + k.kind));
+    TrainerConfig c =
+        GoldenTrainerConfig(g, k.type, k.data, k.format, TempDir(std::string("golden-") + k.kind));
     c.output.save = "none";
     if (std::string(k.kind) == "cls") {
       c.model.head = "data/golden/cls_head.safetensors";

@@ -19,15 +19,15 @@ namespace trainer {
 namespace {
 
 TEST(SyntheticCommandTest, BadFlagsExitTwoInOneLine) {
-  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {"--steps", "-1"},
-           {"--seconds_per_step", "-0.5"},
-           {"--noise", "-1"},
-           {"--lr_effective", "0"},
-           {"--batch_size", "0"},
-           {"--samples_per_step", "0"},
-           {"--steps", "many"},
-           {"--no_such_flag"}}) {
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"--steps", "-1"},
+                                             {"--seconds_per_step", "-0.5"},
+                                             {"--noise", "-1"},
+                                             {"--lr_effective", "0"},
+                                             {"--batch_size", "0"},
+                                             {"--samples_per_step", "0"},
+                                             {"--steps", "many"},
+                                             {"--no_such_flag"}}) {
     ::testing::internal::CaptureStderr();
     const int rc = RunSyntheticCommand(args);
     const std::string err = ::testing::internal::GetCapturedStderr();

@@ -1,8 +1,8 @@
 // TaskModel::EmbedPair (both sides of a pair in one encoder pass) against Embed of each side:
 // the same embeddings and the same gradients, in fp32 on the CPU, whether the sides differ in
 // length, are padded, or neither.
-#include "trainer/tasks/loss_registry.h"
 #include "trainer/tasks/task_model.h"
+#include "trainer/tasks/loss_registry.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -33,7 +33,9 @@ TextBatch Batch(const std::vector<int64_t>& lengths, int64_t width) {
   b.padded = false;
   for (int64_t r = 0; r < rows; ++r) {
     b.attention_mask[r].narrow(0, 0, lengths[static_cast<size_t>(r)]).fill_(1);
-    b.input_ids[r].narrow(0, lengths[static_cast<size_t>(r)], width - lengths[static_cast<size_t>(r)]).fill_(0);
+    b.input_ids[r]
+        .narrow(0, lengths[static_cast<size_t>(r)], width - lengths[static_cast<size_t>(r)])
+        .fill_(0);
     if (lengths[static_cast<size_t>(r)] < width) b.padded = true;
   }
   b.token_type_ids = torch::zeros({rows, width}, torch::kLong);
@@ -63,7 +65,8 @@ void ExpectSame(const TextBatch& a, const TextBatch& b) {
     // Relative to the gradient's norm: fp32 sums of the same terms in another order.
     const double diff = (g - separate[i]).norm().item<double>();
     EXPECT_LE(diff, 1e-5 * separate[i].norm().item<double>() + 1e-9)
-        << "parameter " << i << " " << p.sizes() << ": gradient norm " << separate[i].norm().item<double>();
+        << "parameter " << i << " " << p.sizes() << ": gradient norm "
+        << separate[i].norm().item<double>();
     ++i;
   }
 }

@@ -1,6 +1,6 @@
-// `trainer tokenize` (trainer/commands/tokenize_command.h) on given streams: invalid UTF-8 on stdin is read
-// as U+FFFD (the ids are those of the text without the bad bytes, as before), with one warning
-// line on stderr naming the first such stdin line and how many lines had some; valid input
+// `trainer tokenize` (trainer/commands/tokenize_command.h) on given streams: invalid UTF-8 on stdin
+// is read as U+FFFD (the ids are those of the text without the bad bytes, as before), with one
+// warning line on stderr naming the first such stdin line and how many lines had some; valid input
 // (multi-byte included) gives no warning.
 #include "trainer/commands/tokenize_command.h"
 
@@ -97,8 +97,8 @@ Result TokenizeWith(const std::vector<std::string>& args, const std::string& inp
 TEST(TokenizeCommandTest, ModelFolderTokenizesAsItsFamilyReadsIt) {
   for (const std::vector<std::string>& extra :
        {std::vector<std::string>{}, std::vector<std::string>{"--pair", "--max_len", "5"}}) {
-    const std::string text = extra.empty() ? "Hello, world!\nna\xC3\xAFve caf\xC3\xA9\n"
-                                           : "Hello, world!\tsecond one\n";
+    const std::string text =
+        extra.empty() ? "Hello, world!\nna\xC3\xAFve caf\xC3\xA9\n" : "Hello, world!\tsecond one\n";
     std::vector<std::string> with_model = {"--model", "data/bert-tiny-random"};
     with_model.insert(with_model.end(), extra.begin(), extra.end());
     const Result r = TokenizeWith(with_model, text);

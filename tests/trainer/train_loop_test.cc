@@ -25,15 +25,15 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/trainer/trainer_test_util.h"
-#include "trainer/model/bert_model.h"
-#include "trainer/model/hf_model_folder.h"
 #include "trainer/data/datasets.h"
-#include "trainer/model/pooling.h"
 #include "trainer/data/task_data.h"
-#include "trainer/tasks/loss_registry.h"
-#include "trainer/tasks/task_model.h"
 #include "trainer/data/wordpiece_tokenizer.h"
 #include "trainer/io/safetensors.h"
+#include "trainer/model/bert_model.h"
+#include "trainer/model/hf_model_folder.h"
+#include "trainer/model/pooling.h"
+#include "trainer/tasks/loss_registry.h"
+#include "trainer/tasks/task_model.h"
 #include "trainer/train/train_loop.h"
 
 namespace tunefleet {
@@ -284,12 +284,13 @@ TEST(TrainLoop, EvaluatesEveryEighthEpochAtAnyBatchSize) {
   ASSERT_TRUE(s16.ok()) << s16.status();
   EXPECT_EQ(s16->steps, 40);
   EXPECT_EQ(s16->samples, 640);
-  EXPECT_EQ(LineSamples(b16.output.dir, /*evals_only=*/true),
-            (StepSamples{{5, 80}, {10, 160}, {15, 240}, {20, 320}, {25, 400}, {30, 480},
-                         {35, 560}, {40, 640}}));
+  EXPECT_EQ(
+      LineSamples(b16.output.dir, /*evals_only=*/true),
+      (StepSamples{
+          {5, 80}, {10, 160}, {15, 240}, {20, 320}, {25, 400}, {30, 480}, {35, 560}, {40, 640}}));
   EXPECT_EQ(s16->reports,
-            Reports({{5, 80}, {10, 160}, {15, 240}, {20, 320}, {25, 400}, {30, 480}, {35, 560}},
-                    40, 640));
+            Reports({{5, 80}, {10, 160}, {15, 240}, {20, 320}, {25, 400}, {30, 480}, {35, 560}}, 40,
+                    640));
 
   // Batch 128: 5 steps, each crossing a target; keyed by the largest target reached.
   const TrainerConfig b128 = Cadenced(TempDir("eighths-128"), 128, 0.125, 0);
@@ -361,9 +362,9 @@ TEST(TrainLoop, ResumedRunKeepsTheEvaluationPointsAndKeys) {
 
   EXPECT_EQ(WithoutTiming(Lines(straight.output.dir + "/metrics.jsonl")),
             WithoutTiming(Lines(broken.output.dir + "/metrics.jsonl")));
-  EXPECT_EQ(LineSamples(broken.output.dir, /*evals_only=*/true),
-            (StepSamples{{4, 192}, {8, 384}, {12, 576}, {17, 784}, {21, 976}, {25, 1168},
-                         {28, 1280}}));
+  EXPECT_EQ(
+      LineSamples(broken.output.dir, /*evals_only=*/true),
+      (StepSamples{{4, 192}, {8, 384}, {12, 576}, {17, 784}, {21, 976}, {25, 1168}, {28, 1280}}));
 }
 
 // Bad input: the run fails with a one-line error that names `file`.
@@ -394,12 +395,13 @@ TEST(TrainLoop, BadInputIsAClearError) {
   ExpectError(c, c.task.train, "");
 
   c = SmallSts(TempDir("bad"));
-  c.task.train = WriteFile("short-rows.csv", "main-captions\tMSRvid\t2012test\t0001\t5.000\tonly one\n");
+  c.task.train =
+      WriteFile("short-rows.csv", "main-captions\tMSRvid\t2012test\t0001\t5.000\tonly one\n");
   ExpectError(c, c.task.train, "");
 
   c = SmallSts(TempDir("bad"));
-  c.task.eval = WriteFile("bad-score.csv",
-                          "main-captions\tMSRvid\t2012test\t0001\t7.5\ta man\ta woman\n");
+  c.task.eval =
+      WriteFile("bad-score.csv", "main-captions\tMSRvid\t2012test\t0001\t7.5\ta man\ta woman\n");
   ExpectError(c, c.task.eval, "score");
 
   c = SmallSts(TempDir("bad"));
@@ -443,7 +445,8 @@ TEST(TaskData, PaddingToMultiplesChangesNoEmbedding) {
   ASSERT_TRUE(tokenizer.ok());
   auto rows = ReadStsb("data/stsbenchmark/sts-dev.csv");
   ASSERT_TRUE(rows.ok());
-  auto data = TaskData::Make(DataKind{"sts", RowTarget::kScore}, *rows, "stsb", *tokenizer, 128, "sts-dev.csv");
+  auto data = TaskData::Make(DataKind{"sts", RowTarget::kScore}, *rows, "stsb", *tokenizer, 128,
+                             "sts-dev.csv");
   ASSERT_TRUE(data.ok()) << data.status();
   TaskModel task(*model, Pooling::kMean, MakeTask("sts").value(), 2);
   task->eval();

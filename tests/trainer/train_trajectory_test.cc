@@ -17,11 +17,11 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/trainer/trainer_test_util.h"
-#include "trainer/model/bert_model.h"
 #include "trainer/data/datasets.h"
+#include "trainer/data/tokenizer_folder.h"
+#include "trainer/model/bert_model.h"
 #include "trainer/model/pooling.h"
 #include "trainer/train/train_loop.h"
-#include "trainer/data/tokenizer_folder.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -100,18 +100,22 @@ std::string OutDir(const std::string& kind) { return TestTempPath("trajectory-" 
 
 TEST(TrainTrajectory, CosineMatchesSentenceTransformers) {
   const Json g = Golden("cosine");
-  CheckTrajectory("cosine", GoldenTrainerConfig(g, "sts", "data/stsbenchmark/sts-train.csv", "stsb",
-                                         OutDir("cosine")), g);
+  CheckTrajectory(
+      "cosine",
+      GoldenTrainerConfig(g, "sts", "data/stsbenchmark/sts-train.csv", "stsb", OutDir("cosine")),
+      g);
 }
 
 TEST(TrainTrajectory, MnrlMatchesSentenceTransformers) {
   const Json g = Golden("mnrl");
-  CheckTrajectory("mnrl", GoldenTrainerConfig(g, "mnrl", "data/paws-wiki/dev.tsv", "paws", OutDir("mnrl")), g);
+  CheckTrajectory(
+      "mnrl", GoldenTrainerConfig(g, "mnrl", "data/paws-wiki/dev.tsv", "paws", OutDir("mnrl")), g);
 }
 
 TEST(TrainTrajectory, ClassificationMatchesTransformers) {
   const Json g = Golden("cls");
-  TrainerConfig c = GoldenTrainerConfig(g, "classification", "data/sick/SICK.txt", "sick", OutDir("cls"));
+  TrainerConfig c =
+      GoldenTrainerConfig(g, "classification", "data/sick/SICK.txt", "sick", OutDir("cls"));
   c.model.head = "data/golden/cls_head.safetensors";
   c.task.num_labels = 3;
   CheckTrajectory("cls", c, g);

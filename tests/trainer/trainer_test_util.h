@@ -14,8 +14,8 @@
 
 #include "nlohmann/json.hpp"
 #include "tests/test_util/temp_dir.h"  // TestTempPath, which the trainer's tests use
-#include "trainer/model/hf_model_folder.h"
 #include "trainer/config/train_config.h"
+#include "trainer/model/hf_model_folder.h"
 
 namespace tunefleet {
 namespace trainer {

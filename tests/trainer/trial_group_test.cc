@@ -1,5 +1,5 @@
-// trainer/distributed/trial_group.h: which offers agree, and, with two real processes over Gloo (forked,
-// each a warm worker that keeps groups), a sequence of trials on fresh rendezvous ports:
+// trainer/distributed/trial_group.h: which offers agree, and, with two real processes over Gloo
+// (forked, each a warm worker that keeps groups), a sequence of trials on fresh rendezvous ports:
 //   1 new group; 2 the same ranks again: reused; 3 the ranks swapped: a new group (each drops
 //   the one it kept); 4 swapped again: reused; 5 a trial that fails (closed by neither rank):
 //   aborted, not kept; 6 a new group again; 7 one worker no longer keeps (as one that retired
@@ -44,9 +44,9 @@ TEST(TrialGroupOffersTest, AllRanksMustOfferOneGroupAtTheirOwnRank) {
 
 struct Trial {
   int port;
-  bool swapped;   // worker w runs rank 1 - w
-  bool fails;     // neither rank closes the group
-  bool one_stops; // worker 1 turns keeping off first
+  bool swapped;    // worker w runs rank 1 - w
+  bool fails;      // neither rank closes the group
+  bool one_stops;  // worker 1 turns keeping off first
 };
 
 // One worker's trials; each line of `out`: "TRIAL reused|new SUM DESCRIPTION".
@@ -61,7 +61,8 @@ int RunWorker(int worker, const std::vector<Trial>& trials, const std::string& o
     env.rank = t.swapped ? 1 - worker : worker;
     env.master_addr = "127.0.0.1";
     env.master_port = t.port;
-    auto group = TrialGroup::Open(env, comm::ProcessGroup::Backend::kGloo, std::chrono::seconds(30));
+    auto group =
+        TrialGroup::Open(env, comm::ProcessGroup::Backend::kGloo, std::chrono::seconds(30));
     if (!group.ok()) {
       log << i + 1 << " error " << group.status().message() << std::endl;
       return 1;
@@ -122,7 +123,8 @@ TEST(TrialGroupTest, TwoWorkersReuseTheirGroupOnlyWhenEveryRankKeepsIt) {
   }
   // Trial 7: worker 0 kept trial 6's group, worker 1 had let it go.
   EXPECT_THAT(Lines(absl::StrCat(dir, "/trial_group_0.txt"))[6], HasSubstr("dropped"));
-  EXPECT_THAT(Lines(absl::StrCat(dir, "/trial_group_1.txt"))[6], ::testing::Not(HasSubstr("dropped")));
+  EXPECT_THAT(Lines(absl::StrCat(dir, "/trial_group_1.txt"))[6],
+              ::testing::Not(HasSubstr("dropped")));
 }
 
 }  // namespace

@@ -28,15 +28,16 @@ TEST(Utf8CheckTest, WellFormedTextIsUnchanged) {
   const std::string cases[] = {
       "",
       "plain ASCII, tabs\tand\r\n newlines",
-      std::string("a\0b", 3),                      // U+0000 is well-formed
-      "H\xC3\xA9llo W\xC3\x96RLD",                 // 2 bytes
-      "\xE4\xB8\xAD\xE6\x96\x87 \xE2\x82\xAC",     // 3 bytes: CJK, euro sign
-      "\xF0\x9F\x98\x80 \xF0\xA0\x80\x80",         // 4 bytes: emoji, CJK extension B
-      "\xC2\x80\xDF\xBF",                          // U+0080, U+07FF
-      "\xE0\xA0\x80\xED\x9F\xBF\xEE\x80\x80",      // U+0800, U+D7FF, U+E000
-      REPL "\xEF\xBF\xBE\xEF\xBF\xBF",                // U+FFFD, U+FFFE, U+FFFF
-      "\xF0\x90\x80\x80\xF4\x8F\xBF\xBF",          // U+10000, U+10FFFF
-      "\xEF\xBB\xBF" "bom",                        // a BOM is a character like any other
+      std::string("a\0b", 3),                   // U+0000 is well-formed
+      "H\xC3\xA9llo W\xC3\x96RLD",              // 2 bytes
+      "\xE4\xB8\xAD\xE6\x96\x87 \xE2\x82\xAC",  // 3 bytes: CJK, euro sign
+      "\xF0\x9F\x98\x80 \xF0\xA0\x80\x80",      // 4 bytes: emoji, CJK extension B
+      "\xC2\x80\xDF\xBF",                       // U+0080, U+07FF
+      "\xE0\xA0\x80\xED\x9F\xBF\xEE\x80\x80",   // U+0800, U+D7FF, U+E000
+      REPL "\xEF\xBF\xBE\xEF\xBF\xBF",          // U+FFFD, U+FFFE, U+FFFF
+      "\xF0\x90\x80\x80\xF4\x8F\xBF\xBF",       // U+10000, U+10FFFF
+      "\xEF\xBB\xBF"
+      "bom",  // a BOM is a character like any other
   };
   for (const std::string& text : cases) {
     EXPECT_EQ(CountInvalidUtf8(text), 0) << text;
@@ -60,7 +61,10 @@ const std::vector<BadCase>& BadCases() {
       {"truncated 2-byte at end", "\xC3", 1, REPL},
       {"truncated 2-byte after text", "a\xC3", 1, "a" REPL},
       {"truncated 3-byte", "\xE2\x82", 1, REPL},
-      {"truncated 3-byte before ASCII", "\xE2\x82" "a", 1, REPL "a"},
+      {"truncated 3-byte before ASCII",
+       "\xE2\x82"
+       "a",
+       1, REPL "a"},
       {"truncated 4-byte", "\xF0\x9F\x98", 1, REPL},
       {"truncated 4-byte before space", "\xF0\x9F\x98 x", 1, REPL " x"},
       {"truncated before a full one", "\xC3\xC3\xA9", 1, REPL "\xC3\xA9"},
@@ -86,7 +90,10 @@ const std::vector<BadCase>& BadCases() {
       {"FE", "\xFE", 1, REPL},
       // Stray continuation bytes: each one.
       {"lone continuation", "\x80", 1, REPL},
-      {"continuation between ASCII", "a\x80" "b", 1, "a" REPL "b"},
+      {"continuation between ASCII",
+       "a\x80"
+       "b",
+       1, "a" REPL "b"},
       {"two continuations", "\x80\xBF", 2, REPL REPL},
       {"one too many", "\xC3\xA9\xA9", 1, "\xC3\xA9" REPL},
   };
@@ -129,7 +136,7 @@ std::string IcuReplace(const std::string& text, int64_t* bad) {
 
 // Random byte strings, mostly from bytes that make interesting sequences.
 std::vector<std::string> RandomTexts() {
-  static const unsigned char kBytes[] = {'a', ' ', '\t', 0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F,
+  static const unsigned char kBytes[] = {'a',  ' ',  '\t', 0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F,
                                          0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xC3, 0xDF, 0xE0, 0xE2,
                                          0xED, 0xEF, 0xF0, 0xF1, 0xF4, 0xF5, 0xFF, 0xE4, 0xB8};
   std::mt19937 rng(7);
@@ -163,7 +170,9 @@ TEST(Utf8CheckTest, RepairedTextTokenizesAsTheRawBytes) {
   std::vector<std::string> texts = RandomTexts();
   texts.resize(3000);
   for (const BadCase& c : BadCases()) texts.push_back(c.in);
-  texts.push_back("Caf\xE9 [SEP] na\xEFve \xE2\x82" "100 r\xC3\xA9sum\xC3\xA9!");
+  texts.push_back(
+      "Caf\xE9 [SEP] na\xEFve \xE2\x82"
+      "100 r\xC3\xA9sum\xC3\xA9!");
   for (const std::string& raw : texts) {
     const std::string repaired = ReplaceInvalidUtf8(raw);
     ASSERT_EQ(WordPieceTokenizer::Normalize(repaired), WordPieceTokenizer::Normalize(raw))
@@ -177,12 +186,12 @@ TEST(Utf8CheckTest, RepairedTextTokenizesAsTheRawBytes) {
 TEST(Utf8CheckTest, LineCheckerWarnsOnceNamingTheFirstLine) {
   Utf8LineChecker checker("data/x.tsv");
   std::vector<std::string> lines = {"fine", "caf\xE9", "\xC3\xA9t\xC3\xA9", "\xFF\xFE",
-                                    "", "ok", "\xED\xA0\x80"};
+                                    "",     "ok",      "\xED\xA0\x80"};
   std::vector<bool> valid;
   for (size_t i = 0; i < lines.size(); ++i) valid.push_back(checker.Check(i + 1, &lines[i]));
   EXPECT_THAT(valid, ::testing::ElementsAre(true, false, true, false, true, true, false));
-  EXPECT_THAT(lines, ::testing::ElementsAre("fine", "caf" REPL, "\xC3\xA9t\xC3\xA9", REPL REPL,
-                                            "", "ok", REPL REPL REPL));
+  EXPECT_THAT(lines, ::testing::ElementsAre("fine", "caf" REPL, "\xC3\xA9t\xC3\xA9", REPL REPL, "",
+                                            "ok", REPL REPL REPL));
   EXPECT_EQ(checker.bad_lines(), 3);
   EXPECT_EQ(checker.first_bad_line(), 2);
   EXPECT_EQ(checker.replaced(), 6);

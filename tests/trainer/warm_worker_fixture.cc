@@ -35,8 +35,8 @@ pid_t Spawn(const std::vector<std::string>& args, const std::map<std::string, st
 
 int WaitExit(FakeAgent& agent, pid_t pid, std::chrono::seconds timeout) {
   int status = 0;
-  const bool exited = agent.PumpUntil(
-      [&] { return ::waitpid(pid, &status, WNOHANG) == pid; }, timeout);
+  const bool exited =
+      agent.PumpUntil([&] { return ::waitpid(pid, &status, WNOHANG) == pid; }, timeout);
   if (!exited) {
     ::kill(pid, SIGKILL);
     ::waitpid(pid, &status, 0);

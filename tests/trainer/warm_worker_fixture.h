@@ -110,23 +110,27 @@ int WaitExit(FakeAgent& agent, pid_t pid, std::chrono::seconds timeout);
 // A test's folders, the fake agent, and the environment a rank of trial N gets.
 class WarmWorkerTest : public ::testing::Test {
  protected:
-  WarmWorkerTest()
-      : sockets_("ww"), agent_("ipc://" + sockets_.path() + "/trainers.sock") {}
+  WarmWorkerTest() : sockets_("ww"), agent_("ipc://" + sockets_.path() + "/trainers.sock") {}
 
   void SetUp() override {
     dir_ = FreshTestDir(::testing::UnitTest::GetInstance()->current_test_info()->name());
     const std::string train = FirstLines("data/stsbenchmark/sts-train.csv", 160, "ww-train.csv");
     const std::string eval = FirstLines("data/stsbenchmark/sts-dev.csv", 64, "ww-dev.csv");
     config_ = dir_ + "/tiny.yaml";
-    WriteAll(config_, absl::StrCat(
-        "model: {path: data/bert-tiny-random, pooling: mean, max_seq_len: 64, dropout: 0.1}\n"
-        "task: {type: sts, train: ", train, ", eval: ", eval, ", format: stsb}\n"
-        "train:\n"
-        "  epochs: 1\n  max_steps: 12\n  batch_size: 16\n  lr: 1.0e-4\n  weight_decay: 0.01\n"
-        "  warmup_ratio: 0.2\n  schedule: linear\n  max_grad_norm: 1.0\n  grad_accum: 1\n"
-        "  precision: fp32\n  seed: 42\n  shuffle: true\n  eval_every_steps: 4\n"
-        "  log_every_steps: 1\n"
-        "output: {dir: ", dir_, "/unused, save: none, checkpoint: false}\n"));
+    WriteAll(
+        config_,
+        absl::StrCat(
+            "model: {path: data/bert-tiny-random, pooling: mean, max_seq_len: 64, dropout: 0.1}\n"
+            "task: {type: sts, train: ",
+            train, ", eval: ", eval,
+            ", format: stsb}\n"
+            "train:\n"
+            "  epochs: 1\n  max_steps: 12\n  batch_size: 16\n  lr: 1.0e-4\n  weight_decay: 0.01\n"
+            "  warmup_ratio: 0.2\n  schedule: linear\n  max_grad_norm: 1.0\n  grad_accum: 1\n"
+            "  precision: fp32\n  seed: 42\n  shuffle: true\n  eval_every_steps: 4\n"
+            "  log_every_steps: 1\n"
+            "output: {dir: ",
+            dir_, "/unused, save: none, checkpoint: false}\n"));
   }
 
   // The worker's own environment, as the agent starts it for slot 0.
@@ -164,8 +168,8 @@ class WarmWorkerTest : public ::testing::Test {
     std::map<std::string, std::string> env = WorkerEnv();
     env.insert(extra.begin(), extra.end());
     const pid_t pid = Spawn({"worker"}, env, dir_ + "/worker.log");
-    EXPECT_TRUE(agent_.PumpUntil([&] { return agent_.worker_registered(); },
-                                 std::chrono::seconds(30)))
+    EXPECT_TRUE(
+        agent_.PumpUntil([&] { return agent_.worker_registered(); }, std::chrono::seconds(30)))
         << "no Register from the worker: " << ReadAll(dir_ + "/worker.log");
     return pid;
   }
@@ -174,8 +178,8 @@ class WarmWorkerTest : public ::testing::Test {
   comm::TrialDone RunWarm(const comm::RunTrial& t) {
     const size_t before = agent_.done().size();
     agent_.SendTrial(t);
-    EXPECT_TRUE(agent_.PumpUntil([&] { return agent_.done().size() > before; },
-                                 std::chrono::seconds(120)))
+    EXPECT_TRUE(
+        agent_.PumpUntil([&] { return agent_.done().size() > before; }, std::chrono::seconds(120)))
         << "no TrialDone for trial " << t.trial() << ": " << ReadAll(t.log_path());
     return agent_.done().size() > before ? agent_.done().back() : comm::TrialDone();
   }

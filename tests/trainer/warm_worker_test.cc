@@ -1,7 +1,7 @@
-// `trainer worker` (trainer/commands/worker_command.h), the real binary, against a fake agent: a ROUTER on
-// an ipc socket that takes the worker's Register{WORKER}, hands it trials (RunTrial), collects
-// its TrialDones, and answers every Report (from the trials' own TRAINER connections) with a
-// CONTINUE Decision at once, so no trial waits out the decision timeout.
+// `trainer worker` (trainer/commands/worker_command.h), the real binary, against a fake agent: a
+// ROUTER on an ipc socket that takes the worker's Register{WORKER}, hands it trials (RunTrial),
+// collects its TrialDones, and answers every Report (from the trials' own TRAINER connections) with
+// a CONTINUE Decision at once, so no trial waits out the decision timeout.
 //
 // The key acceptance: three different trials run warm, one after the other in one worker, give
 // the same metrics.jsonl as the same three run cold (`trainer train`, one process each, under
@@ -155,7 +155,6 @@ void WarmWorkerTest::CheckWarmAgainstCold(double tolerance) {
 
 namespace {
 
-
 TEST_F(WarmWorkerTest, WarmTrialsMatchColdOnes) { CheckWarmAgainstCold(/*tolerance=*/0); }
 
 // The GPU case (ctest on the GPU host): the same trials in fp32 on the GPU agree within 1e-3,
@@ -199,8 +198,8 @@ TEST_F(WarmWorkerTest, OnAGpuAnOutOfMemoryTrialRetiresItsWorker) {
   if (!TrainerSeesGpu()) GTEST_SKIP() << "no GPU for the trainer";
 
   auto trial = [&](int64_t n, const std::string& batch) {
-    return Trial(n, {"train", "--config", config_, "train.batch_size=" + batch,
-                     "train.max_steps=4", absl::StrCat("output.dir=", dir_, "/trial-", n)});
+    return Trial(n, {"train", "--config", config_, "train.batch_size=" + batch, "train.max_steps=4",
+                     absl::StrCat("output.dir=", dir_, "/trial-", n)});
   };
   const pid_t worker = StartWorker();
   const comm::TrialDone first = RunWarm(trial(1, "16"));
@@ -238,8 +237,7 @@ TEST_F(WarmWorkerTest, OnAGpuAnOutOfMemoryTrialRetiresItsWorker) {
   EXPECT_TRUE(oom.retiring());
   EXPECT_TRUE(absl::StrContains(oom.stderr_tail(), "out of memory at train.batch_size 160"))
       << oom.stderr_tail();
-  EXPECT_EQ(WaitExit(agent_, worker, std::chrono::seconds(30)), 0)
-      << ReadAll(dir_ + "/worker.log");
+  EXPECT_EQ(WaitExit(agent_, worker, std::chrono::seconds(30)), 0) << ReadAll(dir_ + "/worker.log");
 
   ::kill(hog, SIGKILL);  // the memory is back
   ::waitpid(hog, nullptr, 0);
@@ -256,16 +254,14 @@ TEST_F(WarmWorkerTest, OnAGpuAnOutOfMemoryTrialRetiresItsWorker) {
 
 TEST_F(WarmWorkerTest, BadConfigRetiresTheWorker) {
   const pid_t worker = StartWorker();
-  const comm::RunTrial t =
-      Trial(5, {"train", "--config", config_, "train.batch_size=0",
-                absl::StrCat("output.dir=", dir_, "/bad")});
+  const comm::RunTrial t = Trial(5, {"train", "--config", config_, "train.batch_size=0",
+                                     absl::StrCat("output.dir=", dir_, "/bad")});
   const comm::TrialDone done = RunWarm(t);
   EXPECT_EQ(done.run_id(), t.run_id());
   EXPECT_EQ(done.exit_code(), 2);
   EXPECT_TRUE(done.retiring());
   EXPECT_TRUE(absl::StrContains(done.stderr_tail(), "trainer train: error")) << done.stderr_tail();
-  EXPECT_EQ(WaitExit(agent_, worker, std::chrono::seconds(20)), 0)
-      << ReadAll(dir_ + "/worker.log");
+  EXPECT_EQ(WaitExit(agent_, worker, std::chrono::seconds(20)), 0) << ReadAll(dir_ + "/worker.log");
 }
 
 TEST_F(WarmWorkerTest, OnlyTrainRuns) {

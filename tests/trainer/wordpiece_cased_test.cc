@@ -106,9 +106,9 @@ TEST(WordPieceCasedTest, CasedKeepsCaseAndAccentsAndStillSplitsCjk) {
 class ModelFolderTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = JoinPath(::testing::TempDir(), absl::StrCat("wp_", ::testing::UnitTest::GetInstance()
-                                                                  ->current_test_info()
-                                                                  ->name()));
+    dir_ = JoinPath(
+        ::testing::TempDir(),
+        absl::StrCat("wp_", ::testing::UnitTest::GetInstance()->current_test_info()->name()));
     ASSERT_TRUE(RemoveTree(dir_).ok());  // no file of an earlier run in a reused temp folder
     ASSERT_TRUE(MakeDirs(dir_).ok());
     auto vocab = ReadFile(JoinPath(kCasedDir, "vocab.txt"));
@@ -162,7 +162,8 @@ TEST_F(ModelFolderTest, MalformedSettingsNameTheFile) {
   Write("tokenizer_config.json", R"({"do_lower_case": "no"})");
   auto bad = WordPieceTokenizer::FromModelFolder(dir_);
   ASSERT_FALSE(bad.ok());
-  EXPECT_THAT(bad.status().message(), HasSubstr("tokenizer_config.json: do_lower_case must be true or false"));
+  EXPECT_THAT(bad.status().message(),
+              HasSubstr("tokenizer_config.json: do_lower_case must be true or false"));
   Write("tokenizer_config.json", "{not json");
   bad = WordPieceTokenizer::FromModelFolder(dir_);
   ASSERT_FALSE(bad.ok());

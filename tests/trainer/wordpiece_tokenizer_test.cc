@@ -81,13 +81,22 @@ TEST(WordPieceTokenizerTest, NormalizerSteps) {
   // Accents stripped after NFD, Unicode lowercase, controls and zero-width format chars dropped,
   // every kind of whitespace one space, CJK ideographs spaced, no context for the final sigma.
   EXPECT_EQ(WordPieceTokenizer::Normalize("Héllo WÖRLD"), "hello world");
-  EXPECT_EQ(WordPieceTokenizer::Normalize("a\tb\nc\rd\xC2\xA0" "e\xE3\x80\x80" "f"), "a b c d e f");
-  EXPECT_EQ(WordPieceTokenizer::Normalize("a\x01" "b\x7F" "c\xE2\x80\x8B" "d\xEF\xBF\xBD" "e"),
+  EXPECT_EQ(WordPieceTokenizer::Normalize("a\tb\nc\rd\xC2\xA0"
+                                          "e\xE3\x80\x80"
+                                          "f"),
+            "a b c d e f");
+  EXPECT_EQ(WordPieceTokenizer::Normalize("a\x01"
+                                          "b\x7F"
+                                          "c\xE2\x80\x8B"
+                                          "d\xEF\xBF\xBD"
+                                          "e"),
             "abcde");
   EXPECT_EQ(WordPieceTokenizer::Normalize("\xE4\xB8\xAD\xE6\x96\x87"), " 中  文 ");
   EXPECT_EQ(WordPieceTokenizer::Normalize("ΟΔΟΣ"), "οδοσ");
   EXPECT_EQ(WordPieceTokenizer::Normalize("İ"), "i");  // NFD: I + U+0307 (Mn), dropped
-  EXPECT_EQ(WordPieceTokenizer::Normalize("\xFF" "a"), "a");  // invalid UTF-8 reads as U+FFFD
+  EXPECT_EQ(WordPieceTokenizer::Normalize("\xFF"
+                                          "a"),
+            "a");  // invalid UTF-8 reads as U+FFFD
 }
 
 TEST(WordPieceTokenizerTest, WordPieceGreedyLongestMatch) {

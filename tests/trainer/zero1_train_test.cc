@@ -58,7 +58,8 @@ std::vector<int> Train2(const TrainerConfig& c, bool resume = false, int64_t int
     o.interrupt_after_steps = interrupt_after;
     auto summary = RunTraining(c, o);
     if (!summary.ok()) {
-      std::fprintf(stderr, "rank %d: %s\n", g.rank(), std::string(summary.status().message()).c_str());
+      std::fprintf(stderr, "rank %d: %s\n", g.rank(),
+                   std::string(summary.status().message()).c_str());
       return 1;
     }
     if (g.rank() == 0) {

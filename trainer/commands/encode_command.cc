@@ -12,17 +12,17 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "comm/process_group.h"
 #include "common/cli.h"
 #include "common/file_util.h"
 #include "common/logging.h"
-#include "comm/process_group.h"
+#include "trainer/data/tokenizer.h"
+#include "trainer/data/utf8_check.h"
+#include "trainer/device.h"
 #include "trainer/model/autocast.h"
 #include "trainer/model/bert_model.h"
-#include "trainer/device.h"
 #include "trainer/model/inference_model.h"
 #include "trainer/model/pooling.h"
-#include "trainer/data/utf8_check.h"
-#include "trainer/data/tokenizer.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -38,8 +38,8 @@ int Fail(int code, const absl::Status& status) {
 
 // numpy's format 1.0: magic, version, header length, a dict padded to a multiple of 64 bytes.
 std::string NpyHeader(int64_t rows, int64_t cols) {
-  std::string dict = absl::StrCat("{'descr': '<f4', 'fortran_order': False, 'shape': (", rows,
-                                  ", ", cols, "), }");
+  std::string dict =
+      absl::StrCat("{'descr': '<f4', 'fortran_order': False, 'shape': (", rows, ", ", cols, "), }");
   dict.append((64 - (10 + dict.size() + 1) % 64) % 64, ' ');
   dict += '\n';
   std::string out("\x93NUMPY\x01\x00", 8);
@@ -73,7 +73,8 @@ int RunEncode(const std::vector<std::string>& args) {
                   "Encodes one sentence a line of --input with the model's pooling; writes one\n"
                   "JSON object {\"embedding\": [...]} a line, in input order (.npy when --output\n"
                   "ends in .npy).");
-  cli.AddString("model", &model_dir, "Hugging Face model directory with vocab.txt (required)", "DIR");
+  cli.AddString("model", &model_dir, "Hugging Face model directory with vocab.txt (required)",
+                "DIR");
   cli.AddString("input", &input, "text file, one sentence a line (required)", "FILE");
   cli.AddString("output", &output, "output file: JSON lines, or .npy (required)", "FILE");
   cli.AddInt("batch_size", &batch_size, "sentences per forward pass");
@@ -87,7 +88,8 @@ int RunEncode(const std::vector<std::string>& args) {
   if (int rc = ParseOrExit(cli, args, kProgram); rc >= 0) return rc;
   absl::Status status;
   for (const auto& [flag, value] : {std::pair<const char*, std::string*>{"model", &model_dir},
-                                    {"input", &input}, {"output", &output}}) {
+                                    {"input", &input},
+                                    {"output", &output}}) {
     if (status.ok() && value->empty()) {
       status = absl::InvalidArgumentError(absl::StrCat("--", flag, " is required"));
     }
@@ -126,10 +128,10 @@ int RunEncode(const std::vector<std::string>& args) {
   const Tokenizer& tokenizer = *loaded->tokenizer;
   auto pooling = ParsePooling(PoolingNameOrDefault(pooling_name, info));
   if (!pooling.ok()) {
-    return Fail(kExitUsage, cli.WasSet("pooling")
-                                ? pooling.status()
-                                : absl::UnimplementedError(absl::StrCat(
-                                      model_dir, ": the model's pooling ", pooling.status().message())));
+    return Fail(kExitUsage, cli.WasSet("pooling") ? pooling.status()
+                                                  : absl::UnimplementedError(absl::StrCat(
+                                                        model_dir, ": the model's pooling ",
+                                                        pooling.status().message())));
   }
   max_len = MaxLenOrDefault(max_len, info);
 
@@ -142,7 +144,8 @@ int RunEncode(const std::vector<std::string>& args) {
   if (env->distributed()) {
     MakeCurrent(target);
     auto connected = comm::ProcessGroup::Connect(
-        *env, target.is_cuda() ? comm::ProcessGroup::Backend::kNccl : comm::ProcessGroup::Backend::kGloo,
+        *env,
+        target.is_cuda() ? comm::ProcessGroup::Backend::kNccl : comm::ProcessGroup::Backend::kGloo,
         std::chrono::seconds(300));
     if (!connected.ok()) {
       return Fail(kExitFailure, absl::Status(connected.status().code(),
@@ -198,7 +201,8 @@ int RunEncode(const std::vector<std::string>& args) {
         absl::StatusOr<BertOutput> result;
         {
           AutocastScope autocast(target.type(), *precision);
-          result = BertForward(model, tensor(padded.input_ids), tensor(padded.token_type_ids), mask);
+          result =
+              BertForward(model, tensor(padded.input_ids), tensor(padded.token_type_ids), mask);
         }
         if (!result.ok()) return Fail(kExitFailure, result.status());
         torch::Tensor pooled =
@@ -232,8 +236,8 @@ int RunEncode(const std::vector<std::string>& args) {
       if (!written.ok()) return Fail(kExitFailure, written);
     }
   } catch (const c10::Error& e) {
-    return Fail(kExitFailure, absl::InternalError(absl::StrCat("encoding failed: ",
-                                                               e.what_without_backtrace())));
+    return Fail(kExitFailure,
+                absl::InternalError(absl::StrCat("encoding failed: ", e.what_without_backtrace())));
   }
   if (group != nullptr) {  // every rank ends the group together: no NCCL warning at exit
     if (absl::Status s = group->Shutdown(); !s.ok()) {
@@ -247,8 +251,9 @@ int RunEncode(const std::vector<std::string>& args) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   TF_LOG(INFO) << "encoded " << n << " sentences (pooling " << PoolingName(*pooling)
                << (info.normalize ? ", normalized" : "") << ", max_len " << max_len << ") on "
-               << target.str() << (world > 1 ? absl::StrCat(" and ", world - 1, " more rank(s)") : "")
-               << " in " << seconds << " s into " << output;
+               << target.str()
+               << (world > 1 ? absl::StrCat(" and ", world - 1, " more rank(s)") : "") << " in "
+               << seconds << " s into " << output;
   return kExitOk;
 }
 

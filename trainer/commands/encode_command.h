@@ -4,8 +4,8 @@
 // sentence) gives one embedding, in input order: one JSON object {"embedding": [...]} a line, or a
 // float32 .npy of shape (lines, hidden_size) when the output name ends in .npy. Invalid UTF-8 is
 // read as Python's errors="replace" reads it (each bad byte sequence is U+FFFD, which the tokenizer
-// drops; trainer/data/utf8_check.h) and gives one warning line on stderr naming the file, its first such
-// line and how many lines had one (from rank 0 only under a launcher). The model folder is a
+// drops; trainer/data/utf8_check.h) and gives one warning line on stderr naming the file, its first
+// such line and how many lines had one (from rank 0 only under a launcher). The model folder is a
 // Hugging Face / sentence-transformers one (trainer/model/hf_model_folder.h) of any model family,
 // with its own tokenizer (trainer/data/tokenizer_folder.h). Pooling is --pooling, else the folder's
 // sentence-transformers Pooling module, else mean (sentence-transformers' default); a Normalize

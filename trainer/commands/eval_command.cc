@@ -10,14 +10,14 @@
 #include "common/file_util.h"
 #include "trainer/data/datasets.h"
 #include "trainer/data/retrieval_data.h"
-#include "trainer/tasks/evaluator.h"
-#include "trainer/tasks/retrieval_evaluator.h"
-#include "trainer/model/inference_model.h"
-#include "trainer/io/metrics_log.h"
-#include "trainer/model/pooling.h"
-#include "trainer/io/safetensors.h"
-#include "trainer/tasks/loss_registry.h"
 #include "trainer/data/task_data.h"
+#include "trainer/io/metrics_log.h"
+#include "trainer/io/safetensors.h"
+#include "trainer/model/inference_model.h"
+#include "trainer/model/pooling.h"
+#include "trainer/tasks/evaluator.h"
+#include "trainer/tasks/loss_registry.h"
+#include "trainer/tasks/retrieval_evaluator.h"
 #include "trainer/tasks/task_model.h"
 
 namespace tunefleet {
@@ -55,10 +55,12 @@ int RunEval(const std::vector<std::string>& args) {
   cli.AddString("model", &model_dir, "model directory (required)", "DIR");
   cli.AddString("task", &task_name, TaskTypeChoices(), "TASK");
   cli.AddString("data", &data, "evaluation data file (required)", "FILE");
-  cli.AddString("format", &format, "stsb | sick | paws | mrpc | jsonl | csv | tsv (default: from the name)", "F");
+  cli.AddString("format", &format,
+                "stsb | sick | paws | mrpc | jsonl | csv | tsv (default: from the name)", "F");
   cli.AddInt("batch_size", &batch_size, "examples per forward pass");
   cli.AddInt("max_len", &max_len, "maximum tokens (default: the model's max_seq_length, else 128)");
-  cli.AddString("pooling", &pooling_name, "mean | cls | max (default: the model's, else mean)", "MODE");
+  cli.AddString("pooling", &pooling_name, "mean | cls | max (default: the model's, else mean)",
+                "MODE");
   cli.AddString("device", &device_name, "auto | cpu | cuda", "DEVICE");
   cli.AddString("eval_kind", &eval_kind,
                 "retrieval: queries against a corpus, eval/ndcg@10 ... (from --data's (anchor, "
@@ -72,8 +74,8 @@ int RunEval(const std::vector<std::string>& args) {
   const int files = !queries.empty() + !corpus.empty() + !qrels.empty();
   if (files > 0 && eval_kind.empty()) eval_kind = "retrieval";
   if (!eval_kind.empty() && eval_kind != "retrieval") {
-    status = absl::InvalidArgumentError(absl::StrCat(
-        "--eval_kind must be retrieval (the others are the task's), got ", eval_kind));
+    status = absl::InvalidArgumentError(
+        absl::StrCat("--eval_kind must be retrieval (the others are the task's), got ", eval_kind));
   } else if (files != 0 && files != 3) {
     status = absl::InvalidArgumentError("--queries, --corpus and --qrels go together");
   } else if (files == 3 && !data.empty()) {
@@ -140,7 +142,10 @@ int RunEval(const std::vector<std::string>& args) {
   TaskModel model(loaded->bert, *pooling, *task, num_labels);
   if ((*task)->has_head()) {
     absl::Status s = model->LoadHead(head.tensors);
-    if (!s.ok()) return Fail(kExitUsage, absl::Status(s.code(), absl::StrCat(model_dir, "/head.safetensors: ", s.message())));
+    if (!s.ok())
+      return Fail(
+          kExitUsage,
+          absl::Status(s.code(), absl::StrCat(model_dir, "/head.safetensors: ", s.message())));
   }
   auto target = TargetDevice(device_name, /*local_rank=*/-1);
   if (!target.ok()) return Fail(kExitUsage, target.status());

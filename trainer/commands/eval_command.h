@@ -3,10 +3,10 @@
 // evaluates a model folder (as `trainer train` writes it: a Hugging Face / sentence-transformers
 // folder, plus head.safetensors for nli and classification) on a data file, and prints one JSON
 // line: {"eval/spearman": ..., "eval/pearson": ..., "examples": N} for sts, {"eval/accuracy":
-// ..., "eval/loss": ..., "examples": N} for the others (trainer/tasks/evaluator.h). --format defaults
-// from the file name: *sick* -> sick, msr_paraphrase* -> mrpc, *.csv -> stsb, *.jsonl -> jsonl,
-// else tsv.
-// Retrieval (`--eval_kind retrieval` with --data's (anchor, positive[, negatives]) rows, or
+// ..., "eval/loss": ..., "examples": N} for the others (trainer/tasks/evaluator.h). --format
+// defaults from the file name: *sick* -> sick, msr_paraphrase* -> mrpc, *.csv -> stsb, *.jsonl ->
+// jsonl, else tsv. Retrieval (`--eval_kind retrieval` with --data's (anchor, positive[, negatives])
+// rows, or
 // `--queries Q.jsonl --corpus C.jsonl --qrels QRELS.tsv` in BEIR's layout,
 // trainer/data/retrieval_data.h): sentence-transformers' InformationRetrievalEvaluator metrics
 // (trainer/tasks/retrieval_evaluator.h), {"eval/ndcg@10": ..., "eval/mrr@10": ..., ...,

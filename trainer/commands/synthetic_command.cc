@@ -18,11 +18,12 @@ int RunSyntheticCommand(const std::vector<std::string>& args) {
   SyntheticOptions o;
   double lr_effective = o.lr_effective;
   int64_t batch_size = o.batch_size;
-  CommandLine cli("trainer synthetic", "",
-                  "The synthetic trainer (trainer/data/synthetic.h): reports a documented function of\n"
-                  "(lr_effective, batch_size, step) plus seeded noise at every step, so sweeps can\n"
-                  "be tested without training; step s lies at s * samples_per_step samples. Under\n"
-                  "an agent it reports to it and stops when told.");
+  CommandLine cli(
+      "trainer synthetic", "",
+      "The synthetic trainer (trainer/data/synthetic.h): reports a documented function of\n"
+      "(lr_effective, batch_size, step) plus seeded noise at every step, so sweeps can\n"
+      "be tested without training; step s lies at s * samples_per_step samples. Under\n"
+      "an agent it reports to it and stops when told.");
   cli.AddInt("steps", &o.steps, "steps to report");
   cli.AddDouble("seconds_per_step", &o.seconds_per_step, "time each step takes");
   cli.AddDouble("noise", &o.noise, "standard deviation of the seeded noise");

@@ -24,13 +24,13 @@
 #include "absl/strings/str_cat.h"
 #include "common/cli.h"
 #include "common/file_util.h"
-#include "common/safe_path.h"
 #include "common/logging.h"
-#include "trainer/model/checkpoint_cache.h"
+#include "common/safe_path.h"
 #include "trainer/commands/train_command.h"
-#include "trainer/distributed/trial_group.h"
 #include "trainer/data/utf8_check.h"
+#include "trainer/distributed/trial_group.h"
 #include "trainer/distributed/worker_channel.h"
+#include "trainer/model/checkpoint_cache.h"
 
 namespace tunefleet {
 namespace trainer {

@@ -69,18 +69,18 @@ std::string DescribeBatchPlan(const BatchPlanOptions& o, int64_t n,
   const int64_t g = o.batch_size * std::max(o.world, 1);
   std::string line;
   if (o.no_duplicates) {
-    line = absl::StrCat(
-        "no_duplicates (",
-        default_for.empty() ? "" : absl::StrCat("the default for ", default_for, ": "),
-        "no text twice in a rank's batch); ",
-        o.shuffle ? "shuffled, not grouped by length" : "in file order");
+    line =
+        absl::StrCat("no_duplicates (",
+                     default_for.empty() ? "" : absl::StrCat("the default for ", default_for, ": "),
+                     "no text twice in a rank's batch); ",
+                     o.shuffle ? "shuffled, not grouped by length" : "in file order");
   } else {
-    line = !o.shuffle ? "in file order"
-           : o.group_by_length
-               ? absl::StrFormat(
-                     "grouped by length (megabatches of %d batches of %d, longest first)",
-                     MegabatchBatches(n, g), g)
-               : "shuffled (train.group_by_length: false)";
+    line =
+        !o.shuffle ? "in file order"
+        : o.group_by_length
+            ? absl::StrFormat("grouped by length (megabatches of %d batches of %d, longest first)",
+                              MegabatchBatches(n, g), g)
+            : "shuffled (train.group_by_length: false)";
   }
   if (o.world > 1) absl::StrAppend(&line, "; every rank pads a step's batch to one length");
   if (!o.buckets.empty()) {

@@ -27,11 +27,12 @@ absl::StatusOr<std::vector<std::string>> Columns(const std::string& path, const 
                                                  size_t min, int max, const char* layout) {
   std::vector<std::string> cols = absl::StrSplit(line.text, '\t');
   if (cols.size() < min || (max >= 0 && cols.size() > static_cast<size_t>(max))) {
-    const std::string want = max < 0 ? absl::StrCat("at least ", min)
+    const std::string want = max < 0                        ? absl::StrCat("at least ", min)
                              : max == static_cast<int>(min) ? absl::StrCat(min)
-                                                             : absl::StrCat(min, " or ", max);
-    return LineError(path, line, absl::StrCat("expected ", want, " tab-separated columns (",
-                                              layout, "), got ", cols.size()));
+                                                            : absl::StrCat(min, " or ", max);
+    return LineError(path, line,
+                     absl::StrCat("expected ", want, " tab-separated columns (", layout, "), got ",
+                                  cols.size()));
   }
   return cols;
 }
@@ -45,8 +46,8 @@ absl::StatusOr<double> Score(const std::string& path, const Line& line, const st
   return value;
 }
 
-absl::StatusOr<int> BinaryLabel(const std::string& path, const Line& line,
-                                const std::string& text, const char* what) {
+absl::StatusOr<int> BinaryLabel(const std::string& path, const Line& line, const std::string& text,
+                                const char* what) {
   if (text == "0") return 0;
   if (text == "1") return 1;
   return LineError(path, line, absl::StrCat(what, " '", text, "' is not 0 or 1"));
@@ -72,9 +73,9 @@ absl::StatusOr<std::vector<Example>> ReadRows(const std::string& path, absl::str
 }
 
 absl::StatusOr<Example> StsbRow(const std::string& path, const Line& line) {
-  ASSIGN_OR_RETURN(std::vector<std::string> cols,
-                   Columns(path, line, 7, -1,
-                           "genre, file, year, id, score, sentence1, sentence2"));
+  ASSIGN_OR_RETURN(
+      std::vector<std::string> cols,
+      Columns(path, line, 7, -1, "genre, file, year, id, score, sentence1, sentence2"));
   ASSIGN_OR_RETURN(double score, Score(path, line, cols[4], "score"));
   if (score < 0 || score > 5) {
     return LineError(path, line, absl::StrCat("score ", cols[4], " is outside [0, 5]"));
@@ -98,8 +99,7 @@ absl::StatusOr<Example> MrpcRow(const std::string& path, const Line& line) {
 
 }  // namespace
 
-absl::StatusOr<std::vector<Example>> ReadStsb(const std::string& path,
-                                              std::ostream* warnings) {
+absl::StatusOr<std::vector<Example>> ReadStsb(const std::string& path, std::ostream* warnings) {
   return ReadRows(path, /*header=*/"", StsbRow, warnings);
 }
 
@@ -154,13 +154,11 @@ absl::StatusOr<std::vector<Example>> ReadSick(const std::string& path, const std
   return out;
 }
 
-absl::StatusOr<std::vector<Example>> ReadPaws(const std::string& path,
-                                              std::ostream* warnings) {
+absl::StatusOr<std::vector<Example>> ReadPaws(const std::string& path, std::ostream* warnings) {
   return ReadRows(path, "id\tsentence1\t", PawsRow, warnings);
 }
 
-absl::StatusOr<std::vector<Example>> ReadMrpc(const std::string& path,
-                                              std::ostream* warnings) {
+absl::StatusOr<std::vector<Example>> ReadMrpc(const std::string& path, std::ostream* warnings) {
   return ReadRows(path, "Quality\t", MrpcRow, warnings);
 }
 

@@ -49,8 +49,7 @@ absl::StatusOr<std::vector<Example>> ReadDataset(const std::string& path, const 
                                                  const ColumnOptions& columns,
                                                  std::ostream* warnings = &std::cerr);
 // The same with the default columns.
-absl::StatusOr<std::vector<Example>> ReadDataset(const std::string& path,
-                                                 const std::string& format,
+absl::StatusOr<std::vector<Example>> ReadDataset(const std::string& path, const std::string& format,
                                                  std::ostream* warnings = &std::cerr);
 
 absl::StatusOr<std::vector<Example>> ReadStsb(const std::string& path,

@@ -52,8 +52,8 @@ absl::StatusOr<IdTexts> ReadIdTexts(const std::string& path, const char* what,
                        absl::StrCat("\"text\" is not a string (", text->dump(), ")"));
     }
     if (text->get_ref<const std::string&>().empty()) {
-      return LineError(path, line.number, absl::StrCat("\"text\" of ", what, " '", id_text,
-                                                       "' is empty"));
+      return LineError(path, line.number,
+                       absl::StrCat("\"text\" of ", what, " '", id_text, "' is empty"));
     }
     const auto [it, inserted] = out.index.emplace(id_text, static_cast<int64_t>(out.ids.size()));
     if (!inserted) {
@@ -115,8 +115,8 @@ absl::StatusOr<RetrievalSet> ReadRetrievalFiles(const std::string& queries_path,
     set.relevant.push_back(std::move(relevant[i]));
   }
   if (set.queries.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        qrels_path, ": no query of ", queries_path, " has a relevant corpus entry (score > 0)"));
+    return absl::InvalidArgumentError(absl::StrCat(qrels_path, ": no query of ", queries_path,
+                                                   " has a relevant corpus entry (score > 0)"));
   }
   set.corpus_ids = std::move(corpus.ids);
   set.corpus = std::move(corpus.texts);

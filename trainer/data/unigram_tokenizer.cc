@@ -148,7 +148,8 @@ absl::StatusOr<UnigramTokenizer> UnigramTokenizer::FromSentencePieceModel(const 
   tokenizer.pad_id_ = 1;
   tokenizer.template_ = SpecialTemplate::Roberta(0, 2);
   const int32_t mask = static_cast<int32_t>(vocab.size()) - 1;
-  tokenizer.set_added_tokens({{"<s>", 0}, {"<pad>", 1}, {"</s>", 2}, {"<unk>", 3}, {"<mask>", mask}});
+  tokenizer.set_added_tokens(
+      {{"<s>", 0}, {"<pad>", 1}, {"</s>", 2}, {"<unk>", 3}, {"<mask>", mask}});
   return tokenizer;
 }
 

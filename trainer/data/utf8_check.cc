@@ -67,7 +67,8 @@ void Scan(absl::string_view text, Valid on_valid, Invalid on_invalid) {
 
 int64_t CountInvalidUtf8(absl::string_view text) {
   int64_t count = 0;
-  Scan(text, [](size_t, size_t) {}, [&count] { ++count; });
+  Scan(
+      text, [](size_t, size_t) {}, [&count] { ++count; });
   return count;
 }
 

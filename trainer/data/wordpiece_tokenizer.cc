@@ -241,9 +241,9 @@ absl::StatusOr<WordPieceTokenizer> WordPieceTokenizer::FromTokens(
     if (t.TokenId(*name) < 0) missing.push_back(*name);
   }
   if (!missing.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        source, ": vocab lacks the special token(s) ", absl::StrJoin(missing, ", "), " (",
-        tokens.size(), " lines; is this a WordPiece vocab.txt?)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(source, ": vocab lacks the special token(s) ", absl::StrJoin(missing, ", "),
+                     " (", tokens.size(), " lines; is this a WordPiece vocab.txt?)"));
   }
   t.pad_id_ = t.TokenId(options.pad_token);
   t.unk_id_ = t.TokenId(options.unk_token);
@@ -447,8 +447,7 @@ void WordPieceTokenizer::WordPiece(const std::string& word, int64_t chars,
   }
 }
 
-void WordPieceTokenizer::TokenizeSegment(absl::string_view text,
-                                         std::vector<int32_t>* out) const {
+void WordPieceTokenizer::TokenizeSegment(absl::string_view text, std::vector<int32_t>* out) const {
   std::string word;
   int64_t chars = 0;
   auto flush = [&] {

@@ -1,7 +1,7 @@
-// BERT's WordPiece model (MPNet's and klue/roberta's too), identical in output to Hugging Face tokenizers'
-// BertWordPieceTokenizer(vocab, lowercase=True) (data/bert-tiny-random/tokenizer.json), and with
-// Options{.lowercase = false} to transformers' BertTokenizerFast(do_lower_case=False), the cased
-// and multilingual models' (bert-base-cased, multilingual BERT, klue/bert-base):
+// BERT's WordPiece model (MPNet's and klue/roberta's too), identical in output to Hugging Face
+// tokenizers' BertWordPieceTokenizer(vocab, lowercase=True) (data/bert-tiny-random/tokenizer.json),
+// and with Options{.lowercase = false} to transformers' BertTokenizerFast(do_lower_case=False), the
+// cased and multilingual models' (bert-base-cased, multilingual BERT, klue/bert-base):
 //
 //  1. Special tokens ([PAD] [UNK] [CLS] [SEP] [MASK], those the vocab has) written literally in
 //     the raw text are kept as themselves (case-sensitive, as HF's added-token matcher does);

@@ -62,7 +62,8 @@ absl::StatusOr<std::unique_ptr<AgentClient>> AgentClient::FromEnvironment() {
     comm::ConfigureSocket(*client->socket_, /*router=*/false);
     client->socket_->connect(endpoint);
   } catch (const zmq::error_t& e) {
-    return absl::UnavailableError(absl::StrCat("cannot reach the agent at ", endpoint, ": ", e.what()));
+    return absl::UnavailableError(
+        absl::StrCat("cannot reach the agent at ", endpoint, ": ", e.what()));
   }
   comm::Envelope hello;
   comm::Register* r = hello.mutable_register_();

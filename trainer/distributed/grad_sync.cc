@@ -31,7 +31,7 @@ struct GradSync::State {
     comm::ProcessGroup::Pending pending;
   };
   std::vector<Bucket> buckets;
-  std::vector<int64_t> bucket_of;  // parameter index -> bucket
+  std::vector<int64_t> bucket_of;               // parameter index -> bucket
   std::vector<bool> ready ABSL_GUARDED_BY(mu);  // parameter index -> ready in this backward
   int64_t next_launch ABSL_GUARDED_BY(mu) = 0;
   bool sync ABSL_GUARDED_BY(mu) = true;
@@ -50,7 +50,8 @@ struct GradSync::State {
 
   // Launches the ready buckets in order.
   void LaunchReady() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
-    while (next_launch < static_cast<int64_t>(buckets.size()) && buckets[next_launch].waiting == 0) {
+    while (next_launch < static_cast<int64_t>(buckets.size()) &&
+           buckets[next_launch].waiting == 0) {
       Launch(buckets[next_launch++]);
     }
   }
@@ -143,7 +144,8 @@ GradSync::GradSync(comm::ProcessGroup* group, std::vector<torch::Tensor> params,
     s.Reset();
   }
   for (size_t k = 0; k < s.params.size(); ++k) {
-    std::shared_ptr<torch::autograd::Node> acc = torch::autograd::impl::grad_accumulator(s.params[k]);
+    std::shared_ptr<torch::autograd::Node> acc =
+        torch::autograd::impl::grad_accumulator(s.params[k]);
     acc->add_post_hook(std::make_unique<ReadyHook>(state_, k));
     accumulators_.push_back(std::move(acc));
   }

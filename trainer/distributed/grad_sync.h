@@ -19,12 +19,12 @@
 // The gradient accumulators get their hooks at construction, and the autograd engine runs them
 // on the stream current then: build the GradSync on the stream the steps run on (a side stream
 // for CUDA-graph capture, as PyTorch's DDP asks).
-// For ZeRO (trainer/optim/sharded_adamw.h), GradReduce::kReduceScatter pads each bucket to a multiple
-// of the world size and reduce-scatters it instead: after Finish() only this rank's equal part
-// of each bucket (its shard) holds the mean; the rest of the buffer is unspecified.
-// Parameters must be float tensors on one device; pass only parameters the loss uses.
-// Thread-safety: hooks run on autograd threads under an internal lock; the other methods from
-// the training thread, between backward passes.
+// For ZeRO (trainer/optim/sharded_adamw.h), GradReduce::kReduceScatter pads each bucket to a
+// multiple of the world size and reduce-scatters it instead: after Finish() only this rank's equal
+// part of each bucket (its shard) holds the mean; the rest of the buffer is unspecified. Parameters
+// must be float tensors on one device; pass only parameters the loss uses. Thread-safety: hooks run
+// on autograd threads under an internal lock; the other methods from the training thread, between
+// backward passes.
 #ifndef TUNEFLEET_TRAINER_DISTRIBUTED_GRAD_SYNC_H_
 #define TUNEFLEET_TRAINER_DISTRIBUTED_GRAD_SYNC_H_
 

@@ -111,17 +111,16 @@ int RunLocalRanks(const LocalRanksSpec& spec, const std::string& program) {
     return kExitFailure;
   }
   if (interrupted != 0) {
-    PrintError(program, absl::CancelledError(absl::StrCat(
-                            "interrupted by signal ", interrupted, " (", strsignal(interrupted),
-                            "): ended the ", spec.ranks, " ranks")));
+    PrintError(program, absl::CancelledError(absl::StrCat("interrupted by signal ", interrupted,
+                                                          " (", strsignal(interrupted),
+                                                          "): ended the ", spec.ranks, " ranks")));
     return 128 + interrupted;
   }
   if (culprit >= 0) {
     const ChildProcess& r = *ranks[culprit];
-    PrintError(program,
-               absl::InternalError(absl::StrCat("rank ", culprit, " (pid ", r.pid(), ") ",
-                                                r.HowItEnded(),
-                                                spec.ranks > 1 ? "; ended the other ranks" : "")));
+    PrintError(program, absl::InternalError(
+                            absl::StrCat("rank ", culprit, " (pid ", r.pid(), ") ", r.HowItEnded(),
+                                         spec.ranks > 1 ? "; ended the other ranks" : "")));
     return r.ShellExitCode();
   }
   return kExitOk;

@@ -6,8 +6,8 @@
 //     agent and hears the pruner's decision, every rank learns it at that same step (a
 //     broadcast), and all leave the loop together;
 //   - errors: a peer that stalls or dies leaves this rank blocked in a collective, so a
-//     watchdog (trainer/distributed/progress_watchdog.h) ends the process a little before the collectives'
-//     own timeout (train.ddp_timeout_s).
+//     watchdog (trainer/distributed/progress_watchdog.h) ends the process a little before the
+//     collectives' own timeout (train.ddp_timeout_s).
 // With one process (no group) every call is local and nothing is communicated. All ranks make
 // the same calls in the same order (they are collectives).
 // Thread-safety: one per training run, used from the training loop's thread.

@@ -65,8 +65,8 @@ bool TrialGroup::OffersAgree(const std::vector<std::string>& offers) {
   for (size_t r = 0; r < offers.size(); ++r) {
     const size_t at = offers[r].rfind('@');
     int rank = -1;
-    if (at == std::string::npos || at == 0 ||
-        !absl::SimpleAtoi(offers[r].substr(at + 1), &rank) || rank != static_cast<int>(r)) {
+    if (at == std::string::npos || at == 0 || !absl::SimpleAtoi(offers[r].substr(at + 1), &rank) ||
+        rank != static_cast<int>(r)) {
       return false;
     }
     const std::string group = offers[r].substr(0, at);
@@ -76,17 +76,17 @@ bool TrialGroup::OffersAgree(const std::vector<std::string>& offers) {
   return !offers.empty();
 }
 
-absl::StatusOr<std::unique_ptr<TrialGroup>> TrialGroup::Open(
-    const comm::DistEnv& env, comm::ProcessGroup::Backend backend,
-    std::chrono::milliseconds timeout) {
+absl::StatusOr<std::unique_ptr<TrialGroup>> TrialGroup::Open(const comm::DistEnv& env,
+                                                             comm::ProcessGroup::Backend backend,
+                                                             std::chrono::milliseconds timeout) {
   const absl::Time start = absl::Now();
   std::unique_ptr<TrialGroup> t(new TrialGroup());
   absl::StatusOr<std::unique_ptr<comm::Rendezvous>> rendezvous =
       comm::Rendezvous::Connect(env, timeout);
   if (!rendezvous.ok()) return rendezvous.status();
   t->rendezvous_ = std::move(*rendezvous);
-  const std::string name = absl::StrCat(comm::ProcessGroup::BackendName(backend), ", ",
-                                        env.world_size, " ranks: ");
+  const std::string name =
+      absl::StrCat(comm::ProcessGroup::BackendName(backend), ", ", env.world_size, " ranks: ");
   Kept kept;
   {
     std::lock_guard<std::mutex> lock(g_mu);
@@ -94,9 +94,9 @@ absl::StatusOr<std::unique_ptr<TrialGroup>> TrialGroup::Open(
     g_kept = Kept();
   }
   // Each rank offers its kept group at the rank it has in that group: reused only where that is
-  // its rank in this trial too. Every rank runs the same exchanges, kept group or not, warm worker or fresh process: a trial
-  // may mix them (an agent without warm workers), and a rank that skipped one would leave its
-  // peers waiting for its key.
+  // its rank in this trial too. Every rank runs the same exchanges, kept group or not, warm worker
+  // or fresh process: a trial may mix them (an agent without warm workers), and a rank that skipped
+  // one would leave its peers waiting for its key.
   const bool fits = kept.group != nullptr && kept.offer == OfferFor(kept.id, env, backend, timeout);
   absl::StatusOr<std::vector<std::string>> offers = t->rendezvous_->Exchange(
       kOffersKey, fits ? absl::StrCat(kept.offer, "@", kept.group->rank()) : kNone);
@@ -125,8 +125,8 @@ absl::StatusOr<std::unique_ptr<TrialGroup>> TrialGroup::Open(
   t->offer_ = OfferFor(t->id_, env, backend, timeout);
   // The first collective sets NCCL's communicators up: timed here rather than in the first step.
   if (absl::Status s = t->group_->Sync(); !s.ok()) return s;
-  t->description_ = absl::StrFormat("%sa new group, connected in %.2f s%s", name,
-                                    SecondsSince(start), dropped);
+  t->description_ =
+      absl::StrFormat("%sa new group, connected in %.2f s%s", name, SecondsSince(start), dropped);
   return t;
 }
 

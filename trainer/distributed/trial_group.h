@@ -2,9 +2,9 @@
 // torchrun-style environment the agent gives each rank.
 //
 // A fresh `trainer train` connects a group and shuts it down when the trial ends. A warm worker
-// (trainer/commands/worker_command.h) turns on KeepTrialGroups: a group that served a trial which ended
-// well on every rank is kept, communicators and all, for the worker's next trial, and reused when
-// that trial's ranks are the same worker processes at the same ranks, so a repeated multi-GPU
+// (trainer/commands/worker_command.h) turns on KeepTrialGroups: a group that served a trial which
+// ended well on every rank is kept, communicators and all, for the worker's next trial, and reused
+// when that trial's ranks are the same worker processes at the same ranks, so a repeated multi-GPU
 // trial skips NCCL's set-up. No rank can know alone whether its peers kept the group (a peer's
 // worker may have retired, failed or served another trial), so the ranks first meet on the new
 // trial's rendezvous (MASTER_ADDR:MASTER_PORT, milliseconds): each offers the group it keeps

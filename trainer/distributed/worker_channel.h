@@ -1,13 +1,13 @@
-// A warm trainer worker's channel to its agent (`trainer worker`, trainer/commands/worker_command.h): a
-// DEALER to TUNEFLEET_AGENT_ENDPOINT that registers as Register{role WORKER, pid, slot}, then
-// receives the trials the agent hands it (RunTrial) and answers each with a TrialDone.
+// A warm trainer worker's channel to its agent (`trainer worker`,
+// trainer/commands/worker_command.h): a DEALER to TUNEFLEET_AGENT_ENDPOINT that registers as
+// Register{role WORKER, pid, slot}, then receives the trials the agent hands it (RunTrial) and
+// answers each with a TrialDone.
 //
-// The trial itself talks to the agent on its own connection (trainer/distributed/agent_client.h registers
-// as a TRAINER), exactly as a fresh `trainer train` rank does; this channel carries only the
-// worker's own messages.
-// The header holds no ZeroMQ or protobuf type (pimpl): LibTorch code includes it, and PyTorch's
-// include folder carries an older google/protobuf that must not meet the generated messages.
-// Thread-safety: one thread.
+// The trial itself talks to the agent on its own connection (trainer/distributed/agent_client.h
+// registers as a TRAINER), exactly as a fresh `trainer train` rank does; this channel carries only
+// the worker's own messages. The header holds no ZeroMQ or protobuf type (pimpl): LibTorch code
+// includes it, and PyTorch's include folder carries an older google/protobuf that must not meet the
+// generated messages. Thread-safety: one thread.
 #ifndef TUNEFLEET_TRAINER_DISTRIBUTED_WORKER_CHANNEL_H_
 #define TUNEFLEET_TRAINER_DISTRIBUTED_WORKER_CHANNEL_H_
 
@@ -28,9 +28,9 @@ namespace trainer {
 struct TrialOrder {
   uint64_t run_id = 0;
   int64_t trial = -1;
-  std::vector<std::string> argv;            // "train", "--config", ...
-  std::map<std::string, std::string> env;   // set for the trial, restored after
-  std::string log_path;                     // the trial's stdout and stderr
+  std::vector<std::string> argv;           // "train", "--config", ...
+  std::map<std::string, std::string> env;  // set for the trial, restored after
+  std::string log_path;                    // the trial's stdout and stderr
 };
 
 // TrialDone, as the worker sends it.

@@ -57,7 +57,7 @@ absl::Status MetricsLog::Open(const std::string& path, int64_t resume_step) {
 }
 
 absl::Status MetricsLog::Append(int64_t step, const std::map<std::string, double>& values,
-                               int64_t samples) {
+                                int64_t samples) {
   if (file_ == nullptr) return absl::FailedPreconditionError("metrics log is not open");
   const std::string line = MetricsLine(step, values, samples) + "\n";
   if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() || std::fflush(file_) != 0) {

@@ -69,8 +69,8 @@ Json ParseHeaderJson(absl::string_view text) {
         break;
       case Json::parse_event_t::key:
         if (!keys.back().insert(parsed.get<std::string>()).second) {
-          throw HeaderRejected{absl::StrCat("duplicate key \"", parsed.get<std::string>(),
-                                            "\" in the JSON header")};
+          throw HeaderRejected{
+              absl::StrCat("duplicate key \"", parsed.get<std::string>(), "\" in the JSON header")};
         }
         break;
       default:
@@ -138,8 +138,8 @@ absl::StatusOr<SafetensorsEntry> ParseEntry(absl::string_view file, const std::s
   }
   if (e.end - e.begin != bytes) {
     return Error(file, absl::StrCat(where, "data_offsets [", e.begin, ", ", e.end, "] span ",
-                                    e.end - e.begin, " bytes but ", e.dtype, " ",
-                                    shape->dump(), " needs ", bytes));
+                                    e.end - e.begin, " bytes but ", e.dtype, " ", shape->dump(),
+                                    " needs ", bytes));
   }
   return e;
 }
@@ -165,8 +165,8 @@ absl::StatusOr<Prepared> Prepare(const std::map<std::string, torch::Tensor>& ten
         return absl::InvalidArgumentError("safetensors: \"__metadata__\" is not a tensor name");
       }
       if (!tensor.defined()) {
-        return absl::InvalidArgumentError(absl::StrCat("safetensors: tensor \"", name,
-                                                       "\" is undefined"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("safetensors: tensor \"", name, "\" is undefined"));
       }
       auto dtype = TorchDtypeToSafetensors(tensor.scalar_type());
       if (!dtype.ok()) {
@@ -176,7 +176,8 @@ absl::StatusOr<Prepared> Prepare(const std::map<std::string, torch::Tensor>& ten
       items.push_back({DtypeRank(*dtype), &name, tensor.to(torch::kCPU).contiguous(), *dtype});
     }
   } catch (const std::exception& e) {
-    return absl::InternalError(absl::StrCat("safetensors: cannot copy a tensor to CPU: ", e.what()));
+    return absl::InternalError(
+        absl::StrCat("safetensors: cannot copy a tensor to CPU: ", e.what()));
   }
   // The Rust writer's order: widest dtype first, then name.
   std::stable_sort(items.begin(), items.end(),
@@ -223,26 +224,39 @@ absl::StatusOr<torch::Dtype> SafetensorsDtypeToTorch(absl::string_view dtype) {
   if (dtype == "F8_E4M3") return torch::kFloat8_e4m3fn;
 #endif
   if (DtypeRank(dtype) >= 0) {
-    return absl::UnimplementedError(absl::StrCat("dtype ", dtype, " is not supported by this LibTorch"));
+    return absl::UnimplementedError(
+        absl::StrCat("dtype ", dtype, " is not supported by this LibTorch"));
   }
   return absl::InvalidArgumentError(absl::StrCat("unknown dtype \"", dtype, "\""));
 }
 
 absl::StatusOr<std::string> TorchDtypeToSafetensors(torch::Dtype dtype) {
   switch (dtype) {
-    case torch::kBool: return std::string("BOOL");
-    case torch::kUInt8: return std::string("U8");
-    case torch::kInt8: return std::string("I8");
-    case torch::kInt16: return std::string("I16");
-    case torch::kInt32: return std::string("I32");
-    case torch::kInt64: return std::string("I64");
-    case torch::kFloat16: return std::string("F16");
-    case torch::kBFloat16: return std::string("BF16");
-    case torch::kFloat32: return std::string("F32");
-    case torch::kFloat64: return std::string("F64");
+    case torch::kBool:
+      return std::string("BOOL");
+    case torch::kUInt8:
+      return std::string("U8");
+    case torch::kInt8:
+      return std::string("I8");
+    case torch::kInt16:
+      return std::string("I16");
+    case torch::kInt32:
+      return std::string("I32");
+    case torch::kInt64:
+      return std::string("I64");
+    case torch::kFloat16:
+      return std::string("F16");
+    case torch::kBFloat16:
+      return std::string("BF16");
+    case torch::kFloat32:
+      return std::string("F32");
+    case torch::kFloat64:
+      return std::string("F64");
 #if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 1)
-    case torch::kFloat8_e5m2: return std::string("F8_E5M2");
-    case torch::kFloat8_e4m3fn: return std::string("F8_E4M3");
+    case torch::kFloat8_e5m2:
+      return std::string("F8_E5M2");
+    case torch::kFloat8_e4m3fn:
+      return std::string("F8_E4M3");
 #endif
     default:
       return absl::InvalidArgumentError(
@@ -275,8 +289,8 @@ absl::StatusOr<SafetensorsHeader> ParseSafetensorsHeader(absl::string_view bytes
     return Error(name, e.message);
   } catch (const Json::exception& e) {
     std::string what = e.what();
-    if (size_t close = what.find("] "); what.rfind("[json.exception.", 0) == 0 &&
-                                        close != std::string::npos) {
+    if (size_t close = what.find("] ");
+        what.rfind("[json.exception.", 0) == 0 && close != std::string::npos) {
       what = what.substr(close + 2);
     }
     std::replace(what.begin(), what.end(), '\n', ' ');
@@ -290,8 +304,8 @@ absl::StatusOr<SafetensorsHeader> ParseSafetensorsHeader(absl::string_view bytes
       if (!value.is_object()) return Error(name, "\"__metadata__\" must be an object");
       for (const auto& [mk, mv] : value.items()) {
         if (!mv.is_string()) {
-          return Error(name, absl::StrCat("\"__metadata__\" value of \"", mk,
-                                          "\" must be a string"));
+          return Error(name,
+                       absl::StrCat("\"__metadata__\" value of \"", mk, "\" must be a string"));
         }
         header.metadata[mk] = mv.get<std::string>();
       }
@@ -333,8 +347,8 @@ absl::StatusOr<SafetensorsContents> ParseSafetensors(absl::string_view bytes,
   for (const SafetensorsEntry& e : header.entries) {
     auto dtype = SafetensorsDtypeToTorch(e.dtype);
     if (!dtype.ok()) {
-      return absl::Status(dtype.status().code(), absl::StrCat(name, ": tensor \"", e.name, "\": ",
-                                                              dtype.status().message()));
+      return absl::Status(dtype.status().code(), absl::StrCat(name, ": tensor \"", e.name,
+                                                              "\": ", dtype.status().message()));
     }
     try {
       torch::Tensor t = torch::empty(e.shape, torch::TensorOptions().dtype(*dtype));
@@ -346,8 +360,8 @@ absl::StatusOr<SafetensorsContents> ParseSafetensors(absl::string_view bytes,
       }
       out.tensors.emplace(e.name, std::move(t));
     } catch (const std::exception& ex) {
-      return absl::ResourceExhaustedError(absl::StrCat(name, ": tensor \"", e.name,
-                                                       "\": cannot allocate: ", ex.what()));
+      return absl::ResourceExhaustedError(
+          absl::StrCat(name, ": tensor \"", e.name, "\": cannot allocate: ", ex.what()));
     }
   }
   return out;
@@ -373,12 +387,12 @@ absl::StatusOr<SafetensorsContents> ReadSafetensors(const std::string& path,
     return ParseSafetensors(absl::string_view(), path, options);
   }
   void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  absl::Status map_error = map == MAP_FAILED
-                               ? ErrnoStatus(errno, absl::StrCat(path, ": cannot map"))
-                               : absl::OkStatus();
+  absl::Status map_error =
+      map == MAP_FAILED ? ErrnoStatus(errno, absl::StrCat(path, ": cannot map")) : absl::OkStatus();
   ::close(fd);
   if (!map_error.ok()) return map_error;
-  auto out = ParseSafetensors(absl::string_view(static_cast<const char*>(map), size), path, options);
+  auto out =
+      ParseSafetensors(absl::string_view(static_cast<const char*>(map), size), path, options);
   ::munmap(map, size);
   return out;
 }
@@ -405,8 +419,8 @@ absl::Status WriteSafetensors(const std::string& path,
   RETURN_IF_ERROR(file.Append(p.head.data(), p.head.size()));
   for (const torch::Tensor& t : p.tensors) {
     if (t.numel() == 0) continue;
-    RETURN_IF_ERROR(file.Append(static_cast<const char*>(t.data_ptr()),
-                                t.numel() * t.element_size()));
+    RETURN_IF_ERROR(
+        file.Append(static_cast<const char*>(t.data_ptr()), t.numel() * t.element_size()));
   }
   return file.Commit();
 }

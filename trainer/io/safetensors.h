@@ -7,9 +7,10 @@
 // Reading is strict, as the spec and the reference Rust reader are: N within the file, the header
 // a JSON object starting with '{' (trailing spaces allowed), no duplicate keys at any level, known
 // dtypes, non-negative integer shapes and offsets, shape x dtype size == END - BEGIN, the tensors'
-// spans in order of BEGIN tiling [0, data size) with no hole and no overlap. Every error is one line
-// that starts with the file's name. Reading never trusts the header: any byte string either parses
-// or yields an error (tests/trainer/safetensors_fuzz_test.cc checks this on mutated headers).
+// spans in order of BEGIN tiling [0, data size) with no hole and no overlap. Every error is one
+// line that starts with the file's name. Reading never trusts the header: any byte string either
+// parses or yields an error (tests/trainer/safetensors_fuzz_test.cc checks this on mutated
+// headers).
 //
 // Writing produces the bytes Hugging Face's safetensors writes: compact JSON with "__metadata__"
 // first, tensors ordered by dtype (widest first, the Rust crate's order) then name, data in the

@@ -10,11 +10,7 @@ namespace trainer {
 
 const std::vector<const ModelFamily*>& AllModelFamilies() {
   static const auto* const kFamilies = new std::vector<const ModelFamily*>{
-      &BertFamily(),
-      &RobertaFamily(),
-      &XlmRobertaFamily(),
-      &MpnetFamily(),
-      &DistilBertFamily(),
+      &BertFamily(), &RobertaFamily(), &XlmRobertaFamily(), &MpnetFamily(), &DistilBertFamily(),
   };
   return *kFamilies;
 }

@@ -43,8 +43,8 @@ constexpr DoubleKey kDoubleKeys[] = {
     {"attention_probs_dropout_prob", &BertConfig::attention_probs_dropout_prob}};
 constexpr IntKey kPadKey = {"pad_token_id", &BertConfig::pad_token_id, 0};
 
-absl::Status GetInts(const Json& j, absl::string_view path, const IntKey* begin,
-                     const IntKey* end, BertConfig& c) {
+absl::Status GetInts(const Json& j, absl::string_view path, const IntKey* begin, const IntKey* end,
+                     BertConfig& c) {
   for (const IntKey* k = begin; k != end; ++k) {
     RETURN_IF_ERROR(GetJsonInt(j, path, k->key, k->min, &(c.*(k->field))));
   }
@@ -65,8 +65,8 @@ absl::StatusOr<std::string> ParseActivation(const Json& j, absl::string_view pat
                                             const char* key) {
   auto act = j.find(key);
   if (act == j.end()) return JsonKeyError(path, key, "is missing");
-  static const std::set<std::string> kActs = {"gelu", "gelu_new", "gelu_pytorch_tanh", "relu",
-                                              "silu", "swish"};
+  static const std::set<std::string> kActs = {"gelu", "gelu_new", "gelu_pytorch_tanh",
+                                              "relu", "silu",     "swish"};
   if (!act->is_string() || kActs.count(act->get<std::string>()) == 0) {
     return JsonKeyError(
         path, key,
@@ -112,9 +112,9 @@ absl::StatusOr<BertConfig> ParseEncoderConfig(absl::string_view json, absl::stri
                                      c.hidden_size, ")"));
   }
   if (c.pad_token_id >= c.vocab_size) {
-    return JsonKeyError(p, "pad_token_id", absl::StrCat("(", c.pad_token_id,
-                                                        ") must be < vocab_size (", c.vocab_size,
-                                                        ")"));
+    return JsonKeyError(
+        p, "pad_token_id",
+        absl::StrCat("(", c.pad_token_id, ") must be < vocab_size (", c.vocab_size, ")"));
   }
   if (MaxSequenceLength(c) < 1) {
     return JsonKeyError(
@@ -163,8 +163,8 @@ std::string BertConfigToJson(const BertConfig& c, const std::string& dtype) {
   return EncoderConfigToJson(c, dtype, kBertDialect);
 }
 
-std::vector<std::pair<std::string, std::vector<int64_t>>> BertParameterShapes(
-    const BertConfig& c, bool with_pooler) {
+std::vector<std::pair<std::string, std::vector<int64_t>>> BertParameterShapes(const BertConfig& c,
+                                                                              bool with_pooler) {
   const int64_t h = c.hidden_size, in = c.intermediate_size;
   std::vector<std::pair<std::string, std::vector<int64_t>>> out = {
       {"embeddings.word_embeddings.weight", {c.vocab_size, h}},

@@ -16,9 +16,9 @@ class BertFamilyImpl : public EncoderFamily {
 
   std::string ModuleName(absl::string_view file_name) const override {
     std::string name = WithoutPrefix(file_name, "bert.");
-    for (const auto& [legacy, now] : {std::pair<const char*, const char*>{"LayerNorm.gamma",
-                                                                           "LayerNorm.weight"},
-                                      {"LayerNorm.beta", "LayerNorm.bias"}}) {
+    for (const auto& [legacy, now] :
+         {std::pair<const char*, const char*>{"LayerNorm.gamma", "LayerNorm.weight"},
+          {"LayerNorm.beta", "LayerNorm.bias"}}) {
       if (absl::EndsWith(name, legacy)) name = name.substr(0, name.size() - strlen(legacy)) + now;
     }
     return name;

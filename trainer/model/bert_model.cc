@@ -4,10 +4,10 @@
 #include <limits>
 #include <utility>
 
+#include <torch/autograd.h>
 #include <torch/nn/modules/container/modulelist.h>
 #include <torch/nn/modules/embedding.h>
 #include <torch/nn/modules/normalization.h>
-#include <torch/autograd.h>
 #include <torch/version.h>
 
 #include <mutex>
@@ -86,9 +86,9 @@ class SelfAttentionImpl : public torch::nn::Module {
     if (fused_qkv_) {
       // One GEMM for the three projections (their weights concatenated on the fly; the
       // parameters stay query/key/value, as checkpoints name them).
-      const torch::Tensor qkv = Linear(
-          x, torch::cat({query_->weight, key_->weight, value_->weight}),
-          torch::cat({query_->bias, key_->bias, value_->bias}));
+      const torch::Tensor qkv =
+          Linear(x, torch::cat({query_->weight, key_->weight, value_->weight}),
+                 torch::cat({query_->bias, key_->bias, value_->bias}));
       const auto parts = qkv.view({b, t, 3, heads_, head_dim_}).unbind(2);
       q = parts[0].transpose(1, 2);
       k = parts[1].transpose(1, 2);
@@ -198,7 +198,8 @@ class BertLayerImpl : public torch::nn::Module {
     auto attention = register_module("attention", std::make_shared<torch::nn::Module>());
     self_ = attention->register_module("self", std::make_shared<SelfAttentionImpl>(c));
     attention_output_ = attention->register_module(
-        "output", std::make_shared<ResidualNormImpl>(h, h, c.layer_norm_eps, c.hidden_dropout_prob));
+        "output",
+        std::make_shared<ResidualNormImpl>(h, h, c.layer_norm_eps, c.hidden_dropout_prob));
     auto intermediate = register_module("intermediate", std::make_shared<torch::nn::Module>());
     intermediate_ = intermediate->register_module("dense", MakeDense(h, inner));
     output_ = register_module("output", std::make_shared<ResidualNormImpl>(
@@ -207,7 +208,8 @@ class BertLayerImpl : public torch::nn::Module {
 
   void set_fused_qkv(bool on) { self_->set_fused_qkv(on); }
 
-  // x.full is the residual stream; x.for_matmul() what the projections read (trainer/model/fused_norm.h).
+  // x.full is the residual stream; x.for_matmul() what the projections read
+  // (trainer/model/fused_norm.h).
   NormOutput forward(const NormOutput& x, const torch::Tensor& mask,
                      const torch::Tensor& position_bias) {
     const NormOutput a =
@@ -413,10 +415,10 @@ absl::Status LoadWeights(BertModel& model, const std::map<std::string, torch::Te
         continue;
       }
       if (it->second.sizes() != item.value().sizes()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "size mismatch for ", item.key(), ": the weights have shape [",
-            absl::StrJoin(it->second.sizes(), ", "), "], the model needs [",
-            absl::StrJoin(item.value().sizes(), ", "), "]"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("size mismatch for ", item.key(), ": the weights have shape [",
+                         absl::StrJoin(it->second.sizes(), ", "), "], the model needs [",
+                         absl::StrJoin(item.value().sizes(), ", "), "]"));
       }
       const torch::Tensor& t = it->second;
       torch::Tensor p = item.value();  // a handle: set_data changes the parameter itself
@@ -430,20 +432,21 @@ absl::Status LoadWeights(BertModel& model, const std::map<std::string, torch::Te
       if (params.find(name) == nullptr) unexpected.push_back(name);
     }
   } catch (const c10::Error& e) {
-    return absl::InternalError(absl::StrCat("loading BERT weights failed: ",
-                                            e.what_without_backtrace()));
+    return absl::InternalError(
+        absl::StrCat("loading BERT weights failed: ", e.what_without_backtrace()));
   }
   if (!missing.empty() || !unexpected.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the weights do not match the model: missing [", absl::StrJoin(missing, ", "),
-        "], unexpected [", absl::StrJoin(unexpected, ", "), "]"));
+    return absl::InvalidArgumentError(absl::StrCat("the weights do not match the model: missing [",
+                                                   absl::StrJoin(missing, ", "), "], unexpected [",
+                                                   absl::StrJoin(unexpected, ", "), "]"));
   }
   return absl::OkStatus();
 }
 
 }  // namespace
 
-absl::Status LoadBertWeights(BertModel& model, const std::map<std::string, torch::Tensor>& tensors) {
+absl::Status LoadBertWeights(BertModel& model,
+                             const std::map<std::string, torch::Tensor>& tensors) {
   return LoadWeights(model, tensors, /*adopt=*/false);
 }
 
@@ -479,8 +482,8 @@ absl::StatusOr<BertModel> LoadBertModel(const std::string& dir, BertCheckpoint* 
     }
     return model;
   } catch (const c10::Error& e) {
-    return absl::InternalError(absl::StrCat(dir, ": building the model failed: ",
-                                            e.what_without_backtrace()));
+    return absl::InternalError(
+        absl::StrCat(dir, ": building the model failed: ", e.what_without_backtrace()));
   }
 }
 
@@ -489,8 +492,8 @@ absl::Status SaveBertModel(const BertModel& model, const std::string& dir,
   try {
     return SaveBertCheckpoint(dir, model->config(), BertStateDict(model), options);
   } catch (const c10::Error& e) {
-    return absl::InternalError(absl::StrCat(dir, ": saving the model failed: ",
-                                            e.what_without_backtrace()));
+    return absl::InternalError(
+        absl::StrCat(dir, ": saving the model failed: ", e.what_without_backtrace()));
   }
 }
 

@@ -61,8 +61,9 @@ class BertModelImpl : public torch::nn::Module {
                      const torch::Tensor& attention_mask = {});
 
   const BertConfig& config() const { return config_; }
-  // Activation checkpointing per layer in training (trainer/model/bert_model.cc's CheckpointedLayer):
-  // about one layer's activations are kept instead of all, for one more forward pass.
+  // Activation checkpointing per layer in training (trainer/model/bert_model.cc's
+  // CheckpointedLayer): about one layer's activations are kept instead of all, for one more forward
+  // pass.
   void set_gradient_checkpointing(bool on) { gradient_checkpointing_ = on; }
   bool gradient_checkpointing() const { return gradient_checkpointing_; }
   // Query, key and value projections as one GEMM (default) or three, as transformers runs them.
@@ -96,9 +97,9 @@ absl::Status LoadBertWeights(BertModel& model, std::map<std::string, torch::Tens
 // The parameters by name (the tensors themselves, not copies).
 std::map<std::string, torch::Tensor> BertStateDict(const BertModel& model);
 
-// Loads a Hugging Face model folder (trainer/model/hf_model_folder.h) into a model on the CPU in eval mode.
-// A checkpoint without pooler weights gives a model without pooler (a warning is logged).
-// `info`, when given, receives the checkpoint's report (tensors cleared).
+// Loads a Hugging Face model folder (trainer/model/hf_model_folder.h) into a model on the CPU in
+// eval mode. A checkpoint without pooler weights gives a model without pooler (a warning is
+// logged). `info`, when given, receives the checkpoint's report (tensors cleared).
 absl::StatusOr<BertModel> LoadBertModel(const std::string& dir, BertCheckpoint* info = nullptr);
 
 // Writes the model's config and parameters as a Hugging Face model folder.

@@ -35,8 +35,8 @@ struct FileStamp {
   int64_t mtime_nsec = 0;
 
   bool operator==(const FileStamp& o) const {
-    return path == o.path && exists == o.exists && dev == o.dev && ino == o.ino &&
-           size == o.size && mtime_sec == o.mtime_sec && mtime_nsec == o.mtime_nsec;
+    return path == o.path && exists == o.exists && dev == o.dev && ino == o.ino && size == o.size &&
+           mtime_sec == o.mtime_sec && mtime_nsec == o.mtime_nsec;
   }
 };
 

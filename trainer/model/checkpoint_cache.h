@@ -1,6 +1,7 @@
-// A process-wide host-memory cache of one Hugging Face BERT checkpoint (trainer/model/hf_model_folder.h),
-// for warm trainer workers (trainer/commands/worker_command.h): the trials of a sweep start from the same
-// model folder, and reading and parsing its safetensors files is most of a warm trial's setup.
+// A process-wide host-memory cache of one Hugging Face BERT checkpoint
+// (trainer/model/hf_model_folder.h), for warm trainer workers (trainer/commands/worker_command.h):
+// the trials of a sweep start from the same model folder, and reading and parsing its safetensors
+// files is most of a warm trial's setup.
 //
 // Off by default (`trainer train` reads the folder every time); the worker turns it on. While on,
 // LoadBertCheckpointCached keeps the last folder's BertCheckpoint (float32 CPU tensors, exactly

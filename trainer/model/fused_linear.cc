@@ -64,8 +64,8 @@ struct AlgoEntry {
 std::mutex g_algo_mu;
 std::map<AlgoKey, AlgoEntry> g_algos;  // guarded by g_algo_mu
 
-#define TF_LT(call)                                   \
-  do {                                                \
+#define TF_LT(call)                                    \
+  do {                                                 \
     if ((call) != CUBLAS_STATUS_SUCCESS) return false; \
   } while (0)
 
@@ -88,8 +88,8 @@ bool WeightAndBiasGrad(const torch::Tensor& x, const torch::Tensor& dy, torch::T
   TF_LT(cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
                                        sizeof(epilogue)));
   void* bias = db.data_ptr();
-  TF_LT(cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
-                                       sizeof(bias)));
+  TF_LT(
+      cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias)));
   const cudaDataType_t bias_type = CUDA_R_32F;
   TF_LT(cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type,
                                        sizeof(bias_type)));
@@ -120,8 +120,7 @@ bool WeightAndBiasGrad(const torch::Tensor& x, const torch::Tensor& dy, torch::T
     }
   }
   if (!entry.found) return false;
-  const torch::Tensor workspace =
-      torch::empty({kWorkspaceBytes}, x.options().dtype(torch::kUInt8));
+  const torch::Tensor workspace = torch::empty({kWorkspaceBytes}, x.options().dtype(torch::kUInt8));
   const float alpha = 1.0f, beta = 0.0f;
   const cudaStream_t stream = at::cuda::getCurrentCUDAStream(x.device().index()).stream();
   TF_LT(cublasLtMatmul(handle, d.op, &alpha, x.data_ptr(), d.a, dy.data_ptr(), d.b, &beta,

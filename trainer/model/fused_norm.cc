@@ -28,8 +28,8 @@ NormOutput AtenPath(const torch::Tensor& x, const torch::Tensor& residual,
                     const torch::Tensor& weight, const torch::Tensor& bias, double eps, double p,
                     bool training) {
   NormOutput out;
-  out.full = torch::layer_norm(torch::dropout(x, p, training) + residual, {x.size(-1)}, weight,
-                               bias, eps);
+  out.full =
+      torch::layer_norm(torch::dropout(x, p, training) + residual, {x.size(-1)}, weight, bias, eps);
   return out;
 }
 
@@ -235,9 +235,9 @@ NormOutput DropoutAddLayerNorm(const torch::Tensor& x, const torch::Tensor& resi
   if (FusedNormEnabled() && Fusable(x, residual, weight, bias)) {
     const double drop = training ? p : 0.0;
     NormOutput out;
-    const bool grad = torch::GradMode::is_enabled() &&
-                      (x.requires_grad() || residual.requires_grad() || weight.requires_grad() ||
-                       bias.requires_grad());
+    const bool grad =
+        torch::GradMode::is_enabled() && (x.requires_grad() || residual.requires_grad() ||
+                                          weight.requires_grad() || bias.requires_grad());
     if (!grad) {
       Forward f = RunForward(x, residual, weight, bias, eps, drop, /*save=*/false);
       out.full = f.y;

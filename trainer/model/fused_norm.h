@@ -25,7 +25,8 @@ namespace trainer {
 
 struct NormOutput {
   torch::Tensor full;  // float32 on the fused path; the ATen path's dtype otherwise
-  torch::Tensor low;   // full in x's dtype when that differs from float32 (fused path), else undefined
+  torch::Tensor
+      low;  // full in x's dtype when that differs from float32 (fused path), else undefined
   // What a following matmul should read.
   const torch::Tensor& for_matmul() const { return low.defined() ? low : full; }
 };

@@ -90,7 +90,8 @@ __device__ __forceinline__ void StoreVec(Storage<T>* p, const float (&in)[V]) {
   } else if constexpr (std::is_same_v<T, float>) {
 #pragma unroll
     for (int i = 0; i < V / 4; ++i) {
-      reinterpret_cast<float4*>(p)[i] = make_float4(in[4 * i], in[4 * i + 1], in[4 * i + 2], in[4 * i + 3]);
+      reinterpret_cast<float4*>(p)[i] =
+          make_float4(in[4 * i], in[4 * i + 1], in[4 * i + 2], in[4 * i + 3]);
     }
   } else {
 #pragma unroll
@@ -222,8 +223,8 @@ __global__ void __launch_bounds__(kThreads) BackwardKernel(BackwardArgs a) {
   }
   // One chunk of a row (at column c0): gy = dy + dy_low, xhat, gamma. Each row is read twice,
   // for the sums and then (from cache) for dz, rather than held in registers.
-  auto load_chunk = [&](int64_t base, int64_t c0, float mean, float rstd, float (&gy)[V],
-                        float (&xhat)[V], float (&gamma)[V]) {
+  auto load_chunk = [&](int64_t base, int64_t c0, float mean, float rstd, float(&gy)[V],
+                        float(&xhat)[V], float(&gamma)[V]) {
     if (a.dy != nullptr) {
       LoadVec<float, V>(a.dy + base + c0, gy);
     } else {
@@ -308,7 +309,7 @@ bool Aligned(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
 // Chunks per lane for V-value chunks: the smallest instantiated count covering the row (0: none).
 int Chunks(int64_t cols, int v) {
-  static constexpr int kVectorCounts[] = {1, 2, 3, 4};         // 8-value chunks
+  static constexpr int kVectorCounts[] = {1, 2, 3, 4};            // 8-value chunks
   static constexpr int kScalarCounts[] = {4, 8, 12, 16, 24, 32};  // single values
   const int64_t need = (cols + 32 * v - 1) / (32 * v);
   if (v == 8) {
@@ -349,27 +350,42 @@ int Dispatch(const Args& a, DType type, bool vector, cudaStream_t stream) {
     using T = decltype(tag);
     if (vector) {
       switch (Chunks(a.cols, 8)) {
-        case 1: return Op<T, 8, 1>::Run(a, stream);
-        case 2: return Op<T, 8, 2>::Run(a, stream);
-        case 3: return Op<T, 8, 3>::Run(a, stream);
-        case 4: return Op<T, 8, 4>::Run(a, stream);
-        default: return static_cast<int>(cudaErrorInvalidValue);
+        case 1:
+          return Op<T, 8, 1>::Run(a, stream);
+        case 2:
+          return Op<T, 8, 2>::Run(a, stream);
+        case 3:
+          return Op<T, 8, 3>::Run(a, stream);
+        case 4:
+          return Op<T, 8, 4>::Run(a, stream);
+        default:
+          return static_cast<int>(cudaErrorInvalidValue);
       }
     }
     switch (Chunks(a.cols, 1)) {
-      case 4: return Op<T, 1, 4>::Run(a, stream);
-      case 8: return Op<T, 1, 8>::Run(a, stream);
-      case 12: return Op<T, 1, 12>::Run(a, stream);
-      case 16: return Op<T, 1, 16>::Run(a, stream);
-      case 24: return Op<T, 1, 24>::Run(a, stream);
-      case 32: return Op<T, 1, 32>::Run(a, stream);
-      default: return static_cast<int>(cudaErrorInvalidValue);
+      case 4:
+        return Op<T, 1, 4>::Run(a, stream);
+      case 8:
+        return Op<T, 1, 8>::Run(a, stream);
+      case 12:
+        return Op<T, 1, 12>::Run(a, stream);
+      case 16:
+        return Op<T, 1, 16>::Run(a, stream);
+      case 24:
+        return Op<T, 1, 24>::Run(a, stream);
+      case 32:
+        return Op<T, 1, 32>::Run(a, stream);
+      default:
+        return static_cast<int>(cudaErrorInvalidValue);
     }
   };
   switch (type) {
-    case DType::kFloat: return by_type(float{});
-    case DType::kHalf: return by_type(Half{});
-    case DType::kBFloat16: return by_type(Bf16{});
+    case DType::kFloat:
+      return by_type(float{});
+    case DType::kHalf:
+      return by_type(Half{});
+    case DType::kBFloat16:
+      return by_type(Bf16{});
   }
   return static_cast<int>(cudaErrorInvalidValue);
 }

@@ -1,6 +1,7 @@
-// CUDA kernels of trainer/model/fused_norm.h: dropout + residual add + LayerNorm in one pass over each
-// row, forward and backward. Plain C++ (no LibTorch), so the .cu compiles with nvcc alone; built
-// only by the CMake GPU build (TUNEFLEET_FUSED_NORM_CUDA), the Bazel CPU build never includes it.
+// CUDA kernels of trainer/model/fused_norm.h: dropout + residual add + LayerNorm in one pass over
+// each row, forward and backward. Plain C++ (no LibTorch), so the .cu compiles with nvcc alone;
+// built only by the CMake GPU build (TUNEFLEET_FUSED_NORM_CUDA), the Bazel CPU build never includes
+// it.
 //
 // Forward, per row of `cols` values, with x of type T (float, half or bfloat16):
 //   d = keep ? T(x * 1/(1-p)) : 0          (dropout rounded to T, as ATen's dropout on T is)
@@ -48,19 +49,19 @@ struct ForwardArgs {
   const float* beta = nullptr;      // [cols]
   int64_t rows = 0, cols = 0;
   float eps = 1e-12f;
-  float p = 0;         // dropout probability; 0: no dropout, no mask, no random numbers
-  Philox rng;          // used when p > 0
-  float* y = nullptr;  // [rows, cols]
-  void* y_low = nullptr;     // T [rows, cols] or null
-  float* z = nullptr;        // saved for the backward, or null
-  uint8_t* keep = nullptr;   // KeepBytes(rows, cols) when p > 0 and saving, else null
-  float* mean = nullptr;     // [rows] or null (with z)
-  float* rstd = nullptr;     // [rows] or null (with z)
+  float p = 0;              // dropout probability; 0: no dropout, no mask, no random numbers
+  Philox rng;               // used when p > 0
+  float* y = nullptr;       // [rows, cols]
+  void* y_low = nullptr;    // T [rows, cols] or null
+  float* z = nullptr;       // saved for the backward, or null
+  uint8_t* keep = nullptr;  // KeepBytes(rows, cols) when p > 0 and saving, else null
+  float* mean = nullptr;    // [rows] or null (with z)
+  float* rstd = nullptr;    // [rows] or null (with z)
 };
 
 struct BackwardArgs {
-  const float* dy = nullptr;      // [rows, cols] or null
-  const void* dy_low = nullptr;   // T [rows, cols] or null
+  const float* dy = nullptr;     // [rows, cols] or null
+  const void* dy_low = nullptr;  // T [rows, cols] or null
   DType type = DType::kFloat;
   const float* z = nullptr;
   const float* mean = nullptr;
@@ -69,8 +70,8 @@ struct BackwardArgs {
   const float* gamma = nullptr;
   int64_t rows = 0, cols = 0;
   float p = 0;
-  float* d_residual = nullptr;    // [rows, cols]
-  void* dx = nullptr;             // T [rows, cols]
+  float* d_residual = nullptr;       // [rows, cols]
+  void* dx = nullptr;                // T [rows, cols]
   float* d_gamma_partial = nullptr;  // [BackwardBlocks(rows), cols]
   float* d_beta_partial = nullptr;   // [BackwardBlocks(rows), cols]
 };

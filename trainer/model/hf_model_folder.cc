@@ -73,11 +73,10 @@ absl::StatusOr<RawWeights> ReadWeights(const std::string& dir) {
   std::map<std::string, std::set<std::string>> shards;  // file -> tensors the index maps to it
   for (const auto& [tensor, file] : map->items()) {
     if (!file.is_string() || file.get<std::string>().empty() ||
-        file.get<std::string>().find('/') != std::string::npos ||
-        file.get<std::string>() == "..") {
-      return absl::InvalidArgumentError(absl::StrCat(
-          index_path, ": weight_map: \"", tensor, "\" must map to a file name in the folder, got ",
-          JsonBrief(file)));
+        file.get<std::string>().find('/') != std::string::npos || file.get<std::string>() == "..") {
+      return absl::InvalidArgumentError(
+          absl::StrCat(index_path, ": weight_map: \"", tensor,
+                       "\" must map to a file name in the folder, got ", JsonBrief(file)));
     }
     shards[file.get<std::string>()].insert(tensor);
   }
@@ -87,8 +86,8 @@ absl::StatusOr<RawWeights> ReadWeights(const std::string& dir) {
     RETURN_IF_ERROR(AddShard(path, shard));
     for (auto& [name, tensor] : shard.tensors) {
       if (listed.count(name) == 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            path, ": tensor \"", name, "\" is not mapped to this file by ", kIndex));
+        return absl::InvalidArgumentError(
+            absl::StrCat(path, ": tensor \"", name, "\" is not mapped to this file by ", kIndex));
       }
       raw.file_of[name] = path;
       raw.tensors[name] = std::move(tensor);
@@ -136,14 +135,14 @@ absl::StatusOr<BertCheckpoint> LoadBertCheckpoint(const std::string& dir) {
                                                      "\" and \"", name, "\" are both ", canonical));
     }
     if (tensor.sizes().vec() != want->second) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          raw.file_of[name], ": size mismatch for ", name, ": the checkpoint has shape ",
-          ShapeString(tensor.sizes().vec()), ", the model (config.json) needs ",
-          ShapeString(want->second)));
+      return absl::InvalidArgumentError(
+          absl::StrCat(raw.file_of[name], ": size mismatch for ", name,
+                       ": the checkpoint has shape ", ShapeString(tensor.sizes().vec()),
+                       ", the model (config.json) needs ", ShapeString(want->second)));
     }
     if (!tensor.is_floating_point()) {
-      return absl::InvalidArgumentError(absl::StrCat(raw.file_of[name], ": tensor \"", name,
-                                                     "\" is not floating point"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(raw.file_of[name], ": tensor \"", name, "\" is not floating point"));
     }
     out.tensors[canonical] = std::move(tensor);
   }
@@ -156,10 +155,10 @@ absl::StatusOr<BertCheckpoint> LoadBertCheckpoint(const std::string& dir) {
   }
   if (!fatal.empty()) {
     const size_t shown = std::min<size_t>(fatal.size(), 4);
-    return absl::InvalidArgumentError(absl::StrCat(
-        dir, ": the weights lack ", fatal.size(), " ", family.architecture(), " tensor(s): ",
-        absl::StrJoin(fatal.begin(), fatal.begin() + shown, ", "),
-        fatal.size() > shown ? ", ..." : ""));
+    return absl::InvalidArgumentError(
+        absl::StrCat(dir, ": the weights lack ", fatal.size(), " ", family.architecture(),
+                     " tensor(s): ", absl::StrJoin(fatal.begin(), fatal.begin() + shown, ", "),
+                     fatal.size() > shown ? ", ..." : ""));
   }
   // A family without pooler (DistilBERT) lists no pooler.* parameter: its model has none.
   out.has_pooler = out.missing_keys.empty() && expected.count("pooler.dense.weight") > 0;

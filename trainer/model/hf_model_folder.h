@@ -51,7 +51,7 @@ struct BertCheckpoint {
   // sentence-transformers: "mean", "cls", "max", another mode's name as written
   // ("mean_sqrt_len_tokens"), or "" when the folder has no Pooling module.
   std::string pooling;
-  bool normalize = false;  // a Normalize module follows the pooling
+  bool normalize = false;      // a Normalize module follows the pooling
   int64_t max_seq_length = 0;  // sentence_bert_config.json's, or 0
 };
 

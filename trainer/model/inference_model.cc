@@ -4,8 +4,8 @@
 #include <utility>
 
 #include "common/file_util.h"
-#include "trainer/device.h"
 #include "trainer/data/tokenizer_folder.h"
+#include "trainer/device.h"
 
 namespace tunefleet {
 namespace trainer {

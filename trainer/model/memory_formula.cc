@@ -7,10 +7,10 @@ namespace tunefleet {
 namespace trainer {
 
 std::string MemoryEstimate::Describe() const {
-  const std::string sharded =
-      optimizer_shards > 1 ? absl::StrFormat(" (AdamW state 1/%d: %.2f GiB)", optimizer_shards,
-                                             GiB(optimizer_state_bytes))
-                           : "";
+  const std::string sharded = optimizer_shards > 1
+                                  ? absl::StrFormat(" (AdamW state 1/%d: %.2f GiB)",
+                                                    optimizer_shards, GiB(optimizer_state_bytes))
+                                  : "";
   return absl::StrFormat(
       "%.2fM parameters x %.4g B%s = %.2f GiB + activations <= %.2f GiB (batch %d x %d tokens, "
       "%d pass%s) = %.2f GiB",
@@ -37,8 +37,8 @@ MemoryEstimate EstimateTrainingMemoryBytes(const BertConfig& config, int64_t par
   const double layers = static_cast<double>(config.num_hidden_layers);
   const double width = fp32 ? 2.0 : 1.0;  // the formula counts 16-bit activations
   const double full_layer = b * t * h * (34.0 + 5.0 * a * t / h) * width;
-  const double per_pass = grad_checkpointing ? layers * 2.0 * b * t * h * width + full_layer
-                                             : layers * full_layer;
+  const double per_pass =
+      grad_checkpointing ? layers * 2.0 * b * t * h * width + full_layer : layers * full_layer;
   e.activation_bytes = per_pass * static_cast<double>(passes);
   return e;
 }
@@ -52,7 +52,8 @@ MemoryEstimate LeastTrainingMemory(const BertConfig& config, int64_t parameters,
 
 int64_t EncoderParameters(const BertConfig& config) {
   int64_t total = 0;
-  for (const auto& [name, shape] : FamilyOf(config).ParameterShapes(config, /*with_pooler=*/false)) {
+  for (const auto& [name, shape] :
+       FamilyOf(config).ParameterShapes(config, /*with_pooler=*/false)) {
     int64_t n = 1;
     for (int64_t d : shape) n *= d;
     total += n;

@@ -41,9 +41,10 @@ absl::StatusOr<BertConfig> ParseModelConfig(absl::string_view json, absl::string
   if (auto it = j.find("model_type"); it != j.end()) {
     family = it->is_string() ? FindModelFamily(it->get<std::string>()) : nullptr;
     if (family == nullptr) {
-      return JsonKeyError(path, "model_type",
-                          absl::StrCat("is ", JsonBrief(*it), ", which no model family reads (known: ",
-                                       absl::StrJoin(ModelTypes(), ", "), ")"));
+      return JsonKeyError(
+          path, "model_type",
+          absl::StrCat("is ", JsonBrief(*it), ", which no model family reads (known: ",
+                       absl::StrJoin(ModelTypes(), ", "), ")"));
     }
   }
   return family->ParseConfig(json, path);

@@ -35,7 +35,6 @@ absl::StatusOr<BertConfig> ParseModelConfig(absl::string_view json, absl::string
 // The file at `path` read (common/file_util.h's errors) and parsed as above.
 absl::StatusOr<BertConfig> ReadModelConfig(const std::string& path);
 
-
 }  // namespace trainer
 }  // namespace tunefleet
 

@@ -27,8 +27,8 @@ absl::Status AddPoolingMode(const std::string& config_path, std::string& out) {
         {"pooling_mode_lasttoken", "lasttoken"}}) {
     if (pooling.is_object() && pooling.value(key, false) == true) {
       if (!out.empty()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            config_path, ": several pooling modes are on (", out, " and ", mode, ")"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(config_path, ": several pooling modes are on (", out, " and ", mode, ")"));
       }
       out = mode;
     }
@@ -71,17 +71,17 @@ absl::StatusOr<StModules> ReadStModules(const std::string& dir) {
   return out;
 }
 
-absl::Status WriteStModules(const std::string& dir, const std::string& pooling,
-                            int64_t hidden_size, int64_t max_seq_length) {
+absl::Status WriteStModules(const std::string& dir, const std::string& pooling, int64_t hidden_size,
+                            int64_t max_seq_length) {
   static const std::set<std::string> kModes = {"mean", "cls", "max"};
   if (kModes.count(pooling) == 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("pooling \"", pooling, "\" is not one of cls, max, mean"));
   }
   Json modules = Json::array();
-  for (const auto& [idx, path, type] : {std::tuple<int, const char*, const char*>{
-                                            0, "", "Transformer"},
-                                        {1, "1_Pooling", "Pooling"}}) {
+  for (const auto& [idx, path, type] :
+       {std::tuple<int, const char*, const char*>{0, "", "Transformer"},
+        {1, "1_Pooling", "Pooling"}}) {
     Json m = Json::object();
     m["idx"] = idx;
     m["name"] = std::to_string(idx);

@@ -30,8 +30,8 @@ absl::StatusOr<StModules> ReadStModules(const std::string& dir);
 // Writes modules.json (Transformer, then Pooling in 1_Pooling), sentence_bert_config.json and
 // 1_Pooling/config.json into `dir`, so that sentence-transformers uses `pooling` ("mean",
 // "cls" or "max"; anything else is an error) over embeddings of `hidden_size`.
-absl::Status WriteStModules(const std::string& dir, const std::string& pooling,
-                            int64_t hidden_size, int64_t max_seq_length);
+absl::Status WriteStModules(const std::string& dir, const std::string& pooling, int64_t hidden_size,
+                            int64_t max_seq_length);
 
 // Copies the sentence-transformers files of `src` into `dir` (when `src` has modules.json):
 // modules.json, sentence_bert_config.json, config_sentence_transformers.json, and each

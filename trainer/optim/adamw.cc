@@ -145,15 +145,15 @@ absl::Status AdamW::LoadStateDict(const std::map<std::string, torch::Tensor>& st
     const std::vector<std::string> parts = absl::StrSplit(name, '.');
     size_t i = 0;
     if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &i) || i >= params_.size()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("optimizer state: unexpected tensor \"", name, "\" (", params_.size(),
-                       " parameters)"));
+      return absl::InvalidArgumentError(absl::StrCat("optimizer state: unexpected tensor \"", name,
+                                                     "\" (", params_.size(), " parameters)"));
     }
     const torch::Tensor& p = params_[i];
     State& s = loaded[i];
     if (parts[1] == "step") {
       if (tensor.numel() != 1) {
-        return absl::InvalidArgumentError(absl::StrCat("optimizer state: ", name, " is not a scalar"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("optimizer state: ", name, " is not a scalar"));
       }
       s.step = tensor.reshape({}).to(p.device(), torch::kFloat).clone();
       s.host_step = static_cast<int64_t>(std::llround(tensor.item<double>()));
@@ -163,9 +163,11 @@ absl::Status AdamW::LoadStateDict(const std::map<std::string, torch::Tensor>& st
             "optimizer state: ", name, " has shape [", absl::StrJoin(tensor.sizes(), ", "),
             "], the parameter [", absl::StrJoin(p.sizes(), ", "), "]"));
       }
-      (parts[1] == "exp_avg" ? s.exp_avg : s.exp_avg_sq) = tensor.to(p.device(), p.scalar_type()).clone();
+      (parts[1] == "exp_avg" ? s.exp_avg : s.exp_avg_sq) =
+          tensor.to(p.device(), p.scalar_type()).clone();
     } else {
-      return absl::InvalidArgumentError(absl::StrCat("optimizer state: unexpected tensor \"", name, "\""));
+      return absl::InvalidArgumentError(
+          absl::StrCat("optimizer state: unexpected tensor \"", name, "\""));
     }
   }
   for (size_t i = 0; i < loaded.size(); ++i) {

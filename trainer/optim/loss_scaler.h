@@ -21,8 +21,7 @@ class LossScaler {
     int64_t growth_interval = 2000;
   };
   LossScaler() : LossScaler(Options()) {}
-  explicit LossScaler(const Options& options)
-      : options_(options), scale_(options.init_scale) {}
+  explicit LossScaler(const Options& options) : options_(options), scale_(options.init_scale) {}
 
   double scale() const { return scale_; }
   // After each optimizer step (taken or skipped): `found_inf` says whether it was skipped.

@@ -30,8 +30,8 @@ absl::StatusOr<std::vector<ParamState>> SplitByParameter(
     const std::vector<std::string> parts = absl::StrSplit(name, '.');
     size_t i = 0;
     if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &i) || i >= n) {
-      return absl::InvalidArgumentError(absl::StrCat("optimizer state: unexpected tensor \"", name,
-                                                     "\" (", n, " parameters)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("optimizer state: unexpected tensor \"", name, "\" (", n, " parameters)"));
     }
     if (parts[1] == "step") {
       out[i].step = tensor;
@@ -44,8 +44,8 @@ absl::StatusOr<std::vector<ParamState>> SplitByParameter(
   }
   for (size_t i = 0; i < n; ++i) {
     if (out[i].present() != 0 && out[i].present() != 3) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "optimizer state: parameter ", i, " lacks some of exp_avg, exp_avg_sq, step"));
+      return absl::InvalidArgumentError(absl::StrCat("optimizer state: parameter ", i,
+                                                     " lacks some of exp_avg, exp_avg_sq, step"));
     }
   }
   return out;
@@ -96,7 +96,8 @@ absl::Status ShardedAdamW::Gather() {
   for (Bucket& b : buckets_) pending.push_back(group_->AllGatherInPlaceAsync(b.flat));
   absl::Status status;
   for (comm::ProcessGroup::Pending& p : pending) status.Update(p.Wait());
-  if (!status.ok()) return absl::Status(status.code(), absl::StrCat("parameters: ", status.message()));
+  if (!status.ok())
+    return absl::Status(status.code(), absl::StrCat("parameters: ", status.message()));
   return status;
 }
 
@@ -169,15 +170,15 @@ absl::Status ShardedAdamW::LoadStateDict(const std::map<std::string, torch::Tens
       const double a = by_param[first].step.item<double>(), c = by_param[k].step.item<double>();
       if (a != c) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "optimizer state: parameters ", first, " and ", k, " share a shard but not a step (",
-            a, " and ", c, "): resume this checkpoint with train.strategy: ddp"));
+            "optimizer state: parameters ", first, " and ", k, " share a shard but not a step (", a,
+            " and ", c, "): resume this checkpoint with train.strategy: ddp"));
       }
     }
     if (with_state == 0) continue;
     if (with_state != static_cast<int>(bucket.params.size())) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "optimizer state: some parameters of the shard of parameter ", first,
-          " have no state: resume this checkpoint with train.strategy: ddp"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("optimizer state: some parameters of the shard of parameter ", first,
+                       " have no state: resume this checkpoint with train.strategy: ddp"));
     }
     for (int m = 0; m < 2; ++m) {
       torch::Tensor whole = torch::zeros({bucket.flat.numel()}, torch::kFloat);
@@ -186,10 +187,10 @@ absl::Status ShardedAdamW::LoadStateDict(const std::map<std::string, torch::Tens
         const torch::Tensor& t = by_param[k].moment(m);
         const torch::Tensor& p = params_[k];
         if (t.sizes() != p.sizes()) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "optimizer state: ", k, ".", kMoments[m], " has shape [",
-              absl::StrJoin(t.sizes(), ", "), "], the parameter [", absl::StrJoin(p.sizes(), ", "),
-              "]"));
+          return absl::InvalidArgumentError(
+              absl::StrCat("optimizer state: ", k, ".", kMoments[m], " has shape [",
+                           absl::StrJoin(t.sizes(), ", "), "], the parameter [",
+                           absl::StrJoin(p.sizes(), ", "), "]"));
         }
         whole.narrow(0, bucket.offsets[j], p.numel()).copy_(t.reshape({-1}));
       }

@@ -31,8 +31,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "comm/process_group.h"
-#include "trainer/optim/adamw.h"
 #include "trainer/distributed/grad_sync.h"
+#include "trainer/optim/adamw.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -70,10 +70,10 @@ class ShardedAdamW {
 
  private:
   struct Bucket {
-    torch::Tensor flat;                          // the parameters, padded
-    std::vector<size_t> params;                  // indices into params_, in layout order
-    std::vector<int64_t> offsets;                // each one's offset in `flat`
-    int64_t part = 0;                            // elements per rank
+    torch::Tensor flat;            // the parameters, padded
+    std::vector<size_t> params;    // indices into params_, in layout order
+    std::vector<int64_t> offsets;  // each one's offset in `flat`
+    int64_t part = 0;              // elements per rank
   };
   absl::Status Gather();  // every rank's parts into every rank's parameters
 

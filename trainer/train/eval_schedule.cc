@@ -29,9 +29,9 @@ std::vector<std::string> ActiveCadences(const TrainConfig& t) {
 absl::StatusOr<EvalSchedule> EvalSchedule::Make(const TrainConfig& train, int64_t train_size,
                                                 int64_t world) {
   if (train_size < 1 || world < 1 || train.batch_size < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "evaluation schedule: need >= 1 training example, rank and batch size, got ", train_size,
-        ", ", world, ", ", train.batch_size));
+    return absl::InvalidArgumentError(
+        absl::StrCat("evaluation schedule: need >= 1 training example, rank and batch size, got ",
+                     train_size, ", ", world, ", ", train.batch_size));
   }
   if (train.eval_every_steps < 0 || train.eval_every_samples < 0 ||
       !(train.eval_every_epochs >= 0) || !std::isfinite(train.eval_every_epochs)) {
@@ -41,8 +41,8 @@ absl::StatusOr<EvalSchedule> EvalSchedule::Make(const TrainConfig& train, int64_
   }
   const std::vector<std::string> on = ActiveCadences(train);
   if (on.size() > 1) {
-    return absl::InvalidArgumentError(absl::StrCat("train.", on[0], " and train.", on[1],
-                                                   " are both > 0: set at most one"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("train.", on[0], " and train.", on[1], " are both > 0: set at most one"));
   }
   EvalSchedule s;
   s.world_ = world;

@@ -1,6 +1,7 @@
-// When a training run evaluates, and under which key it reports: the rule trainer/train/train_loop.h
-// documents ("Evaluation points and their keys"), as pure functions of the run's shape, so that
-// every rank of a data-parallel run and a resumed run take the same decisions.
+// When a training run evaluates, and under which key it reports: the rule
+// trainer/train/train_loop.h documents ("Evaluation points and their keys"), as pure functions of
+// the run's shape, so that every rank of a data-parallel run and a resumed run take the same
+// decisions.
 //
 //   N = shard * world, shard = ceil(train_size / world)      (samples of an epoch, all ranks)
 //   SamplesSeen(epoch, b) = epoch * N + world * min(b * batch_size, shard)

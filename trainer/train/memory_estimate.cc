@@ -10,17 +10,15 @@
 #endif
 
 #include "absl/strings/str_cat.h"
-#include "common/gpu_detect.h"
 #include "absl/strings/str_format.h"
+#include "common/gpu_detect.h"
 
 namespace tunefleet {
 namespace trainer {
 
-
-MemoryEstimate EstimateTrainingMemory(const BertConfig& config, int64_t parameters,
-                                      int64_t batch, int64_t seq, int passes,
-                                      Precision precision, bool grad_checkpointing,
-                                      int optimizer_shards) {
+MemoryEstimate EstimateTrainingMemory(const BertConfig& config, int64_t parameters, int64_t batch,
+                                      int64_t seq, int passes, Precision precision,
+                                      bool grad_checkpointing, int optimizer_shards) {
   return EstimateTrainingMemoryBytes(config, parameters, batch, seq, passes,
                                      precision == Precision::kFp32, grad_checkpointing,
                                      optimizer_shards);
@@ -69,10 +67,10 @@ absl::Status CheckBatchCanFit(const BertConfig& config, int64_t parameters, int6
       LeastTrainingMemory(config, parameters, batch, passes, precision == Precision::kFp32,
                           grad_checkpointing, optimizer_shards);
   if (least.total_bytes() <= memory) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(
-      "train.batch_size: ", batch, " examples a step need at least ",
-      absl::StrFormat("%.1f", GiB(least.total_bytes())),
-      " GiB even at ", kLeastTokens, " tokens a sequence (the memory estimate), more than ", what));
+  return absl::InvalidArgumentError(
+      absl::StrCat("train.batch_size: ", batch, " examples a step need at least ",
+                   absl::StrFormat("%.1f", GiB(least.total_bytes())), " GiB even at ", kLeastTokens,
+                   " tokens a sequence (the memory estimate), more than ", what));
 }
 
 }  // namespace trainer

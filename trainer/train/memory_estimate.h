@@ -33,10 +33,9 @@ namespace tunefleet {
 namespace trainer {
 
 // `optimizer_shards`: the ranks the AdamW state is sharded over (1: not sharded).
-MemoryEstimate EstimateTrainingMemory(const BertConfig& config, int64_t parameters,
-                                      int64_t batch, int64_t seq, int passes,
-                                      Precision precision, bool grad_checkpointing,
-                                      int optimizer_shards = 1);
+MemoryEstimate EstimateTrainingMemory(const BertConfig& config, int64_t parameters, int64_t batch,
+                                      int64_t seq, int passes, Precision precision,
+                                      bool grad_checkpointing, int optimizer_shards = 1);
 
 // Whether `batch` examples a step can fit `device` at all: the estimate at 2 tokens a sequence
 // (a lower bound, whatever the padding) against the device's memory (the GPU's, or this host's

@@ -5,9 +5,9 @@
 
 #include "common/file_util.h"
 #include "common/status_macros.h"
+#include "trainer/io/safetensors.h"
 #include "trainer/model/bert_model.h"
 #include "trainer/model/hf_model_folder.h"
-#include "trainer/io/safetensors.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -72,19 +72,19 @@ absl::Status ModelSaver::Save(TaskModel& model,
   using Tensors = HostSnapshot::Tensors;
   const Tensors encoder = write_model ? staged_encoder_ : Tensors();
   const Tensors head = write_model ? staged_head_ : Tensors();
-  absl::Status started = writer_.Start(
-      [write_model, write_checkpoint, config, encoder, head, options,
-       state = std::move(state), dir = c_.output.dir, source = c_.model.path]() -> absl::Status {
-        if (write_model) {  // first: a checkpoint's best must be on disk with it
-          const std::string model_dir = JoinPath(dir, "model");
-          RETURN_IF_ERROR(SaveBertCheckpoint(model_dir, config, encoder, options));
-          if (!head.empty()) {
-            RETURN_IF_ERROR(WriteSafetensors(JoinPath(model_dir, "head.safetensors"), head));
-          }
-        }
-        if (write_checkpoint) RETURN_IF_ERROR(SaveTrainState(dir, state, source));
-        return absl::OkStatus();
-      });
+  absl::Status started = writer_.Start([write_model, write_checkpoint, config, encoder, head,
+                                        options, state = std::move(state), dir = c_.output.dir,
+                                        source = c_.model.path]() -> absl::Status {
+    if (write_model) {  // first: a checkpoint's best must be on disk with it
+      const std::string model_dir = JoinPath(dir, "model");
+      RETURN_IF_ERROR(SaveBertCheckpoint(model_dir, config, encoder, options));
+      if (!head.empty()) {
+        RETURN_IF_ERROR(WriteSafetensors(JoinPath(model_dir, "head.safetensors"), head));
+      }
+    }
+    if (write_checkpoint) RETURN_IF_ERROR(SaveTrainState(dir, state, source));
+    return absl::OkStatus();
+  });
   seconds_ += SecondsSince(start);
   return started;
 }

@@ -1,8 +1,8 @@
 // Where a training run's model and checkpoints go (rank 0 alone writes them):
 //   OUTPUT_DIR/model       the model to keep (output.save: the best evaluated one, or the last),
 //                          a Hugging Face / sentence-transformers folder
-//                          (trainer/model/hf_model_folder.h), with head.safetensors when the task has
-//                          a head;
+//                          (trainer/model/hf_model_folder.h), with head.safetensors when the task
+//                          has a head;
 //   OUTPUT_DIR/checkpoint  the resumable state (trainer/train/train_state.h).
 // The model and checkpoints reach the disk on a background thread (trainer/io/background_writer.h),
 // from host copies of the state (trainer/io/host_snapshot.h), one write at a time; training goes on
@@ -20,10 +20,10 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "trainer/config/train_config.h"
 #include "trainer/io/background_writer.h"
 #include "trainer/io/host_snapshot.h"
 #include "trainer/tasks/task_model.h"
-#include "trainer/config/train_config.h"
 #include "trainer/train/train_state.h"
 
 namespace tunefleet {
@@ -59,10 +59,10 @@ class ModelSaver {
  private:
   using Clock = std::chrono::steady_clock;
   const TrainerConfig& c_;
-  HostSnapshot model_encoder_, model_head_;                  // the staged model
+  HostSnapshot model_encoder_, model_head_;                 // the staged model
   HostSnapshot encoder_copy_, head_copy_, optimizer_copy_;  // the checkpoint
   HostSnapshot::Tensors staged_encoder_, staged_head_;
-  bool staged_ = false;         // not yet handed to the writer
+  bool staged_ = false;  // not yet handed to the writer
   int64_t staged_step_ = -1;
   Clock::time_point last_checkpoint_ = Clock::now();
   double seconds_ = 0;

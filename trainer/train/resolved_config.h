@@ -7,8 +7,8 @@
 //   trainer train --config OUTPUT_DIR/.tunefleet/config.yaml [output.dir=ELSEWHERE]
 // re-runs it alone from any folder (hpo best prints that command for a sweep's best trial).
 // A rank of a job a launcher started (an agent's trial, torchrun) records train.devices as the
-// job's world size, so that the re-run starts as many ranks itself (trainer/distributed/local_ranks.h).
-// Thread-safety: stateless.
+// job's world size, so that the re-run starts as many ranks itself
+// (trainer/distributed/local_ranks.h). Thread-safety: stateless.
 #ifndef TUNEFLEET_TRAINER_TRAIN_RESOLVED_CONFIG_H_
 #define TUNEFLEET_TRAINER_TRAIN_RESOLVED_CONFIG_H_
 

@@ -26,8 +26,8 @@ double WallSeconds() { return absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoc
 
 std::string EtaText(double seconds, int64_t done, int64_t left) {
   if (done <= 0 || left <= 0) return "";
-  const int64_t eta = static_cast<int64_t>(seconds / static_cast<double>(done) *
-                                           static_cast<double>(left) + 0.5);
+  const int64_t eta =
+      static_cast<int64_t>(seconds / static_cast<double>(done) * static_cast<double>(left) + 0.5);
   return absl::StrFormat("  eta %d:%02d:%02d", eta / 3600, eta / 60 % 60, eta % 60);
 }
 
@@ -51,13 +51,12 @@ absl::StatusOr<std::unique_ptr<EventFileWriter>> OpenRunEvents(const std::string
 }
 
 void PrintRunSetup(const RunSetupFacts& f) {
-  std::printf("data     %lld training examples%s; %lld steps (%lld an epoch)%s\n",
-              static_cast<long long>(f.train_examples),
-              f.eval_examples >= 0 ? absl::StrCat(", ", f.eval_examples, " for evaluation").c_str()
-                                   : "",
-              static_cast<long long>(f.total_steps), static_cast<long long>(f.steps_per_epoch),
-              f.resumed_after >= 0 ? absl::StrCat(", resuming after step ", f.resumed_after).c_str()
-                                   : "");
+  std::printf(
+      "data     %lld training examples%s; %lld steps (%lld an epoch)%s\n",
+      static_cast<long long>(f.train_examples),
+      f.eval_examples >= 0 ? absl::StrCat(", ", f.eval_examples, " for evaluation").c_str() : "",
+      static_cast<long long>(f.total_steps), static_cast<long long>(f.steps_per_epoch),
+      f.resumed_after >= 0 ? absl::StrCat(", resuming after step ", f.resumed_after).c_str() : "");
   std::printf("memory   estimate %s\n", f.memory.c_str());
   std::printf("optim    AdamW (%s), %s, warmup %lld steps\n", f.optimizer.c_str(),
               f.schedule.c_str(), static_cast<long long>(f.warmup_steps));
@@ -69,16 +68,17 @@ void PrintRunSetup(const RunSetupFacts& f) {
                     : absl::StrCat("eager: ", f.graphs_note).c_str());
   }
   if (f.world > 1) {
-    std::printf("%s %d ranks (%s), batch %lld per rank = %lld global, %lld gradient "
-                "buckets of <= %lld MiB%s%s\n",
-                f.sharded ? "zero1   " : "ddp     ", f.world, f.backend.c_str(),
-                static_cast<long long>(f.batch_size),
-                static_cast<long long>(f.batch_size * f.world * f.grad_accum),
-                static_cast<long long>(f.buckets), static_cast<long long>(f.bucket_mb),
-                f.bf16_buckets ? ", averaged in bf16" : "",
-                f.sharded ? " (reduce-scattered; each rank updates 1/N of the parameters and keeps "
-                            "1/N of the AdamW state)"
-                          : "");
+    std::printf(
+        "%s %d ranks (%s), batch %lld per rank = %lld global, %lld gradient "
+        "buckets of <= %lld MiB%s%s\n",
+        f.sharded ? "zero1   " : "ddp     ", f.world, f.backend.c_str(),
+        static_cast<long long>(f.batch_size),
+        static_cast<long long>(f.batch_size * f.world * f.grad_accum),
+        static_cast<long long>(f.buckets), static_cast<long long>(f.bucket_mb),
+        f.bf16_buckets ? ", averaged in bf16" : "",
+        f.sharded ? " (reduce-scattered; each rank updates 1/N of the parameters and keeps "
+                    "1/N of the AdamW state)"
+                  : "");
   } else if (f.zero1) {
     std::printf("zero1    one rank: nothing to shard, AdamW keeps all its state\n");
   }

@@ -1,8 +1,8 @@
 // The training run of `trainer train`: a task model trained as the trainer YAML says, with
 // evaluation, metrics, checkpoints, and reports to the agent when one launched it.
 //
-// Steps: an epoch visits this rank's examples in the order of trainer/data/batch_plan.h (its share of
-// EpochOrder(n, seed, epoch, shuffle), grouped by length unless train.group_by_length is false),
+// Steps: an epoch visits this rank's examples in the order of trainer/data/batch_plan.h (its share
+// of EpochOrder(n, seed, epoch, shuffle), grouped by length unless train.group_by_length is false),
 // cut into batches of train.batch_size (the last one may be smaller), each padded to the length
 // every rank pads that step's batch to; an optimizer step takes train.grad_accum
 // batches (fewer at the end of an epoch), the loss of each divided by their number. There are
@@ -60,8 +60,8 @@
 
 #include "absl/status/statusor.h"
 #include "comm/process_group.h"
-#include "trainer/distributed/agent_client.h"
 #include "trainer/config/train_config.h"
+#include "trainer/distributed/agent_client.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -72,9 +72,10 @@ struct TrainOptions {
   AgentClient* client = nullptr;  // rank 0 reports here when set
   // Data parallelism: this rank's process group (null or size 1: one process). Every rank
   // trains on its DistributedSampler share with per-rank batch train.batch_size; gradients are
-  // averaged (trainer/distributed/grad_sync.h); rank 0 alone writes metrics, models and checkpoints.
+  // averaged (trainer/distributed/grad_sync.h); rank 0 alone writes metrics, models and
+  // checkpoints.
   comm::ProcessGroup* group = nullptr;
-  bool quiet = false;             // no progress lines on stdout
+  bool quiet = false;  // no progress lines on stdout
   // For tests of --resume: end the run after this many steps (> 0) as if the process had been
   // killed there: no final save, no final report.
   int64_t interrupt_after_steps = 0;
@@ -96,7 +97,7 @@ struct TrainSummary {
     }
   };
   std::vector<ReportPoint> reports;
-  bool stopped = false;     // a stop decision ended the run
+  bool stopped = false;                        // a stop decision ended the run
   std::map<std::string, double> last_metrics;  // the last line's values
   std::string primary_metric;                  // "eval/spearman" or "eval/accuracy"
   double best = 0.0;                           // NaN when nothing was evaluated
@@ -121,8 +122,8 @@ struct TrainSummary {
     double steps = 0;        // the other steps, captures included
     double captures = 0;     // of `steps`: recording CUDA graphs (eager speed)
     double evaluation = 0;
-    double saving = 0;       // the model's and checkpoints' host copies, waits for their writes
-    double reports = 0;      // metrics.jsonl, reports to hpo, agreeing on a stop across ranks
+    double saving = 0;   // the model's and checkpoints' host copies, waits for their writes
+    double reports = 0;  // metrics.jsonl, reports to hpo, agreeing on a stop across ranks
   } times;
 };
 

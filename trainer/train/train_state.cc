@@ -7,8 +7,8 @@
 #include "common/file_util.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
-#include "trainer/model/hf_model_folder.h"
 #include "trainer/io/safetensors.h"
+#include "trainer/model/hf_model_folder.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -38,7 +38,8 @@ absl::StatusOr<TrainProgress> ParseProgress(const std::string& path) {
   ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
   const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   auto bad = [&](const char* key) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": \"", key, "\" is missing or malformed"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": \"", key, "\" is missing or malformed"));
   };
   if (!j.is_object()) return absl::InvalidArgumentError(absl::StrCat(path, ": not a JSON object"));
   TrainProgress p;
@@ -76,7 +77,8 @@ absl::Status SaveTrainState(const std::string& output_dir, const TrainStateFiles
     RETURN_IF_ERROR(WriteSafetensors(JoinPath(tmp, "head.safetensors"), OnCpu(state.head)));
   }
   RETURN_IF_ERROR(WriteSafetensors(JoinPath(tmp, "optimizer.safetensors"), OnCpu(state.optimizer)));
-  RETURN_IF_ERROR(WriteFileAtomically(JoinPath(tmp, "trainer_state.json"), ProgressJson(state.progress)));
+  RETURN_IF_ERROR(
+      WriteFileAtomically(JoinPath(tmp, "trainer_state.json"), ProgressJson(state.progress)));
   // Swap: checkpoint -> checkpoint.old, checkpoint.tmp -> checkpoint, drop checkpoint.old.
   if (PathExists(dir)) {
     RETURN_IF_ERROR(RemoveTree(old));

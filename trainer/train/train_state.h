@@ -29,10 +29,10 @@ struct TrainProgress {
   int64_t batch_in_epoch = 0;  // the next batch's index in that epoch
   double best = 0.0;           // the best primary metric so far (NaN: none yet)
   int64_t best_step = -1;
-  double loss_scale = 0.0;     // fp16 only
+  double loss_scale = 0.0;  // fp16 only
   int64_t scaler_good_steps = 0;
   int64_t scaler_skipped = 0;
-  std::string fingerprint;     // what must match to resume (the data and the schedule)
+  std::string fingerprint;  // what must match to resume (the data and the schedule)
 };
 
 struct TrainStateFiles {

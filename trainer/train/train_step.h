@@ -2,11 +2,11 @@
 // forward under autocast and backward (fp16: of the loss times the loss scale), then the
 // update: gradients unscaled (fp16), their total norm, a skip on inf/NaN (fp16), clipping to
 // train.max_grad_norm, AdamW at the step's rate, gradients set to none.
-// Under data parallelism the gradients are averaged across ranks (trainer/distributed/grad_sync.h) during
-// the last micro-step's backward; with train.strategy zero1 they are reduce-scattered instead,
-// and each rank updates its shard of the parameters and all-gathers the rest
-// (trainer/optim/sharded_adamw.h). With CUDA graphs (trainer/train/graph_policy.h) the first step runs
-// eagerly and the following ones replay captured micro-steps and update
+// Under data parallelism the gradients are averaged across ranks (trainer/distributed/grad_sync.h)
+// during the last micro-step's backward; with train.strategy zero1 they are reduce-scattered
+// instead, and each rank updates its shard of the parameters and all-gathers the rest
+// (trainer/optim/sharded_adamw.h). With CUDA graphs (trainer/train/graph_policy.h) the first step
+// runs eagerly and the following ones replay captured micro-steps and update
 // (trainer/train/step_graphs.h); if a parameter got no gradient in the first step, the run stays
 // eager (a line says so unless quiet).
 // Thread-safety: one per training run, used from the training loop's thread.
@@ -25,15 +25,15 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "comm/process_group.h"
-#include "trainer/optim/adamw.h"
-#include "trainer/model/autocast.h"
+#include "trainer/config/train_config.h"
+#include "trainer/data/task_data.h"
 #include "trainer/distributed/grad_sync.h"
+#include "trainer/model/autocast.h"
+#include "trainer/optim/adamw.h"
 #include "trainer/optim/loss_scaler.h"
 #include "trainer/optim/sharded_adamw.h"
-#include "trainer/train/step_graphs.h"
-#include "trainer/data/task_data.h"
 #include "trainer/tasks/task_model.h"
-#include "trainer/config/train_config.h"
+#include "trainer/train/step_graphs.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -110,8 +110,8 @@ class TrainStep {
   bool quiet_;
   std::vector<torch::Tensor> params_;
   std::unique_ptr<GradSync> grad_sync_;
-  std::unique_ptr<AdamW> optimizer_;         // ddp and one process
-  std::unique_ptr<ShardedAdamW> sharded_;   // zero1 with more than one rank
+  std::unique_ptr<AdamW> optimizer_;       // ddp and one process
+  std::unique_ptr<ShardedAdamW> sharded_;  // zero1 with more than one rank
   std::unique_ptr<StepGraphs> step_graphs_;
   LossScaler scaler_;
   int64_t steps_run_ = 0;  // in this process

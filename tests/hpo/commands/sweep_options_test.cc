@@ -26,11 +26,17 @@ TEST(SweepOptionsTest, EveryFlagReachesItsField) {
   SweepOptions o;
   CaptureStdout();
   CaptureStderr();
-  const int rc = SweepOptions::FromFlags(
-      {"lr.yaml", "search.random.trials=4", "--head", "tcp://h:5555", "--journal", "j.log",
-       "--keys", "/nonexistent-keys", "--resume", "--dry_run", "--multirun", "--slots", "3",
-       "--report_json", "r.json", "--head_grace_s", "7", "--max_failed_share", "0.25", "lr=1,2"},
-      &o);
+  const int rc = SweepOptions::FromFlags({"lr.yaml",    "search.random.trials=4",
+                                          "--head",     "tcp://h:5555",
+                                          "--journal",  "j.log",
+                                          "--keys",     "/nonexistent-keys",
+                                          "--resume",   "--dry_run",
+                                          "--multirun", "--slots",
+                                          "3",          "--report_json",
+                                          "r.json",     "--head_grace_s",
+                                          "7",          "--max_failed_share",
+                                          "0.25",       "lr=1,2"},
+                                         &o);
   const std::string err = GetCapturedStderr();
   GetCapturedStdout();
   // The keys folder is checked (it must load): this one does not exist.
@@ -39,12 +45,11 @@ TEST(SweepOptionsTest, EveryFlagReachesItsField) {
   EXPECT_THAT(err, HasSubstr("/nonexistent-keys"));
 
   SweepOptions ok;
-  EXPECT_EQ(SweepOptions::FromFlags({"lr.yaml", "search.random.trials=4", "--head",
-                                     "tcp://h:5555", "--journal", "j.log", "--resume",
-                                     "--dry_run", "--multirun", "--slots", "3", "--report_json",
-                                     "r.json", "--head_grace_s", "7", "--max_failed_share",
-                                     "0.25", "lr=1,2"},
-                                    &ok),
+  EXPECT_EQ(SweepOptions::FromFlags(
+                {"lr.yaml", "search.random.trials=4", "--head", "tcp://h:5555", "--journal",
+                 "j.log", "--resume", "--dry_run", "--multirun", "--slots", "3", "--report_json",
+                 "r.json", "--head_grace_s", "7", "--max_failed_share", "0.25", "lr=1,2"},
+                &ok),
             -1);
   EXPECT_EQ(ok.sweep_file, "lr.yaml");
   EXPECT_THAT(ok.overrides, ElementsAre("search.random.trials=4", "lr=1,2"));
@@ -84,15 +89,15 @@ TEST(SweepOptionsTest, HelpPrintsAndExitsZero) {
 
 TEST(SweepOptionsTest, ABadFlagIsOneLineAndExitTwo) {
   const std::vector<std::vector<std::string>> bad = {
-      {},                                       // no sweep file
-      {"a.yaml", "b.yaml"},                     // two
+      {},                    // no sweep file
+      {"a.yaml", "b.yaml"},  // two
       {"s.yaml", "--no_such_flag"},
       {"s.yaml", "--slots", "-1"},
       {"s.yaml", "--slots", "x"},
       {"s.yaml", "--head_grace_s", "-5"},
       {"s.yaml", "--max_failed_share", "1.5"},
       {"s.yaml", "--head", "udp://h:1"},
-      {"s.yaml", "--keys", "/tmp"},             // --keys without --head
+      {"s.yaml", "--keys", "/tmp"},  // --keys without --head
   };
   for (const std::vector<std::string>& args : bad) {
     SweepOptions o;
@@ -113,8 +118,8 @@ TEST(SweepOptionsTest, ResumeCommandRepeatsWhatContinuesTheSweep) {
   o.journal = "runs/j.log";
   o.head = "tcp://h:5555";
   o.keys = "/k";
-  o.slots = 9;          // not part of it
-  o.dry_run = true;     // nor this
+  o.slots = 9;       // not part of it
+  o.dry_run = true;  // nor this
   EXPECT_EQ(o.ResumeCommand(),
             "hpo sweep 'my sweep.yaml' --multirun search.random.trials=4 'name=it'\\''s' "
             "--resume --journal runs/j.log --head tcp://h:5555 --keys /k");

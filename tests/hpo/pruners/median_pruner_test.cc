@@ -11,7 +11,6 @@ namespace tunefleet {
 namespace hpo {
 namespace {
 
-
 MedianSpec Spec(int64_t n_startup_trials, int64_t n_warmup_steps = 0, int64_t interval_steps = 1,
                 int64_t n_min_trials = 1) {
   return {n_startup_trials, n_warmup_steps, interval_steps, n_min_trials};

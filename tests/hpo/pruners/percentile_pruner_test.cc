@@ -73,15 +73,17 @@ absl::StatusOr<PrunerSettingsPtr> Parse(const std::string& yaml) {
 }
 
 TEST(PercentilePrunerTest, ItsEntryChecksDescribesAndJournalsItsSettings) {
-  EXPECT_NE(Parse("{type: percentile}").status().message().find(
-                "missing required key 'percentile'"),
-            std::string::npos);
+  EXPECT_NE(
+      Parse("{type: percentile}").status().message().find("missing required key 'percentile'"),
+      std::string::npos);
   EXPECT_EQ(Parse("{type: percentile, percentile: 100.5}").status().message(),
             "t.yaml:1: percentile: must be in [0, 100], got 100.5");
   EXPECT_EQ(Parse("{type: percentile, percentile: -1}").status().message(),
             "t.yaml:1: percentile: must be in [0, 100], got -1");
-  EXPECT_NE(Parse("{type: percentile, percentile: .nan}").status().message().find(
-                "percentile: expected a finite number"),
+  EXPECT_NE(Parse("{type: percentile, percentile: .nan}")
+                .status()
+                .message()
+                .find("percentile: expected a finite number"),
             std::string::npos);
   EXPECT_EQ(Parse("{type: percentile, percentile: 5, interval_steps: 0}").status().message(),
             "t.yaml:1: interval_steps: must be >= 1, got 0");

@@ -40,7 +40,7 @@ std::string ParseError(const std::string& yaml) {
 
 TEST(PrunerRegistryTest, MapsEachType) {
   EXPECT_EQ(PrunerTypes(), (std::vector<std::string>{"none", "median", "successive_halving",
-                                                      "hyperband", "percentile"}));
+                                                     "hyperband", "percentile"}));
   EXPECT_NE(dynamic_cast<NopPruner*>(Settings("{type: none}")->MakePruner().get()), nullptr);
   EXPECT_NE(dynamic_cast<MedianPruner*>(Settings("{type: median}")->MakePruner().get()), nullptr);
   EXPECT_NE(dynamic_cast<SuccessiveHalvingPruner*>(
@@ -53,9 +53,9 @@ TEST(PrunerRegistryTest, MapsEachType) {
             nullptr);
   for (const std::string& type : PrunerTypes()) {
     EXPECT_EQ(FindPrunerKind(type)->type, type);
-    EXPECT_EQ(Settings("{type: " + type + (type == "percentile" ? ", percentile: 5}" : "}"))
-                  ->prunes(),
-              type != "none");
+    EXPECT_EQ(
+        Settings("{type: " + type + (type == "percentile" ? ", percentile: 5}" : "}"))->prunes(),
+        type != "none");
   }
   EXPECT_EQ(FindPrunerKind("asha"), nullptr);
   EXPECT_EQ(ParseError("{type: asha}"),

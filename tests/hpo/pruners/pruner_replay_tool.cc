@@ -52,8 +52,8 @@ std::unique_ptr<Pruner> MakeReplayPruner(const nlohmann::json& e) {
   if (type == "median") {
     const nlohmann::json& m = e.at("median");
     return std::make_unique<MedianPruner>(MedianSpec{m.at("n_startup_trials"),
-                                                     m.at("n_warmup_steps"),
-                                                     m.at("interval_steps"), m.at("n_min_trials")});
+                                                     m.at("n_warmup_steps"), m.at("interval_steps"),
+                                                     m.at("n_min_trials")});
   }
   if (type == "percentile") {
     const nlohmann::json& p = e.at("percentile");
@@ -63,15 +63,15 @@ std::unique_ptr<Pruner> MakeReplayPruner(const nlohmann::json& e) {
   }
   if (type == "successive_halving") {
     const nlohmann::json& s = e.at("successive_halving");
-    return std::make_unique<SuccessiveHalvingPruner>(SuccessiveHalvingSpec{
-        s.at("min_resource"), s.at("reduction_factor"), s.at("min_early_stopping_rate"),
-        s.at("bootstrap_count")});
+    return std::make_unique<SuccessiveHalvingPruner>(
+        SuccessiveHalvingSpec{s.at("min_resource"), s.at("reduction_factor"),
+                              s.at("min_early_stopping_rate"), s.at("bootstrap_count")});
   }
   if (type == "hyperband") {
     const nlohmann::json& h = e.at("hyperband");
-    return std::make_unique<HyperbandPruner>(HyperbandSpec{
-        h.at("min_resource"), h.at("max_resource"), h.at("reduction_factor"),
-        h.at("bootstrap_count")});
+    return std::make_unique<HyperbandPruner>(
+        HyperbandSpec{h.at("min_resource"), h.at("max_resource"), h.at("reduction_factor"),
+                      h.at("bootstrap_count")});
   }
   return nullptr;
 }
