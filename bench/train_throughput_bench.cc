@@ -6,9 +6,8 @@
 //     or the Hub's roberta-base (vocab 50265), xlm-r-base (vocab 250002) and mpnet-base (vocab
 //     30527, relative attention bias), 768 / 12 / 12 / 3072, 514 positions, built from their
 //     config.json by their model family (bench/gpu/family_anchor.py is their anchor);
-//   - head: the trainer's classification task model (trainer/tasks/task_model.h): pooler (tanh
-//   dense
-//     of [CLS]) -> dropout -> linear(hidden, 2), cross entropy; dropout 0.1 everywhere
+//   - head: the trainer's classification task model (trainer/tasks/task_model.h): pooler
+//     (tanh dense of [CLS]) -> dropout -> linear(hidden, 2), cross entropy; dropout 0.1 everywhere
 //     (transformers' defaults; --dropout changes all of them);
 //   - inputs: one fixed batch, ids uniform in [1000, 30000), attention mask all ones, labels
 //     in {0, 1}, --seq 128;
@@ -22,8 +21,8 @@
 //   eager: forward, backward, torch::optim::AdamW (one small kernel per tensor and operation),
 //          gradients set to none (the anchor's zero_grad(set_to_none=True));
 //   fused: the same with the trainer's multi-tensor AdamW (trainer/optim/adamw.h):
-//   at::_fused_adamw_ on
-//          CUDA with LibTorch >= 2.4 (the kernel of torch's AdamW(fused=True)), else _foreach_*;
+//          at::_fused_adamw_ on CUDA with LibTorch >= 2.4 (the kernel of torch's
+//          AdamW(fused=True)), else _foreach_*;
 //   graph: the fused step replayed as CUDA graphs the way the trainer replays its steps
 //          (trainer/train/step_graphs.h: forward and backward in one graph, the optimizer with its
 //          step count on the device in another), on a side stream, after eager warm-up steps;

@@ -3,8 +3,8 @@
 // path under bazel-bin, e.g. "launcher/head/head". Looked for, in order:
 //   $TUNEFLEET_BIN_DIR/NAME                     (explicit)
 //   <self>.runfiles/tunefleet/<target>          (bazel run / bazel test, with a data dep)
-//   <bazel-bin>/<target>                        (bazel-bin/hpo/hpo next to
-//   bazel-bin/launcher/head/head) <dir of self>/NAME                          (CMake's bin/ folder)
+//   <bazel-bin>/<target>                        (bazel-bin/hpo/hpo beside bazel-bin/launcher/...)
+//   <dir of self>/NAME                          (CMake's bin/ folder, an installed PREFIX/bin)
 // where NAME is the last path component of `target`.
 #ifndef TUNEFLEET_COMMON_BINARY_PATH_H_
 #define TUNEFLEET_COMMON_BINARY_PATH_H_

@@ -6,8 +6,7 @@
 //   RETURN_IF_ERROR(journal->SetIntermediateValue(trial.number, step, value));
 //   RETURN_IF_ERROR(journal->Finish(trial));                     // COMPLETE / PRUNED / FAIL
 //   ...
-//   ASSIGN_OR_RETURN(JournalContents contents, ReadJournal(path));   //
-//   hpo/journal/journal_replay.h
+//   ASSIGN_OR_RETURN(JournalContents contents, ReadJournal(path));  // journal_replay.h
 //
 // Each operation is one line written with a single write(2); CreateStudy and Finish fsync.
 // The writer refuses operations that Optuna would silently ignore (on an unknown or finished

@@ -1,6 +1,5 @@
 // trainer/model/inference_model.h, what `trainer encode` and `trainer eval` share: the flag checks,
-// the
-// --pooling and --max_len defaults taken from the model folder, the device --device picks, and
+// the --pooling and --max_len defaults taken from the model folder, the device --device picks, and
 // loading a folder (data/bert-tiny-random) with its tokenizer.
 #include "trainer/model/inference_model.h"
 

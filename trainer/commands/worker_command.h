@@ -9,10 +9,9 @@
 //   - clears the log context (trial, rank from the trial's RANK) and resets the process state a
 //     fresh process would have: LibTorch's default generators (seeded as at start-up) and its
 //     intra-op thread count (OMP_NUM_THREADS of the trial, else the worker's),
-//   - runs argv exactly as `trainer train ARGV...` would (trainer/commands/train_command.h; argv[0]
-//   must
-//     be "train", else exit code 2 with a line in the log), which reports to the agent on its
-//     own TRAINER connection,
+//   - runs argv exactly as `trainer train ARGV...` would (trainer/commands/train_command.h;
+//     argv[0] must be "train", else exit code 2 with a line in the log), which reports to the
+//     agent on its own TRAINER connection,
 //   - answers TrialDone{run_id, exit_code, retiring, stderr_tail: the log's last 4 KiB}.
 // Between trials it keeps the last model folder's weights in host memory
 // (trainer/model/checkpoint_cache.h), so a trial from the same folder does not read them again.
