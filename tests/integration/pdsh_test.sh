@@ -8,10 +8,10 @@
 #  2. a synthetic sweep through that head runs its trials on both hosts;
 #  3. SIGTERM to the head shuts its agents down: none is left;
 #  4. an agent binary that is not there: the head says why for each host, from pdsh's output.
-# Needs pdsh (scripts/setup.sh installs it). Args: head, agent, hpo, trainer.
+# Needs pdsh (scripts/setup.sh --tests installs it). Args: head, agent, hpo, trainer.
 HEAD=$(realpath "$1") AGENT=$(realpath "$2") HPO=$(realpath "$3") TRAINER=$(realpath "$4")
 source tests/integration/lib.sh
-command -v pdsh > /dev/null || { fail "no pdsh: scripts/setup.sh installs it"; finish; }
+command -v pdsh > /dev/null || { fail "no pdsh: scripts/setup.sh --tests installs it"; finish; }
 # The agents find their trainer here; hpo talks to the head only.
 mkdir -p "$WORK/bin" "$WORK/wrap"
 ln -s "$AGENT" "$WORK/bin/agent"; ln -s "$TRAINER" "$WORK/bin/trainer"

@@ -19,7 +19,7 @@ SBATCH_SCRIPT=$PWD/configs/slurm/sweep.sbatch
 source tests/integration/lib.sh
 [ "$(id -u)" -eq 0 ] || { fail "needs root: slurmd runs the test's jobs as root"; finish; }
 for b in slurmctld slurmd sbatch squeue sinfo scontrol scancel srun; do
-  command -v "$b" > /dev/null || { fail "no $b: scripts/setup.sh installs slurmctld, slurmd and slurm-client"; finish; }
+  command -v "$b" > /dev/null || { fail "no $b: scripts/setup.sh --tests installs slurmctld, slurmd and slurm-client"; finish; }
 done
 free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
