@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/cli.h"
 #include "nlohmann/json.hpp"
+#include "trainer/commands/train_preflight.h"
 #include "trainer/config/train_config.h"
 #include "trainer/data/datasets.h"
 
@@ -132,6 +133,7 @@ absl::StatusOr<std::string> TrainDryRunJson(const DryRunRequest& r) {
     checks.push_back({{"override", check}, {"error", error}});
   }
   out["checks"] = std::move(checks);
+  out["preflight"] = TrainPreflightJson(*config, r.config, r.overrides, r.checks, r.world_size);
   return out.dump();
 }
 

@@ -17,9 +17,13 @@
 //                                               resolved value: paths as written, numbers,
 //                                               strings, booleans, lists; and the task type's
 //                                               own keys ("task.margin": "0.5", as YAML text)
-//    "checks": [{"override": "train.epochs=1.5", "error": "…: expected an integer, got '1.5'"}]}
+//    "checks": [{"override": "train.epochs=1.5", "error": "…: expected an integer, got '1.5'"}],
 //                                               each --check applied alone on top of the
 //                                               overrides: "" when the config loads with it
+//    "preflight": {"model": {...}, "models": [...], "least_tokens": 2, "memory": [...]}}
+//                                               the model folder's and its tokenizer's check,
+//                                               the model's size and the memory estimate per
+//                                               batch size (trainer/commands/train_preflight.h)
 //
 // A config that does not load is the usual one line naming the file, line and key on stderr,
 // exit 2; nothing on stdout. Exit 0 otherwise (an unreadable task.train is data_error: the data
