@@ -1,13 +1,14 @@
 // launcher/agent/program_events.h: a program trial's reports as TensorBoard events, read back by
-// tests/trainer/event_reader (independent of common/event_file.h): the HParams session start
-// from TrialSpec.params_json, each report's metrics and samples at its step, the session's end.
+// tests/trainer/testing/event_reader (independent of common/event_file.h): the HParams session
+// start from TrialSpec.params_json, each report's metrics and samples at its step, the session's
+// end.
 #include "launcher/agent/program_events.h"
 
 #include <string>
 
 #include "gtest/gtest.h"
 #include "tests/test_util/temp_dir.h"
-#include "tests/trainer/event_reader.h"
+#include "tests/trainer/testing/event_reader.h"
 
 namespace tunefleet {
 namespace launcher {

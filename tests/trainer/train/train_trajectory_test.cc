@@ -16,7 +16,7 @@
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tests/trainer/trainer_test_util.h"
+#include "tests/trainer/testing/trainer_test_util.h"
 #include "trainer/data/datasets.h"
 #include "trainer/data/tokenizer_folder.h"
 #include "trainer/model/bert_model.h"

@@ -11,7 +11,7 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
-#include "tests/trainer/trainer_test_util.h"
+#include "tests/trainer/testing/trainer_test_util.h"
 #include "trainer/io/safetensors.h"
 #include "trainer/model/model_family_registry.h"
 

@@ -40,8 +40,8 @@
 #include "comm/proto/messages.pb.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tests/trainer/trainer_test_util.h"
-#include "tests/trainer/warm_worker_fixture.h"
+#include "tests/trainer/commands/warm_worker_fixture.h"
+#include "tests/trainer/testing/trainer_test_util.h"
 
 namespace tunefleet {
 namespace trainer {

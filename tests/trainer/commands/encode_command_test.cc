@@ -14,7 +14,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tests/trainer/trainer_test_util.h"
+#include "tests/trainer/testing/trainer_test_util.h"
 #include "trainer/model/bert_model.h"
 #include "trainer/model/hf_model_folder.h"
 

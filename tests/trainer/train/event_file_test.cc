@@ -1,6 +1,6 @@
 // common/event_file.h: the CRC-32C against the standard check values, the record framing and
-// the events against tests/trainer/event_reader (an independent reader with a bitwise CRC), a
-// corrupted byte caught, and the trainer's own event file: a 20-step `trainer train` run of
+// the events against tests/trainer/testing/event_reader (an independent reader with a bitwise CRC),
+// a corrupted byte caught, and the trainer's own event file: a 20-step `trainer train` run of
 // bert-tiny-random on the CPU (RunTraining, what `trainer train` runs) writes
 // OUTPUT_DIR/tensorboard/events.out.tfevents.*, whose records all pass the CRC checks and hold,
 // at each logged step, every metrics.jsonl key (train/loss, lr, eval/... and samples) with the
@@ -18,8 +18,8 @@
 
 #include "common/file_util.h"
 #include "common/proto/tensorboard.pb.h"
-#include "tests/trainer/event_reader.h"
-#include "tests/trainer/trainer_test_util.h"
+#include "tests/trainer/testing/event_reader.h"
+#include "tests/trainer/testing/trainer_test_util.h"
 #include "trainer/train/train_loop.h"
 
 namespace tunefleet {

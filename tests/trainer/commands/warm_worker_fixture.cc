@@ -1,4 +1,4 @@
-#include "tests/trainer/warm_worker_fixture.h"
+#include "tests/trainer/commands/warm_worker_fixture.h"
 
 #include <fcntl.h>
 #include <signal.h>

@@ -24,7 +24,7 @@
 #include "common/file_util.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tests/trainer/trainer_test_util.h"
+#include "tests/trainer/testing/trainer_test_util.h"
 #include "trainer/data/datasets.h"
 #include "trainer/data/task_data.h"
 #include "trainer/data/wordpiece_tokenizer.h"

@@ -15,7 +15,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/test_util/forked_ranks.h"
-#include "tests/trainer/trainer_test_util.h"
+#include "tests/trainer/testing/trainer_test_util.h"
 #include "trainer/train/train_loop.h"
 
 namespace tunefleet {

@@ -21,7 +21,7 @@
 #include "comm/proto/messages.pb.h"
 #include "comm/zmq_channel.h"
 #include "gtest/gtest.h"
-#include "tests/trainer/trainer_test_util.h"
+#include "tests/trainer/testing/trainer_test_util.h"
 
 namespace tunefleet {
 namespace trainer {

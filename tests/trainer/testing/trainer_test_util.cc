@@ -1,4 +1,4 @@
-#include "tests/trainer/trainer_test_util.h"
+#include "tests/trainer/testing/trainer_test_util.h"
 
 #include <algorithm>
 #include <cmath>

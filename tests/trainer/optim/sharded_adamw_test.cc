@@ -15,7 +15,7 @@
 //     the update replayed as a CUDA graph (StepGraphs: the norm's all-reduce, clipping, fused
 //     AdamW at a device learning rate, the all-gather) follows the reference.
 // Training with train.strategy zero1 is compared with ddp, and checkpoints across strategies, in
-// tests/trainer/zero1_train_test.cc.
+// tests/trainer/train/zero1_train_test.cc.
 #include "trainer/optim/sharded_adamw.h"
 
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "tests/trainer/event_reader.h"
+#include "tests/trainer/testing/event_reader.h"
 
 #include <dirent.h>
 

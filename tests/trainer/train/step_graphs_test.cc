@@ -7,7 +7,8 @@
 //     gradient norm before clipping, evaluation) within 1e-5 relative: sts with gradient
 //     accumulation, shuffled epochs, a short last batch, warm-up and a linear schedule (the rate
 //     reaches the captured optimizer through the device), mnrl, classification; and the golden
-//     Hugging Face trajectories (tests/trainer/train_trajectory_test) within the CPU test's 1e-4.
+//     Hugging Face trajectories (tests/trainer/train/train_trajectory_test) within the CPU test's
+//     1e-4.
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -19,7 +20,7 @@
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tests/trainer/trainer_test_util.h"
+#include "tests/trainer/testing/trainer_test_util.h"
 #include "trainer/data/datasets.h"
 #include "trainer/data/task_data.h"
 #include "trainer/data/wordpiece_tokenizer.h"

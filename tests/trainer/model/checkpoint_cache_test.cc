@@ -12,7 +12,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "tests/trainer/trainer_test_util.h"
+#include "tests/trainer/testing/trainer_test_util.h"
 #include "trainer/io/safetensors.h"
 
 namespace tunefleet {

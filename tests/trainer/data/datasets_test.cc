@@ -150,7 +150,7 @@ std::string Write(const std::string& name, const std::string& text) {
   return path;
 }
 
-// jsonl, csv and tsv go to trainer/data/column_reader.h (tests/trainer/column_reader_test.cc):
+// jsonl, csv and tsv go to trainer/data/column_reader.h (tests/trainer/data/column_reader_test.cc):
 // the old sentence1/sentence2 files read as before, a tsv now with its header line.
 TEST(DatasetsTest, TsvAndJsonl) {
   auto tsv = ReadDataset(
