@@ -78,6 +78,62 @@ bool ReapAll(const std::vector<ChildProcess*>& children) {
   return running;
 }
 
+// The pipes between the parent and the child; -1 where one is not opened.
+struct ChildPipes {
+  int err[2] = {-1, -1};     // stderr, unless the child inherits the parent's stdio
+  int out[2] = {-1, -1};     // stdout (capture_stdout)
+  int status[2] = {-1, -1};  // execve's (or chdir's) errno, close-on-exec
+
+  void CloseAll() {
+    for (int fd : {err[0], err[1], out[0], out[1], status[0], status[1]}) {
+      if (fd >= 0) ::close(fd);
+    }
+  }
+};
+
+// Opens the pipes `spec` needs, all close-on-exec; on failure none stays open.
+absl::Status OpenPipes(const ProcessSpec& spec, bool capture, ChildPipes& pipes) {
+  if ((!spec.inherit_stdio && ::pipe2(pipes.err, O_CLOEXEC) != 0) ||
+      (capture && ::pipe2(pipes.out, O_CLOEXEC) != 0) || ::pipe2(pipes.status, O_CLOEXEC) != 0) {
+    const int e = errno;
+    pipes.CloseAll();
+    return absl::InternalError(absl::StrCat("pipe: ", std::strerror(e)));
+  }
+  return absl::OkStatus();
+}
+
+// Starts RunChild(setup) and returns once it has exec'd or failed to.
+//
+// The child runs on its own stack in the parent's memory until it execs (CLONE_VM |
+// CLONE_VFORK, as glibc's posix_spawn), so starting a trainer copies none of the agent's
+// page tables: fork did, for 18% of the CPU of a 10,000-trial sweep. This thread waits
+// meanwhile; the others do not touch the child's stack. Every signal stays blocked until the
+// child has reset its handlers, so none of the parent's handlers runs in the shared memory.
+absl::StatusOr<pid_t> CloneChild(ChildSetup& setup) {
+  sigset_t all, old_mask;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &old_mask);
+  std::unique_ptr<char[]> stack(new char[kChildStackBytes]);
+  const pid_t pid =
+      ::clone(RunChild, stack.get() + kChildStackBytes, CLONE_VM | CLONE_VFORK | SIGCHLD, &setup);
+  const int clone_errno = errno;
+  ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
+  if (pid < 0) return absl::InternalError(absl::StrCat("clone: ", std::strerror(clone_errno)));
+  return pid;
+}
+
+// Reads the status pipe to its end and closes it: true with the child's errno when execve (or
+// chdir, negated) failed; false when the pipe closed empty (it exec'd).
+bool ReadExecFailure(int status_r, int& exec_errno) {
+  exec_errno = 0;
+  ssize_t n;
+  do {
+    n = ::read(status_r, &exec_errno, sizeof(exec_errno));
+  } while (n < 0 && errno == EINTR);
+  ::close(status_r);
+  return n == static_cast<ssize_t>(sizeof(exec_errno));
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(const ProcessSpec& spec) {
@@ -91,15 +147,8 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(const ProcessS
     child->log_fd_ = *log;
   }
   const bool capture = spec.capture_stdout && !spec.inherit_stdio;
-  int err_pipe[2] = {-1, -1}, out_pipe[2] = {-1, -1}, status_pipe[2];
-  if ((!spec.inherit_stdio && ::pipe2(err_pipe, O_CLOEXEC) != 0) ||
-      (capture && ::pipe2(out_pipe, O_CLOEXEC) != 0) || ::pipe2(status_pipe, O_CLOEXEC) != 0) {
-    const int e = errno;
-    for (int fd : {err_pipe[0], err_pipe[1], out_pipe[0], out_pipe[1]}) {
-      if (fd >= 0) ::close(fd);
-    }
-    return absl::InternalError(absl::StrCat("pipe: ", std::strerror(e)));
-  }
+  ChildPipes pipes;
+  if (absl::Status opened = OpenPipes(spec, capture, pipes); !opened.ok()) return opened;
   const ExecArgs exec(spec.binary, spec.args, spec.env);  // nothing is allocated in the child
   ChildSetup setup;
   setup.exec = &exec;
@@ -107,44 +156,24 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(const ProcessS
   setup.log_fd = child->log_fd_;
   setup.stderr_to_log = spec.stderr_to_log && setup.log_fd >= 0;
   setup.inherit_stdio = spec.inherit_stdio;
-  setup.err_w = err_pipe[1];
-  setup.out_w = out_pipe[1];
-  setup.status_w = status_pipe[1];
+  setup.err_w = pipes.err[1];
+  setup.out_w = pipes.out[1];
+  setup.status_w = pipes.status[1];
   if (!spec.working_dir.empty()) setup.working_dir = spec.working_dir.c_str();
   const bool keep_stderr_pipe = !spec.inherit_stdio && !setup.stderr_to_log;
-  // The child runs on its own stack in the parent's memory until it execs (CLONE_VM |
-  // CLONE_VFORK, as glibc's posix_spawn), so starting a trainer copies none of the agent's
-  // page tables: fork did, for 18% of the CPU of a 10,000-trial sweep. This thread waits
-  // meanwhile; the others do not touch the child's stack. Every signal stays blocked until the
-  // child has reset its handlers, so none of the parent's handlers runs in the shared memory.
-  sigset_t all, old_mask;
-  sigfillset(&all);
-  ::pthread_sigmask(SIG_SETMASK, &all, &old_mask);
-  std::unique_ptr<char[]> stack(new char[kChildStackBytes]);
-  const pid_t pid =
-      ::clone(RunChild, stack.get() + kChildStackBytes, CLONE_VM | CLONE_VFORK | SIGCHLD, &setup);
-  const int clone_errno = errno;
-  ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
-  if (pid < 0) {
-    for (int fd :
-         {err_pipe[0], err_pipe[1], out_pipe[0], out_pipe[1], status_pipe[0], status_pipe[1]}) {
-      if (fd >= 0) ::close(fd);
-    }
-    return absl::InternalError(absl::StrCat("clone: ", std::strerror(clone_errno)));
+  const absl::StatusOr<pid_t> pid = CloneChild(setup);
+  if (!pid.ok()) {
+    pipes.CloseAll();
+    return pid.status();
   }
-  if (err_pipe[1] >= 0) ::close(err_pipe[1]);
-  if (out_pipe[1] >= 0) ::close(out_pipe[1]);
-  ::close(status_pipe[1]);
-  child->pid_ = pid;
+  if (pipes.err[1] >= 0) ::close(pipes.err[1]);
+  if (pipes.out[1] >= 0) ::close(pipes.out[1]);
+  ::close(pipes.status[1]);
+  child->pid_ = *pid;
   int exec_errno = 0;
-  ssize_t n;
-  do {
-    n = ::read(status_pipe[0], &exec_errno, sizeof(exec_errno));
-  } while (n < 0 && errno == EINTR);
-  ::close(status_pipe[0]);
-  if (n == static_cast<ssize_t>(sizeof(exec_errno))) {
-    if (err_pipe[0] >= 0) ::close(err_pipe[0]);
-    if (out_pipe[0] >= 0) ::close(out_pipe[0]);
+  if (ReadExecFailure(pipes.status[0], exec_errno)) {
+    if (pipes.err[0] >= 0) ::close(pipes.err[0]);
+    if (pipes.out[0] >= 0) ::close(pipes.out[0]);
     child->Wait();
     child->pid_ = -1;
     if (exec_errno < 0) {
@@ -155,12 +184,12 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(const ProcessS
     return absl::FailedPreconditionError(
         absl::StrCat("cannot run ", spec.binary, ": ", std::strerror(exec_errno)));
   }
-  child->stdout_fd_ = out_pipe[0];
+  child->stdout_fd_ = pipes.out[0];
   if (!keep_stderr_pipe) {
-    if (err_pipe[0] >= 0) ::close(err_pipe[0]);
+    if (pipes.err[0] >= 0) ::close(pipes.err[0]);
     return child;
   }
-  child->stderr_fd_ = err_pipe[0];
+  child->stderr_fd_ = pipes.err[0];
   ::fcntl(child->stderr_fd_, F_SETFL, ::fcntl(child->stderr_fd_, F_GETFL) | O_NONBLOCK);
   return child;
 }
