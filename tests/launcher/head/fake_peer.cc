@@ -1,4 +1,4 @@
-#include "tests/launcher/fake_peer.h"
+#include "tests/launcher/head/fake_peer.h"
 
 #include <chrono>
 #include <utility>

@@ -9,7 +9,7 @@
 #include "common/file_util.h"
 #include "gtest/gtest.h"
 #include "launcher/head/head.h"
-#include "tests/launcher/head_fixture.h"
+#include "tests/launcher/head/head_fixture.h"
 #include "tests/test_util/temp_dir.h"
 
 namespace tunefleet {

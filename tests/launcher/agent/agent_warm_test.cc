@@ -1,5 +1,5 @@
 // Warm trainer workers through a real agent process: the test plays the head (a ROUTER the agent
-// registers with) and the trainer is tests/launcher/fake_trainer, so trials, workers, their
+// registers with) and the trainer is tests/launcher/agent/fake_trainer, so trials, workers, their
 // processes and sockets are real. Args: the agent binary, the fake trainer.
 #include <fcntl.h>
 #include <signal.h>

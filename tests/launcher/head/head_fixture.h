@@ -17,7 +17,7 @@
 #include "comm/proto/messages.pb.h"
 #include "gtest/gtest.h"
 #include "launcher/head/head.h"
-#include "tests/launcher/fake_peer.h"
+#include "tests/launcher/head/fake_peer.h"
 
 namespace tunefleet {
 namespace launcher {

@@ -10,7 +10,7 @@
 #include "comm/proto/messages.pb.h"
 #include "gtest/gtest.h"
 #include "launcher/head/head.h"
-#include "tests/launcher/head_fixture.h"
+#include "tests/launcher/head/head_fixture.h"
 
 namespace tunefleet {
 namespace launcher {

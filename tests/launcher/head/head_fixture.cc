@@ -1,4 +1,4 @@
-#include "tests/launcher/head_fixture.h"
+#include "tests/launcher/head/head_fixture.h"
 
 #include <utility>
 
