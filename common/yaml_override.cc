@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -43,6 +44,115 @@ bool SameValue(const YAML::Node& a, const YAML::Node& b) {
          absl::SimpleAtod(b.Scalar(), &y) && x == y;
 }
 
+// Hydra's forms: +key=value adds, ++key=value adds or sets, ~key[=value] removes.
+enum class Op { kSet, kAdd, kRemove };
+
+// One assignment, parsed and checked.
+struct Override {
+  Op op = Op::kSet;
+  std::string body;                // the assignment without its +, ++ or ~
+  std::string key;                 // the dotted key
+  std::vector<std::string> parts;  // the key split at its dots
+  bool has_value = false;
+  std::string text;  // the value as written
+  YAML::Node value;  // the value parsed as YAML
+};
+
+absl::StatusOr<Override> ParseOverride(const std::string& assignment, const std::string& where) {
+  Override o;
+  size_t skip = 0;
+  if (absl::StartsWith(assignment, "++")) {
+    skip = 2;
+  } else if (absl::StartsWith(assignment, "+")) {
+    o.op = Op::kAdd;
+    skip = 1;
+  } else if (absl::StartsWith(assignment, "~")) {
+    o.op = Op::kRemove;
+    skip = 1;
+  }
+  o.body = assignment.substr(skip);
+  const size_t eq = o.body.find('=');
+  if ((eq == std::string::npos && o.op != Op::kRemove) || eq == 0 || o.body.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, o.op == Op::kRemove ? ": expected ~key or ~key=value" : ": expected key=value"));
+  }
+  o.key = o.body.substr(0, eq);
+  o.has_value = eq != std::string::npos;
+  o.text = o.has_value ? o.body.substr(eq + 1) : "";
+  o.parts = absl::StrSplit(o.key, '.');
+  for (const std::string& part : o.parts) {
+    if (!ValidKeyPart(part)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": '", ClipValue(o.key), "' is not a dotted key such as train.lr"));
+    }
+  }
+  if (o.has_value) {
+    if (absl::StripAsciiWhitespace(o.text).empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": empty value"));
+    }
+    try {
+      o.value = YAML::Load(o.text);
+    } catch (const YAML::Exception& e) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": cannot parse value: ", e.msg));
+    }
+  }
+  return o;
+}
+
+// The end of the key at this level, parts [i, end): the longest run of parts that the file
+// writes as one key with dots in it (`parameters: {train.weight_decay: ...}`), else the next
+// part alone.
+size_t KeyEnd(const YAML::Node& current, const std::vector<std::string>& parts, size_t i) {
+  for (size_t j = parts.size(); j > i + 1; --j) {
+    if (HasScalarKey(current, absl::StrJoin(parts.begin() + i, parts.begin() + j, "."))) return j;
+  }
+  return i + 1;
+}
+
+// Where the last key's value came from: an earlier override, or the file's line ("" if
+// neither).
+std::string WhereSet(const Override& o, const YAML::Node& current, const std::string& part,
+                     bool present, const std::map<std::string, std::string>& earlier) {
+  std::string at;
+  for (const auto& [set, shown] : earlier) {
+    if (o.key == set || absl::StartsWith(o.key, set + ".")) {
+      at = absl::StrCat(" (by override '", ClipValue(shown), "')");
+    }
+  }
+  if (at.empty() && present && !current[part].Mark().is_null()) {
+    at = absl::StrCat(" (line ", current[part].Mark().line + 1, ")");
+  }
+  return at;
+}
+
+// Sets, adds or removes the last key, `part` of `current`.
+absl::Status ApplyAtLeaf(const Override& o, YAML::Node& current, const std::string& part,
+                         const std::string& where,
+                         const std::map<std::string, std::string>& earlier) {
+  const bool present = HasScalarKey(current, part);
+  const std::string at = WhereSet(o, current, part, present, earlier);
+  if (o.op == Op::kAdd && present) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": ", ClipValue(o.key), " is already set",
+                                                   at, "; use ", ClipValue(o.body),
+                                                   " to change it"));
+  }
+  if (o.op == Op::kRemove) {
+    if (!present) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": ", ClipValue(o.key), " is not set; nothing to remove"));
+    }
+    if (o.has_value && !SameValue(current[part], o.value)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": ", ClipValue(o.key), " is ", ClipValue(ValueText(current[part])),
+                       at, ", not ", ClipValue(o.text), "; nothing removed"));
+    }
+    current.remove(part);
+    return absl::OkStatus();
+  }
+  current[part] = o.value;
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status ApplyYamlOverride(YAML::Node root, const std::string& assignment,
@@ -50,45 +160,9 @@ absl::Status ApplyYamlOverride(YAML::Node root, const std::string& assignment,
                                const std::map<std::string, std::string>& earlier,
                                std::string* set_key) {
   set_key->clear();
-  // Hydra's forms: +key=value adds, ++key=value adds or sets, ~key[=value] removes.
-  enum class Op { kSet, kAdd, kRemove } op = Op::kSet;
-  size_t skip = 0;
-  if (absl::StartsWith(assignment, "++")) {
-    skip = 2;
-  } else if (absl::StartsWith(assignment, "+")) {
-    op = Op::kAdd;
-    skip = 1;
-  } else if (absl::StartsWith(assignment, "~")) {
-    op = Op::kRemove;
-    skip = 1;
-  }
-  const std::string body = assignment.substr(skip);
-  const size_t eq = body.find('=');
-  if ((eq == std::string::npos && op != Op::kRemove) || eq == 0 || body.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, op == Op::kRemove ? ": expected ~key or ~key=value" : ": expected key=value"));
-  }
-  const std::string key = body.substr(0, eq);
-  const bool has_value = eq != std::string::npos;
-  const std::string text = has_value ? body.substr(eq + 1) : "";
-  std::vector<std::string> parts = absl::StrSplit(key, '.');
-  for (const std::string& part : parts) {
-    if (!ValidKeyPart(part)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where, ": '", ClipValue(key), "' is not a dotted key such as train.lr"));
-    }
-  }
-  YAML::Node value;
-  if (has_value) {
-    if (absl::StripAsciiWhitespace(text).empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(where, ": empty value"));
-    }
-    try {
-      value = YAML::Load(text);
-    } catch (const YAML::Exception& e) {
-      return absl::InvalidArgumentError(absl::StrCat(where, ": cannot parse value: ", e.msg));
-    }
-  }
+  absl::StatusOr<Override> parsed = ParseOverride(assignment, where);
+  if (!parsed.ok()) return parsed.status();
+  const Override& o = *parsed;
   if (!root.IsMap()) {
     return absl::InvalidArgumentError(
         absl::StrCat(where, ": the file's top level is not a mapping"));
@@ -98,53 +172,20 @@ absl::Status ApplyYamlOverride(YAML::Node root, const std::string& assignment,
   std::string walked;
   size_t i = 0;
   while (true) {
-    // The key at this level: the longest run of parts that the file writes as one key with
-    // dots in it (`parameters: {train.weight_decay: ...}`), else the next part alone.
-    size_t end = i + 1;
-    for (size_t j = parts.size(); j > i + 1; --j) {
-      if (HasScalarKey(current, absl::StrJoin(parts.begin() + i, parts.begin() + j, "."))) {
-        end = j;
-        break;
+    const size_t end = KeyEnd(current, o.parts, i);
+    const std::string part = absl::StrJoin(o.parts.begin() + i, o.parts.begin() + end, ".");
+    if (end == o.parts.size()) {
+      if (absl::Status applied = ApplyAtLeaf(o, current, part, where, earlier); !applied.ok()) {
+        return applied;
       }
+      if (o.op != Op::kRemove) *set_key = o.key;
+      return absl::OkStatus();
     }
-    const std::string part = absl::StrJoin(parts.begin() + i, parts.begin() + end, ".");
     const bool present = HasScalarKey(current, part);
-    if (end == parts.size()) {
-      // Where the value came from: an earlier override, or the file's line.
-      std::string at;
-      for (const auto& [set, shown] : earlier) {
-        if (key == set || absl::StartsWith(key, set + ".")) {
-          at = absl::StrCat(" (by override '", ClipValue(shown), "')");
-        }
-      }
-      if (at.empty() && present && !current[part].Mark().is_null()) {
-        at = absl::StrCat(" (line ", current[part].Mark().line + 1, ")");
-      }
-      if (op == Op::kAdd && present) {
-        return absl::InvalidArgumentError(absl::StrCat(where, ": ", ClipValue(key),
-                                                       " is already set", at, "; use ",
-                                                       ClipValue(body), " to change it"));
-      }
-      if (op == Op::kRemove) {
-        if (!present) {
-          return absl::InvalidArgumentError(
-              absl::StrCat(where, ": ", ClipValue(key), " is not set; nothing to remove"));
-        }
-        if (has_value && !SameValue(current[part], value)) {
-          return absl::InvalidArgumentError(
-              absl::StrCat(where, ": ", ClipValue(key), " is ", ClipValue(ValueText(current[part])),
-                           at, ", not ", ClipValue(text), "; nothing removed"));
-        }
-        current.remove(part);
-        return absl::OkStatus();
-      }
-      current[part] = value;
-      break;
-    }
     walked = walked.empty() ? part : walked + "." + part;
-    if (op == Op::kRemove && (!present || !current[part].IsMap())) {
+    if (o.op == Op::kRemove && (!present || !current[part].IsMap())) {
       return absl::InvalidArgumentError(
-          absl::StrCat(where, ": ", ClipValue(key), " is not set; nothing to remove"));
+          absl::StrCat(where, ": ", ClipValue(o.key), " is not set; nothing to remove"));
     }
     YAML::Node next = current[part];
     if (!present || next.IsNull()) {
@@ -156,8 +197,6 @@ absl::Status ApplyYamlOverride(YAML::Node root, const std::string& assignment,
     current.reset(next);
     i = end;
   }
-  *set_key = key;
-  return absl::OkStatus();
 }
 
 }  // namespace tunefleet
