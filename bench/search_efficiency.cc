@@ -53,7 +53,9 @@
 #include "hpo/config/sweep_config.h"
 #include "hpo/pruners/median_pruner.h"
 #include "hpo/pruners/pruner_registry.h"
+#include "hpo/samplers/random_sampler.h"
 #include "hpo/samplers/sampler_registry.h"
+#include "hpo/samplers/tpe_sampler.h"
 #include "hpo/search_space.h"
 #include "hpo/sweep_engine.h"
 
@@ -106,12 +108,14 @@ absl::StatusOr<hpo::SweepConfig> Variant(const hpo::SweepConfig& base, const Met
     ASSIGN_OR_RETURN(c.pruner, hpo::DefaultPrunerSettings(m.pruner));
     ASSIGN_OR_RETURN(c.pruner, c.pruner->Resolve({interval}, base.source));
   }
-  c.random.seed = seed;
+  hpo::MutableRandomSpec(&c).seed = seed;
   if (!m.optuna) {
     c.method = m.search;
     // A plan of random points only is bounded by the compute, not by random.trials.
     const hpo::SamplerKind& kind = hpo::SamplerKindOf(c);
-    if (kind.random_points(c) == kind.max_planned_trials(c)) c.random.trials = 1 << 20;
+    if (kind.random_points(c) == kind.max_planned_trials(c)) {
+      hpo::MutableRandomSpec(&c).trials = 1 << 20;
+    }
   }
   return c;
 }
@@ -158,7 +162,7 @@ absl::StatusOr<Outcome> RunOnce(const SearchTable& table, const hpo::SweepConfig
     po.python = python;
     po.script = script;
     po.sampler = m.search;
-    po.tpe_json = OptunaTpeSettings(config.tpe);
+    po.tpe_json = OptunaTpeSettings(hpo::TpeSpecOf(config));
     po.seed = static_cast<uint64_t>(seed);
     po.study_name = config.name;
     po.maximize = config.maximize;

@@ -145,30 +145,14 @@ absl::Status ParseTrainer(const ConfigMap& m, TrainerSpec* t) {
 }
 
 absl::Status ParseSearch(const ConfigMap& m, SweepConfig* c, bool read_method) {
-  std::vector<std::string> keys = {"method", "random", "grid"};
+  std::vector<std::string> keys = {"method"};
   for (const std::string& section : SamplerSections()) keys.push_back(section);
   RETURN_IF_ERROR(m.AllowOnly(keys));
   if (read_method) {
     RETURN_IF_ERROR(m.GetEnum("method", SamplerMethods(), &c->method));
   }
-  ASSIGN_OR_RETURN(ConfigMap random, m.GetOptionalMap("random"));
-  RETURN_IF_ERROR(random.AllowOnly({"trials", "seed"}));
-  RETURN_IF_ERROR(GetAtLeast(random, "trials", &c->random.trials, 1));
-  RETURN_IF_ERROR(GetAtLeast(random, "seed", &c->random.seed, 0));
-  ASSIGN_OR_RETURN(ConfigMap grid, m.GetOptionalMap("grid"));
-  RETURN_IF_ERROR(grid.AllowOnly({"top_k", "lr_points", "lr_span", "batch_neighbors", "climb"}));
-  RETURN_IF_ERROR(GetAtLeast(grid, "top_k", &c->grid.top_k, 1));
-  RETURN_IF_ERROR(GetAtLeast(grid, "lr_points", &c->grid.lr_points, 1));
-  RETURN_IF_ERROR(grid.GetOptional("lr_span", &c->grid.lr_span));
-  if (c->grid.lr_span < 1.0) {
-    return grid.Error("lr_span", absl::StrCat("must be >= 1 (the ratio of the largest to the "
-                                              "smallest grid lr), got ",
-                                              c->grid.lr_span));
-  }
-  RETURN_IF_ERROR(GetAtLeast(grid, "batch_neighbors", &c->grid.batch_neighbors, 0));
-  RETURN_IF_ERROR(grid.GetOptional("climb", &c->grid.climb));
-  RETURN_IF_ERROR(ParseSamplerSections(m, c));
-  return FindSamplerKind(c->method)->validate(m, *c);
+  // Each sampler module parses and checks its own sections (hpo/samplers/sampler_kind.h).
+  return ParseSamplerSections(m, c);
 }
 
 // A program's templates against the sweep's parameters, its environment against

@@ -95,8 +95,9 @@ struct LrScalingSpec {
   int64_t base_batch = 32;
 };
 
-// The search settings (lr, batch_sizes, params, maximize, method, random, grid,
-// max_failures_per_trial) are its SearchSettings part (hpo/samplers/search_settings.h).
+// The search settings (lr, batch_sizes, params, maximize, method, each sampler module's own
+// settings of `search`, max_failures_per_trial) are its SearchSettings part
+// (hpo/samplers/search_settings.h).
 struct SweepConfig : SearchSettings {
   std::string source;  // the file it came from
   std::string name;

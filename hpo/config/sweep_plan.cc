@@ -13,7 +13,6 @@
 #include "hpo/journal/journal_file.h"
 #include "hpo/lr_scaling.h"
 #include "hpo/program_command.h"
-#include "hpo/samplers/random_sampler.h"
 #include "hpo/samplers/sampler.h"
 #include "hpo/samplers/sampler_registry.h"
 #include "hpo/search_space.h"
@@ -142,14 +141,14 @@ std::string DescribeSweepPlan(const SweepConfig& c) {
   absl::StrAppend(&out, "  journal       ", c.journal, "\n");
   const int64_t random_points = SamplerKindOf(c).random_points(c);
   if (random_points > 0) {
-    RandomSampler sampler(static_cast<uint64_t>(c.random.seed), random_points);
+    const std::vector<Params> points = LeadingRandomPoints(c, space, kPlanRandomPoints);
     absl::StrAppend(&out, "\n  random points\n");
     absl::StrAppend(&out, "    trial  lr          batch_size  lr_effective");
     for (const ParamSpec& q : c.params) absl::StrAppend(&out, "  ", q.name);
     absl::StrAppend(&out, "\n");
     const int64_t shown = std::min<int64_t>(random_points, kPlanRandomPoints);
     for (int64_t i = 0; i < shown; ++i) {
-      Params p = sampler.PointFor(i, space);
+      Params p = points[i];
       const double lr = p[kLrParam];
       const int64_t batch = static_cast<int64_t>(p[kBatchParam]);
       absl::StrAppend(

@@ -46,15 +46,16 @@ int64_t GridValueCount(const ParamSpec& p, int64_t points) {
 int64_t SaturatingAdd(int64_t a, int64_t b) { return a > kMaxCount - b ? kMaxCount : a + b; }
 
 int64_t GridBatchCount(const SearchSettings& c) {
-  return std::min<int64_t>(2 * c.grid.batch_neighbors + 1,
+  return std::min<int64_t>(2 * GridSpecOf(c).batch_neighbors + 1,
                            static_cast<int64_t>(c.batch_sizes.size()));
 }
 
 int64_t FullGridBound(const SearchSettings& c) {
   int64_t n = c.lr.distribution == "categorical" ? static_cast<int64_t>(c.lr.values.size())
-                                                 : c.grid.lr_points;
+                                                 : GridSpecOf(c).lr_points;
   n = SaturatingMul(n, static_cast<int64_t>(c.batch_sizes.size()));
-  for (const ParamSpec& p : c.params) n = SaturatingMul(n, GridValueCount(p, c.grid.lr_points));
+  for (const ParamSpec& p : c.params)
+    n = SaturatingMul(n, GridValueCount(p, GridSpecOf(c).lr_points));
   return n;
 }
 
@@ -67,18 +68,18 @@ int64_t LocalGridBound(const SearchSettings& c) {
   // The most lrs a local grid can have: its window placed at, and between, the grid's lrs.
   size_t lrs = 1;
   if (c.lr.distribution == "categorical") {
-    lrs = std::min<size_t>(c.grid.lr_points, c.lr.values.size());
-  } else if (c.grid.lr_points > kListLrsUpTo) {
+    lrs = std::min<size_t>(GridSpecOf(c).lr_points, c.lr.values.size());
+  } else if (GridSpecOf(c).lr_points > kListLrsUpTo) {
     // Too many grid lrs to place the window at each: the most lattice points a window of its
     // width can hold, plus the nearest one (LocalLrs).
     const bool log = c.lr.distribution == "log_uniform";
-    const double half = std::sqrt(c.grid.lr_span);
+    const double half = std::sqrt(GridSpecOf(c).lr_span);
     const double range = log ? std::log(c.lr.max / c.lr.min) : c.lr.max - c.lr.min;
     const double width =
-        std::min(range, log ? std::log(c.grid.lr_span) : c.lr.max * (half - 1 / half));
-    const double step = range / static_cast<double>(c.grid.lr_points - 1);
+        std::min(range, log ? std::log(GridSpecOf(c).lr_span) : c.lr.max * (half - 1 / half));
+    const double step = range / static_cast<double>(GridSpecOf(c).lr_points - 1);
     const double fit = step > 0 ? std::floor(width / step * (1 + 1e-9)) + 2 : 1;
-    lrs = static_cast<size_t>(std::min(fit, static_cast<double>(c.grid.lr_points)));
+    lrs = static_cast<size_t>(std::min(fit, static_cast<double>(GridSpecOf(c).lr_points)));
   } else {
     const SearchSettings grid_only = [&] {
       SearchSettings g = c;
@@ -93,7 +94,8 @@ int64_t LocalGridBound(const SearchSettings& c) {
       if (i + 1 < at.size()) lrs = std::max(lrs, LocalLrs(c, std::sqrt(at[i] * at[i + 1])).size());
     }
   }
-  return SaturatingMul(SaturatingMul(c.grid.top_k, static_cast<int64_t>(lrs)), GridBatchCount(c));
+  return SaturatingMul(SaturatingMul(GridSpecOf(c).top_k, static_cast<int64_t>(lrs)),
+                       GridBatchCount(c));
 }
 
 }  // namespace hpo

@@ -3,13 +3,35 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "hpo/config/config_checks.h"
 #include "hpo/search_space.h"
 
 namespace tunefleet {
 namespace hpo {
 namespace {
+
+constexpr char kSection[] = "grid";
+
+absl::StatusOr<std::shared_ptr<const void>> ParseGrid(const ConfigMap& grid) {
+  auto spec = std::make_shared<GridPhaseSpec>();
+  RETURN_IF_ERROR(grid.AllowOnly({"top_k", "lr_points", "lr_span", "batch_neighbors", "climb"}));
+  RETURN_IF_ERROR(GetAtLeast(grid, "top_k", &spec->top_k, 1));
+  RETURN_IF_ERROR(GetAtLeast(grid, "lr_points", &spec->lr_points, 1));
+  RETURN_IF_ERROR(grid.GetOptional("lr_span", &spec->lr_span));
+  if (spec->lr_span < 1.0) {
+    return grid.Error("lr_span", absl::StrCat("must be >= 1 (the ratio of the largest to the "
+                                              "smallest grid lr), got ",
+                                              spec->lr_span));
+  }
+  RETURN_IF_ERROR(GetAtLeast(grid, "batch_neighbors", &spec->batch_neighbors, 0));
+  RETURN_IF_ERROR(grid.GetOptional("climb", &spec->climb));
+  return std::shared_ptr<const void>(std::move(spec));
+}
 
 std::vector<double> LogSpaced(double low, double high, int64_t n, bool log) {
   if (n == 1) return {log ? std::sqrt(low * high) : 0.5 * (low + high)};
@@ -32,7 +54,7 @@ std::vector<double> NearestListed(const SearchSettings& c, double center) {
     return std::abs(std::log(a / center)) < std::abs(std::log(b / center));
   });
   const int64_t n = static_cast<int64_t>(v.size());
-  const int64_t k = std::min<int64_t>(c.grid.lr_points, n);
+  const int64_t k = std::min<int64_t>(GridSpecOf(c).lr_points, n);
   int64_t first = (it - v.begin()) - (k - 1) / 2;
   first = std::max<int64_t>(0, std::min(first, n - k));
   for (int64_t i = first; i < first + k; ++i) out.push_back(v[i]);
@@ -53,8 +75,8 @@ std::vector<double> NeighbourBatches(const SearchSettings& c, double batch) {
   const int64_t index = BatchIndex(c, batch);
   std::vector<double> out;
   const int64_t n = static_cast<int64_t>(v.size());
-  for (int64_t i = std::max<int64_t>(0, index - c.grid.batch_neighbors);
-       i <= std::min<int64_t>(n - 1, index + c.grid.batch_neighbors); ++i) {
+  for (int64_t i = std::max<int64_t>(0, index - GridSpecOf(c).batch_neighbors);
+       i <= std::min<int64_t>(n - 1, index + GridSpecOf(c).batch_neighbors); ++i) {
     out.push_back(static_cast<double>(v[i]));
   }
   return out;
@@ -95,6 +117,19 @@ class PointSet {
 
 }  // namespace
 
+const SamplerSection& GridSection() {
+  static const auto* const kSectionEntry = new SamplerSection{kSection, ParseGrid};
+  return *kSectionEntry;
+}
+
+const GridPhaseSpec& GridSpecOf(const SearchSettings& settings) {
+  return SectionOf<GridPhaseSpec>(settings, kSection);
+}
+
+GridPhaseSpec& MutableGridSpec(SearchSettings* settings) {
+  return MutableSection<GridPhaseSpec>(settings, kSection);
+}
+
 std::vector<double> GridValues(const ParamSpec& p, int64_t points) {
   if (p.distribution == "categorical") {
     std::vector<double> out;
@@ -118,18 +153,18 @@ std::vector<double> LocalLrs(const SearchSettings& c, double center) {
   if (c.lr.distribution == "categorical") return NearestListed(c, center);
   const bool log = c.lr.distribution == "log_uniform";
   // The window: ratio lr_span around the centre (for a uniform lr too), slid inside [min, max].
-  const double half = std::sqrt(c.grid.lr_span);
+  const double half = std::sqrt(GridSpecOf(c).lr_span);
   double low = center / half, high = center * half;
   if (log) {
-    if (c.lr.max / c.lr.min <= c.grid.lr_span) {
+    if (c.lr.max / c.lr.min <= GridSpecOf(c).lr_span) {
       low = c.lr.min;
       high = c.lr.max;
     } else if (high > c.lr.max) {
-      low = c.lr.max / c.grid.lr_span;
+      low = c.lr.max / GridSpecOf(c).lr_span;
       high = c.lr.max;
     } else if (low < c.lr.min) {
       low = c.lr.min;
-      high = c.lr.min * c.grid.lr_span;
+      high = c.lr.min * GridSpecOf(c).lr_span;
     }
   } else {
     const double width = high - low;  // kept when slid
@@ -145,7 +180,7 @@ std::vector<double> LocalLrs(const SearchSettings& c, double center) {
     }
   }
   // The full grid's lrs in the window, and the one nearest the centre in any case.
-  const std::vector<double> lattice = LogSpaced(c.lr.min, c.lr.max, c.grid.lr_points, log);
+  const std::vector<double> lattice = LogSpaced(c.lr.min, c.lr.max, GridSpecOf(c).lr_points, log);
   const auto distance = [&](double a) {
     return log ? std::abs(std::log(a / center)) : std::abs(a - center);
   };
@@ -189,7 +224,8 @@ std::vector<Params> LocalGrid(const SearchSettings& config, const Study& study,
       return config.maximize ? *a->value > *b->value : *a->value < *b->value;
     return a->number < b->number;
   });
-  if (static_cast<int64_t>(ranked.size()) > config.grid.top_k) ranked.resize(config.grid.top_k);
+  if (static_cast<int64_t>(ranked.size()) > GridSpecOf(config).top_k)
+    ranked.resize(GridSpecOf(config).top_k);
   PointSet seen;  // the study's points (never run twice), then the grid's
   for (const Trial& t : study.trials) seen.Insert(t.params);
   std::vector<Params> out;
@@ -225,7 +261,7 @@ std::vector<Params> LocalGrid(const SearchSettings& config, const Study& study,
 std::vector<double> GridLrs(const SearchSettings& config) {
   return config.lr.distribution == "categorical"
              ? config.lr.values
-             : LogSpaced(config.lr.min, config.lr.max, config.grid.lr_points,
+             : LogSpaced(config.lr.min, config.lr.max, GridSpecOf(config).lr_points,
                          config.lr.distribution == "log_uniform");
 }
 
@@ -302,7 +338,7 @@ std::vector<Params> FullGrid(const SearchSettings& config) {
   // Each other parameter multiplies the grid, the first one varying slowest after lr and batch.
   for (const ParamSpec& p : config.params) {
     std::vector<Params> next;
-    const std::vector<double> values = GridValues(p, config.grid.lr_points);
+    const std::vector<double> values = GridValues(p, GridSpecOf(config).lr_points);
     for (const Params& base : out) {
       for (double v : values) {
         Params q = base;

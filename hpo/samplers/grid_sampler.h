@@ -21,16 +21,42 @@
 // [min, max] (or every listed lr), times every batch size, times each other parameter's grid
 // values: its listed values, or `lr_points` values over its range (log-spaced for
 // log_uniform; for int, the distinct rounded integers of an even spacing).
+//
+// Their settings, search.grid (GridPhaseSpec), are this module's: GridSection parses them,
+// GridSpecOf reads them.
+//
+// Thread-safety: pure functions; the section is an immutable static.
 #ifndef TUNEFLEET_HPO_SAMPLERS_GRID_SAMPLER_H_
 #define TUNEFLEET_HPO_SAMPLERS_GRID_SAMPLER_H_
 
+#include <cstdint>
 #include <vector>
 
 #include "hpo/samplers/sampler.h"
+#include "hpo/samplers/sampler_kind.h"
 #include "hpo/samplers/search_settings.h"
 
 namespace tunefleet {
 namespace hpo {
+
+// search.grid: the full grid's lr_points lrs over the range; random_then_grid's second phase
+// refines on them. Defaults from bench/search_efficiency (docs/BENCHMARKS.md).
+struct GridPhaseSpec {
+  int64_t top_k = 2;
+  int64_t lr_points = 10;
+  double lr_span = 10.0;
+  int64_t batch_neighbors = 1;
+  // Whether random_then_grid climbs from the grid's best to its better neighbours afterwards
+  // (hpo/samplers/random_then_grid_sampler.h).
+  bool climb = true;
+};
+
+// The section "grid" of `search`: top_k >= 1, lr_points >= 1, lr_span >= 1,
+// batch_neighbors >= 0, climb.
+const SamplerSection& GridSection();
+// The search.grid of `settings` (its defaults if not parsed), and the same to change.
+const GridPhaseSpec& GridSpecOf(const SearchSettings& settings);
+GridPhaseSpec& MutableGridSpec(SearchSettings* settings);
 
 std::vector<Params> LocalGrid(const SearchSettings& config, const Study& study,
                               const std::vector<const Trial*>& random_trials);

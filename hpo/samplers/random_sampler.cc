@@ -1,13 +1,27 @@
 #include "hpo/samplers/random_sampler.h"
 
 #include <cmath>
+#include <memory>
 #include <random>
+#include <utility>
 
 #include "common/split_mix64.h"
+#include "common/status_macros.h"
+#include "hpo/config/config_checks.h"
 
 namespace tunefleet {
 namespace hpo {
 namespace {
+
+constexpr char kSection[] = "random";
+
+absl::StatusOr<std::shared_ptr<const void>> ParseRandom(const ConfigMap& random) {
+  auto spec = std::make_shared<RandomPhaseSpec>();
+  RETURN_IF_ERROR(random.AllowOnly({"trials", "seed"}));
+  RETURN_IF_ERROR(GetAtLeast(random, "trials", &spec->trials, 1));
+  RETURN_IF_ERROR(GetAtLeast(random, "seed", &spec->seed, 0));
+  return std::shared_ptr<const void>(std::move(spec));
+}
 
 uint64_t HashName(const std::string& name) {
   uint64_t h = 1469598103934665603ull;  // FNV-1a
@@ -16,6 +30,19 @@ uint64_t HashName(const std::string& name) {
 }
 
 }  // namespace
+
+const SamplerSection& RandomSection() {
+  static const auto* const kSectionEntry = new SamplerSection{kSection, ParseRandom};
+  return *kSectionEntry;
+}
+
+const RandomPhaseSpec& RandomSpecOf(const SearchSettings& settings) {
+  return SectionOf<RandomPhaseSpec>(settings, kSection);
+}
+
+RandomPhaseSpec& MutableRandomSpec(SearchSettings* settings) {
+  return MutableSection<RandomPhaseSpec>(settings, kSection);
+}
 
 Availability RandomSampler::NextAvailability(const Study& study) {
   if (max_trials_ >= 0 && static_cast<int64_t>(study.trials.size()) >= max_trials_) {

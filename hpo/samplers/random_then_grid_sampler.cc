@@ -18,8 +18,8 @@ namespace hpo {
 RandomThenGridSampler::RandomThenGridSampler(const SearchSettings& config)
     : config_(config),
       space_(BuildSearchSpace(config)),
-      random_(static_cast<uint64_t>(config.random.seed), -1),
-      random_points_(config.method == "grid" ? 0 : config.random.trials) {
+      random_(static_cast<uint64_t>(RandomSpecOf(config).seed), -1),
+      random_points_(config.method == "grid" ? 0 : RandomSpecOf(config).trials) {
   if (config.method == "grid") grid_ = FullGrid(config);
   if (config.method == "random") grid_ = std::vector<Params>{};
 }
@@ -249,11 +249,12 @@ std::string FilledRoundsNote(const SearchSettings& s) {
 }
 
 absl::Status TopKWithinRandom(const ConfigMap& search, const SearchSettings& s) {
-  if (s.grid.top_k <= s.random.trials) return absl::OkStatus();
+  if (GridSpecOf(s).top_k <= RandomSpecOf(s).trials) return absl::OkStatus();
   absl::StatusOr<ConfigMap> grid = search.GetOptionalMap("grid");
   if (!grid.ok()) return grid.status();
-  return grid->Error("top_k", absl::StrCat("is ", s.grid.top_k, " but the random phase runs only ",
-                                           s.random.trials, " trials"));
+  return grid->Error("top_k",
+                     absl::StrCat("is ", GridSpecOf(s).top_k, " but the random phase runs only ",
+                                  RandomSpecOf(s).trials, " trials"));
 }
 
 namespace {
@@ -261,38 +262,40 @@ namespace {
 absl::Status NoChecks(const ConfigMap&, const SearchSettings&) { return absl::OkStatus(); }
 
 std::string DescribeRandom(const SearchSettings& s) {
-  return absl::StrFormat("    random      %d trials, seed %d\n", s.random.trials, s.random.seed);
+  return absl::StrFormat("    random      %d trials, seed %d\n", RandomSpecOf(s).trials,
+                         RandomSpecOf(s).seed);
 }
 
 std::string DescribeGrid(const SearchSettings& s) {
-  return absl::StrFormat("    grid        %d lr points x %d batch sizes%s\n",
-                         s.lr.distribution == "categorical" ? s.lr.values.size() : s.grid.lr_points,
-                         s.batch_sizes.size(),
-                         s.params.empty() ? "" : " x the other parameters' values");
+  return absl::StrFormat(
+      "    grid        %d lr points x %d batch sizes%s\n",
+      s.lr.distribution == "categorical" ? s.lr.values.size() : GridSpecOf(s).lr_points,
+      s.batch_sizes.size(), s.params.empty() ? "" : " x the other parameters' values");
 }
 
 std::string ClimbDescription(const SearchSettings& s) {
-  if (!s.grid.climb) return "";
+  if (!GridSpecOf(s).climb) return "";
   return "; then climbs from the best grid point to its unrun neighbours (one grid lr and/or "
          "batch size away) until it is the best of them, within the same bound" +
          FilledRoundsNote(s);
 }
 
 std::string DescribeRandomThenGrid(const SearchSettings& s) {
-  const double half = std::sqrt(s.grid.lr_span);
+  const double half = std::sqrt(GridSpecOf(s).lr_span);
   return DescribeRandom(s) +
          absl::StrFormat(
              "    grid        around each of the %d best random trials: the full grid's lrs (%d "
              "over the range) within [lr/%.3g, lr*%.3g] (slid inside the range at a bound) x "
              "its batch and %d neighbour(s) each side%s, minus points already run%s\n",
-             s.grid.top_k, s.grid.lr_points, half, half, s.grid.batch_neighbors,
+             GridSpecOf(s).top_k, GridSpecOf(s).lr_points, half, half,
+             GridSpecOf(s).batch_neighbors,
              s.params.empty() ? "" : ", the other parameters at its values", ClimbDescription(s));
 }
 
-int64_t RandomTrials(const SearchSettings& s) { return s.random.trials; }
+int64_t RandomTrials(const SearchSettings& s) { return RandomSpecOf(s).trials; }
 int64_t NoRandomTrials(const SearchSettings&) { return 0; }
 int64_t RandomThenGridTrials(const SearchSettings& s) {
-  return SaturatingAdd(s.random.trials, LocalGridBound(s));
+  return SaturatingAdd(RandomSpecOf(s).trials, LocalGridBound(s));
 }
 
 std::unique_ptr<Sampler> Make(const SearchSettings& s) {
@@ -302,21 +305,30 @@ std::unique_ptr<Sampler> Make(const SearchSettings& s) {
 }  // namespace
 
 const SamplerKind& RandomSearchKind() {
-  static const auto* const kKind =
-      new SamplerKind{"random", NoChecks, DescribeRandom, RandomTrials, RandomTrials, Make};
+  static const auto* const kKind = new SamplerKind{
+      "random", NoChecks, DescribeRandom, RandomTrials, RandomTrials, Make, {&RandomSection()}};
   return *kKind;
 }
 
 const SamplerKind& GridSearchKind() {
-  static const auto* const kKind =
-      new SamplerKind{"grid", NoChecks, DescribeGrid, FullGridTrials, NoRandomTrials, Make};
+  static const auto* const kKind = new SamplerKind{"grid",
+                                                   NoChecks,
+                                                   DescribeGrid,
+                                                   FullGridTrials,
+                                                   NoRandomTrials,
+                                                   Make,
+                                                   {&RandomSection(), &GridSection()}};
   return *kKind;
 }
 
 const SamplerKind& RandomThenGridKind() {
-  static const auto* const kKind =
-      new SamplerKind{"random_then_grid",   TopKWithinRandom, DescribeRandomThenGrid,
-                      RandomThenGridTrials, RandomTrials,     Make};
+  static const auto* const kKind = new SamplerKind{"random_then_grid",
+                                                   TopKWithinRandom,
+                                                   DescribeRandomThenGrid,
+                                                   RandomThenGridTrials,
+                                                   RandomTrials,
+                                                   Make,
+                                                   {&RandomSection(), &GridSection()}};
   return *kKind;
 }
 

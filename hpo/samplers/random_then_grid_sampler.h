@@ -39,6 +39,7 @@
 #include <set>
 #include <vector>
 
+#include "hpo/samplers/grid_sampler.h"
 #include "hpo/samplers/random_sampler.h"
 #include "hpo/samplers/sampler.h"
 #include "hpo/samplers/sampler_kind.h"
@@ -93,7 +94,7 @@ class RandomThenGridSampler : public Sampler {
   // The point the climb's rounds move from: the best COMPLETE trial on the grid's lattice.
   virtual const Trial* Incumbent(const Study& settled) const;
   virtual int64_t LocalBound() const;
-  virtual bool Climbs() const { return config_.grid.climb; }
+  virtual bool Climbs() const { return GridSpecOf(config_).climb; }
   const SearchSettings& settings() const { return config_; }
 
  private:

@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "hpo/samplers/grid_plan.h"
 #include "hpo/samplers/grid_sampler.h"
+#include "hpo/samplers/random_sampler.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -28,7 +29,7 @@ LatticeBest LocalIncumbent(const SearchSettings& s, const Study& study) {
 
 // The finest resolution of the climb: the full grid's.
 int64_t MaxSteps(const SearchSettings& s) {
-  return std::max<int64_t>(kFirstLocalSteps, s.grid.lr_points - 1);
+  return std::max<int64_t>(kFirstLocalSteps, GridSpecOf(s).lr_points - 1);
 }
 
 bool Known(const Params& p, const Study& study, const std::vector<Params>& planned,
@@ -47,8 +48,9 @@ bool Known(const Params& p, const Study& study, const std::vector<Params>& plann
 // `settings` whose grid lrs are the full grid's with each step split in 2^level.
 SearchSettings SplitLrSteps(const SearchSettings& settings, int64_t level) {
   SearchSettings fine = settings;
-  for (int64_t i = 0; i < level && fine.grid.lr_points < (int64_t{1} << 40); ++i) {
-    fine.grid.lr_points = 2 * fine.grid.lr_points - 1;
+  GridPhaseSpec& grid = MutableGridSpec(&fine);
+  for (int64_t i = 0; i < level && grid.lr_points < (int64_t{1} << 40); ++i) {
+    grid.lr_points = 2 * grid.lr_points - 1;
   }
   return fine;
 }
@@ -106,21 +108,15 @@ std::vector<double> ImpliedNeighbours(const ParamSpec& param, double value, int6
   return out;
 }
 
-std::vector<Params> LocalClimbStep(const SearchSettings& settings, const Study& study,
-                                   const std::vector<Params>& planned, int64_t steps,
-                                   LocalRound round) {
-  const bool pairs = round == LocalRound::kPairs;
-  const bool finer = settings.lr.distribution != "categorical";
-  const LatticeBest at = LocalIncumbent(settings, study);
-  if (at.trial == nullptr) return {};
+namespace {
+
+// Each coordinate's neighbours around the incumbent `at`: lr on the full grid's lattice
+// (`lr_steps` steps), batch, then the other parameters at `steps` steps, in file order.
+using Moves = std::vector<std::pair<std::string, std::vector<double>>>;
+Moves CoordinateMoves(const SearchSettings& settings, const LatticeBest& at, int64_t lr_steps,
+                      int64_t steps) {
   const Params& best = at.trial->params;
-  const int64_t lr_steps = std::max<int64_t>(1, settings.grid.lr_points - 1);
-  std::vector<Params> out;
-  const auto add = [&](Params p) {
-    if (!Known(p, study, planned, out)) out.push_back(std::move(p));
-  };
-  // Each coordinate's neighbours: lr on the full grid's lattice, batch, the other parameters.
-  std::vector<std::pair<std::string, std::vector<double>>> moves;
+  Moves moves;
   moves.push_back({kLrParam, ImpliedNeighbours(settings.lr, best.at(kLrParam), lr_steps)});
   moves.push_back({kBatchParam, {}});
   const std::vector<int64_t>& batches = settings.batch_sizes;
@@ -134,6 +130,25 @@ std::vector<Params> LocalClimbStep(const SearchSettings& settings, const Study& 
     if (value == best.end()) continue;
     moves.push_back({spec.name, ImpliedNeighbours(spec, value->second, steps)});
   }
+  return moves;
+}
+
+}  // namespace
+
+std::vector<Params> LocalClimbStep(const SearchSettings& settings, const Study& study,
+                                   const std::vector<Params>& planned, int64_t steps,
+                                   LocalRound round) {
+  const bool pairs = round == LocalRound::kPairs;
+  const bool finer = settings.lr.distribution != "categorical";
+  const LatticeBest at = LocalIncumbent(settings, study);
+  if (at.trial == nullptr) return {};
+  const Params& best = at.trial->params;
+  const int64_t lr_steps = std::max<int64_t>(1, GridSpecOf(settings).lr_points - 1);
+  std::vector<Params> out;
+  const auto add = [&](Params p) {
+    if (!Known(p, study, planned, out)) out.push_back(std::move(p));
+  };
+  const Moves moves = CoordinateMoves(settings, at, lr_steps, steps);
   if (round == LocalRound::kFinerLr) {
     // lr closer in, by halving (not step by step along a finer lattice): the first level finer
     // than the incumbent's lr's own at which a grid step split in 2^level has an unrun lr
@@ -221,9 +236,9 @@ std::vector<Params> RandomThenLocalSampler::LookAheadRound(const Study& settled,
 namespace {
 
 std::string DescribeRandomThenLocal(const SearchSettings& s) {
-  std::string out =
-      absl::StrFormat("    random      %d trials, seed %d\n", s.random.trials, s.random.seed);
-  const double half = std::sqrt(s.grid.lr_span);
+  std::string out = absl::StrFormat("    random      %d trials, seed %d\n", RandomSpecOf(s).trials,
+                                    RandomSpecOf(s).seed);
+  const double half = std::sqrt(GridSpecOf(s).lr_span);
   absl::StrAppend(
       &out,
       absl::StrFormat(
@@ -231,7 +246,7 @@ std::string DescribeRandomThenLocal(const SearchSettings& s) {
           "over the range) within [lr/%.3g, lr*%.3g] x its batch and %d neighbour(s) each side; "
           "then climbs from the best point to its unrun neighbours in every parameter (one grid "
           "lr and/or batch size away%s) until none is left, within %d trials%s\n",
-          s.grid.top_k, s.grid.lr_points, half, half, s.grid.batch_neighbors,
+          GridSpecOf(s).top_k, GridSpecOf(s).lr_points, half, half, GridSpecOf(s).batch_neighbors,
           s.params.empty() ? ""
                            : absl::StrFormat("; the other parameters' neighbouring values, "
                                              "ranges split into %d steps; when none is left, "
@@ -244,9 +259,9 @@ std::string DescribeRandomThenLocal(const SearchSettings& s) {
 }
 
 int64_t RandomThenLocalTrials(const SearchSettings& s) {
-  return SaturatingAdd(s.random.trials, LocalSearchBound(s));
+  return SaturatingAdd(RandomSpecOf(s).trials, LocalSearchBound(s));
 }
-int64_t RandomTrials(const SearchSettings& s) { return s.random.trials; }
+int64_t RandomTrials(const SearchSettings& s) { return RandomSpecOf(s).trials; }
 
 std::unique_ptr<Sampler> Make(const SearchSettings& s) {
   return std::make_unique<RandomThenLocalSampler>(s);
@@ -255,9 +270,13 @@ std::unique_ptr<Sampler> Make(const SearchSettings& s) {
 }  // namespace
 
 const SamplerKind& RandomThenLocalKind() {
-  static const auto* const kKind =
-      new SamplerKind{"random_then_local",   TopKWithinRandom, DescribeRandomThenLocal,
-                      RandomThenLocalTrials, RandomTrials,     Make};
+  static const auto* const kKind = new SamplerKind{"random_then_local",
+                                                   TopKWithinRandom,
+                                                   DescribeRandomThenLocal,
+                                                   RandomThenLocalTrials,
+                                                   RandomTrials,
+                                                   Make,
+                                                   {&RandomSection(), &GridSection()}};
   return *kKind;
 }
 

@@ -5,8 +5,11 @@
 // module needs to know its method name.
 //
 // The settings a kind reads are SearchSettings (hpo/samplers/search_settings.h): the searched
-// parameters and the `search` section: search.random and search.grid, which the sweep config
-// parses for every method, and a kind's own section (search.tpe), which the kind parses.
+// parameters, and the sections of `search` it lists (`sections`). A section belongs to one
+// sampler module, which declares it here (SamplerSection), parses and validates it into
+// settings of its own type, and alone reads them (SectionOf); the sweep config and the engine
+// hold them opaquely. Several kinds may read one section (search.random: every method that
+// begins with random points; search.grid: those with a grid).
 //
 // Thread-safety: kinds are immutable statics and their functions pure; each Sampler that
 // `make` returns is used from one thread.
@@ -16,14 +19,25 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "common/yaml_config.h"
 #include "hpo/samplers/sampler.h"
 #include "hpo/samplers/search_settings.h"
 
 namespace tunefleet {
 namespace hpo {
+
+// A section of `search` ("grid" for search.grid) and its parser, which reads the section (empty
+// when absent) into its module's settings (held in SearchSettings::sections under `name`),
+// naming the dotted key in errors. Every section of every kind is parsed whatever the method,
+// so a mistake in one is never silent.
+struct SamplerSection {
+  std::string name;
+  absl::StatusOr<std::shared_ptr<const void>> (*parse)(const ConfigMap& section);
+};
 
 struct SamplerKind {
   std::string method;  // search.method
@@ -41,11 +55,8 @@ struct SamplerKind {
   int64_t (*random_points)(const SearchSettings& settings);
   // A new sampler for these (validated) settings.
   std::unique_ptr<Sampler> (*make)(const SearchSettings& settings);
-  // Its own section of `search` ("tpe" for search.tpe; "" for none) and its parser, which reads
-  // that section (empty when absent) into `settings`, naming the dotted key in errors. Every
-  // kind's section is parsed whatever the method, so a mistake in one is never silent.
-  std::string section;
-  absl::Status (*parse_section)(const ConfigMap& section, SearchSettings* settings) = nullptr;
+  // The sections of `search` it reads (each an immutable static of its module).
+  std::vector<const SamplerSection*> sections;
 };
 
 }  // namespace hpo

@@ -15,6 +15,7 @@
 #include "hpo/samplers/sampler.h"
 #include "hpo/samplers/sampler_kind.h"
 #include "hpo/samplers/search_settings.h"
+#include "hpo/search_space.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -27,10 +28,17 @@ std::vector<std::string> SamplerMethods();
 const SamplerKind& SamplerKindOf(const SearchSettings& settings);
 // A new sampler of settings.method.
 std::unique_ptr<Sampler> MakeSampler(const SearchSettings& settings);
-// The `search` sections the kinds parse themselves ("tpe"), in registry order.
+// The sections of `search` the kinds read ("random", "grid", "tpe"), each once, in registry
+// order: the keys of `search` besides `method`.
 std::vector<std::string> SamplerSections();
-// Parses each kind's own section of `search` into `settings` (SamplerKind::parse_section).
+// Parses every kind's sections of `search` into settings->sections (SamplerSection::parse),
+// whatever the method, then the configured kind's checks (SamplerKind::validate);
+// settings->method must be registered.
 absl::Status ParseSamplerSections(const ConfigMap& search, SearchSettings* settings);
+// The random points that lead the plan of settings.method (its first random_points trials),
+// at most `at_most` of them, in trial order: RandomSampler's points with search.random.seed.
+std::vector<Params> LeadingRandomPoints(const SearchSettings& settings, const SearchSpace& space,
+                                        int64_t at_most);
 
 }  // namespace hpo
 }  // namespace tunefleet

@@ -1,13 +1,17 @@
-// What a sampler works from: the searched parameters, the study's direction and the `search`
-// section's settings (hpo/config/sweep_config.h's SweepConfig derives from it, so a sweep's
-// config is passed wherever these are wanted). Plain data, validated by whoever parses it
-// (ParseSweepConfig, with the sampler's own checks: hpo/samplers/sampler_kind.h).
+// What a sampler works from: the searched parameters, the study's direction, search.method and
+// the settings each sampler module parsed from its own section of `search`, held opaquely
+// (hpo/config/sweep_config.h's SweepConfig derives from it, so a sweep's config is passed
+// wherever these are wanted). Validated by whoever parses it (ParseSweepConfig, with each
+// module's own parser and checks: hpo/samplers/sampler_kind.h).
 //
-// Thread-safety: plain data; const use from several threads is safe.
+// Thread-safety: plain data; const use from several threads is safe. A copy shares the
+// sections' settings, which are immutable once shared (MutableSection copies on write).
 #ifndef TUNEFLEET_HPO_SAMPLERS_SEARCH_SETTINGS_H_
 #define TUNEFLEET_HPO_SAMPLERS_SEARCH_SETTINGS_H_
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,37 +22,6 @@ namespace hpo {
 
 using LrSpec = ParamSpec;
 
-struct RandomPhaseSpec {
-  int64_t trials = 8;
-  int64_t seed = 0;
-};
-
-// The full grid's lr_points lrs over the range; random_then_grid's second phase refines on
-// them (hpo/samplers/grid_sampler.h). Defaults from bench/search_efficiency (docs/BENCHMARKS.md).
-struct GridPhaseSpec {
-  int64_t top_k = 2;
-  int64_t lr_points = 10;
-  double lr_span = 10.0;
-  int64_t batch_neighbors = 1;
-  // Whether random_then_grid climbs from the grid's best to its better neighbours afterwards
-  // (hpo/samplers/random_then_grid_sampler.h).
-  bool climb = true;
-};
-
-// search.tpe: Optuna 3.1's TPESampler settings (hpo/samplers/tpe_sampler.h), its defaults;
-// `gamma` is default_gamma's fraction: min(ceil(gamma * n), 25) trials are "below".
-struct TpeSpec {
-  int64_t trials = 40;  // the points it proposes in all (a sweep must end)
-  int64_t n_startup_trials = 10;
-  int64_t n_ei_candidates = 24;
-  double gamma = 0.1;
-  double prior_weight = 1.0;
-  bool consider_prior = true;
-  bool consider_magic_clip = true;
-  bool consider_endpoints = false;
-  bool multivariate = false;
-};
-
 struct SearchSettings {
   bool maximize = true;  // metric.goal
   LrSpec lr;
@@ -57,14 +30,39 @@ struct SearchSettings {
   std::vector<ParamSpec> params;
   // search.method: the sampler (hpo/samplers/all_samplers.h lists them).
   std::string method = "random_then_grid";
-  RandomPhaseSpec random;
-  GridPhaseSpec grid;
-  TpeSpec tpe;
+  // Each sampler module's own settings, by the `search` section it parses them from
+  // ("random", "grid", "tpe"; SamplerSection, hpo/samplers/sampler_kind.h): opaque here, read
+  // and written only by that module (through SectionOf / MutableSection). A section absent
+  // here (settings built in code) reads as its defaults.
+  std::map<std::string, std::shared_ptr<const void>> sections;
   int64_t max_failures_per_trial = 2;
   // The sweep's seats: trials that run at once. A climb round of fewer points fills the rest
   // with the next round's likeliest points (hpo/samplers/random_then_grid_sampler.h).
   int64_t max_concurrent_trials = 1;
 };
+
+// The settings `Spec` of section `name` in `settings`, or Spec's defaults when it holds none.
+// For the module that owns the section only: it alone knows the type behind the name.
+template <typename Spec>
+const Spec& SectionOf(const SearchSettings& settings, const std::string& name) {
+  static const Spec* const kDefaults = new Spec();
+  const auto it = settings.sections.find(name);
+  if (it == settings.sections.end() || it->second == nullptr) return *kDefaults;
+  return *static_cast<const Spec*>(it->second.get());
+}
+
+// Section `name`'s settings, to change, unshared from any copy of `settings` (the reference
+// holds until the next MutableSection of that section). For the owning module (and its tests).
+template <typename Spec>
+Spec& MutableSection(SearchSettings* settings, const std::string& name) {
+  std::shared_ptr<const void>& slot = settings->sections[name];
+  if (slot != nullptr && slot.use_count() == 1) {
+    return *const_cast<Spec*>(static_cast<const Spec*>(slot.get()));  // made non-const below
+  }
+  auto fresh = std::make_shared<Spec>(SectionOf<Spec>(*settings, name));
+  slot = fresh;
+  return *fresh;
+}
 
 }  // namespace hpo
 }  // namespace tunefleet

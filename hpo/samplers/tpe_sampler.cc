@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -93,11 +94,11 @@ void SplitObservationPairs(const std::vector<std::pair<double, double>>& scores,
 }
 
 TpeSampler::TpeSampler(const SearchSettings& settings)
-    : spec_(settings.tpe),
-      seed_(static_cast<uint64_t>(settings.random.seed)),
+    : spec_(TpeSpecOf(settings)),
+      seed_(static_cast<uint64_t>(RandomSpecOf(settings).seed)),
       max_failures_(settings.max_failures_per_trial),
       space_(BuildSearchSpace(settings)),
-      random_(static_cast<uint64_t>(settings.random.seed), -1) {}
+      random_(static_cast<uint64_t>(RandomSpecOf(settings).seed), -1) {}
 
 Availability TpeSampler::NextAvailability(const Study& study) {
   int64_t points = 0;
@@ -210,9 +211,12 @@ namespace {
 
 absl::Status NoChecks(const ConfigMap&, const SearchSettings&) { return absl::OkStatus(); }
 
+constexpr char kSection[] = "tpe";
+
 // search.tpe (TpeSpec).
-absl::Status ParseTpe(const ConfigMap& tpe, SearchSettings* s) {
-  TpeSpec& t = s->tpe;
+absl::StatusOr<std::shared_ptr<const void>> ParseTpe(const ConfigMap& tpe) {
+  auto spec = std::make_shared<TpeSpec>();
+  TpeSpec& t = *spec;
   RETURN_IF_ERROR(tpe.AllowOnly({"trials", "n_startup_trials", "n_ei_candidates", "gamma",
                                  "prior_weight", "consider_prior", "consider_magic_clip",
                                  "consider_endpoints", "multivariate"}));
@@ -232,14 +236,15 @@ absl::Status ParseTpe(const ConfigMap& tpe, SearchSettings* s) {
   RETURN_IF_ERROR(tpe.GetOptional("consider_prior", &t.consider_prior));
   RETURN_IF_ERROR(tpe.GetOptional("consider_magic_clip", &t.consider_magic_clip));
   RETURN_IF_ERROR(tpe.GetOptional("consider_endpoints", &t.consider_endpoints));
-  return tpe.GetOptional("multivariate", &t.multivariate);
+  RETURN_IF_ERROR(tpe.GetOptional("multivariate", &t.multivariate));
+  return std::shared_ptr<const void>(std::move(spec));
 }
 
 std::string Describe(const SearchSettings& s) {
-  const TpeSpec& t = s.tpe;
+  const TpeSpec& t = TpeSpecOf(s);
   return absl::StrFormat(
              "    random      the first %d trials (while fewer have finished), seed %d\n",
-             t.n_startup_trials, s.random.seed) +
+             t.n_startup_trials, RandomSpecOf(s).seed) +
          absl::StrFormat(
              "    tpe         %d trials in all; Optuna 3.1's TPE, %s: the best "
              "min(ceil(%g n), 25) finished trials against the rest, the best of %d candidates; "
@@ -249,18 +254,31 @@ std::string Describe(const SearchSettings& s) {
              t.consider_endpoints ? "on" : "off");
 }
 
-int64_t Trials(const SearchSettings& s) { return s.tpe.trials; }
+int64_t Trials(const SearchSettings& s) { return TpeSpecOf(s).trials; }
 int64_t StartupTrials(const SearchSettings& s) {
-  return std::min(s.tpe.n_startup_trials, s.tpe.trials);
+  return std::min(TpeSpecOf(s).n_startup_trials, TpeSpecOf(s).trials);
 }
 
 std::unique_ptr<Sampler> Make(const SearchSettings& s) { return std::make_unique<TpeSampler>(s); }
 
 }  // namespace
 
+const SamplerSection& TpeSection() {
+  static const auto* const kSectionEntry = new SamplerSection{kSection, ParseTpe};
+  return *kSectionEntry;
+}
+
+const TpeSpec& TpeSpecOf(const SearchSettings& settings) {
+  return SectionOf<TpeSpec>(settings, kSection);
+}
+
+TpeSpec& MutableTpeSpec(SearchSettings* settings) {
+  return MutableSection<TpeSpec>(settings, kSection);
+}
+
 const SamplerKind& TpeKind() {
-  static const auto* const kKind =
-      new SamplerKind{"tpe", NoChecks, Describe, Trials, StartupTrials, Make, "tpe", ParseTpe};
+  static const auto* const kKind = new SamplerKind{
+      "tpe", NoChecks, Describe, Trials, StartupTrials, Make, {&RandomSection(), &TpeSection()}};
   return *kKind;
 }
 

@@ -1,7 +1,7 @@
 // search.method `tpe`: Optuna 3.1's TPESampler (optuna/samplers/_tpe/sampler.py), single
 // objective, without constant_liar, group or constraints, over the sweep's search space, with
-// the Parzen estimator of hpo/samplers/parzen_estimator.h. Settings: search.tpe (TpeSpec,
-// hpo/samplers/search_settings.h); the seed is search.random.seed.
+// the Parzen estimator of hpo/samplers/parzen_estimator.h. Settings: search.tpe (TpeSpec, this
+// module's: TpeSection parses them, TpeSpecOf reads them); the seed is search.random.seed.
 //
 // For a new point: the study's COMPLETE and PRUNED trials are its observations (n of them;
 // running and failed trials are ignored, a COMPLETE trial without a value too). While
@@ -43,8 +43,27 @@
 namespace tunefleet {
 namespace hpo {
 
+// search.tpe: Optuna 3.1's TPESampler settings, its defaults; `gamma` is default_gamma's
+// fraction: min(ceil(gamma * n), 25) trials are "below".
+struct TpeSpec {
+  int64_t trials = 40;  // the points it proposes in all (a sweep must end)
+  int64_t n_startup_trials = 10;
+  int64_t n_ei_candidates = 24;
+  double gamma = 0.1;
+  double prior_weight = 1.0;
+  bool consider_prior = true;
+  bool consider_magic_clip = true;
+  bool consider_endpoints = false;
+  bool multivariate = false;
+};
+
 // The registry's entry (hpo/samplers/all_samplers.cc) for search.method `tpe`.
 const SamplerKind& TpeKind();
+// The section "tpe" of `search` (TpeSpec's keys; refuses bad values naming the dotted key).
+const SamplerSection& TpeSection();
+// The search.tpe of `settings` (its defaults if not parsed), and the same to change.
+const TpeSpec& TpeSpecOf(const SearchSettings& settings);
+TpeSpec& MutableTpeSpec(SearchSettings* settings);
 
 // Optuna's _get_observation_pairs: per COMPLETE or PRUNED trial, in trial order, its score
 // (step key, signed value; see above) and its value of each parameter of `space` (internal

@@ -20,7 +20,7 @@ SearchSettings Config() {
   c.lr.max = 1e-3;
   c.batch_sizes = {16, 32, 64, 128};
   // The full grid's lrs: 1e-5, 3.16e-5, 1e-4, 3.16e-4, 1e-3 (a factor sqrt(10) apart).
-  c.grid = {2, 5, 10.0, 1};
+  MutableGridSpec(&c) = {2, 5, 10.0, 1};
   return c;
 }
 
@@ -76,7 +76,7 @@ TEST(LocalGridTest, AHugeGridIsBuiltInAboutASecond) {
   Study study;
   study.trials = {Complete(0, 1e-4, 32, 0.9), Complete(1, 2e-4, 32, 0.5)};
   SearchSettings c = Config();
-  c.grid = {2, 300000, 10.0, 1};
+  MutableGridSpec(&c) = {2, 300000, 10.0, 1};
   const auto start = std::chrono::steady_clock::now();
   std::vector<Params> grid = LocalGrid(c, study, All(study));
   const double seconds =
@@ -96,7 +96,7 @@ TEST(LocalGridTest, SlidesTheWindowInsideTheRange) {
   Study study;
   study.trials = {Complete(0, 1e-3, 16, 0.9), Complete(1, 1e-5, 16, 0.1)};
   SearchSettings c = Config();
-  c.grid = {1, 9, 10.0, 0};
+  MutableGridSpec(&c) = {1, 9, 10.0, 0};
   std::vector<Params> grid = LocalGrid(c, study, All(study));
   ASSERT_EQ(grid.size(), 4u);
   const double q = std::pow(10.0, 0.25);
@@ -124,14 +124,14 @@ TEST(LocalGridTest, SlidesTheWindowInsideTheRange) {
   for (size_t i = 1; i < narrow.size(); ++i) EXPECT_GT(narrow[i], narrow[i - 1]);
   // A window narrower than the grid's step still holds the nearest grid lr.
   c.lr.max = 1e-3;
-  c.grid.lr_span = 1.0;
+  MutableGridSpec(&c).lr_span = 1.0;
   EXPECT_EQ(LocalLrs(c, 1.3e-4).size(), 1u);
   EXPECT_NEAR(LocalLrs(c, 1.3e-4)[0], 1e-4, 1e-18);
 }
 
 TEST(LocalGridTest, OtherParametersKeepTheCentresValues) {
   SearchSettings c = Config();
-  c.grid = {1, 5, 10.0, 0};
+  MutableGridSpec(&c) = {1, 5, 10.0, 0};
   Study study;
   Trial best = Complete(0, 1e-4, 32, 0.9);
   best.params["train.weight_decay"] = 0.03;
@@ -155,13 +155,13 @@ TEST(LocalGridTest, MinimizeRanksLowestFirstAndSkipsPrunedAndFailed) {
   study.trials = {Complete(0, 1e-4, 32, 0.5), Complete(1, 4e-5, 64, 0.2), pruned, failed};
   SearchSettings c = Config();
   c.maximize = false;
-  c.grid = {1, 1, 4.0, 0};  // a one-lr grid: sqrt(1e-5 * 1e-3) = 1e-4
+  MutableGridSpec(&c) = {1, 1, 4.0, 0};  // a one-lr grid: sqrt(1e-5 * 1e-3) = 1e-4
   std::vector<Params> grid = LocalGrid(c, study, All(study));
   // Best is trial 1 (0.2, at batch 64): the grid's one lr at its batch.
   ASSERT_EQ(grid.size(), 1u);
   EXPECT_NEAR(grid[0].at(kLrParam), 1e-4, 1e-18);
   EXPECT_EQ(grid[0].at(kBatchParam), 64);
-  c.grid.batch_neighbors = 1;
+  MutableGridSpec(&c).batch_neighbors = 1;
   grid = LocalGrid(c, study, All(study));
   ASSERT_EQ(grid.size(), 2u);  // (1e-4, 32) is trial 0
   EXPECT_EQ(grid[0].at(kBatchParam), 64);
@@ -172,7 +172,7 @@ TEST(LocalGridTest, CategoricalLrTakesNearestListedValues) {
   SearchSettings c = Config();
   c.lr.distribution = "categorical";
   c.lr.values = {1e-5, 3e-5, 1e-4, 3e-4, 1e-3};
-  c.grid = {1, 3, 4.0, 0};
+  MutableGridSpec(&c) = {1, 3, 4.0, 0};
   Study study;
   study.trials = {Complete(0, 1e-3, 64, 0.9)};
   std::vector<Params> grid = LocalGrid(c, study, All(study));
@@ -227,7 +227,7 @@ TEST(ClimbStepTest, NeighboursOfTheBestGridPoint) {
 
 TEST(FullGridTest, SpansTheRange) {
   SearchSettings c = Config();
-  c.grid.lr_points = 3;
+  MutableGridSpec(&c).lr_points = 3;
   c.batch_sizes = {32, 64};
   std::vector<Params> grid = FullGrid(c);
   ASSERT_EQ(grid.size(), 6u);
@@ -239,7 +239,7 @@ TEST(FullGridTest, SpansTheRange) {
 
 TEST(FullGridTest, MultipliesByTheOtherParameters) {
   SearchSettings c = Config();
-  c.grid.lr_points = 2;
+  MutableGridSpec(&c).lr_points = 2;
   c.batch_sizes = {32};
   ParamSpec wd;
   wd.name = "train.weight_decay";

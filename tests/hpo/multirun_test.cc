@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "hpo/config/sweep_config.h"
 #include "hpo/config/sweep_plan.h"
+#include "hpo/samplers/random_sampler.h"
 #include "tests/hpo/trainer_in_process.h"
 
 namespace tunefleet {
@@ -98,7 +99,7 @@ TEST(MultirunTest, OneValueFixesAParameterAndTrainerKeysSweepToo) {
   const ParamSpec* pooling = c->FindParam("model.pooling");
   ASSERT_NE(pooling, nullptr);
   EXPECT_EQ(pooling->labels, (std::vector<std::string>{"mean", "cls"}));
-  EXPECT_EQ(c->random.trials, 2);  // a section's override applies as without --multirun
+  EXPECT_EQ(RandomSpecOf(*c).trials, 2);  // a section's override applies as without --multirun
   EXPECT_EQ(MaxPlannedTrials(*c), 4);
   // And a swept lr replaces the file's, whatever its spelling (train: {lr: ...}).
   auto lr = LoadSweepConfigInProcess(path, {"lr=1e-4,1e-3", "weight_decay=0"}, /*multirun=*/true);

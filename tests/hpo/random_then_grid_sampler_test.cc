@@ -6,6 +6,7 @@
 
 #include "gtest/gtest.h"
 #include "hpo/samplers/grid_sampler.h"
+#include "hpo/samplers/random_sampler.h"
 #include "tests/hpo/hpo_test_util.h"
 
 namespace tunefleet {
@@ -17,8 +18,8 @@ SearchSettings Config() {
   c.method = "random_then_grid";
   c.lr = {"lr", "log_uniform", 1e-5, 1e-3, {}};
   c.batch_sizes = {16, 32, 64, 128};
-  c.random = {3, 0};
-  c.grid = {1, 9, 10.0, 0};
+  MutableRandomSpec(&c) = {3, 0};
+  MutableGridSpec(&c) = {1, 9, 10.0, 0};
   c.max_failures_per_trial = 1;
   return c;
 }
@@ -69,7 +70,7 @@ TEST(RandomThenGridSamplerTest, PhasesInOrder) {
   EXPECT_EQ(sampler.NextAvailability(study), Availability::kWait);
   EXPECT_FALSE(sampler.PlannedTrials().has_value());
   SearchSettings no_climb = Config();
-  no_climb.grid.climb = false;
+  MutableGridSpec(&no_climb).climb = false;
   RandomThenGridSampler plain(no_climb);
   EXPECT_EQ(plain.NextAvailability(study), Availability::kExhausted);
   EXPECT_EQ(plain.PlannedTrials(), 3 + static_cast<int64_t>(grid_size));
@@ -109,7 +110,8 @@ void ExpectResumedAlike(const SearchSettings& c, const Study& run, size_t from) 
 // sweep climbs the same way.
 TEST(RandomThenGridSamplerTest, ClimbsToTheGridsBestBeyondTheLocalGrid) {
   SearchSettings c = Config();
-  c.grid = {1, 9, 10.0, 1};  // lrs a factor 10^(1/4) apart; the best's batch and one each side
+  MutableGridSpec(&c) = {1, 9, 10.0,
+                         1};  // lrs a factor 10^(1/4) apart; the best's batch and one each side
   const Params best = {{kLrParam, 1e-3}, {kBatchParam, 128}};
   const auto found = [&](const Study& s) {
     for (const Trial& t : s.trials) {
@@ -118,7 +120,7 @@ TEST(RandomThenGridSamplerTest, ClimbsToTheGridsBestBeyondTheLocalGrid) {
     return false;
   };
   SearchSettings no_climb = c;
-  no_climb.grid.climb = false;
+  MutableGridSpec(&no_climb).climb = false;
   RandomThenGridSampler plain(no_climb);
   const Study without = RunToEnd(plain, no_climb);
   ASSERT_FALSE(found(without)) << "the local grid reaches the best: no test of the climb";
@@ -149,7 +151,7 @@ TEST(RandomThenGridSamplerTest, ClimbsToTheGridsBestBeyondTheLocalGrid) {
 // The climb's rounds come one at a time: each waits until the points before it are settled.
 TEST(RandomThenGridSamplerTest, EachClimbRoundWaitsForTheLast) {
   SearchSettings c = Config();
-  c.grid = {1, 9, 10.0, 1};
+  MutableGridSpec(&c) = {1, 9, 10.0, 1};
   RandomThenGridSampler sampler(c);
   Study study;
   int64_t local_end = -1;
@@ -221,8 +223,8 @@ const Trial& BestOf(const Study& s) {
 // fewer rounds, each round's own points first, and a resumed sweep proposes the same points.
 TEST(RandomThenGridSamplerTest, ClimbFillsFreeSeatsWithTheNextRound) {
   SearchSettings ahead_config = Config();
-  ahead_config.random = {4, 0};
-  ahead_config.grid = {1, 9, 10.0, 1};
+  MutableRandomSpec(&ahead_config) = {4, 0};
+  MutableGridSpec(&ahead_config) = {1, 9, 10.0, 1};
   ahead_config.max_concurrent_trials = 4;
   SearchSettings plain_config = ahead_config;
   plain_config.max_concurrent_trials = 1;  // no look-ahead

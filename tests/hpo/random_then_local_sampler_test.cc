@@ -12,6 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hpo/samplers/grid_sampler.h"
+#include "hpo/samplers/random_sampler.h"
 #include "hpo/search_space.h"
 #include "tests/hpo/hpo_test_util.h"
 
@@ -30,8 +31,8 @@ SearchSettings Settings() {
   s.method = "random_then_local";
   s.lr = {kLrParam, "log_uniform", 1e-5, 1e-3};
   s.batch_sizes = {16, 32};
-  s.random = {4, 3};
-  s.grid = {2, 3, 10.0, 1};
+  MutableRandomSpec(&s) = {4, 3};
+  MutableGridSpec(&s) = {2, 3, 10.0, 1};
   ParamSpec dropout;
   dropout.name = "model.dropout";
   dropout.distribution = "uniform";
@@ -132,9 +133,9 @@ Study RunSweep(const SearchSettings& s, int64_t first_trials, Study study = {}) 
 // Settings() with room for the climb: the local grids around 4 random trials hold every grid lr.
 SearchSettings SweepSettings() {
   SearchSettings s = Settings();
-  s.random = {6, 3};
-  s.grid.top_k = 4;
-  s.grid.lr_span = 100;
+  MutableRandomSpec(&s) = {6, 3};
+  MutableGridSpec(&s).top_k = 4;
+  MutableGridSpec(&s).lr_span = 100;
   return s;
 }
 

@@ -1,7 +1,8 @@
 // What every sampler of hpo/samplers/ promises (hpo/samplers/sampler.h), checked the same way for
-// each: RandomSampler (bounded and unlimited) and the registry's sampler for each method (random,
-// grid, random_then_grid: RandomThenGridSampler), each on a few search spaces (a log-uniform lr, a
-// uniform lr with an int and a string parameter, lists of values only, a one-point space).
+// each: RandomSampler (bounded and unlimited) and the registry's sampler for every registered
+// method (hpo/samplers/all_samplers.h; a new entry is checked here with no edit), each on a few
+// search spaces (a log-uniform lr, a uniform lr with an int and a string parameter, lists of
+// values only, a one-point space).
 //
 // - A resumed sweep proposes the same points: the study as it was before trial k, its running
 //   trials ended FAIL "interrupted" as SweepEngine::Resume ends them, given to a fresh sampler,
@@ -15,16 +16,18 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "hpo/config/sweep_config.h"
 #include "hpo/config/sweep_plan.h"
 #include "hpo/samplers/grid_sampler.h"
 #include "hpo/samplers/random_sampler.h"
-#include "hpo/samplers/random_then_grid_sampler.h"
 #include "hpo/samplers/sampler.h"
+#include "hpo/samplers/sampler_kind.h"
 #include "hpo/samplers/sampler_registry.h"
 #include "hpo/search_space.h"
 
@@ -45,30 +48,30 @@ std::vector<NamedSpace> Spaces() {
   SweepConfig c;
   c.lr = {kLrParam, "log_uniform", 1e-5, 1e-3};
   c.batch_sizes = {16, 32, 64, 128};
-  c.random = {5, 3};
-  c.grid = {2, 5, 10.0, 1};
+  MutableRandomSpec(&c) = {5, 3};
+  MutableGridSpec(&c) = {2, 5, 10.0, 1};
   out.push_back({"log_uniform_lr", c});
 
   c.lr = {kLrParam, "uniform", 1e-4, 5e-4};
   c.batch_sizes = {32, 64};
   c.params = {{"train.epochs", "int", 1, 3},
               {"model.pooling", "categorical", 0, 0, {}, {"mean", "cls", "max"}}};
-  c.random = {4, 1};
-  c.grid = {1, 3, 4.0, 1};
+  MutableRandomSpec(&c) = {4, 1};
+  MutableGridSpec(&c) = {1, 3, 4.0, 1};
   out.push_back({"int_and_strings", c});
 
   c.lr = {kLrParam, "categorical", 0, 0, {1e-5, 3e-5, 1e-4, 3e-4}};
   c.batch_sizes = {16, 32};
   c.params = {{"model.pooling", "categorical", 0, 0, {}, {"mean", "cls"}}};
-  c.random = {6, 0};
-  c.grid = {2, 3, 10.0, 1};
+  MutableRandomSpec(&c) = {6, 0};
+  MutableGridSpec(&c) = {2, 3, 10.0, 1};
   out.push_back({"values_lists", c});
 
   c.lr = {kLrParam, "categorical", 0, 0, {1e-4}};
   c.batch_sizes = {32};
   c.params.clear();
-  c.random = {3, 0};
-  c.grid = {1, 2, 10.0, 1};
+  MutableRandomSpec(&c) = {3, 0};
+  MutableGridSpec(&c) = {1, 2, 10.0, 1};
   out.push_back({"one_point", c});
   return out;
 }
@@ -87,57 +90,70 @@ double Objective(const Params& p) {
   return v;
 }
 
-// Each type: `Make` builds the sampler for a sweep config; `Planned` is the count it plans once
-// exhausted, `MaxPlanned` an upper bound known before the sweep (-1: unlimited), `kUpFront`
-// whether that bound is the exact count, `kUnlimited` whether it never runs out.
-struct RandomSamplerTraits {
-  static std::unique_ptr<Sampler> Make(const SweepConfig& c) {
-    return std::make_unique<RandomSampler>(static_cast<uint64_t>(c.random.seed), c.random.trials);
-  }
-  static int64_t Planned(const Sampler&, const SweepConfig& c) { return c.random.trials; }
-  static int64_t MaxPlanned(const SweepConfig& c) { return c.random.trials; }
-  static constexpr bool kUpFront = true;
-  static constexpr bool kUnlimited = false;
+// A sampler under test: `make` builds it for a sweep config; `planned` is the count it plans once
+// exhausted, `max_planned` an upper bound known before the sweep (-1: unlimited), `up_front`
+// whether that bound is the exact count, `unlimited` whether it never runs out.
+struct Subject {
+  std::string name;
+  std::function<std::unique_ptr<Sampler>(const SweepConfig&)> make;
+  std::function<int64_t(const Sampler&, const SweepConfig&)> planned;
+  std::function<int64_t(const SweepConfig&)> max_planned;
+  std::function<bool(const SweepConfig&)> up_front;
+  bool unlimited = false;
 };
 
-struct UnlimitedRandomSamplerTraits {
-  static std::unique_ptr<Sampler> Make(const SweepConfig& c) {
-    return std::make_unique<RandomSampler>(static_cast<uint64_t>(c.random.seed), -1);
-  }
-  static int64_t Planned(const Sampler&, const SweepConfig&) { return -1; }
-  static int64_t MaxPlanned(const SweepConfig&) { return -1; }
-  static constexpr bool kUpFront = true;
-  static constexpr bool kUnlimited = true;
-};
+SweepConfig WithMethod(SweepConfig c, const std::string& method) {
+  c.method = method;
+  return c;
+}
 
-// The registry's sampler for search.method `Method::kName` (hpo/samplers/sampler_registry.h),
-// as SweepEngine builds it.
-template <typename Method>
-struct PlanTraits {
-  static SweepConfig For(SweepConfig c) {
-    c.method = Method::kName;
-    return c;
-  }
-  static std::unique_ptr<Sampler> Make(const SweepConfig& c) { return MakeSampler(For(c)); }
-  static int64_t Planned(const Sampler& sampler, const SweepConfig&) {
+// The registry's sampler for search.method `method` (hpo/samplers/sampler_registry.h), as
+// SweepEngine builds it. Its plan is known up front when it is random points only, or when a
+// fresh sampler knows its count before the first trial.
+Subject RegistrySubject(const std::string& method) {
+  Subject s;
+  s.name = method;
+  s.make = [method](const SweepConfig& c) { return MakeSampler(WithMethod(c, method)); };
+  s.planned = [](const Sampler& sampler, const SweepConfig&) {
     return sampler.PlannedTrials().value_or(-1);
-  }
-  static int64_t MaxPlanned(const SweepConfig& c) { return MaxPlannedTrials(For(c)); }
-  static constexpr bool kUpFront = Method::kUpFront;
-  static constexpr bool kUnlimited = false;
-};
-struct RandomMethod {
-  static constexpr const char* kName = "random";
-  static constexpr bool kUpFront = true;
-};
-struct GridMethod {
-  static constexpr const char* kName = "grid";
-  static constexpr bool kUpFront = true;
-};
-struct RandomThenGridMethod {
-  static constexpr const char* kName = "random_then_grid";
-  static constexpr bool kUpFront = false;  // the grid depends on the random results
-};
+  };
+  s.max_planned = [method](const SweepConfig& c) {
+    return MaxPlannedTrials(WithMethod(c, method));
+  };
+  s.up_front = [method](const SweepConfig& base) {
+    const SweepConfig c = WithMethod(base, method);
+    const SamplerKind& kind = SamplerKindOf(c);
+    if (kind.random_points(c) == kind.max_planned_trials(c)) return true;
+    std::unique_ptr<Sampler> fresh = MakeSampler(c);
+    fresh->NextAvailability(Study{});
+    return fresh->PlannedTrials().has_value();
+  };
+  return s;
+}
+
+std::vector<Subject> Subjects() {
+  Subject bounded;
+  bounded.name = "RandomSampler";
+  bounded.make = [](const SweepConfig& c) -> std::unique_ptr<Sampler> {
+    return std::make_unique<RandomSampler>(static_cast<uint64_t>(RandomSpecOf(c).seed),
+                                           RandomSpecOf(c).trials);
+  };
+  bounded.planned = [](const Sampler&, const SweepConfig& c) { return RandomSpecOf(c).trials; };
+  bounded.max_planned = [](const SweepConfig& c) { return RandomSpecOf(c).trials; };
+  bounded.up_front = [](const SweepConfig&) { return true; };
+  Subject unlimited;
+  unlimited.name = "UnlimitedRandomSampler";
+  unlimited.make = [](const SweepConfig& c) -> std::unique_ptr<Sampler> {
+    return std::make_unique<RandomSampler>(static_cast<uint64_t>(RandomSpecOf(c).seed), -1);
+  };
+  unlimited.planned = [](const Sampler&, const SweepConfig&) { return int64_t{-1}; };
+  unlimited.max_planned = [](const SweepConfig&) { return int64_t{-1}; };
+  unlimited.up_front = [](const SweepConfig&) { return true; };
+  unlimited.unlimited = true;
+  std::vector<Subject> out = {bounded, unlimited};
+  for (const std::string& method : SamplerMethods()) out.push_back(RegistrySubject(method));
+  return out;
+}
 
 // A NextAvailability answer, with the count of proposals made before it.
 struct Answer {
@@ -214,20 +230,19 @@ void ExpectSameProposal(const Trial& got, const Trial& want) {
   EXPECT_EQ(got.phase, want.phase) << Describe(got);
 }
 
-template <typename Traits>
-class SamplerConformanceTest : public ::testing::Test {
+class SamplerConformanceTest : public ::testing::TestWithParam<Subject> {
  protected:
-  int64_t Cap() const { return Traits::kUnlimited ? kUnlimitedRun : kCap; }
+  int64_t Cap() const { return GetParam().unlimited ? kUnlimitedRun : kCap; }
 
-  // Runs a sampler of this type from scratch on each space, 1 and 3 trials at a time, and calls
-  // check(config, space, concurrency, sampler, run) after each run.
+  // Runs a sampler of this subject from scratch on each space, 1 and 3 trials at a time, and
+  // calls check(config, space, concurrency, sampler, run) after each run.
   template <typename Check>
   void ForEachRun(Check check) {
     for (const NamedSpace& s : Spaces()) {
       const SearchSpace space = BuildSearchSpace(s.config);
       for (int64_t concurrency : {1, 3}) {
         SCOPED_TRACE(s.name + ", " + std::to_string(concurrency) + " at a time");
-        std::unique_ptr<Sampler> sampler = Traits::Make(s.config);
+        std::unique_ptr<Sampler> sampler = GetParam().make(s.config);
         const SweepRun run = Drive(*sampler, space, concurrency, Cap());
         ASSERT_FALSE(run.stuck);
         check(s.config, space, concurrency, *sampler, run);
@@ -237,18 +252,18 @@ class SamplerConformanceTest : public ::testing::Test {
   }
 };
 
-using SamplerTypes =
-    ::testing::Types<RandomSamplerTraits, UnlimitedRandomSamplerTraits, PlanTraits<RandomMethod>,
-                     PlanTraits<GridMethod>, PlanTraits<RandomThenGridMethod>>;
-TYPED_TEST_SUITE(SamplerConformanceTest, SamplerTypes);
+INSTANTIATE_TEST_SUITE_P(EverySampler, SamplerConformanceTest, ::testing::ValuesIn(Subjects()),
+                         [](const ::testing::TestParamInfo<Subject>& info) {
+                           return info.param.name;
+                         });
 
-TYPED_TEST(SamplerConformanceTest, ResumedSweepProposesTheSamePoints) {
+TEST_P(SamplerConformanceTest, ResumedSweepProposesTheSamePoints) {
   this->ForEachRun([&](const SweepConfig& config, const SearchSpace& space, int64_t concurrency,
                        Sampler& sampler, const SweepRun& full) {
     const std::vector<Trial>& trials = full.study.trials;
     for (size_t k = 0; k < trials.size(); ++k) {
       SCOPED_TRACE("resumed before trial " + std::to_string(k));
-      std::unique_ptr<Sampler> fresh = TypeParam::Make(config);
+      std::unique_ptr<Sampler> fresh = GetParam().make(config);
       const Study resumed = Interrupted(full.before[k]);
       if (concurrency > 1) {
         // Interrupted trials are the engine's to retry; the sampler's next point must match.
@@ -269,12 +284,12 @@ TYPED_TEST(SamplerConformanceTest, ResumedSweepProposesTheSamePoints) {
       if (::testing::Test::HasFailure()) return;  // one resume point is enough to read
     }
     // Resumed after the last trial: nothing more (or, unlimited, the next point).
-    std::unique_ptr<Sampler> fresh = TypeParam::Make(config);
+    std::unique_ptr<Sampler> fresh = GetParam().make(config);
     EXPECT_EQ(fresh->NextAvailability(full.study), sampler.NextAvailability(full.study));
   });
 }
 
-TYPED_TEST(SamplerConformanceTest, NoPointIsProposedTwice) {
+TEST_P(SamplerConformanceTest, NoPointIsProposedTwice) {
   this->ForEachRun(
       [&](const SweepConfig&, const SearchSpace& space, int64_t, Sampler&, const SweepRun& run) {
         const bool continuous = HasContinuousParam(space);
@@ -295,7 +310,7 @@ TYPED_TEST(SamplerConformanceTest, NoPointIsProposedTwice) {
       });
 }
 
-TYPED_TEST(SamplerConformanceTest, AvailabilityFollowsThePlan) {
+TEST_P(SamplerConformanceTest, AvailabilityFollowsThePlan) {
   this->ForEachRun([&](const SweepConfig& config, const SearchSpace& space, int64_t,
                        Sampler& sampler, const SweepRun& run) {
     const int64_t n = static_cast<int64_t>(run.study.trials.size());
@@ -306,19 +321,20 @@ TYPED_TEST(SamplerConformanceTest, AvailabilityFollowsThePlan) {
         EXPECT_TRUE(d.Contains(t.params.at(name))) << Describe(t) << ": " << d.Describe();
       }
     }
-    if (TypeParam::kUnlimited) {  // ready whenever asked
+    if (GetParam().unlimited) {  // ready whenever asked
       EXPECT_EQ(n, this->Cap());
       for (const Answer& a : run.answers) EXPECT_EQ(a.availability, Availability::kReady);
       return;
     }
     ASSERT_LT(n, this->Cap());
     EXPECT_GE(n, 1);
-    const int64_t max_planned = TypeParam::MaxPlanned(config);
+    const int64_t max_planned = GetParam().max_planned(config);
+    const bool up_front = GetParam().up_front(config);
     EXPECT_LE(n, max_planned);
-    if (TypeParam::kUpFront) {
+    if (up_front) {
       EXPECT_EQ(n, max_planned);
     }
-    EXPECT_EQ(TypeParam::Planned(sampler, config), n);
+    EXPECT_EQ(GetParam().planned(sampler, config), n);
     bool exhausted = false, first_after_last = true;
     for (const Answer& a : run.answers) {
       if (a.proposed < n) {
@@ -327,7 +343,7 @@ TYPED_TEST(SamplerConformanceTest, AvailabilityFollowsThePlan) {
         continue;
       }
       EXPECT_NE(a.availability, Availability::kReady) << "after the last point";
-      if (TypeParam::kUpFront && first_after_last) {
+      if (up_front && first_after_last) {
         EXPECT_EQ(a.availability, Availability::kExhausted) << "right after the last point";
       }
       first_after_last = false;

@@ -13,8 +13,10 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hpo/config/sweep_config.h"
+#include "hpo/samplers/grid_sampler.h"
 #include "hpo/samplers/random_sampler.h"
 #include "hpo/samplers/sampler_registry.h"
+#include "hpo/samplers/tpe_sampler.h"
 #include "hpo/search_space.h"
 #include "tests/hpo/hpo_test_util.h"
 
@@ -30,8 +32,8 @@ SearchSettings Settings(const std::string& method) {
   s.lr = {kLrParam, "log_uniform", 1e-5, 1e-3};
   s.batch_sizes = {16, 32, 64};
   s.method = method;
-  s.random = {4, 7};
-  s.grid = {2, 3, 10.0, 1};
+  MutableRandomSpec(&s) = {4, 7};
+  MutableGridSpec(&s) = {2, 3, 10.0, 1};
   return s;
 }
 
@@ -72,7 +74,7 @@ TEST(SamplerRegistryTest, EachKindBuildsASamplerThatKeepsItsPlan) {
     // The leading random points are RandomSampler's, as the dry run lists them.
     const int64_t random_points = kind.random_points(s);
     ASSERT_LE(random_points, proposed);
-    RandomSampler random(static_cast<uint64_t>(s.random.seed), random_points);
+    RandomSampler random(static_cast<uint64_t>(RandomSpecOf(s).seed), random_points);
     for (int64_t i = 0; i < random_points; ++i) {
       EXPECT_EQ(study.trials[i].params, random.PointFor(i, space)) << i;
       EXPECT_EQ(study.trials[i].phase, "random");
@@ -96,8 +98,8 @@ TEST(SamplerRegistryTest, ValidateRefusesOnlyWhatTheMethodCannotRun) {
   ASSERT_TRUE(search.ok());
   for (const std::string& method : SamplerMethods()) {
     SearchSettings s = Settings(method);
-    s.random.trials = 2;
-    s.grid.top_k = 3;
+    MutableRandomSpec(&s).trials = 2;
+    MutableGridSpec(&s).top_k = 3;
     const absl::Status status = SamplerKindOf(s).validate(*search, s);
     if (method == "random_then_grid" || method == "random_then_local") {
       EXPECT_THAT(status.message(), HasSubstr("s.yaml:3: search.grid.top_k: is 3 but the random "
@@ -131,10 +133,10 @@ TEST(SamplerRegistryTest, TheSweepConfigTakesTheRegisteredMethods) {
   }
 }
 
-// A kind's own section of `search` (search.tpe) is its module's to parse: the sweep config
-// takes it, under any method, and refuses a mistake in it.
+// Each section of `search` (search.random, search.grid, search.tpe) is its module's to parse:
+// the sweep config takes it, under any method, and refuses a mistake in it.
 TEST(SamplerRegistryTest, KindsParseTheirOwnSections) {
-  EXPECT_EQ(SamplerSections(), std::vector<std::string>{"tpe"});
+  EXPECT_EQ(SamplerSections(), (std::vector<std::string>{"random", "grid", "tpe"}));
   const std::string head =
       "name: s\nmetric: {name: m}\ntrainer: {synthetic: {}}\n"
       "parameters: {lr: {distribution: log_uniform, min: 1.0e-5, max: 1.0e-3},"
@@ -142,8 +144,8 @@ TEST(SamplerRegistryTest, KindsParseTheirOwnSections) {
   const SweepConfig c = ConfigFromYaml(
       head + "search: {method: random_then_grid, tpe: {trials: 7, multivariate: true}}\n",
       "s.yaml");
-  EXPECT_EQ(c.tpe.trials, 7);
-  EXPECT_TRUE(c.tpe.multivariate);
+  EXPECT_EQ(TpeSpecOf(c).trials, 7);
+  EXPECT_TRUE(TpeSpecOf(c).multivariate);
   ConfigFile file =
       *ConfigFile::Parse(head + "search: {method: random, tpe: {trials: 0}}\n", "s.yaml");
   absl::StatusOr<SweepConfig> bad = ParseSweepConfig(file);
@@ -157,8 +159,10 @@ TEST(SamplerRegistryTest, TheSweepConfigTakesGridClimb) {
       "name: s\nmetric: {name: m}\ntrainer: {synthetic: {}}\n"
       "parameters: {lr: {distribution: log_uniform, min: 1.0e-5, max: 1.0e-3},"
       " batch_size: {values: [16]}}\n";
-  EXPECT_TRUE(ConfigFromYaml(head + "search: {method: random_then_grid}\n", "s.yaml").grid.climb);
-  EXPECT_FALSE(ConfigFromYaml(head + "search: {grid: {climb: false}}\n", "s.yaml").grid.climb);
+  EXPECT_TRUE(
+      GridSpecOf(ConfigFromYaml(head + "search: {method: random_then_grid}\n", "s.yaml")).climb);
+  EXPECT_FALSE(
+      GridSpecOf(ConfigFromYaml(head + "search: {grid: {climb: false}}\n", "s.yaml")).climb);
   absl::StatusOr<ConfigFile> file =
       ConfigFile::Parse(head + "search: {grid: {climb: maybe}}\n", "s.yaml");
   ASSERT_TRUE(file.ok()) << file.status();
@@ -166,7 +170,7 @@ TEST(SamplerRegistryTest, TheSweepConfigTakesGridClimb) {
               HasSubstr("s.yaml:5: search.grid.climb: expected true or false, got 'maybe'"));
   SearchSettings s = Settings("random_then_grid");
   EXPECT_THAT(SamplerKindOf(s).describe(s), HasSubstr("then climbs from the best grid point"));
-  s.grid.climb = false;
+  MutableGridSpec(&s).climb = false;
   EXPECT_THAT(SamplerKindOf(s).describe(s), ::testing::Not(HasSubstr("climbs")));
 }
 
@@ -174,7 +178,7 @@ TEST(SamplerRegistryTest, TheSweepConfigTakesGridClimb) {
 // dropout and a listed warmup: a bowl highest at lr 1e-4, batch 32, dropout 0.1, warmup 0.1.
 SearchSettings LocalSettings() {
   SearchSettings s = Settings("random_then_local");
-  s.grid.lr_points = 5;  // 1e-5, 3.2e-5, 1e-4, ...
+  MutableGridSpec(&s).lr_points = 5;  // 1e-5, 3.2e-5, 1e-4, ...
   ParamSpec dropout;
   dropout.name = "model.dropout";
   dropout.distribution = "uniform";
@@ -228,11 +232,11 @@ TEST(SamplerRegistryTest, RandomThenLocalClimbsInEveryParameter) {
   EXPECT_EQ(best->params.at(kBatchParam), 32);
   EXPECT_NEAR(best->params.at("model.dropout"), 0.1, 1e-12);
   EXPECT_NEAR(best->params.at("train.warmup_ratio"), 0.1, 1e-12);
-  EXPECT_GE(best->number, s.random.trials);
+  EXPECT_GE(best->number, RandomSpecOf(s).trials);
   // It proposed a neighbour in a non-lr parameter around a better point: the same lr and batch
   // as a trial before it, another dropout on the range's implied grid.
   bool moved_dropout = false;
-  for (int64_t i = s.random.trials; i < n && !moved_dropout; ++i) {
+  for (int64_t i = RandomSpecOf(s).trials; i < n && !moved_dropout; ++i) {
     const Params& p = study.trials[i].params;
     for (int64_t j = 0; j < i; ++j) {
       const Params& q = study.trials[j].params;
@@ -247,7 +251,7 @@ TEST(SamplerRegistryTest, RandomThenLocalClimbsInEveryParameter) {
   // Around the grid lr it settled on, it tried lrs an eighth of a grid step away.
   const double eighth = std::pow(10.0, 0.5 / 8);  // the 5 grid lrs are a factor 10^0.5 apart
   int64_t finer = 0;
-  for (int64_t i = s.random.trials; i < n; ++i) {
+  for (int64_t i = RandomSpecOf(s).trials; i < n; ++i) {
     const double lr = study.trials[i].params.at(kLrParam);
     if (std::abs(lr / 1e-4 - eighth) < 1e-9 || std::abs(lr * eighth / 1e-4 - 1) < 1e-9) ++finer;
   }

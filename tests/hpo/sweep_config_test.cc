@@ -9,6 +9,8 @@
 
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
+#include "hpo/samplers/grid_sampler.h"
+#include "hpo/samplers/random_sampler.h"
 #include "tests/hpo/trainer_in_process.h"
 
 namespace tunefleet {
@@ -75,8 +77,8 @@ TEST(SweepConfigTest, BaseParses) {
   EXPECT_DOUBLE_EQ(c->lr.min, 1e-5);
   EXPECT_EQ(c->batch_sizes, (std::vector<int64_t>{16, 32, 64, 128}));
   EXPECT_EQ(c->method, "random_then_grid");
-  EXPECT_EQ(c->random.trials, 8);
-  EXPECT_EQ(c->grid.lr_points, 5);
+  EXPECT_EQ(RandomSpecOf(*c).trials, 8);
+  EXPECT_EQ(GridSpecOf(*c).lr_points, 5);
   EXPECT_EQ(c->pruner->type(), "median");
   EXPECT_EQ(PrunerField(*c, "n_startup_trials"), std::to_string(3));
   EXPECT_EQ(PrunerField(*c, "n_min_trials"), std::to_string(1));  // Optuna's default
@@ -90,7 +92,7 @@ TEST(SweepConfigTest, OverridesApply) {
                                {"search.random.trials=4", "parameters.batch_size.values=[64, 8]",
                                 "early_terminate={type: successive_halving, reduction_factor: 3}"});
   ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_EQ(c->random.trials, 4);
+  EXPECT_EQ(RandomSpecOf(*c).trials, 4);
   EXPECT_EQ(c->batch_sizes, (std::vector<int64_t>{8, 64}));  // sorted
   EXPECT_EQ(c->pruner->type(), "successive_halving");
   EXPECT_EQ(PrunerField(*c, "reduction_factor"), std::to_string(3));

@@ -10,6 +10,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hpo/samplers/random_sampler.h"
 #include "tests/hpo/hpo_test_util.h"
 
 namespace tunefleet {
@@ -72,7 +73,7 @@ TEST(SweepPlanTest, HugeGridsAreBoundedByArithmetic) {
   EXPECT_GE(lrs, 333333333);
   EXPECT_LE(lrs, 333333336);
   // Counts saturate rather than overflow.
-  local.random.trials = std::numeric_limits<int64_t>::max() - 1;
+  MutableRandomSpec(&local).trials = std::numeric_limits<int64_t>::max() - 1;
   EXPECT_EQ(MaxPlannedTrials(local), std::numeric_limits<int64_t>::max());
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
 }

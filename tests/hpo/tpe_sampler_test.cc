@@ -36,8 +36,8 @@ SearchSettings Settings() {
   s.method = "tpe";
   s.lr = {kLrParam, "log_uniform", 1e-5, 1e-2};
   s.batch_sizes = {16, 32, 64, 128};
-  s.random.seed = 3;
-  s.tpe.trials = 40;
+  MutableRandomSpec(&s).seed = 3;
+  MutableTpeSpec(&s).trials = 40;
   return s;
 }
 
@@ -84,7 +84,7 @@ TEST(TpeSamplerTest, StartupPointsAreRandomSamplersPoints) {
 
 TEST(TpeSamplerTest, RunningTrialsDoNotEndTheStartup) {
   SearchSettings s = Settings();
-  s.tpe.n_startup_trials = 3;
+  MutableTpeSpec(&s).n_startup_trials = 3;
   const SearchSpace space = BuildSearchSpace(s);
   TpeSampler sampler(s);
   Study study;
@@ -121,12 +121,12 @@ TEST(TpeSamplerTest, ProposalsMoveToTheGoodRegionAsOptunasDo) {
     constexpr int kSeeds = 20;
     for (int seed = 0; seed < kSeeds; ++seed) {
       SearchSettings s = Settings();
-      s.random.seed = seed;
-      s.tpe.multivariate = multivariate;
+      MutableRandomSpec(&s).seed = seed;
+      MutableTpeSpec(&s).multivariate = multivariate;
       const SearchSpace space = BuildSearchSpace(s);
       TpeSampler sampler(s);
       tpe += MeanDistance(RunSequentially(sampler, 40, space)) / kSeeds;
-      s.tpe.n_startup_trials = 1000;  // random throughout
+      MutableTpeSpec(&s).n_startup_trials = 1000;  // random throughout
       TpeSampler all_random(s);
       random += MeanDistance(RunSequentially(all_random, 40, space)) / kSeeds;
     }
@@ -175,14 +175,14 @@ TEST(TpeSamplerTest, ProposalsOnAFixedStudyAreOptunas) {
   for (const Want& want : wants) {
     SCOPED_TRACE(want.multivariate);
     SearchSettings s = Settings();
-    s.tpe.n_startup_trials = 5;
-    s.tpe.multivariate = want.multivariate;
+    MutableTpeSpec(&s).n_startup_trials = 5;
+    MutableTpeSpec(&s).multivariate = want.multivariate;
     const SearchSpace space = BuildSearchSpace(s);
     std::map<double, double> shares;
     std::vector<double> lrs;
     constexpr int kSeeds = 1000;
     for (int seed = 0; seed < kSeeds; ++seed) {
-      s.random.seed = seed;
+      MutableRandomSpec(&s).seed = seed;
       TpeSampler sampler(s);
       Trial t;
       t.number = 12;
@@ -203,7 +203,7 @@ TEST(TpeSamplerTest, ProposalsOnAFixedStudyAreOptunas) {
 TEST(TpeSamplerTest, AResumedStudyProposesTheSamePoint) {
   for (bool multivariate : {false, true}) {
     SearchSettings s = Settings();
-    s.tpe.multivariate = multivariate;
+    MutableTpeSpec(&s).multivariate = multivariate;
     const SearchSpace space = BuildSearchSpace(s);
     TpeSampler first(s);
     Study study = RunSequentially(first, 15, space);
@@ -213,7 +213,7 @@ TEST(TpeSamplerTest, AResumedStudyProposesTheSamePoint) {
     const Params b = Start(resumed, copy, space).params;
     EXPECT_EQ(a, b);
     // A different seed proposes another point from the same study.
-    s.random.seed = 4;
+    MutableRandomSpec(&s).seed = 4;
     TpeSampler other(s);
     Study again = copy;
     again.trials.pop_back();
@@ -223,7 +223,7 @@ TEST(TpeSamplerTest, AResumedStudyProposesTheSamePoint) {
 
 TEST(TpeSamplerTest, EndsAfterItsTrialsAndRetriesFailedPoints) {
   SearchSettings s = Settings();
-  s.tpe.trials = 12;
+  MutableTpeSpec(&s).trials = 12;
   s.max_failures_per_trial = 1;
   const SearchSpace space = BuildSearchSpace(s);
   TpeSampler sampler(s);
@@ -252,7 +252,7 @@ TEST(TpeSamplerTest, EndsAfterItsTrialsAndRetriesFailedPoints) {
 
 TEST(TpeSamplerTest, MultivariateSamplesTheIntersectionJointly) {
   SearchSettings s = Settings();
-  s.tpe.multivariate = true;
+  MutableTpeSpec(&s).multivariate = true;
   s.batch_sizes = {32};  // single-valued: left to SampleIndependent
   const SearchSpace space = BuildSearchSpace(s);
   TpeSampler sampler(s);
@@ -267,7 +267,7 @@ TEST(TpeSamplerTest, MultivariateSamplesTheIntersectionJointly) {
   const Params p = sampler.SampleRelative(study, probe, relative);
   ASSERT_EQ(p.size(), 1u);
   EXPECT_TRUE(space.at(kLrParam).Contains(p.at(kLrParam)));
-  s.tpe.multivariate = false;
+  MutableTpeSpec(&s).multivariate = false;
   TpeSampler independent(s);
   EXPECT_TRUE(independent.InferRelativeSearchSpace(study, probe).empty());
 }
@@ -280,11 +280,11 @@ const char kHead[] =
 TEST(TpeConfigTest, KeysParse) {
   const SweepConfig d = ConfigFromYaml(std::string(kHead) + "search: {method: tpe}\n", "s.yaml");
   EXPECT_EQ(d.method, "tpe");
-  EXPECT_EQ(d.tpe.trials, 40);
-  EXPECT_EQ(d.tpe.n_startup_trials, 10);
-  EXPECT_EQ(d.tpe.n_ei_candidates, 24);
-  EXPECT_EQ(d.tpe.gamma, 0.1);
-  EXPECT_FALSE(d.tpe.multivariate);
+  EXPECT_EQ(TpeSpecOf(d).trials, 40);
+  EXPECT_EQ(TpeSpecOf(d).n_startup_trials, 10);
+  EXPECT_EQ(TpeSpecOf(d).n_ei_candidates, 24);
+  EXPECT_EQ(TpeSpecOf(d).gamma, 0.1);
+  EXPECT_FALSE(TpeSpecOf(d).multivariate);
   const SweepConfig c = ConfigFromYaml(
       std::string(kHead) +
           "search:\n  method: tpe\n  random: {seed: 5}\n"
@@ -292,16 +292,16 @@ TEST(TpeConfigTest, KeysParse) {
           " prior_weight: 2.0, consider_prior: false, consider_magic_clip: false,"
           " consider_endpoints: true, multivariate: true}\n",
       "s.yaml");
-  EXPECT_EQ(c.tpe.trials, 60);
-  EXPECT_EQ(c.tpe.n_startup_trials, 4);
-  EXPECT_EQ(c.tpe.n_ei_candidates, 48);
-  EXPECT_EQ(c.tpe.gamma, 0.25);
-  EXPECT_EQ(c.tpe.prior_weight, 2.0);
-  EXPECT_FALSE(c.tpe.consider_prior);
-  EXPECT_FALSE(c.tpe.consider_magic_clip);
-  EXPECT_TRUE(c.tpe.consider_endpoints);
-  EXPECT_TRUE(c.tpe.multivariate);
-  EXPECT_EQ(c.random.seed, 5);
+  EXPECT_EQ(TpeSpecOf(c).trials, 60);
+  EXPECT_EQ(TpeSpecOf(c).n_startup_trials, 4);
+  EXPECT_EQ(TpeSpecOf(c).n_ei_candidates, 48);
+  EXPECT_EQ(TpeSpecOf(c).gamma, 0.25);
+  EXPECT_EQ(TpeSpecOf(c).prior_weight, 2.0);
+  EXPECT_FALSE(TpeSpecOf(c).consider_prior);
+  EXPECT_FALSE(TpeSpecOf(c).consider_magic_clip);
+  EXPECT_TRUE(TpeSpecOf(c).consider_endpoints);
+  EXPECT_TRUE(TpeSpecOf(c).multivariate);
+  EXPECT_EQ(RandomSpecOf(c).seed, 5);
   const std::string dry = SamplerKindOf(c).describe(c);
   EXPECT_THAT(dry, HasSubstr("    random      the first 4 trials"));
   EXPECT_THAT(dry, HasSubstr("    tpe         60 trials in all; Optuna 3.1's TPE, multivariate"));
