@@ -45,7 +45,10 @@ SweepDriver::SweepDriver(SweepConfig config, Options options, SignalFd* signals)
       signals_(signals),
       run_dir_(RunDir(config_.journal)),
       table_(config_),
-      context_(1) {}
+      context_(1),
+      console_(options_.live, options_.out, [this](int max_rows) {
+        return table_.Render(engine_->study(), Progress(), max_rows);
+      }) {}
 
 SweepDriver::~SweepDriver() = default;
 
@@ -59,17 +62,19 @@ absl::Status SweepDriver::OpenJournal() {
     engine_ = std::make_unique<SweepEngine>(config_, journal_.get());
     const size_t recorded = contents.study.trials.size();
     ASSIGN_OR_RETURN(SweepEngine::Resumed resumed, engine_->Resume(std::move(contents)));
-    std::cout << "resuming sweep " << config_.name << " from " << config_.journal << ": "
-              << recorded << " trial(s) recorded, " << resumed.interrupted << " interrupted, "
-              << resumed.to_rerun << " point(s) to run again\n";
+    console_.out() << "resuming sweep " << config_.name << " from " << config_.journal << ": "
+                   << recorded << " trial(s) recorded, " << resumed.interrupted << " interrupted, "
+                   << resumed.to_rerun << " point(s) to run again\n";
     if (!resumed.changed_params.empty()) {
-      std::cout << "warning: the search space changed since the journal's trials ran: "
-                << absl::StrJoin(resumed.changed_params, ", ")
-                << " (their distributions differ from the sweep file's); resuming anyway\n";
+      console_.out() << "warning: the search space changed since the journal's trials ran: "
+                     << absl::StrJoin(resumed.changed_params, ", ")
+                     << " (their distributions differ from the sweep file's); resuming anyway\n";
     }
     return absl::OkStatus();
   }
-  if (options_.resume) std::cout << "no journal at " << config_.journal << "; starting the sweep\n";
+  if (options_.resume) {
+    console_.out() << "no journal at " << config_.journal << "; starting the sweep\n";
+  }
   ASSIGN_OR_RETURN(journal_, JournalWriter::Open(config_.journal));
   engine_ = std::make_unique<SweepEngine>(config_, journal_.get());
   return engine_->CreateStudy();
@@ -91,9 +96,10 @@ void SweepDriver::LoseHead(const std::string& why) {
 }
 
 void SweepDriver::AnnounceHeadLost(const std::string& why) const {
-  std::cout << why << ": " << running_.size() << " trial(s) go on on the agents; waiting up to "
-            << absl::FormatDuration(options_.head_grace) << " for the head to come back\n"
-            << std::flush;
+  console_.out() << why << ": " << running_.size()
+                 << " trial(s) go on on the agents; waiting up to "
+                 << absl::FormatDuration(options_.head_grace) << " for the head to come back\n"
+                 << std::flush;
 }
 
 void SweepDriver::Resubmit() {
@@ -163,7 +169,7 @@ void SweepDriver::Submit(int64_t number) {
   running_[t.number] = RunningTrial{};
   running_[t.number].spec = *spec;
   // Interrupted attempts do not count in its attempt number (as the sampler's Settled()).
-  if (!options_.live) std::cout << engine_->RetryLine(t.number);
+  if (!console_.live()) console_.out() << engine_->RetryLine(t.number);
 }
 
 absl::Status SweepDriver::Fill() {
@@ -185,7 +191,7 @@ absl::Status SweepDriver::HandleReport(const comm::Report& report) {
   auto it = running_.find(report.trial());
   if (it == running_.end()) return absl::OkStatus();
   if (!report.warning().empty()) {  // about its reports (a program's line that is not JSON)
-    Print(absl::StrCat("trial ", report.trial(), ": ", Printable(report.warning()), "\n"));
+    console_.Print(absl::StrCat("trial ", report.trial(), ": ", Printable(report.warning()), "\n"));
     return absl::OkStatus();
   }
   auto metric = report.metrics().find(config_.metric_name);
@@ -218,9 +224,9 @@ absl::Status SweepDriver::RecordGpuUsage(int64_t trial, const RunningTrial& run)
 }
 
 absl::Status SweepDriver::RunAlone(RunningTrial& run, const comm::Exit& exit) {
-  std::cout << "trial " << exit.trial() << " ran out of GPU memory sharing a GPU (" << exit.reason()
-            << " on " << exit.agent() << "); running it again alone\n"
-            << std::flush;
+  console_.out() << "trial " << exit.trial() << " ran out of GPU memory sharing a GPU ("
+                 << exit.reason() << " on " << exit.agent() << "); running it again alone\n"
+                 << std::flush;
   Send(SubmitAlone(run));
   return engine_->SetRequeuedAlone(exit.trial());
 }
@@ -256,26 +262,8 @@ absl::Status SweepDriver::HandleExit(const comm::Exit& exit) {
   ASSIGN_OR_RETURN(SweepEngine::Ended ended, engine_->EndTrial(exit.trial(), end, exit.reason(),
                                                                exit.stderr_tail(), interrupting_));
   if (ended.trial == nullptr) return absl::OkStatus();
-  const Trial& t = *ended.trial;
-  // Every event as a line; on a terminal, where the live table shows them, failures alone.
-  if (!options_.live || t.state == TrialState::kFail) {
-    std::string text = table_.EventLine(t);
-    if (t.state == TrialState::kFail && (ended.retried || ended.gave_up || ended.refused) &&
-        !t.stderr_tail.empty()) {
-      // A program's traceback is its last 20 lines; the trainer's error, its last line.
-      text += StderrLines(t.stderr_tail, config_.trainer.program ? 20 : 1);
-    }
-    if (ended.gave_up) {
-      absl::StrAppend(&text, "  giving up on this point after ", config_.max_failures_per_trial + 1,
-                      " failed attempt(s)\n");
-    }
-    if (ended.refused) {
-      text +=
-          "  not retried: the same trial would fail the same way (fix it, then --resume "
-          "runs the point again)\n";
-    }
-    Print(text);
-  }
+  const std::string lines = TrialEndLines(table_, config_, *ended.trial, ended, console_.live());
+  if (!lines.empty()) console_.Print(lines);
   html_report_->Changed();
   if (exit.outcome() == comm::Exit::FAILED && exit.cause() == comm::Exit::CLUSTER_TOO_SMALL) {
     return absl::InvalidArgumentError(
@@ -293,11 +281,11 @@ absl::Status SweepDriver::HandleMessage(const comm::Envelope& envelope) {
       if (!head_->lost()) return absl::OkStatus();
       const absl::Time now = absl::Now();
       const comm::HeadSession::Welcomed w = head_->OnWelcome(envelope.welcome(), now);
-      std::cout << "the head is back" << (w.restarted ? " (restarted)" : "") << " after "
-                << FormatSeconds(now - w.lost_at) << "; submitting the " << running_.size()
-                << " unfinished trial(s) again: it "
-                << "finds those the agents still run\n"
-                << std::flush;
+      console_.out() << "the head is back" << (w.restarted ? " (restarted)" : "") << " after "
+                     << FormatSeconds(now - w.lost_at) << "; submitting the " << running_.size()
+                     << " unfinished trial(s) again: it "
+                     << "finds those the agents still run\n"
+                     << std::flush;
       Resubmit();
       return absl::OkStatus();
     }
@@ -367,36 +355,20 @@ void SweepDriver::Interrupt() {
     // Nobody to stop the trials through: a head that comes back cancels them when no client
     // claims them (Head::Options::orphan_grace).
     interrupt_deadline_ = absl::Now();
-    std::cout << "\ninterrupted while the head is lost: leaving its " << running_.size()
-              << " trial(s) to the agents\n"
-              << std::flush;
+    console_.out() << "\ninterrupted while the head is lost: leaving its " << running_.size()
+                   << " trial(s) to the agents\n"
+                   << std::flush;
     return;
   }
   interrupt_deadline_ = absl::Now() + absl::Seconds(15);
-  std::cout << "\ninterrupted: stopping " << running_.size() << " running trial(s)...\n"
-            << std::flush;
+  console_.out() << "\ninterrupted: stopping " << running_.size() << " running trial(s)...\n"
+                 << std::flush;
   for (const auto& [number, run] : running_) Send(CancelFor(number, "the sweep was interrupted"));
 }
 
 SweepProgress SweepDriver::Progress() const {
   return ProgressOf(*engine_, config_, running_, trial_durations_, most_running_, start_,
                     absl::Now());
-}
-
-void SweepDriver::Print(const std::string& lines) {
-  if (options_.live) {
-    live_.Above(lines);
-    Show(/*force=*/true);
-    return;
-  }
-  // Piped to a file or another program, each event still shows up as it happens.
-  std::cout << lines << std::flush;
-}
-
-void SweepDriver::Show(bool force) {
-  if (!options_.live || !live_.Due(force, absl::Now())) return;
-  live_.Draw(
-      table_.Render(engine_->study(), Progress(), std::max(4, LiveBlock::TerminalRows() - 4)));
 }
 
 std::string SweepDriver::Summary() const {
@@ -418,18 +390,16 @@ absl::Status SweepDriver::Run() {
   html_report_ = std::make_unique<ReportWriter>(config_.journal, ReportPathFor(config_.journal),
                                                 options_.report_interval);
   RETURN_IF_ERROR(Connect());
-  absl::Status failure;
+  return Finish(Loop());
+}
+
+absl::Status SweepDriver::Loop() {
   while (true) {
-    if (!interrupting_ && !head_->lost()) {
-      failure = Fill();
-      if (!failure.ok()) break;
-    }
+    if (!interrupting_ && !head_->lost()) RETURN_IF_ERROR(Fill());
     if (running_.empty()) {
-      if (interrupting_) break;
-      if (engine_->Done()) break;
+      if (interrupting_ || engine_->Done()) return absl::OkStatus();
       if (engine_->Stuck()) {
-        failure = absl::InternalError("the sampler waits for trials but none is running");
-        break;
+        return absl::InternalError("the sampler waits for trials but none is running");
       }
     }
     zmq::pollitem_t items[] = {{static_cast<void*>(head_->socket()), 0, ZMQ_POLLIN, 0},
@@ -437,45 +407,51 @@ absl::Status SweepDriver::Run() {
     zmq::poll(items, 2, std::chrono::milliseconds(100));
     const std::vector<int> signals = signals_->Read();
     if (!signals.empty()) {
-      if (interrupting_) break;  // a second Ctrl-C: stop waiting
+      if (interrupting_) return absl::OkStatus();  // a second Ctrl-C: stop waiting
       Interrupt();
-      if (head_->lost()) break;
+      if (head_->lost()) return absl::OkStatus();
     }
-    // At most so many messages a turn: a burst of trial ends must not keep this loop from
-    // answering the head's heartbeats (Poll, below) for longer than the head's patience.
-    constexpr int kMessagesPerTurn = 256;
-    for (int m = 0; m < kMessagesPerTurn; ++m) {
-      auto received = head_->Receive(absl::Now());
-      if (!received) break;
-      if (!received->envelope.ok()) {
-        TF_LOG(WARNING) << "dropped a frame from the head: "
-                        << received->envelope.status().message();
-        continue;
-      }
-      failure = HandleMessage(*received->envelope);
-      if (!failure.ok()) break;
-    }
-    if (!failure.ok()) break;
+    RETURN_IF_ERROR(ReceiveMessages());
     const absl::Time now = absl::Now();
-    // A head lost with no grace, or while the trials are being stopped: fail at once.
-    const comm::HeadSession::Tick tick =
-        head_->Poll(now, options_.head_grace <= absl::ZeroDuration() || interrupting_
-                             ? comm::HeadSession::Mode::kFailFast
-                             : comm::HeadSession::Mode::kWait);
-    if (!tick.lost.empty() && head_->lost()) AnnounceHeadLost(tick.lost);
-    if (!tick.status.ok()) {
-      failure = tick.status;
-      break;
-    }
-    if (options_.health_check && now - last_health_check_ > absl::Milliseconds(500)) {
-      last_health_check_ = now;
-      failure = options_.health_check();
-      if (!failure.ok()) break;
-    }
-    if (interrupting_ && now > interrupt_deadline_) break;
+    RETURN_IF_ERROR(Tend(now));
+    if (interrupting_ && now > interrupt_deadline_) return absl::OkStatus();
     html_report_->Tick(now, [this] { return engine_->Snapshot(); });
-    Show(false);
+    console_.Show(false);
   }
+}
+
+absl::Status SweepDriver::ReceiveMessages() {
+  // At most so many messages a turn: a burst of trial ends must not keep the loop from
+  // answering the head's heartbeats (Tend) for longer than the head's patience.
+  constexpr int kMessagesPerTurn = 256;
+  for (int m = 0; m < kMessagesPerTurn; ++m) {
+    auto received = head_->Receive(absl::Now());
+    if (!received) break;
+    if (!received->envelope.ok()) {
+      TF_LOG(WARNING) << "dropped a frame from the head: " << received->envelope.status().message();
+      continue;
+    }
+    RETURN_IF_ERROR(HandleMessage(*received->envelope));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SweepDriver::Tend(absl::Time now) {
+  // A head lost with no grace, or while the trials are being stopped: fail at once.
+  const comm::HeadSession::Tick tick =
+      head_->Poll(now, options_.head_grace <= absl::ZeroDuration() || interrupting_
+                           ? comm::HeadSession::Mode::kFailFast
+                           : comm::HeadSession::Mode::kWait);
+  if (!tick.lost.empty() && head_->lost()) AnnounceHeadLost(tick.lost);
+  RETURN_IF_ERROR(tick.status);
+  if (options_.health_check && now - last_health_check_ > absl::Milliseconds(500)) {
+    last_health_check_ = now;
+    RETURN_IF_ERROR(options_.health_check());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SweepDriver::Finish(const absl::Status& failure) {
   running_.clear();
   absl::Status cleanup = engine_->InterruptRunning(
       failure.ok() ? "interrupted" : absl::StrCat("interrupted: ", failure.message()));
@@ -487,7 +463,7 @@ absl::Status SweepDriver::Run() {
       cleanup = bounds.status();
     }
   }
-  Show(true);
+  console_.Show(true);
   absl::Status report = WriteReport();
   (void)html_report_->Flush(engine_->Snapshot());  // a failure was logged; the sweep stands
   if (!failure.ok()) return failure;

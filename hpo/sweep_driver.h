@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -26,10 +27,10 @@
 #include "common/signals.h"
 #include "hpo/config/sweep_config.h"
 #include "hpo/journal/journal_writer.h"
-#include "hpo/report/live_block.h"
 #include "hpo/report/progress_table.h"
 #include "hpo/report/report_writer.h"
 #include "hpo/running_trials.h"
+#include "hpo/sweep_console.h"
 #include "hpo/sweep_engine.h"
 
 namespace tunefleet {
@@ -38,10 +39,11 @@ namespace hpo {
 class SweepDriver {
  public:
   struct Options {
-    std::string head;         // the head's endpoint
-    bool resume = false;      // continue the study in the journal
-    bool live = false;        // redraw the table in place (a terminal)
-    std::string report_json;  // write hpo's final view of the study here
+    std::string head;                // the head's endpoint
+    bool resume = false;             // continue the study in the journal
+    bool live = false;               // redraw the table in place (a terminal)
+    std::ostream* out = &std::cout;  // where the lines for the user go (stdout)
+    std::string report_json;         // write hpo's final view of the study here
     // Dev mode: whether the local head and agent still run.
     std::function<absl::Status()> health_check;
     absl::Duration connect_timeout = absl::Seconds(30);
@@ -89,13 +91,17 @@ class SweepDriver {
   void SendDecision(int64_t trial, int64_t step, bool stop);
   void Send(const comm::Envelope& envelope);
   void Interrupt();
-  void Show(bool force);
-  // Lines for the user, as they happen: on stdout, or above the live table on a terminal.
-  void Print(const std::string& lines);
   SweepProgress Progress() const;
   // Records the trial's GPU telemetry, all its agents together, before its end.
   absl::Status RecordGpuUsage(int64_t trial, const RunningTrial& run);
   absl::Status WriteReport() const;
+  // Run's seams: the poll loop until the sweep ends (its failure, if any); the messages that
+  // came; the head session and dev mode's health, every turn; the journal's last words and
+  // the reports.
+  absl::Status Loop();
+  absl::Status ReceiveMessages();
+  absl::Status Tend(absl::Time now);
+  absl::Status Finish(const absl::Status& failure);
 
   SweepConfig config_;
   Options options_;
@@ -115,7 +121,7 @@ class SweepDriver {
   std::unique_ptr<comm::HeadSession> head_;  // after context_, whose socket it holds
   absl::Time start_;
   absl::Time last_health_check_ = absl::InfinitePast();
-  LiveBlock live_;  // the progress table, with Options::live
+  SweepConsole console_;  // after table_ and engine_, which it renders
   bool interrupting_ = false;
   absl::Time interrupt_deadline_ = absl::InfiniteFuture();
 };

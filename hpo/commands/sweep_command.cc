@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "common/cli.h"
 #include "common/file_util.h"
@@ -69,12 +70,50 @@ absl::StatusOr<std::unique_ptr<DevCluster>> StartDevCluster(const SweepConfig& c
   return DevCluster::Start(dev);
 }
 
-}  // namespace
+// What the checks before a sweep leave: the sweep, and dev mode's local head and agent, started
+// while the trainer answered (or not yet: a synthetic or program sweep starts them after its
+// checks).
+struct Prepared {
+  SweepConfig config;
+  bool dev_mode = false;
+  std::unique_ptr<DevCluster> cluster;
+  DevCluster::Options dev;
+  absl::Status cluster_failed;
+  std::string made;  // the logs folder's outermost new folder, removed on a usage error
 
-int RunSweep(const SweepOptions& o, SignalFd* signals) {
-  // A dry run starts no thread and no child: let SIGINT / SIGTERM stop it as they stop any
-  // program (main() blocked them for the sweep's poll loop).
-  if (o.dry_run) UnblockStopSignals();
+  void StartCluster(const SweepOptions& o) {
+    made = FirstMissing(JournalFolder(config.journal) + "/logs");
+    auto started = StartDevCluster(config, o, dev);
+    if (started.ok()) cluster = std::move(*started);
+    cluster_failed = started.status();
+  }
+};
+
+// The checks after the sweep file was read, in order: the journal, the plan's size, the
+// trainer's answer and files, dev mode's host. Dev mode's head and agent start meanwhile.
+absl::Status CheckSweep(const SweepOptions& o, Prepared& p) {
+  SweepConfig& config = p.config;
+  absl::Status bad = CheckJournalPath(config.journal);
+  if (bad.ok()) bad = CheckPlanSize(config);
+  if (bad.ok() && !o.dry_run) bad = CheckJournalWritable(config.journal);
+  if (bad.ok() && !o.dry_run) bad = ReadJournalToResume(config, o.resume).status();
+  if (bad.ok() && p.dev_mode && config.trainer.native()) p.StartCluster(o);
+  if (bad.ok()) bad = AskTrainerFor(config, o.sweep_file);
+  if (bad.ok()) bad = CheckSweepTrainerFiles(config);
+  if (bad.ok() && o.head.empty() && config.trainer.program) {
+    bad = CheckProgramHere(config.trainer.program_spec, o.sweep_file);  // dev mode's agent is here
+  }
+  if (bad.ok() && p.dev_mode) {
+    const LocalHost host = ThisHost();
+    bad = CheckDevModeRanks(config, host.gpus, host.cpus, o.slots);
+    if (bad.ok()) bad = CheckDevModeBatchSizes(config, host);
+  }
+  return bad;
+}
+
+// Reads and checks the sweep into *p; -1 when it may run, else the exit code (after a usage
+// error's line, with dev mode's cluster stopped and the folders it made removed).
+int Prepare(const SweepOptions& o, Prepared* p) {
   auto config = ReadSweepFile(o.sweep_file, o.overrides, o.multirun);
   if (!config.ok()) {
     PrintError("hpo sweep", config.status());
@@ -82,46 +121,18 @@ int RunSweep(const SweepOptions& o, SignalFd* signals) {
   }
   for (const std::string& note : config->notes) std::cerr << "note     " << note << "\n";
   if (!o.journal.empty()) config->journal = o.journal;
-  absl::Status bad = CheckJournalPath(config->journal);
-  if (bad.ok()) bad = CheckPlanSize(*config);
-  if (bad.ok() && !o.dry_run) bad = CheckJournalWritable(config->journal);
-  if (bad.ok() && !o.dry_run) bad = ReadJournalToResume(*config, o.resume).status();
-  // Dev mode: the local head and agent start while the trainer answers (a usage error below
-  // stops them again); a synthetic or program sweep asks no trainer, and starts them after its
-  // checks.
-  const bool dev_mode = !o.dry_run && o.head.empty();
-  std::unique_ptr<DevCluster> cluster;
-  DevCluster::Options dev;
-  absl::Status cluster_failed;
-  std::string made;  // the logs folder's outermost new folder, removed on a usage error
-  auto start_cluster = [&] {
-    made = FirstMissing(JournalFolder(config->journal) + "/logs");
-    auto started = StartDevCluster(*config, o, dev);
-    if (started.ok()) cluster = std::move(*started);
-    cluster_failed = started.status();
-  };
-  if (bad.ok() && dev_mode && config->trainer.native()) start_cluster();
-  if (bad.ok()) bad = AskTrainerFor(*config, o.sweep_file);
-  if (bad.ok()) bad = CheckSweepTrainerFiles(*config);
-  if (bad.ok() && o.head.empty() && config->trainer.program) {
-    bad = CheckProgramHere(config->trainer.program_spec, o.sweep_file);  // dev mode's agent is here
-  }
-  if (bad.ok() && dev_mode) {
-    const LocalHost host = ThisHost();
-    bad = CheckDevModeRanks(*config, host.gpus, host.cpus, o.slots);
-    if (bad.ok()) bad = CheckDevModeBatchSizes(*config, host);
-  }
-  if (!bad.ok()) {
-    cluster.reset();  // stops it
-    if (!made.empty()) (void)RemoveTree(made);
+  p->config = *std::move(config);
+  p->dev_mode = !o.dry_run && o.head.empty();
+  if (absl::Status bad = CheckSweep(o, *p); !bad.ok()) {
+    p->cluster.reset();  // stops it
+    if (!p->made.empty()) (void)RemoveTree(p->made);
     PrintError("hpo sweep", bad);
     return kExitUsage;
   }
-  if (o.dry_run) {
-    std::cout << DescribeSweepPlan(*config);
-    return kExitOk;
-  }
-  if (dev_mode && cluster == nullptr && cluster_failed.ok()) start_cluster();
+  return -1;
+}
+
+SweepDriver::Options DriverOptions(const SweepOptions& o) {
   SweepDriver::Options options;
   options.head = o.head;
   options.keys_dir = o.keys;
@@ -129,32 +140,34 @@ int RunSweep(const SweepOptions& o, SignalFd* signals) {
   options.resume = o.resume;
   options.report_json = o.report_json;
   options.live = ::isatty(STDOUT_FILENO) != 0;
-  if (options.live) SetMinLogLevel(LogLevel::kWARNING);  // keep the live table readable
-  std::cout << "sweep " << config->name << ": " << config->method << ", up to "
-            << MaxPlannedTrials(*config) << " trials, " << config->max_concurrent_trials
-            << " at a time, pruner " << config->pruner->type() << "; journal " << config->journal
-            << std::endl;
-  if (o.head.empty()) {
-    if (cluster == nullptr) {
-      PrintError("hpo sweep", cluster_failed);
-      return kExitFailure;
-    }
-    options.head = cluster->endpoint();
-    DevCluster* c = cluster.get();
-    options.health_check = [c]() { return c->CheckAlive(); };  // restarts a dead head or agent
-    // A restarted head hands the trials back: wait for it (--head_grace_s 0 would fail at once).
-    if (options.head_grace <= absl::ZeroDuration()) options.head_grace = absl::Minutes(1);
-    std::cout << "dev mode: local head and agent (" << dev.slots << " slot(s)"
-              << (config->trials_per_gpu > 1
-                      ? absl::StrCat(", up to ", config->trials_per_gpu, " trials a GPU")
-                      : std::string())
-              << "); logs in " << dev.log_dir << std::endl;
+  return options;
+}
+
+// Dev mode: the driver talks to the local head and watches it and the agent. False (after the
+// error's line) when they could not start.
+bool UseDevCluster(Prepared& p, SweepDriver::Options& options) {
+  if (p.cluster == nullptr) {
+    PrintError("hpo sweep", p.cluster_failed);
+    return false;
   }
-  SweepDriver driver(*config, options, signals);
-  absl::Status result = driver.Run();
-  if (cluster) cluster->Stop();
+  options.head = p.cluster->endpoint();
+  DevCluster* c = p.cluster.get();
+  options.health_check = [c]() { return c->CheckAlive(); };  // restarts a dead head or agent
+  // A restarted head hands the trials back: wait for it (--head_grace_s 0 would fail at once).
+  if (options.head_grace <= absl::ZeroDuration()) options.head_grace = absl::Minutes(1);
+  std::cout << "dev mode: local head and agent (" << p.dev.slots << " slot(s)"
+            << (p.config.trials_per_gpu > 1
+                    ? absl::StrCat(", up to ", p.config.trials_per_gpu, " trials a GPU")
+                    : std::string())
+            << "); logs in " << p.dev.log_dir << std::endl;
+  return true;
+}
+
+// The sweep's last words (summary, report, resume hint, failure) and its exit code.
+int Conclude(const SweepOptions& o, const SweepConfig& config, const SweepDriver& driver,
+             const absl::Status& result) {
   std::cout << driver.Summary();
-  if (const std::string html = ReportPathFor(config->journal); ::access(html.c_str(), R_OK) == 0) {
+  if (const std::string html = ReportPathFor(config.journal); ::access(html.c_str(), R_OK) == 0) {
     std::cout << "report: " << html << "\n";
   }
   if (absl::IsCancelled(result)) {
@@ -170,6 +183,32 @@ int RunSweep(const SweepOptions& o, SignalFd* signals) {
     return kExitSweepFailed;
   }
   return kExitOk;
+}
+
+}  // namespace
+
+int RunSweep(const SweepOptions& o, SignalFd* signals) {
+  // A dry run starts no thread and no child: let SIGINT / SIGTERM stop it as they stop any
+  // program (main() blocked them for the sweep's poll loop).
+  if (o.dry_run) UnblockStopSignals();
+  Prepared p;
+  if (int rc = Prepare(o, &p); rc >= 0) return rc;
+  if (o.dry_run) {
+    std::cout << DescribeSweepPlan(p.config);
+    return kExitOk;
+  }
+  if (p.dev_mode && p.cluster == nullptr && p.cluster_failed.ok()) p.StartCluster(o);
+  SweepDriver::Options options = DriverOptions(o);
+  if (options.live) SetMinLogLevel(LogLevel::kWARNING);  // keep the live table readable
+  std::cout << "sweep " << p.config.name << ": " << p.config.method << ", up to "
+            << MaxPlannedTrials(p.config) << " trials, " << p.config.max_concurrent_trials
+            << " at a time, pruner " << p.config.pruner->type() << "; journal " << p.config.journal
+            << std::endl;
+  if (o.head.empty() && !UseDevCluster(p, options)) return kExitFailure;
+  SweepDriver driver(p.config, options, signals);
+  absl::Status result = driver.Run();
+  if (p.cluster) p.cluster->Stop();
+  return Conclude(o, p.config, driver, result);
 }
 
 int SweepCommand(const std::vector<std::string>& args, SignalFd* signals) {

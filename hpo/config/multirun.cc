@@ -61,28 +61,38 @@ std::vector<std::string> SplitSweepValues(const std::string& text) {
   return pieces;
 }
 
-absl::Status ApplyMultirunOverrides(const std::vector<std::string>& overrides,
-                                    const std::vector<std::string>& sections, ConfigFile* file) {
-  std::vector<std::string> settings;
-  std::vector<Swept> swept;
-  // A program's parameters are its own names (hpo/config/sweep_parameters.h).
-  ParamNames names = ParamNames::kTrainerKeys;
-  if (absl::StatusOr<ConfigMap> root = file->Root(); root.ok() && root->IsMap("trainer")) {
+namespace {
+
+// The names a parameter may take in `file`: a program's parameters are its own names
+// (hpo/config/sweep_parameters.h), the trainer's are its keys.
+ParamNames ParamNamesOf(const ConfigFile& file) {
+  if (absl::StatusOr<ConfigMap> root = file.Root(); root.ok() && root->IsMap("trainer")) {
     absl::StatusOr<ConfigMap> trainer = root->GetMap("trainer");
-    if (trainer.ok() && trainer->Has("program")) names = ParamNames::kFree;
+    if (trainer.ok() && trainer->Has("program")) return ParamNames::kFree;
   }
+  return ParamNames::kTrainerKeys;
+}
+
+// Sorts the command line's overrides: a setting of the sweep file (a key under one of
+// `sections`, +key, ~key) goes to *settings as it is; any other KEY=a,b,c sweeps the parameter
+// KEY (*swept).
+absl::Status SortOverrides(const std::vector<std::string>& overrides,
+                           const std::vector<std::string>& sections, ParamNames names,
+                           const ConfigFile& file, std::vector<std::string>* settings,
+                           std::vector<Swept>* swept_out) {
+  std::vector<Swept>& swept = *swept_out;
   for (const std::string& o : overrides) {
     const size_t eq = o.find('=');
     const std::string key = eq == std::string::npos ? o : o.substr(0, eq);
     const std::string section = key.substr(0, key.find('.'));
     if (eq == std::string::npos || eq == 0 || o[0] == '+' || o[0] == '~' ||
         std::find(sections.begin(), sections.end(), section) != sections.end()) {
-      settings.push_back(o);  // a setting of the sweep file, applied as it is
+      settings->push_back(o);  // a setting of the sweep file, applied as it is
       continue;
     }
     absl::StatusOr<std::string> name = ParameterName(key, names);
     if (!name.ok()) {
-      return OverrideError(*file, o,
+      return OverrideError(file, o,
                            absl::StrCat(key, " ", name.status().message(),
                                         "; under --multirun a key that is not a section of the "
                                         "sweep file names a parameter"));
@@ -90,16 +100,27 @@ absl::Status ApplyMultirunOverrides(const std::vector<std::string>& overrides,
     for (const Swept& s : swept) {
       if (s.name == *name) {
         return OverrideError(
-            *file, o,
+            file, o,
             absl::StrCat(*name, " is swept twice (also by '", ClipValue(s.assignment), "')"));
       }
     }
     const std::vector<std::string> values = SplitSweepValues(o.substr(eq + 1));
     for (const std::string& v : values) {
-      if (v.empty()) return OverrideError(*file, o, "an empty value in the comma-separated list");
+      if (v.empty()) return OverrideError(file, o, "an empty value in the comma-separated list");
     }
     swept.push_back(Swept{*name, absl::StrCat("{values: [", absl::StrJoin(values, ", "), "]}"), o});
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ApplyMultirunOverrides(const std::vector<std::string>& overrides,
+                                    const std::vector<std::string>& sections, ConfigFile* file) {
+  std::vector<std::string> settings;
+  std::vector<Swept> swept;
+  const ParamNames names = ParamNamesOf(*file);
+  RETURN_IF_ERROR(SortOverrides(overrides, sections, names, *file, &settings, &swept));
   RETURN_IF_ERROR(file->ApplyOverrides(settings));
 
   // The file's parameters (with the settings applied): the swept ones are replaced, the others
