@@ -247,11 +247,21 @@ std::vector<Record> SplitTsv(const std::vector<Line>& lines) {
   return out;
 }
 
-absl::StatusOr<std::vector<Example>> FromRecords(const std::string& path, const std::string& format,
-                                                 std::vector<Record> records,
-                                                 const ColumnOptions& options) {
-  if (records.empty()) return NoExamples(path, " (and no header line naming the columns)");
-  const Record& header = records[0];
+// Where a csv or tsv file's columns are, from its header line.
+struct HeaderColumns {
+  struct LabelColumn {
+    std::string name;
+    size_t index;
+  };
+  Layout layout;
+  std::vector<size_t> text;  // the field index of each of layout.text
+  std::vector<LabelColumn> labels;
+};
+
+// Reads the header: each name once; options.columns and options.label_column in it; at least 2
+// text columns, none named like a number (a file without a header line).
+absl::StatusOr<HeaderColumns> ReadHeader(const std::string& path, const std::string& format,
+                                         const Record& header, const ColumnOptions& options) {
   std::map<std::string, size_t> index;
   for (size_t i = 0; i < header.fields.size(); ++i) {
     const std::string& name = header.fields[i];
@@ -274,7 +284,9 @@ absl::StatusOr<std::vector<Example>> FromRecords(const std::string& path, const 
                      absl::StrCat("label column \"", options.label_column,
                                   "\" is not in the header (", Names(header.fields), ")"));
   }
-  const Layout layout = MakeLayout(header.fields, options, /*any_row=*/false);
+  HeaderColumns columns;
+  columns.layout = MakeLayout(header.fields, options, /*any_row=*/false);
+  const Layout& layout = columns.layout;
   if (options.columns.empty()) {
     for (const std::string& name : layout.text) {
       double number;
@@ -289,49 +301,63 @@ absl::StatusOr<std::vector<Example>> FromRecords(const std::string& path, const 
   if (layout.text.size() < 2) {
     return TooFewTextColumns(path, header.line, layout.text, header.fields, "the header's columns");
   }
-  std::vector<size_t> text;
-  for (const std::string& name : layout.text) text.push_back(index.at(name));
-  struct LabelColumn {
-    std::string name;
-    size_t index;
-  };
-  std::vector<LabelColumn> labels;
-  for (const std::string& name : layout.LabelColumns()) labels.push_back({name, index.at(name)});
+  for (const std::string& name : layout.text) columns.text.push_back(index.at(name));
+  for (const std::string& name : layout.LabelColumns()) {
+    columns.labels.push_back({name, index.at(name)});
+  }
+  return columns;
+}
 
+// One row below the header as an example (its text fields moved out of `row`).
+absl::StatusOr<Example> RowExample(const std::string& path, const std::string& format,
+                                   size_t header_fields, const HeaderColumns& columns,
+                                   Record& row) {
+  const Layout& layout = columns.layout;
+  if (row.fields.size() > header_fields) {
+    return LineError(
+        path, row.line,
+        absl::StrCat(row.fields.size(), " fields, but the header names ", header_fields, " columns",
+                     format == "tsv" ? " (tsv has no quoting: a tab in a text "
+                                       "starts a new field)"
+                                     : ""));
+  }
+  Example e;
+  for (size_t k = 0; k < columns.text.size(); ++k) {
+    if (columns.text[k] >= row.fields.size()) {
+      return ColumnError(path, row.line, layout.text[k], "missing");
+    }
+    std::string& value = row.fields[columns.text[k]];
+    if (value.empty()) return ColumnError(path, row.line, layout.text[k], "is empty");
+    SetText(e, k, std::move(value));
+  }
+  for (const HeaderColumns::LabelColumn& column : columns.labels) {
+    const bool present = column.index < row.fields.size() && !row.fields[column.index].empty();
+    if (!present) {
+      if (column.name != layout.label_column) continue;  // "score", "label": may be left out
+      return ColumnError(path, row.line, column.name,
+                         column.index < row.fields.size() ? "is empty" : "missing");
+    }
+    const std::string& value = row.fields[column.index];
+    double number;
+    std::optional<double> parsed;
+    if (absl::SimpleAtod(value, &number)) parsed = number;
+    RETURN_IF_ERROR(SetLabelValue(path, row.line, column.name, parsed,
+                                  absl::StrCat("'", value, "'"), layout, e));
+  }
+  return e;
+}
+
+absl::StatusOr<std::vector<Example>> FromRecords(const std::string& path, const std::string& format,
+                                                 std::vector<Record> records,
+                                                 const ColumnOptions& options) {
+  if (records.empty()) return NoExamples(path, " (and no header line naming the columns)");
+  const Record& header = records[0];
+  ASSIGN_OR_RETURN(HeaderColumns columns, ReadHeader(path, format, header, options));
   std::vector<Example> out;
   out.reserve(records.size() - 1);
   for (size_t r = 1; r < records.size(); ++r) {
-    Record& row = records[r];
-    if (row.fields.size() > header.fields.size()) {
-      return LineError(path, row.line,
-                       absl::StrCat(row.fields.size(), " fields, but the header names ",
-                                    header.fields.size(), " columns",
-                                    format == "tsv" ? " (tsv has no quoting: a tab in a text "
-                                                      "starts a new field)"
-                                                    : ""));
-    }
-    Example e;
-    for (size_t k = 0; k < text.size(); ++k) {
-      if (text[k] >= row.fields.size())
-        return ColumnError(path, row.line, layout.text[k], "missing");
-      std::string& value = row.fields[text[k]];
-      if (value.empty()) return ColumnError(path, row.line, layout.text[k], "is empty");
-      SetText(e, k, std::move(value));
-    }
-    for (const LabelColumn& column : labels) {
-      const bool present = column.index < row.fields.size() && !row.fields[column.index].empty();
-      if (!present) {
-        if (column.name != layout.label_column) continue;  // "score", "label": may be left out
-        return ColumnError(path, row.line, column.name,
-                           column.index < row.fields.size() ? "is empty" : "missing");
-      }
-      const std::string& value = row.fields[column.index];
-      double number;
-      std::optional<double> parsed;
-      if (absl::SimpleAtod(value, &number)) parsed = number;
-      RETURN_IF_ERROR(SetLabelValue(path, row.line, column.name, parsed,
-                                    absl::StrCat("'", value, "'"), layout, e));
-    }
+    ASSIGN_OR_RETURN(Example e,
+                     RowExample(path, format, header.fields.size(), columns, records[r]));
     out.push_back(std::move(e));
   }
   if (out.empty()) return NoExamples(path, " (only the header line)");
