@@ -18,6 +18,7 @@
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "trainer/model/autocast.h"
+#include "trainer/model/bert_embeddings.h"
 #include "trainer/model/fused_linear.h"
 #include "trainer/model/fused_norm.h"
 #include "trainer/model/positions.h"
@@ -148,48 +149,6 @@ class ResidualNormImpl : public torch::nn::Module {
 };
 
 }  // namespace
-
-class BertEmbeddingsImpl : public torch::nn::Module {
- public:
-  explicit BertEmbeddingsImpl(const BertConfig& c)
-      : dropout_(c.hidden_dropout_prob),
-        padded_positions_(c.padded_position_ids),
-        pad_(c.pad_token_id) {
-    word_ = register_module(
-        "word_embeddings",
-        torch::nn::Embedding(
-            torch::nn::EmbeddingOptions(c.vocab_size, c.hidden_size).padding_idx(c.pad_token_id)));
-    auto positions = torch::nn::EmbeddingOptions(c.max_position_embeddings, c.hidden_size);
-    if (padded_positions_) positions.padding_idx(pad_);
-    position_ = register_module("position_embeddings", torch::nn::Embedding(positions));
-    if (c.type_vocab_size > 0) {
-      token_type_ = register_module("token_type_embeddings",
-                                    torch::nn::Embedding(c.type_vocab_size, c.hidden_size));
-    }
-    norm_ = register_module(
-        "LayerNorm",
-        torch::nn::LayerNorm(torch::nn::LayerNormOptions({c.hidden_size}).eps(c.layer_norm_eps)));
-  }
-
-  // token_types undefined: zeros.
-  torch::Tensor forward(const torch::Tensor& ids, const torch::Tensor& token_types) {
-    const torch::Tensor positions = padded_positions_
-                                        ? PaddedPositionIds(ids, pad_)
-                                        : torch::arange(ids.size(1), ids.options()).unsqueeze(0);
-    torch::Tensor x = word_(ids);
-    if (token_type_)
-      x = x + token_type_(token_types.defined() ? token_types : torch::zeros_like(ids));
-    x = x + position_(positions);
-    return torch::dropout(norm_(x), dropout_, is_training());
-  }
-
- private:
-  double dropout_;
-  bool padded_positions_;
-  int64_t pad_;
-  torch::nn::Embedding word_{nullptr}, position_{nullptr}, token_type_{nullptr};
-  torch::nn::LayerNorm norm_{nullptr};
-};
 
 class BertLayerImpl : public torch::nn::Module {
  public:
