@@ -20,8 +20,8 @@ std::string ShellWord(const std::string& word) {
   return quoted + "'";
 }
 
-std::string SweepOptions::ResumeCommand() const {
-  std::string command = "hpo sweep " + ShellWord(sweep_file);
+std::string SweepOptions::ResumeCommand(const std::string& hpo) const {
+  std::string command = absl::StrCat(hpo, " sweep ", ShellWord(sweep_file));
   if (multirun) absl::StrAppend(&command, " --multirun");
   for (const std::string& o : overrides) absl::StrAppend(&command, " ", ShellWord(o));
   absl::StrAppend(&command, " --resume");

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "hpo/invocation.h"
+
 namespace tunefleet {
 namespace hpo {
 
@@ -32,9 +34,10 @@ struct SweepOptions {
   // --help on stdout, kExitUsage after printing the bad flag's line on stderr.
   static int FromFlags(const std::vector<std::string>& args, SweepOptions* options);
 
-  // The command that continues an interrupted sweep: the same file, overrides, journal, head
-  // and keys, with --resume; each word as the shell reads it back.
-  std::string ResumeCommand() const;
+  // The command that continues an interrupted sweep: `hpo` (how the user runs hpo:
+  // hpo/invocation.h), sweep, the same file, overrides, journal, head and keys, with --resume;
+  // each word as the shell reads it back.
+  std::string ResumeCommand(const std::string& hpo = HpoInvocation()) const;
 };
 
 // `word` as the shell reads it back: bare when it holds only safe characters, else in single

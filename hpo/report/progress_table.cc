@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/shell_quote.h"
 #include "hpo/config/sweep_parameters.h"
 #include "hpo/search_space.h"
 
@@ -207,7 +208,7 @@ std::string ProgressTable::EventLine(const Trial& t) const {
 }
 
 std::string ProgressTable::Summary(const Study& study, const SweepProgress& p,
-                                   const std::string& journal) const {
+                                   const std::string& journal, const std::string& hpo) const {
   std::string out = "\n" + Header(study, p);
   if (const Trial* best = Best(study)) {
     absl::StrAppend(
@@ -220,7 +221,8 @@ std::string ProgressTable::Summary(const Study& study, const SweepProgress& p,
   } else {
     absl::StrAppend(&out, "no trial completed\n");
   }
-  absl::StrAppend(&out, "journal: ", journal, "  (hpo status --journal ", journal, ")\n");
+  absl::StrAppend(&out, "journal: ", journal, "  (", hpo, " status --journal ", ShellQuote(journal),
+                  ")\n");
   return out;
 }
 

@@ -15,6 +15,7 @@
 
 #include "absl/time/time.h"
 #include "hpo/config/sweep_config.h"
+#include "hpo/invocation.h"
 #include "hpo/trial.h"
 
 namespace tunefleet {
@@ -55,8 +56,9 @@ class ProgressTable {
   // ran (Trial::placement).
   std::string EventLine(const Trial& trial) const;
   std::string Header(const Study& study, const SweepProgress& progress) const;
-  std::string Summary(const Study& study, const SweepProgress& progress,
-                      const std::string& journal) const;
+  // Ends with the journal and the command that shows it, `hpo` (hpo/invocation.h) status.
+  std::string Summary(const Study& study, const SweepProgress& progress, const std::string& journal,
+                      const std::string& hpo = HpoInvocation()) const;
   // The best COMPLETE trial, by the metric's goal.
   static const Trial* Best(const Study& study);
 

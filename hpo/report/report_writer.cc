@@ -8,6 +8,8 @@
 #include "absl/time/clock.h"
 #include "common/file_util.h"
 #include "common/logging.h"
+#include "common/shell_quote.h"
+#include "hpo/invocation.h"
 #include "hpo/report/report.h"
 
 namespace tunefleet {
@@ -32,7 +34,8 @@ absl::Status ReportWriter::Write(const JournalContents& contents) {
   last_write_us_.store(absl::ToInt64Microseconds(absl::Now() - start));
   if (!s.ok() && !warned_.exchange(true)) {
     TF_LOG(WARNING) << "cannot write the sweep's HTML report " << html_path_ << ": " << s.message()
-                    << " (the sweep goes on; `hpo report` writes it later)";
+                    << " (the sweep goes on; `" << HpoInvocation() << " report --journal "
+                    << ShellQuote(journal_path_) << "` writes it later)";
   }
   return s;
 }

@@ -92,6 +92,10 @@ TEST_F(ProgressTableTest, ThePlannedCountIsNeverBelowThePointsDone) {
   EXPECT_NE(table_.Header(study, p).find(" 4/5 points done"), std::string::npos)
       << table_.Header(study, p);
   EXPECT_NE(table_.Summary(study, p, "j.log").find(" 4/5 points done"), std::string::npos);
+  // Its last line names the command that shows the journal, as the user runs hpo.
+  const std::string summary = table_.Summary(study, p, "my runs/j.log", "bazel run //hpo --");
+  EXPECT_EQ(summary.substr(summary.rfind("journal: ")),
+            "journal: my runs/j.log  (bazel run //hpo -- status --journal 'my runs/j.log')\n");
   // A larger plan is kept.
   p.planned = 32;
   p.planned_exact = false;

@@ -93,7 +93,7 @@ took=$(( ($(date +%s%N) - start) / 1000000 ))
 [ "$rc" -eq 130 ] || fail "SIGTERM with the head lost: exit $rc, want 130"
 [ "$took" -le 3000 ] || fail "SIGTERM with the head lost took $took ms"
 grep -q "interrupted while the head is lost" "$T/lost.out" || fail "no line about the lost head: $(tail -5 "$T/lost.out")"
-grep -qE "^interrupted; continue with: hpo sweep configs/synthetic.yaml .*--resume --journal $T/lost/j.log --head ipc://$S/head.sock$" "$T/lost.out" ||
+grep -qE "^interrupted; continue with: $HPO sweep configs/synthetic.yaml .*--resume --journal $T/lost/j.log --head ipc://$S/head.sock$" "$T/lost.out" ||
   fail "the resume hint: $(grep 'continue with' "$T/lost.out")"
 echo "SIGTERM with the head lost: exit $rc after $took ms"
 kill "$agent_pid" 2>/dev/null; wait "$agent_pid" 2>/dev/null

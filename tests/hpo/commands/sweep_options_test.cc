@@ -120,12 +120,15 @@ TEST(SweepOptionsTest, ResumeCommandRepeatsWhatContinuesTheSweep) {
   o.keys = "/k";
   o.slots = 9;       // not part of it
   o.dry_run = true;  // nor this
-  EXPECT_EQ(o.ResumeCommand(),
+  EXPECT_EQ(o.ResumeCommand("hpo"),
             "hpo sweep 'my sweep.yaml' --multirun search.random.trials=4 'name=it'\\''s' "
             "--resume --journal runs/j.log --head tcp://h:5555 --keys /k");
   SweepOptions plain;
   plain.sweep_file = "s.yaml";
-  EXPECT_EQ(plain.ResumeCommand(), "hpo sweep s.yaml --resume");
+  EXPECT_EQ(plain.ResumeCommand("hpo"), "hpo sweep s.yaml --resume");
+  // As the user runs hpo (hpo/invocation.h): under bazel run, or by the path typed.
+  EXPECT_EQ(plain.ResumeCommand("bazel run //hpo --"), "bazel run //hpo -- sweep s.yaml --resume");
+  EXPECT_EQ(plain.ResumeCommand(), HpoInvocation() + " sweep s.yaml --resume");
   EXPECT_EQ(ShellWord(""), "''");
 }
 
