@@ -80,6 +80,7 @@ struct Prepared {
   DevCluster::Options dev;
   absl::Status cluster_failed;
   std::string made;  // the logs folder's outermost new folder, removed on a usage error
+  LocalHost host;    // dev mode: this host's GPUs and cores
 
   void StartCluster(const SweepOptions& o) {
     made = FirstMissing(JournalFolder(config.journal) + "/logs");
@@ -104,9 +105,9 @@ absl::Status CheckSweep(const SweepOptions& o, Prepared& p) {
     bad = CheckProgramHere(config.trainer.program_spec, o.sweep_file);  // dev mode's agent is here
   }
   if (bad.ok() && p.dev_mode) {
-    const LocalHost host = ThisHost();
-    bad = CheckDevModeRanks(config, host.gpus, host.cpus, o.slots);
-    if (bad.ok()) bad = CheckDevModeBatchSizes(config, host);
+    p.host = ThisHost();
+    bad = CheckDevModeRanks(config, p.host.gpus, p.host.cpus, o.slots);
+    if (bad.ok()) bad = CheckDevModeBatchSizes(config, p.host);
   }
   return bad;
 }
@@ -155,10 +156,7 @@ bool UseDevCluster(Prepared& p, SweepDriver::Options& options) {
   options.health_check = [c]() { return c->CheckAlive(); };  // restarts a dead head or agent
   // A restarted head hands the trials back: wait for it (--head_grace_s 0 would fail at once).
   if (options.head_grace <= absl::ZeroDuration()) options.head_grace = absl::Minutes(1);
-  std::cout << "dev mode: local head and agent (" << p.dev.slots << " slot(s)"
-            << (p.config.trials_per_gpu > 1
-                    ? absl::StrCat(", up to ", p.config.trials_per_gpu, " trials a GPU")
-                    : std::string())
+  std::cout << "dev mode: local head and agent (" << DevModeSlots(p.dev.slots, p.host, p.config)
             << "); logs in " << p.dev.log_dir << std::endl;
   return true;
 }
@@ -186,6 +184,18 @@ int Conclude(const SweepOptions& o, const SweepConfig& config, const SweepDriver
 }
 
 }  // namespace
+
+std::string DevModeSlots(int64_t slots, const LocalHost& host, const SweepConfig& config) {
+  if (host.gpus > 0) {
+    return absl::StrCat(slots, " slot(s)",
+                        config.trials_per_gpu > 1
+                            ? absl::StrCat(", up to ", config.trials_per_gpu, " trials a GPU")
+                            : std::string());
+  }
+  // The agent runs CPU slots: trials never share one (resources.trials_per_gpu is for GPUs).
+  return absl::StrCat(slots, " CPU slot(s) on ", host.cpus, " core(s), 1 ",
+                      config.gpus_per_trial > 1 ? "rank" : "trial", " a slot");
+}
 
 int RunSweep(const SweepOptions& o, SignalFd* signals) {
   // A dry run starts no thread and no child: let SIGINT / SIGTERM stop it as they stop any
