@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
+#include <utility>
+#include <variant>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -18,70 +20,35 @@ namespace {
 
 constexpr char kProgram[] = "trainer train";
 
-// Every key of TrainerConfigKeys() with its value, in that order (ResolvedConfigYaml's keys,
-// paths as written).
+// Every key of the schema (TrainerConfigKeys()) with its value, in that order (ResolvedConfigYaml's
+// keys, paths as written), then the task type's own keys.
 nlohmann::ordered_json Keys(const TrainerConfig& c) {
-  const TrainConfig& t = c.train;
   nlohmann::ordered_json k = nlohmann::ordered_json::object();
-  k["model.path"] = c.model.path;
-  k["model.pooling"] = c.model.pooling;
-  k["model.max_seq_len"] = c.model.max_seq_len;
-  k["model.dropout"] = c.model.dropout;
-  k["model.head"] = c.model.head;
-  k["task.type"] = c.task.type;
-  k["task.loss"] = c.task.loss;
-  k["task.train"] = c.task.train;
-  k["task.eval"] = c.task.eval;
-  k["task.format"] = c.task.format;
-  k["task.columns"] = c.task.columns;
-  k["task.label_column"] = c.task.label_column;
-  k["task.eval_kind"] = c.task.eval_kind;
-  k["task.eval_queries"] = c.task.eval_queries;
-  k["task.eval_corpus"] = c.task.eval_corpus;
-  k["task.eval_qrels"] = c.task.eval_qrels;
-  k["task.matryoshka_dims"] = c.task.matryoshka_dims;
-  k["task.matryoshka_weights"] = c.task.matryoshka_weights;
-  k["task.num_labels"] = c.task.num_labels;
-  k["task.mnrl_gather"] = c.task.mnrl_gather;
-  k["train.epochs"] = t.epochs;
-  k["train.max_steps"] = t.max_steps;
-  k["train.batch_size"] = t.batch_size;
-  k["train.lr"] = t.lr;
-  k["train.weight_decay"] = t.weight_decay;
-  k["train.warmup_ratio"] = t.warmup_ratio;
-  k["train.schedule"] = t.schedule;
-  k["train.max_grad_norm"] = t.max_grad_norm;
-  k["train.grad_accum"] = t.grad_accum;
-  k["train.precision"] = t.precision;
-  k["train.seed"] = t.seed;
-  k["train.shuffle"] = t.shuffle;
-  k["train.group_by_length"] = t.group_by_length;
-  k["train.batch_sampler"] = t.batch_sampler;  // "": the loss's default
-  k["train.grad_checkpointing"] = t.grad_checkpointing;
-  k["train.cuda_graphs"] = t.cuda_graphs;
-  k["train.length_buckets"] = t.length_buckets;
-  k["train.eval_every_steps"] = t.eval_every_steps;
-  k["train.eval_every_samples"] = t.eval_every_samples;
-  k["train.eval_every_epochs"] = t.eval_every_epochs;
-  k["train.eval_batch_size"] = t.eval_batch_size;
-  k["train.log_every_steps"] = t.log_every_steps;
-  k["train.ddp_bucket_mb"] = t.ddp_bucket_mb;
-  k["train.ddp_timeout_s"] = t.ddp_timeout_s;
-  k["train.ddp_comm_dtype"] = t.ddp_comm_dtype;
-  k["train.strategy"] = t.strategy;
-  if (t.gpu_ids.empty()) {
-    k["train.devices"] = t.devices;
-  } else {
-    k["train.devices"] = t.gpu_ids;
+  for (const ConfigField& f : TrainerConfigFields()) {
+    k[f.key] = std::visit([](const auto& v) { return nlohmann::ordered_json(v); }, ValueOf(f, c));
   }
-  k["output.dir"] = c.output.dir;
-  k["output.save"] = c.output.save;
-  k["output.checkpoint"] = c.output.checkpoint;
-  k["output.checkpoint_every_s"] = c.output.checkpoint_every_s;
   if (c.task.settings != nullptr) {
-    for (const auto& [key, text] : c.task.settings->Values()) k["task." + key] = text;
+    for (const auto& [key, text] : c.task.settings->Values()) {
+      k[absl::StrCat(kTaskSection, ".", key)] = text;
+    }
   }
   return k;
+}
+
+// The files and folders the config names that must exist where the trials run (the schema's
+// rows of PathKind kFile and kFolder), set ones only, paths as written.
+nlohmann::ordered_json Files(const TrainerConfig& c) {
+  nlohmann::ordered_json files = nlohmann::ordered_json::array();
+  for (const ConfigField& f : TrainerConfigFields()) {
+    if (f.path != PathKind::kFile && f.path != PathKind::kFolder) continue;
+    const FieldValue value = ValueOf(f, c);
+    const std::string* path = std::get_if<std::string>(&value);
+    if (path == nullptr || path->empty()) continue;
+    files.push_back({{"key", f.key},
+                     {"path", *path},
+                     {"kind", f.path == PathKind::kFolder ? "folder" : "file"}});
+  }
+  return files;
 }
 
 // Removes each `--check X` / `--check=X` from `args` into `checks`; an error for a --check
@@ -124,6 +91,7 @@ absl::StatusOr<std::string> TrainDryRunJson(const DryRunRequest& r) {
   out["samples_per_epoch"] = (n + r.world_size - 1) / r.world_size * r.world_size;
   out["data_error"] = rows.ok() ? std::string() : std::string(rows.status().message());
   out["keys"] = Keys(*config);
+  out["files"] = Files(*config);
   nlohmann::ordered_json checks = nlohmann::ordered_json::array();
   for (const std::string& check : r.checks) {
     std::vector<std::string> overrides = r.overrides;

@@ -17,6 +17,13 @@
 //                                               resolved value: paths as written, numbers,
 //                                               strings, booleans, lists; and the task type's
 //                                               own keys ("task.margin": "0.5", as YAML text)
+//    "files": [{"key": "model.path", "path": "data/bert-tiny-random", "kind": "folder"},
+//              {"key": "task.train", "path": "data/...", "kind": "file"}, ...],
+//                                               the files ("file") and folders ("folder") the
+//                                               config names that must exist where trials run:
+//                                               model.path, model.head, task.train, task.eval,
+//                                               task.eval_queries/_corpus/_qrels; set ones only,
+//                                               paths as written, in TrainerConfigKeys() order
 //    "checks": [{"override": "train.epochs=1.5", "error": "…: expected an integer, got '1.5'"}],
 //                                               each --check applied alone on top of the
 //                                               overrides: "" when the config loads with it
