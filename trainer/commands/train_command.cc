@@ -170,135 +170,135 @@ int LaunchLocalRanks(const TrainerConfig& config, const std::vector<std::string>
   return RunLocalRanks(spec, kProgram);
 }
 
-}  // namespace
-
-int RunTrain(const std::vector<std::string>& args) {
-  // The JSON dry run hpo asks for: here, where the loss registry checks task.type's keys.
-  if (WantsDryRunJson(args)) return RunTrainDryRunJson(args);
+// The command line, as given; `overrides` are its key=value arguments, then --gpu_ids'.
+struct TrainFlags {
   std::string config_path, gpu_ids;
   bool dry_run = false, resume = false;
+  std::vector<std::string> overrides;
+};
+
+// Reads the flags into `f`: -1 to go on, else the exit code (--help, a bad command line).
+int ParseTrainFlags(const std::vector<std::string>& args, TrainFlags* f) {
   CommandLine cli(kProgram, "[key=value ...]",
                   "Trains a model as the trainer YAML describes; key=value arguments override it\n"
                   "(train.lr=3e-5 model.pooling=cls), as Hydra's do: +key=value adds a key the\n"
                   "file lacks, ++key=value adds or sets, ~key removes one (~key=value: only if it\n"
                   "holds value). Writes OUTPUT_DIR/metrics.jsonl, the model\n"
                   "(OUTPUT_DIR/model) and a checkpoint to resume from (OUTPUT_DIR/checkpoint).");
-  cli.AddString("config", &config_path, "trainer YAML (required)", "TRAIN.yaml");
-  cli.AddBool("resume", &resume, "continue from OUTPUT_DIR/checkpoint");
-  cli.AddBool("dry_run", &dry_run,
+  cli.AddString("config", &f->config_path, "trainer YAML (required)", "TRAIN.yaml");
+  cli.AddBool("resume", &f->resume, "continue from OUTPUT_DIR/checkpoint");
+  cli.AddBool("dry_run", &f->dry_run,
               "validate the config, print it with the device; train nothing (with --json: one "
               "JSON object, trainer/commands/train_dry_run.h)");
-  cli.AddString("gpu_ids", &gpu_ids,
+  cli.AddString("gpu_ids", &f->gpu_ids,
                 "train on these GPUs, one rank each (train.devices=[0,1,2]; wins over it)",
                 "0,1,2");
   cli.AllowOverrides();
   if (int rc = ParseOrExit(cli, args, kProgram); rc >= 0) return rc;
-  if (config_path.empty()) {
+  if (f->config_path.empty()) {
     PrintError(kProgram, absl::InvalidArgumentError("--config is required"));
     return kExitUsage;
   }
-  const bool under_launcher = UnderLauncher();
-  const std::vector<std::string> gpus = under_launcher ? std::vector<std::string>() : LocalGpus();
-  std::vector<std::string> overrides = cli.overrides();
-  if (!gpu_ids.empty()) {
-    absl::StatusOr<std::string> devices = GpuIdsOverride(gpu_ids);
+  f->overrides = cli.overrides();
+  return -1;
+}
+
+// The trainer YAML with the overrides and --gpu_ids (added to f->overrides) applied. `gpus`:
+// this machine's, none under a launcher.
+absl::StatusOr<TrainerConfig> LoadConfig(TrainFlags* f, bool under_launcher,
+                                         const std::vector<std::string>& gpus) {
+  if (!f->gpu_ids.empty()) {
+    absl::StatusOr<std::string> devices = GpuIdsOverride(f->gpu_ids);
     if (devices.ok() && !under_launcher && gpus.empty()) {
       devices = absl::InvalidArgumentError(
-          absl::StrCat("--gpu_ids ", gpu_ids,
+          absl::StrCat("--gpu_ids ", f->gpu_ids,
                        ": this machine has no GPU (train.devices=N: N ranks on the CPU)"));
     }
-    if (!devices.ok()) {
-      PrintError(kProgram, devices.status());
-      return kExitUsage;
-    }
-    overrides.push_back(*devices);
+    if (!devices.ok()) return devices.status();
+    f->overrides.push_back(*devices);
   }
-  auto config = LoadTrainerConfig(config_path, overrides,
-                                  under_launcher ? kUnknownGpus : static_cast<int>(gpus.size()));
-  if (!config.ok()) {
-    PrintError(kProgram, config.status());
-    return kExitUsage;
-  }
-  if (!under_launcher && LocalRankCount(config->train, static_cast<int>(gpus.size())) > 1) {
-    return LaunchLocalRanks(*config, args, gpus, dry_run);
-  }
-  auto env = comm::DistEnv::FromEnvironment();
-  if (!env.ok()) {
-    PrintError(kProgram, env.status());
-    return kExitUsage;
-  }
-  // One rank of its own on a listed GPU: that GPU.
-  const int device_index = !under_launcher && !config->train.gpu_ids.empty()
-                               ? static_cast<int>(config->train.gpu_ids[0])
-                               : EnvInt("LOCAL_RANK", -1);
-  const DeviceInfo device = SelectDevice(device_index);
-  if (env->rank == 0 && under_launcher && std::getenv(kLocalRanksEnv) == nullptr &&
-      (config->train.devices != 1 || !config->train.gpu_ids.empty())) {
-    std::cout << "note     train.devices ignored: ranks come from the launcher" << std::endl;
-  }
-  if (env->rank == 0) PrintConfig(*config, device);
-  if (dry_run) return kExitOk;
-  // The run's resolved config beside its output, for re-running it alone (as Hydra's
-  // .hydra/config.yaml). A job a launcher started records its world size as train.devices.
-  if (env->rank == 0) {
-    const bool launched = under_launcher && std::getenv(kLocalRanksEnv) == nullptr;
-    TrainerConfig resolved = *config;  // train.batch_sampler: the loss's default when unset
-    if (absl::StatusOr<TaskPtr> task = MakeTask(config->task); task.ok()) {
-      resolved.train.batch_sampler =
-          ResolveBatchSampler(config->train.batch_sampler, (*task)->in_batch_negatives());
-    }
-    if (absl::Status s = WriteResolvedConfig(resolved, overrides, launched ? env->world_size : 1);
-        !s.ok()) {
-      PrintError(kProgram, absl::PermissionDeniedError(absl::StrCat("output.dir: ", s.message())));
-      return kExitUsage;
-    }
-  }
+  return LoadTrainerConfig(f->config_path, f->overrides,
+                           under_launcher ? kUnknownGpus : static_cast<int>(gpus.size()));
+}
 
-  std::unique_ptr<TrialGroup> group;  // a warm worker's may be its previous trial's
-  if (env->distributed()) {
-    MakeCurrent(device.device);
-    const auto backend = device.device.is_cuda() ? comm::ProcessGroup::Backend::kNccl
-                                                 : comm::ProcessGroup::Backend::kGloo;
-    auto opened =
-        TrialGroup::Open(*env, backend, std::chrono::seconds(config->train.ddp_timeout_s));
-    if (!opened.ok()) {
-      PrintError(kProgram,
-                 absl::Status(opened.status().code(),
-                              absl::StrCat("rank ", env->rank, ": ", opened.status().message())));
-      return kExitFailure;
-    }
-    group = std::move(*opened);
-    if (env->rank == 0) std::cout << "group    " << group->description() << std::endl;
+// The run's resolved config beside its output, for re-running it alone (as Hydra's
+// .hydra/config.yaml). A job a launcher started records its world size as train.devices.
+absl::Status WriteRunConfig(const TrainerConfig& config, const std::vector<std::string>& overrides,
+                            const comm::DistEnv& env, bool under_launcher) {
+  const bool launched = under_launcher && std::getenv(kLocalRanksEnv) == nullptr;
+  TrainerConfig resolved = config;  // train.batch_sampler: the loss's default when unset
+  if (absl::StatusOr<TaskPtr> task = MakeTask(config.task); task.ok()) {
+    resolved.train.batch_sampler =
+        ResolveBatchSampler(config.train.batch_sampler, (*task)->in_batch_negatives());
   }
+  if (absl::Status s = WriteResolvedConfig(resolved, overrides, launched ? env.world_size : 1);
+      !s.ok()) {
+    return absl::PermissionDeniedError(absl::StrCat("output.dir: ", s.message()));
+  }
+  return absl::OkStatus();
+}
 
+// `status` with "rank N: " before its message.
+absl::Status OnRank(int rank, const absl::Status& status) {
+  return absl::Status(status.code(), absl::StrCat("rank ", rank, ": ", status.message()));
+}
+
+// The ranks' process group under a launcher (a warm worker's may be its previous trial's); null
+// for one process.
+absl::StatusOr<std::unique_ptr<TrialGroup>> OpenGroup(const comm::DistEnv& env,
+                                                      const DeviceInfo& device,
+                                                      const TrainerConfig& config) {
+  if (!env.distributed()) return std::unique_ptr<TrialGroup>();
+  MakeCurrent(device.device);
+  const auto backend = device.device.is_cuda() ? comm::ProcessGroup::Backend::kNccl
+                                               : comm::ProcessGroup::Backend::kGloo;
+  auto opened = TrialGroup::Open(env, backend, std::chrono::seconds(config.train.ddp_timeout_s));
+  if (!opened.ok()) return OnRank(env.rank, opened.status());
+  if (env.rank == 0) std::cout << "group    " << (*opened)->description() << std::endl;
+  return std::move(*opened);
+}
+
+// One rank of the run: where it trains, and what links it to the other ranks and to the agent.
+// RunTrain keeps it until it returns: a group destroyed unclosed (a failed run) is aborted.
+struct Rank {
+  comm::DistEnv env;
+  DeviceInfo device;
+  std::unique_ptr<TrialGroup> group;    // under a launcher; a warm worker's may be kept
+  std::unique_ptr<AgentClient> client;  // under an agent
+};
+
+// Trains this rank, and ends (or keeps) its group with the others: the summary, or the error
+// with the exit code it gives in `exit_code`.
+absl::StatusOr<TrainSummary> TrainRank(const TrainerConfig& config, const TrainFlags& flags,
+                                       Rank* rank, int* exit_code) {
+  const comm::DistEnv& env = rank->env;
+  *exit_code = kExitFailure;
+  absl::StatusOr<std::unique_ptr<TrialGroup>> group = OpenGroup(env, rank->device, config);
+  if (!group.ok()) return group.status();
+  rank->group = *std::move(group);
   auto client = AgentClient::FromEnvironment();
-  if (!client.ok()) {
-    PrintError(kProgram, client.status());
-    return kExitFailure;
-  }
-  if (*client != nullptr) SetLogTrial((*client)->trial());
+  if (!client.ok()) return client.status();
+  rank->client = *std::move(client);
+  if (rank->client != nullptr) SetLogTrial(rank->client->trial());
   TrainOptions options;
-  options.device = device.device;
-  options.resume = resume;
-  options.client = client->get();
-  options.group = group != nullptr ? group->get() : nullptr;
-  auto summary = RunTraining(*config, options);
+  options.device = rank->device.device;
+  options.resume = flags.resume;
+  options.client = rank->client.get();
+  options.group = rank->group != nullptr ? rank->group->get() : nullptr;
+  auto summary = RunTraining(config, options);
   if (!summary.ok()) {
-    PrintError(kProgram, env->distributed() ? absl::Status(summary.status().code(),
-                                                           absl::StrCat("rank ", env->rank, ": ",
-                                                                        summary.status().message()))
-                                            : summary.status());
-    return ExitCodeFor(summary.status());
+    *exit_code = ExitCodeFor(summary.status());
+    return env.distributed() ? OnRank(env.rank, summary.status()) : summary.status();
   }
-  if (group != nullptr) {  // no NCCL warning at exit: every rank ends (or keeps) it together
-    if (absl::Status s = group->Close(); !s.ok()) {
-      PrintError(kProgram,
-                 absl::Status(s.code(), absl::StrCat("rank ", env->rank, ": ", s.message())));
-      return kExitFailure;
-    }
+  if (rank->group != nullptr) {  // no NCCL warning at exit: every rank ends (or keeps) it together
+    if (absl::Status s = rank->group->Close(); !s.ok()) return OnRank(env.rank, s);
   }
-  if (env->rank != 0) return kExitOk;
-  const TrainSummary& s = *summary;
+  *exit_code = kExitOk;
+  return summary;
+}
+
+// Rank 0's report of a finished run: steps, best metric, times, memory, where the model is.
+void PrintSummary(const TrainSummary& s, const DeviceInfo& device, const TrainerConfig& config) {
   std::printf("done     %lld/%lld steps in %.1f s%s", static_cast<long long>(s.steps),
               static_cast<long long>(s.total_steps), s.seconds,
               s.stopped ? " (stopped by the pruner)" : "");
@@ -323,10 +323,60 @@ int RunTrain(const std::vector<std::string>& args) {
                 Mib(s.optimizer_state_unsharded_bytes));
   }
   std::printf("\n");
-  if (config->output.save != "none") {
-    std::printf("model    %s/model\n", config->output.dir.c_str());
+  if (config.output.save != "none") {
+    std::printf("model    %s/model\n", config.output.dir.c_str());
   }
   std::fflush(stdout);
+}
+
+}  // namespace
+
+int RunTrain(const std::vector<std::string>& args) {
+  // The JSON dry run hpo asks for: here, where the loss registry checks task.type's keys.
+  if (WantsDryRunJson(args)) return RunTrainDryRunJson(args);
+  TrainFlags flags;
+  if (int rc = ParseTrainFlags(args, &flags); rc >= 0) return rc;
+  const bool under_launcher = UnderLauncher();
+  const std::vector<std::string> gpus = under_launcher ? std::vector<std::string>() : LocalGpus();
+  absl::StatusOr<TrainerConfig> config = LoadConfig(&flags, under_launcher, gpus);
+  if (!config.ok()) {
+    PrintError(kProgram, config.status());
+    return kExitUsage;
+  }
+  if (!under_launcher && LocalRankCount(config->train, static_cast<int>(gpus.size())) > 1) {
+    return LaunchLocalRanks(*config, args, gpus, flags.dry_run);
+  }
+  auto env = comm::DistEnv::FromEnvironment();
+  if (!env.ok()) {
+    PrintError(kProgram, env.status());
+    return kExitUsage;
+  }
+  Rank rank;
+  rank.env = *env;
+  // One rank of its own on a listed GPU: that GPU.
+  const int device_index = !under_launcher && !config->train.gpu_ids.empty()
+                               ? static_cast<int>(config->train.gpu_ids[0])
+                               : EnvInt("LOCAL_RANK", -1);
+  rank.device = SelectDevice(device_index);
+  if (env->rank == 0 && under_launcher && std::getenv(kLocalRanksEnv) == nullptr &&
+      (config->train.devices != 1 || !config->train.gpu_ids.empty())) {
+    std::cout << "note     train.devices ignored: ranks come from the launcher" << std::endl;
+  }
+  if (env->rank == 0) PrintConfig(*config, rank.device);
+  if (flags.dry_run) return kExitOk;
+  if (env->rank == 0) {
+    if (absl::Status s = WriteRunConfig(*config, flags.overrides, *env, under_launcher); !s.ok()) {
+      PrintError(kProgram, s);
+      return kExitUsage;
+    }
+  }
+  int code = kExitFailure;
+  absl::StatusOr<TrainSummary> summary = TrainRank(*config, flags, &rank, &code);
+  if (!summary.ok()) {
+    PrintError(kProgram, summary.status());
+    return code;
+  }
+  if (env->rank == 0) PrintSummary(*summary, rank.device, *config);
   return kExitOk;
 }
 
