@@ -213,6 +213,47 @@ int RunOneTrial(const TrialOrder& order, const WorkerState& worker) {
   return code;
 }
 
+// The agent's settings for this worker, from its environment.
+struct WorkerSettings {
+  std::string endpoint;                // TUNEFLEET_AGENT_ENDPOINT
+  int slot = -1;                       // TUNEFLEET_WORKER_SLOT
+  int max_trials = kDefaultMaxTrials;  // TUNEFLEET_WORKER_MAX_TRIALS
+};
+
+absl::StatusOr<WorkerSettings> ReadWorkerSettings() {
+  WorkerSettings settings;
+  const char* endpoint = std::getenv("TUNEFLEET_AGENT_ENDPOINT");
+  if (endpoint == nullptr || *endpoint == '\0') {
+    return absl::InvalidArgumentError(
+        "TUNEFLEET_AGENT_ENDPOINT is not set (the agent starts workers)");
+  }
+  settings.endpoint = endpoint;
+  settings.slot = EnvInt("TUNEFLEET_WORKER_SLOT", -1);
+  if (settings.slot < 0) {
+    return absl::InvalidArgumentError(
+        "TUNEFLEET_WORKER_SLOT must be set to the slot's number (>= 0)");
+  }
+  settings.max_trials = EnvInt("TUNEFLEET_WORKER_MAX_TRIALS", kDefaultMaxTrials);
+  if (settings.max_trials < 1) {
+    return absl::InvalidArgumentError("TUNEFLEET_WORKER_MAX_TRIALS must be an integer >= 1");
+  }
+  return settings;
+}
+
+// What this process keeps and how it behaves as a warm worker, set once before its first trial.
+void SetUpWorkerProcess() {
+  InstallSignalHandlers();
+  // A sweep's trials start from the same model folder: keep its weights in host memory.
+  EnableCheckpointCache(true);
+  // A multi-rank trial's process group is kept for the next trial of the same ranks
+  // (trainer/distributed/trial_group.h), and aborted when the worker leaves (Leave).
+  KeepTrialGroups(true);
+  // PyTorch's NCCL heartbeat monitor polls its group's store, which rank 0's worker serves:
+  // once that worker retires, each peer still keeping the group would warn every second. A
+  // trial's collectives keep their timeout (train.ddp_timeout_s) without it.
+  ::setenv("TORCH_NCCL_ENABLE_MONITORING", "0", /*overwrite=*/0);
+}
+
 }  // namespace
 
 int RunWorker(const std::vector<std::string>& args) {
@@ -224,34 +265,14 @@ int RunWorker(const std::vector<std::string>& args) {
                    "and runs each trial as `trainer train` would, with the trial's\n"
                    "environment and its stdout and stderr in the trial's log."));
   if (int rc = ParseOrExit(cli, args, kProgram); rc >= 0) return rc;
-  const char* endpoint = std::getenv("TUNEFLEET_AGENT_ENDPOINT");
-  if (endpoint == nullptr || *endpoint == '\0') {
-    PrintError(kProgram, absl::InvalidArgumentError(
-                             "TUNEFLEET_AGENT_ENDPOINT is not set (the agent starts workers)"));
+  absl::StatusOr<WorkerSettings> settings = ReadWorkerSettings();
+  if (!settings.ok()) {
+    PrintError(kProgram, settings.status());
     return kExitUsage;
   }
-  const int slot = EnvInt("TUNEFLEET_WORKER_SLOT", -1);
-  if (slot < 0) {
-    PrintError(kProgram, absl::InvalidArgumentError(
-                             "TUNEFLEET_WORKER_SLOT must be set to the slot's number (>= 0)"));
-    return kExitUsage;
-  }
-  const int max_trials = EnvInt("TUNEFLEET_WORKER_MAX_TRIALS", kDefaultMaxTrials);
-  if (max_trials < 1) {
-    PrintError(kProgram,
-               absl::InvalidArgumentError("TUNEFLEET_WORKER_MAX_TRIALS must be an integer >= 1"));
-    return kExitUsage;
-  }
-  InstallSignalHandlers();
-  // A sweep's trials start from the same model folder: keep its weights in host memory.
-  EnableCheckpointCache(true);
-  // A multi-rank trial's process group is kept for the next trial of the same ranks
-  // (trainer/distributed/trial_group.h), and aborted when the worker leaves (Leave).
-  KeepTrialGroups(true);
-  // PyTorch's NCCL heartbeat monitor polls its group's store, which rank 0's worker serves:
-  // once that worker retires, each peer still keeping the group would warn every second. A
-  // trial's collectives keep their timeout (train.ddp_timeout_s) without it.
-  ::setenv("TORCH_NCCL_ENABLE_MONITORING", "0", /*overwrite=*/0);
+  const std::string& endpoint = settings->endpoint;
+  const int slot = settings->slot, max_trials = settings->max_trials;
+  SetUpWorkerProcess();
   const pid_t parent = ::getppid();
   auto channel = WorkerChannel::Connect(endpoint, slot);
   if (!channel.ok()) {
