@@ -28,10 +28,11 @@ void SweepConsole::Show(bool force) {
 }
 
 std::string TrialEndLines(const ProgressTable& table, const SweepConfig& config, const Trial& t,
-                          const SweepEngine::Ended& ended, bool live) {
+                          const SweepEngine::Ended& ended, std::optional<absl::Duration> ran,
+                          bool live) {
   // Every event as a line; on a terminal, where the live table shows them, failures alone.
   if (live && t.state != TrialState::kFail) return "";
-  std::string text = table.EventLine(t);
+  std::string text = table.EventLine(t, ran);
   if (t.state == TrialState::kFail && (ended.retried || ended.gave_up || ended.refused) &&
       !t.stderr_tail.empty()) {
     // A program's traceback is its last 20 lines; the trainer's error, its last line.

@@ -44,12 +44,14 @@ class SweepConsole {
   LiveBlock block_;
 };
 
-// What hpo prints when trial `t` ended as `ended` says: the table's event line
+// What hpo prints when trial `t` ended as `ended` says (`ran`: from its ranks' start to its end,
+// when they started): the table's event line
 // (ProgressTable::EventLine), then for a failure that is retried, given up or refused its stderr's
 // last lines (20 for a program, else 1), and why it is not tried again. Empty where nothing is
 // printed: with `live`, the table shows every end but a failure.
 std::string TrialEndLines(const ProgressTable& table, const SweepConfig& config, const Trial& t,
-                          const SweepEngine::Ended& ended, bool live);
+                          const SweepEngine::Ended& ended, std::optional<absl::Duration> ran,
+                          bool live);
 
 }  // namespace hpo
 }  // namespace tunefleet

@@ -235,9 +235,11 @@ absl::Status SweepDriver::HandleExit(const comm::Exit& exit) {
   auto it = running_.find(exit.trial());
   if (it == running_.end()) return absl::OkStatus();
   RETURN_IF_ERROR(RecordGpuUsage(exit.trial(), it->second));
+  std::optional<absl::Duration> ran;  // from its ranks' start, when they started
+  if (it->second.started != absl::InfinitePast()) ran = absl::Now() - it->second.started;
   if ((exit.outcome() == comm::Exit::COMPLETED || exit.outcome() == comm::Exit::STOPPED) &&
-      it->second.started != absl::InfinitePast()) {
-    trial_durations_.push_back(absl::Now() - it->second.started);
+      ran.has_value()) {
+    trial_durations_.push_back(*ran);
   }
   if (exit.outcome() == comm::Exit::FAILED && exit.cause() == comm::Exit::OUT_OF_MEMORY &&
       it->second.spec.trials_per_gpu() > 1 && !interrupting_) {
@@ -262,7 +264,8 @@ absl::Status SweepDriver::HandleExit(const comm::Exit& exit) {
   ASSIGN_OR_RETURN(SweepEngine::Ended ended, engine_->EndTrial(exit.trial(), end, exit.reason(),
                                                                exit.stderr_tail(), interrupting_));
   if (ended.trial == nullptr) return absl::OkStatus();
-  const std::string lines = TrialEndLines(table_, config_, *ended.trial, ended, console_.live());
+  const std::string lines =
+      TrialEndLines(table_, config_, *ended.trial, ended, ran, console_.live());
   if (!lines.empty()) console_.Print(lines);
   html_report_->Changed();
   if (exit.outcome() == comm::Exit::FAILED && exit.cause() == comm::Exit::CLUSTER_TOO_SMALL) {

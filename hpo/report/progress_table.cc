@@ -190,7 +190,7 @@ std::string Placement(const std::map<std::string, std::vector<int32_t>>& slots_b
   return out;
 }
 
-std::string ProgressTable::EventLine(const Trial& t) const {
+std::string ProgressTable::EventLine(const Trial& t, std::optional<absl::Duration> ran) const {
   std::string out = absl::StrFormat("trial %d %s  lr=%.3e lr_eff=%.3e batch=%d%s", t.number,
                                     TrialStateName(t.state), t.params.at(kLrParam), t.lr_effective,
                                     static_cast<int>(t.params.at(kBatchParam)), OtherParams(t));
@@ -200,6 +200,9 @@ std::string ProgressTable::EventLine(const Trial& t) const {
   } else if (t.state == TrialState::kPruned && step.has_value()) {
     absl::StrAppend(&out, absl::StrFormat("  at %d samples (%s=%.4f)", *step, config_.metric_name,
                                           t.intermediate_values.rbegin()->second));
+  }
+  if (ran.has_value()) {
+    absl::StrAppend(&out, absl::StrFormat("  %.1f s", absl::ToDoubleSeconds(*ran)));
   }
   absl::StrAppend(&out, GpuText(t));
   if (!t.placement.empty()) absl::StrAppend(&out, "  on ", t.placement);

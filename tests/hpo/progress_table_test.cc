@@ -53,6 +53,21 @@ TEST_F(ProgressTableTest, EventLineSaysWhereTheTrialRan) {
             "trial 8 FAIL  lr=1.000e-04 lr_eff=1.000e-04 batch=32  on local:0  exit code 1\n");
 }
 
+// The line a pipe gets as each trial ends says how long it ran, before where.
+TEST_F(ProgressTableTest, EventLineSaysHowLongTheTrialRan) {
+  Trial t = MakeTrial(3, TrialState::kComplete);
+  t.value = 0.8123;
+  t.placement = "local:0";
+  EXPECT_EQ(table_.EventLine(t, absl::Milliseconds(41234)),
+            "trial 3 COMPLETE  lr=1.000e-04 lr_eff=1.000e-04 batch=32  eval/spearman=0.8123  "
+            "41.2 s  on local:0\n");
+  Trial pruned = MakeTrial(4, TrialState::kPruned);
+  pruned.intermediate_values = {{640, 0.5}};
+  EXPECT_EQ(table_.EventLine(pruned, absl::Seconds(12)),
+            "trial 4 PRUNED  lr=1.000e-04 lr_eff=1.000e-04 batch=32  at 640 samples "
+            "(eval/spearman=0.5000)  12.0 s\n");
+}
+
 TEST_F(ProgressTableTest, RunningRowsShowTheirGpus) {
   Study study;
   study.trials = {MakeTrial(0, TrialState::kRunning), MakeTrial(1, TrialState::kRunning),

@@ -1,8 +1,9 @@
 // SweepDriver against a tiny ROUTER "head" on an ipc:// socket in /tmp: what a Submit carries
 // (resources.reuse_workers / worker_max_trials as TrialSpec.reuse_worker / worker_max_trials),
 // and what a Started does to the journal: rank 0's warm worker becomes the trial's user attr
-// "worker", a fresh trainer ("") records none, and Optuna 3.1 (/usr/bin/python3) reads it.
-// journal_optuna_test compares the rest of Optuna's view with hpo's.
+// "worker", a fresh trainer ("") records none, and Optuna 3.1 (/usr/bin/python3) reads it;
+// what a sweep whose stdout is no terminal prints as its trials end. journal_optuna_test
+// compares the rest of Optuna's view with hpo's.
 #include "hpo/sweep_driver.h"
 
 #include <stdlib.h>
@@ -227,6 +228,56 @@ TEST_F(SweepDriverTest, ReuseWorkersFalseSubmitsFreshTrials) {
     EXPECT_FALSE(spec.reuse_worker());
     EXPECT_EQ(spec.worker_max_trials(), 5);
   }
+}
+
+// The file's text ("" when it does not exist).
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Not on a terminal (stdout piped to a file), each trial's line comes as the trial ends, not
+// at the end of the sweep, and nothing is redrawn (no escape sequences).
+TEST_F(SweepDriverTest, NotOnATerminalALinePerTrialAsItEnds) {
+  const SweepConfig config = Config("");
+  const std::string out_path = dir_ + "/stdout.txt";
+  std::ofstream out(out_path);
+  SweepDriver::Options options;
+  options.head = endpoint_;
+  options.connect_timeout = absl::Seconds(10);
+  options.head_grace = absl::ZeroDuration();
+  options.live = false;
+  options.out = &out;
+  absl::Status result = absl::UnknownError("did not run");
+  std::thread run([&] {
+    SweepDriver driver(config, options, &signals_);
+    result = driver.Run();
+  });
+  Welcome();
+  comm::TrialSpec specs[2];
+  RunTrial(kWarm, 0.5, &specs[0]);
+  // Trial 0's line, before trial 1 even started.
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  while (ReadText(out_path).find("trial 0 COMPLETE") == std::string::npos &&
+         absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  const std::string first = ReadText(out_path);
+  EXPECT_NE(first.find("trial 0 COMPLETE  lr="), std::string::npos) << first;
+  EXPECT_EQ(first.find("trial 1 "), std::string::npos) << first;
+  RunTrial("", 0.6, &specs[1]);
+  run.join();
+  EXPECT_TRUE(result.ok()) << result;
+  const std::string all = ReadText(out_path);
+  for (const char* line : {"trial 0 COMPLETE  lr=", "trial 1 COMPLETE  lr="}) {
+    const size_t at = all.find(line);
+    ASSERT_NE(at, std::string::npos) << all;
+    const std::string rest = all.substr(at, all.find('\n', at) - at);
+    EXPECT_NE(rest.find(" s  on local:0"), std::string::npos) << rest;  // how long, and where
+  }
+  EXPECT_EQ(all.find('\x1b'), std::string::npos) << all;
 }
 
 // A head that dropped this sweep (its heartbeats came late) answers each message sent before
