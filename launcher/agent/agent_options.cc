@@ -43,6 +43,85 @@ std::string HostName() {
   return name;
 }
 
+// --head: a connectable endpoint, and not another user's private socket (say so now rather
+// than wait for a head that never answers; a missing one may come: the agent keeps trying).
+absl::Status ParseHead(const std::string& head, AgentOptions& o) {
+  if (head.empty()) return absl::InvalidArgumentError("--head is required");
+  absl::StatusOr<comm::Endpoint> parsed = comm::ParseEndpoint(head, /*for_bind=*/false);
+  if (!parsed.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--head: ", parsed.status().message()));
+  }
+  o.head = parsed->text;
+  if (parsed->ipc) {
+    absl::Status reachable = comm::CheckIpcReachable(parsed->path);
+    if (absl::IsPermissionDenied(reachable)) return reachable;
+  }
+  return absl::OkStatus();
+}
+
+// --allow_env: names a trial may set, none of those that never pass.
+absl::Status ParseAllowEnv(const std::string& allow_env, AgentOptions& o) {
+  for (const std::string& var :
+       std::vector<std::string>(absl::StrSplit(allow_env, ',', absl::SkipEmpty()))) {
+    if (const std::string why = TrialEnvForbidden(var); !why.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("--allow_env: ", var, " ", why,
+                                                     ": it never passes (README, resources.env)"));
+    }
+    o.allow_env.insert(var);
+  }
+  return absl::OkStatus();
+}
+
+// --slots, --prewarm_workers and --kill_grace_ms within their ranges.
+absl::Status CheckCounts(const AgentFlags& flags) {
+  if (flags.slots < 0 || flags.slots > kMaxSlots) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--slots must be between 0 and ", kMaxSlots, ", got ", flags.slots));
+  }
+  if (flags.prewarm_workers < 0 || flags.prewarm_workers > kMaxSlots) {
+    return absl::InvalidArgumentError(absl::StrCat("--prewarm_workers must be between 0 and ",
+                                                   kMaxSlots, ", got ", flags.prewarm_workers));
+  }
+  if (flags.kill_grace_ms < 0 || flags.kill_grace_ms > kMaxKillGraceMs) {
+    return absl::InvalidArgumentError(absl::StrCat("--kill_grace_ms must be between 0 and ",
+                                                   kMaxKillGraceMs, " (10 minutes), got ",
+                                                   flags.kill_grace_ms));
+  }
+  return absl::OkStatus();
+}
+
+// --gpu_ids or --exclude_gpu_ids (not both).
+absl::Status ParseGpuFlags(const AgentFlags& flags, AgentOptions& o) {
+  if (!flags.gpu_ids.empty() && !flags.exclude_gpu_ids.empty()) {
+    return absl::InvalidArgumentError("--gpu_ids and --exclude_gpu_ids: give one or the other");
+  }
+  if (!flags.gpu_ids.empty()) {
+    ASSIGN_OR_RETURN(o.gpu_ids, ParseGpuIds(flags.gpu_ids, "--gpu_ids"));
+  }
+  if (!flags.exclude_gpu_ids.empty()) {
+    ASSIGN_OR_RETURN(o.exclude_gpu_ids, ParseGpuIds(flags.exclude_gpu_ids, "--exclude_gpu_ids"));
+  }
+  return absl::OkStatus();
+}
+
+// The flags taken as given, once every check passed.
+void CopyCheckedFlags(const AgentFlags& flags, AgentOptions& o) {
+  o.runtime_dir = flags.runtime_dir;
+  o.keys = flags.keys;
+  o.log_dir = flags.log_dir;
+  o.address = flags.address;
+  o.cache_dir = flags.cache_dir;
+  o.allow_dirs = absl::StrSplit(flags.allow_dirs, ',', absl::SkipEmpty());
+  o.slots = static_cast<int>(flags.slots);
+  o.prewarm_workers = static_cast<int>(flags.prewarm_workers);
+  o.prewarm_mps = flags.prewarm_mps;
+  o.kill_grace = absl::Milliseconds(flags.kill_grace_ms);
+  o.head_grace = absl::Seconds(flags.head_grace_s);
+  o.detach = flags.detach;
+  o.mps = flags.mps;
+  o.programs = flags.programs;
+}
+
 }  // namespace
 
 void AddAgentFlags(CommandLine* cli, AgentFlags* f) {
@@ -108,54 +187,16 @@ void AddAgentFlags(CommandLine* cli, AgentFlags* f) {
 
 absl::StatusOr<AgentOptions> AgentOptions::FromFlags(const AgentFlags& flags) {
   AgentOptions o;
-  if (flags.head.empty()) return absl::InvalidArgumentError("--head is required");
-  absl::StatusOr<comm::Endpoint> parsed = comm::ParseEndpoint(flags.head, /*for_bind=*/false);
-  if (!parsed.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("--head: ", parsed.status().message()));
-  }
-  o.head = parsed->text;
-  // Another user's private socket: say so now rather than wait for a head that never answers
-  // (a missing one may come: the agent keeps trying).
-  if (parsed->ipc) {
-    absl::Status reachable = comm::CheckIpcReachable(parsed->path);
-    if (absl::IsPermissionDenied(reachable)) return reachable;
-  }
+  RETURN_IF_ERROR(ParseHead(flags.head, o));
   if (!flags.name.empty() && !SafeName(flags.name)) {
     return absl::InvalidArgumentError(absl::StrCat("--name '", flags.name.substr(0, 64),
                                                    flags.name.size() > 64 ? "...'" : "'",
                                                    ": 1-64 letters, digits, '.', '-' or '_'"));
   }
-  for (const std::string& var :
-       std::vector<std::string>(absl::StrSplit(flags.allow_env, ',', absl::SkipEmpty()))) {
-    if (const std::string why = TrialEnvForbidden(var); !why.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat("--allow_env: ", var, " ", why,
-                                                     ": it never passes (README, resources.env)"));
-    }
-    o.allow_env.insert(var);
-  }
-  if (flags.slots < 0 || flags.slots > kMaxSlots) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--slots must be between 0 and ", kMaxSlots, ", got ", flags.slots));
-  }
-  if (flags.prewarm_workers < 0 || flags.prewarm_workers > kMaxSlots) {
-    return absl::InvalidArgumentError(absl::StrCat("--prewarm_workers must be between 0 and ",
-                                                   kMaxSlots, ", got ", flags.prewarm_workers));
-  }
-  if (flags.kill_grace_ms < 0 || flags.kill_grace_ms > kMaxKillGraceMs) {
-    return absl::InvalidArgumentError(absl::StrCat("--kill_grace_ms must be between 0 and ",
-                                                   kMaxKillGraceMs, " (10 minutes), got ",
-                                                   flags.kill_grace_ms));
-  }
+  RETURN_IF_ERROR(ParseAllowEnv(flags.allow_env, o));
+  RETURN_IF_ERROR(CheckCounts(flags));
   if (!flags.trainer.empty()) RETURN_IF_ERROR(CheckProgram("--trainer", flags.trainer));
-  if (!flags.gpu_ids.empty() && !flags.exclude_gpu_ids.empty()) {
-    return absl::InvalidArgumentError("--gpu_ids and --exclude_gpu_ids: give one or the other");
-  }
-  if (!flags.gpu_ids.empty()) {
-    ASSIGN_OR_RETURN(o.gpu_ids, ParseGpuIds(flags.gpu_ids, "--gpu_ids"));
-  }
-  if (!flags.exclude_gpu_ids.empty()) {
-    ASSIGN_OR_RETURN(o.exclude_gpu_ids, ParseGpuIds(flags.exclude_gpu_ids, "--exclude_gpu_ids"));
-  }
+  RETURN_IF_ERROR(ParseGpuFlags(flags, o));
   if (flags.head_grace_s < 0 || flags.head_grace_s > kMaxHeadGraceS) {
     return absl::InvalidArgumentError(absl::StrCat("--head_grace_s must be between 0 and ",
                                                    kMaxHeadGraceS, " (a day), got ",
@@ -174,20 +215,7 @@ absl::StatusOr<AgentOptions> AgentOptions::FromFlags(const AgentFlags& flags) {
       return absl::InvalidArgumentError(absl::StrCat("--runtime_dir: ", made.message()));
     }
   }
-  o.runtime_dir = flags.runtime_dir;
-  o.keys = flags.keys;
-  o.log_dir = flags.log_dir;
-  o.address = flags.address;
-  o.cache_dir = flags.cache_dir;
-  o.allow_dirs = absl::StrSplit(flags.allow_dirs, ',', absl::SkipEmpty());
-  o.slots = static_cast<int>(flags.slots);
-  o.prewarm_workers = static_cast<int>(flags.prewarm_workers);
-  o.prewarm_mps = flags.prewarm_mps;
-  o.kill_grace = absl::Milliseconds(flags.kill_grace_ms);
-  o.head_grace = absl::Seconds(flags.head_grace_s);
-  o.detach = flags.detach;
-  o.mps = flags.mps;
-  o.programs = flags.programs;
+  CopyCheckedFlags(flags, o);
   return o;
 }
 

@@ -23,55 +23,34 @@
 namespace tunefleet {
 namespace launcher {
 
+namespace {
+
+// The place every local rank of `assign` shares: the job's size, its master and this machine's
+// group.
+RankPlace RunPlace(const comm::Assign& assign, const std::string& master_addr, int master_port) {
+  RankPlace place;
+  place.world_size = assign.trial().world_size();
+  place.master_addr = master_addr;
+  place.master_port = master_port;
+  place.group_rank = assign.group_rank();
+  place.group_world_size = std::max(1, assign.group_count());
+  return place;
+}
+
+}  // namespace
+
 std::optional<comm::Envelope> RankLauncher::Spawn(uint64_t run_id, LocalRun& run,
                                                   const comm::Assign& assign,
                                                   const std::vector<int>& slots,
                                                   const std::vector<int>& lanes,
                                                   int sharing) const {
   const comm::TrialSpec& spec = assign.trial();
-  const std::string master_addr =
-      assign.master_addr().empty() ? config_.address : assign.master_addr();
-  const int master_port = assign.master_port() != 0
-                              ? assign.master_port()
-                              : comm::FreeTcpPort(master_addr).value_or(29500);
-  run.master_addr = master_addr;
-  run.master_port = master_port;
-  const std::string log_dir =
-      spec.log_dir().empty()
-          ? absl::StrCat(config_.log_dir, "/", SafeName(spec.sweep()) ? spec.sweep() : "runs")
-          : spec.log_dir();
-  if (absl::Status allowed = CheckTrialPath("log_dir", log_dir, config_.allow_dirs);
-      !allowed.ok()) {
-    TF_LOG(WARNING) << "run " << run_id << " (trial " << spec.trial()
-                    << ") refused: " << allowed.message();
-    run.start_error = std::string(allowed.message());
-    run.start_refused = true;
-    run.Stop(run.start_error, /*cancelled=*/false, config_.kill_grace);
-    return std::nullopt;
-  }
-  std::vector<std::string> dropped;
-  std::map<std::string, std::string> trial_env =
-      FilterTrialEnv(std::map<std::string, std::string>(spec.env().begin(), spec.env().end()),
-                     config_.allow_env, &dropped);
-  // A run that may share its GPU: MPS's client variables, in the warm workers' key too.
-  if (spec.trials_per_gpu() > 1 && config_.shared_env) {
-    for (const auto& [k, v] : config_.shared_env()) trial_env[k] = v;
-  }
-  // An MPS client names its GPU as the MPS server numbers the agent's: by slot (mps_daemon.h).
-  const bool mps_client = trial_env.count("CUDA_MPS_PIPE_DIRECTORY") > 0;
-  if (!dropped.empty()) {
-    TF_LOG(WARNING) << "run " << run_id << " (trial " << spec.trial()
-                    << "): not passed to the trainer (agent --allow_env; LD_* never): "
-                    << absl::StrJoin(dropped, ", ");
-  }
+  const std::optional<RunPlan> plan = PlanRun(run_id, run, assign, sharing);
+  if (!plan) return std::nullopt;
   if (spec.has_program()) {
-    RankPlace place;
-    place.world_size = spec.world_size();
-    place.master_addr = master_addr;
-    place.master_port = master_port;
-    place.group_rank = assign.group_rank();
-    place.group_world_size = std::max(1, assign.group_count());
-    return SpawnProgram(run_id, run, assign, slots, place, log_dir, trial_env, sharing);
+    return SpawnProgram(run_id, run, assign, slots,
+                        RunPlace(assign, plan->master_addr, plan->master_port), plan->log_dir,
+                        plan->trial_env, sharing);
   }
   const bool warm = workers_ != nullptr && WarmWorkers::Eligible(assign);
   comm::Envelope started;
@@ -84,37 +63,11 @@ std::optional<comm::Envelope> RankLauncher::Spawn(uint64_t run_id, LocalRun& run
     rank.rank = assign.ranks(i);
     rank.slot = slots[static_cast<size_t>(i)];
     rank.lane = lanes[static_cast<size_t>(i)];
-    ProcessSpec ps;
-    ps.binary = config_.trainer_binary;
-    ps.args = comm::TrainerArgv(spec);  // argv, then the typed overrides as key=VALUE
-    RankPlace place;
-    place.rank = rank.rank;
-    place.local_rank = i;
-    place.world_size = spec.world_size();
-    place.local_world_size = assign.ranks_size();
-    place.master_addr = master_addr;
-    place.master_port = master_port;
-    place.group_rank = assign.group_rank();
-    place.group_world_size = std::max(1, assign.group_count());
-    ps.env = TorchrunEnv(place);
-    ps.env.insert({{"CUDA_VISIBLE_DEVICES", GpuOf(rank.slot, mps_client)},
-                   {"TUNEFLEET_AGENT_ENDPOINT", config_.trainer_endpoint}});
-    for (const auto& [k, v] : RunEnv(run_id, spec, sharing, trial_env)) ps.env.emplace(k, v);
-    ps.log_path = absl::StrCat(log_dir, "/trial-", spec.trial(), "/rank-", rank.rank, ".log");
+    const ProcessSpec ps = RankProcess(run_id, assign, *plan, i, rank);
     rank.log_path = ps.log_path;
-    std::string worker;
-    absl::Status status;
-    if (warm) {
-      absl::StatusOr<std::string> lent = LendWorker(run_id, spec, trial_env, ps.env, rank);
-      if (lent.ok()) worker = *lent;
-      status = lent.status();
-    } else {
-      absl::StatusOr<std::unique_ptr<ChildProcess>> child = ChildProcess::Start(ps);
-      if (child.ok()) rank.process = std::move(*child);
-      status = child.status();
-    }
-    if (!status.ok()) {
-      run.start_error = std::string(status.message());
+    const absl::StatusOr<std::string> worker = StartRank(run_id, spec, *plan, ps, warm, rank);
+    if (!worker.ok()) {
+      run.start_error = std::string(worker.status().message());
       run.ranks.push_back(std::move(rank));
       run.Stop(run.start_error, /*cancelled=*/false, config_.kill_grace);
       return std::nullopt;
@@ -122,14 +75,94 @@ std::optional<comm::Envelope> RankLauncher::Spawn(uint64_t run_id, LocalRun& run
     st->add_ranks(rank.rank);
     st->add_pids(rank.process->pid());
     st->add_slots(rank.slot);
-    st->add_workers(worker);
+    st->add_workers(*worker);
     run.ranks.push_back(std::move(rank));
   }
   TF_LOG(INFO) << "run " << run_id << " (trial " << spec.trial() << "): started rank(s) "
                << st->ranks(0) << (assign.ranks_size() > 1 ? "..." : "") << " of "
-               << spec.world_size() << ", master " << master_addr << ":" << master_port
+               << spec.world_size() << ", master " << plan->master_addr << ":" << plan->master_port
                << (warm ? absl::StrCat(", warm worker ", st->workers(0)) : std::string());
   return started;
+}
+
+std::optional<RankLauncher::RunPlan> RankLauncher::PlanRun(uint64_t run_id, LocalRun& run,
+                                                           const comm::Assign& assign,
+                                                           int sharing) const {
+  const comm::TrialSpec& spec = assign.trial();
+  RunPlan plan;
+  plan.sharing = sharing;
+  plan.master_addr = assign.master_addr().empty() ? config_.address : assign.master_addr();
+  plan.master_port = assign.master_port() != 0
+                         ? assign.master_port()
+                         : comm::FreeTcpPort(plan.master_addr).value_or(29500);
+  run.master_addr = plan.master_addr;
+  run.master_port = plan.master_port;
+  plan.log_dir =
+      spec.log_dir().empty()
+          ? absl::StrCat(config_.log_dir, "/", SafeName(spec.sweep()) ? spec.sweep() : "runs")
+          : spec.log_dir();
+  if (absl::Status allowed = CheckTrialPath("log_dir", plan.log_dir, config_.allow_dirs);
+      !allowed.ok()) {
+    TF_LOG(WARNING) << "run " << run_id << " (trial " << spec.trial()
+                    << ") refused: " << allowed.message();
+    run.start_error = std::string(allowed.message());
+    run.start_refused = true;
+    run.Stop(run.start_error, /*cancelled=*/false, config_.kill_grace);
+    return std::nullopt;
+  }
+  plan.trial_env = AllowedTrialEnv(run_id, spec);
+  // An MPS client names its GPU as the MPS server numbers the agent's: by slot (mps_daemon.h).
+  plan.mps_client = plan.trial_env.count("CUDA_MPS_PIPE_DIRECTORY") > 0;
+  return plan;
+}
+
+std::map<std::string, std::string> RankLauncher::AllowedTrialEnv(
+    uint64_t run_id, const comm::TrialSpec& spec) const {
+  std::vector<std::string> dropped;
+  std::map<std::string, std::string> trial_env =
+      FilterTrialEnv(std::map<std::string, std::string>(spec.env().begin(), spec.env().end()),
+                     config_.allow_env, &dropped);
+  // A run that may share its GPU: MPS's client variables, in the warm workers' key too.
+  if (spec.trials_per_gpu() > 1 && config_.shared_env) {
+    for (const auto& [k, v] : config_.shared_env()) trial_env[k] = v;
+  }
+  if (!dropped.empty()) {
+    TF_LOG(WARNING) << "run " << run_id << " (trial " << spec.trial()
+                    << "): not passed to the trainer (agent --allow_env; LD_* never): "
+                    << absl::StrJoin(dropped, ", ");
+  }
+  return trial_env;
+}
+
+ProcessSpec RankLauncher::RankProcess(uint64_t run_id, const comm::Assign& assign,
+                                      const RunPlan& plan, int local_rank,
+                                      const LocalRank& rank) const {
+  const comm::TrialSpec& spec = assign.trial();
+  ProcessSpec ps;
+  ps.binary = config_.trainer_binary;
+  ps.args = comm::TrainerArgv(spec);  // argv, then the typed overrides as key=VALUE
+  RankPlace place = RunPlace(assign, plan.master_addr, plan.master_port);
+  place.rank = rank.rank;
+  place.local_rank = local_rank;
+  place.local_world_size = assign.ranks_size();
+  ps.env = TorchrunEnv(place);
+  ps.env.insert({{"CUDA_VISIBLE_DEVICES", GpuOf(rank.slot, plan.mps_client)},
+                 {"TUNEFLEET_AGENT_ENDPOINT", config_.trainer_endpoint}});
+  for (const auto& [k, v] : RunEnv(run_id, spec, plan.sharing, plan.trial_env)) {
+    ps.env.emplace(k, v);
+  }
+  ps.log_path = absl::StrCat(plan.log_dir, "/trial-", spec.trial(), "/rank-", rank.rank, ".log");
+  return ps;
+}
+
+absl::StatusOr<std::string> RankLauncher::StartRank(uint64_t run_id, const comm::TrialSpec& spec,
+                                                    const RunPlan& plan, const ProcessSpec& ps,
+                                                    bool warm, LocalRank& rank) const {
+  if (warm) return LendWorker(run_id, spec, plan.trial_env, ps.env, rank);
+  absl::StatusOr<std::unique_ptr<ChildProcess>> child = ChildProcess::Start(ps);
+  if (!child.ok()) return child.status();
+  rank.process = std::move(*child);
+  return std::string();
 }
 
 std::map<std::string, std::string> RankLauncher::RunEnv(

@@ -32,6 +32,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "comm/proto/messages.pb.h"
+#include "common/child_process.h"
 #include "common/gpu_detect.h"
 #include "common/rank_env.h"
 #include "launcher/agent/local_run.h"
@@ -76,6 +77,32 @@ class RankLauncher {
   void Prewarm(int count) const;
 
  private:
+  // What Spawn works out once for all the local ranks of a run.
+  struct RunPlan {
+    std::string master_addr;
+    int master_port = 0;
+    std::string log_dir;                           // where the ranks' logs go
+    std::map<std::string, std::string> trial_env;  // the trial's variables that pass
+    bool mps_client = false;                       // a CUDA MPS client (GpuOf)
+    int sharing = 1;                               // TUNEFLEET_GPU_TRIALS
+  };
+  // The plan of `assign`'s run, its master recorded in `run`; nullopt when the trial's log_dir
+  // lies outside the folders the agent serves (the run refused and stopped, run.start_error).
+  std::optional<RunPlan> PlanRun(uint64_t run_id, LocalRun& run, const comm::Assign& assign,
+                                 int sharing) const;
+  // The trial's variables that --allow_env lets through (the others logged), and shared_env's
+  // on a run that may share its GPU.
+  std::map<std::string, std::string> AllowedTrialEnv(uint64_t run_id,
+                                                     const comm::TrialSpec& spec) const;
+  // The process of local rank `local_rank` (rank.rank on rank.slot): the trainer, its argv, its
+  // environment and its log.
+  ProcessSpec RankProcess(uint64_t run_id, const comm::Assign& assign, const RunPlan& plan,
+                          int local_rank, const LocalRank& rank) const;
+  // Starts `rank` as `ps` in a fresh process, or in its slot's warm worker when `warm`;
+  // returns the worker's name ("" for a fresh process).
+  absl::StatusOr<std::string> StartRank(uint64_t run_id, const comm::TrialSpec& spec,
+                                        const RunPlan& plan, const ProcessSpec& ps, bool warm,
+                                        LocalRank& rank) const;
   // The rank environment's OMP_NUM_THREADS: the cores split over CPU slots; none on GPUs or
   // where the agent's own environment sets it.
   std::optional<std::string> CpuThreads() const;
