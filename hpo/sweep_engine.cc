@@ -363,10 +363,8 @@ absl::Status SweepEngine::SetPlacement(int64_t number, const std::string& placem
   const bool first = t.ranks_started.empty();
   if (first) t.ranks_started = OptunaDatetimeNow();
   if (journal_ == nullptr) return absl::OkStatus();
-  if (first) {
-    RETURN_IF_ERROR(journal_->SetUserAttr(number, "ranks_started", JsonString(t.ranks_started)));
-  }
-  return journal_->SetUserAttr(number, "placement", JsonString(placement));
+  if (first) RETURN_IF_ERROR(journal_->SetUserAttr(t, &Trial::ranks_started));
+  return journal_->SetUserAttr(t, &Trial::placement);
 }
 
 absl::Status SweepEngine::SetGpuUsage(int64_t number, double util_mean, double mem_peak_mib,
@@ -377,9 +375,9 @@ absl::Status SweepEngine::SetGpuUsage(int64_t number, double util_mean, double m
   t.gpu_mem_peak_mib = mem_peak_mib;
   t.gpu_energy_j = energy_j;
   if (journal_ == nullptr) return absl::OkStatus();
-  RETURN_IF_ERROR(journal_->SetUserAttr(number, "gpu_util_mean", JsonFloat(util_mean)));
-  RETURN_IF_ERROR(journal_->SetUserAttr(number, "gpu_mem_peak_mib", JsonFloat(mem_peak_mib)));
-  return journal_->SetUserAttr(number, "gpu_energy_j", JsonFloat(energy_j));
+  RETURN_IF_ERROR(journal_->SetUserAttr(t, &Trial::gpu_util_mean));
+  RETURN_IF_ERROR(journal_->SetUserAttr(t, &Trial::gpu_mem_peak_mib));
+  return journal_->SetUserAttr(t, &Trial::gpu_energy_j);
 }
 
 absl::Status SweepEngine::SetWorker(int64_t number, const std::string& worker) {
@@ -388,14 +386,15 @@ absl::Status SweepEngine::SetWorker(int64_t number, const std::string& worker) {
   if (t.worker == worker) return absl::OkStatus();  // a Started seen again after a head restart
   t.worker = worker;
   if (journal_ == nullptr) return absl::OkStatus();
-  return journal_->SetUserAttr(number, "worker", JsonString(worker));
+  return journal_->SetUserAttr(t, &Trial::worker);
 }
 
 absl::Status SweepEngine::SetRequeuedAlone(int64_t number) {
   if (!IsRunning(number)) return absl::OkStatus();
-  study_.trials[static_cast<size_t>(number)].requeued_alone = true;
+  Trial& t = study_.trials[static_cast<size_t>(number)];
+  t.requeued_alone = true;
   if (journal_ == nullptr) return absl::OkStatus();
-  return journal_->SetUserAttr(number, "requeued_alone", "true");
+  return journal_->SetUserAttr(t, &Trial::requeued_alone);
 }
 
 std::vector<int64_t> SweepEngine::Running() const {

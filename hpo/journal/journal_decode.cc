@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "hpo/journal/trial_user_attrs.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -146,34 +147,9 @@ double ToExternal(const ParsedDistribution& d, const PyJson& internal_json) {
 }
 
 void ApplyUserAttr(const std::string& key, const PyJson& v, Trial* t) {
-  const std::string what = absl::StrCat("user attr \"", key, "\"");
-  if (key == "lr_effective") {
-    t->lr_effective = AsNumber(v, what);
-  } else if (key == "phase") {
-    t->phase = AsString(v, what);
-  } else if (key == "point") {
-    t->point = AsInt(v, what);
-  } else if (key == "fail_reason") {
-    t->fail_reason = AsString(v, what);
-  } else if (key == "stderr_tail") {
-    t->stderr_tail = AsString(v, what);
-  } else if (key == "placement") {
-    t->placement = AsString(v, what);
-  } else if (key == "worker") {
-    t->worker = AsString(v, what);
-  } else if (key == "ranks_started") {
-    t->ranks_started = AsString(v, what);
-  } else if (key == "requeued_alone") {
-    if (!v.is_boolean()) Fail(absl::StrCat(what, ": expected true or false, got ", DumpPyJson(v)));
-    t->requeued_alone = v.get<bool>();
-  } else if (key == "gpu_util_mean") {
-    t->gpu_util_mean = AsNumber(v, what);
-  } else if (key == "gpu_mem_peak_mib") {
-    t->gpu_mem_peak_mib = AsNumber(v, what);
-  } else if (key == "gpu_energy_j") {
-    t->gpu_energy_j = AsNumber(v, what);
-  }
-  // Other user attrs have no place in Trial.
+  const TrialUserAttr* attr = FindTrialUserAttr(key);
+  if (attr == nullptr) return;  // other user attrs have no place in Trial
+  if (absl::Status read = ReadUserAttr(*attr, v, t); !read.ok()) Fail(std::string(read.message()));
 }
 
 void ApplySystemAttr(const std::string& key, const PyJson& v, Trial* t) {

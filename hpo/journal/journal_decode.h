@@ -24,8 +24,8 @@ namespace tunefleet {
 namespace hpo {
 
 // InvalidArgument when `value` does not have the type Trial holds for the user attr `key`
-// (lr_effective a number, phase / fail_reason / stderr_tail / placement / worker strings, point
-// an integer), so that a journal holding it would not read back. Other keys are fine.
+// (hpo/journal/trial_user_attrs.h), so that a journal holding it would not read back. Other
+// keys are fine.
 absl::Status CheckUserAttr(const std::string& key, const PyJson& value);
 
 namespace journal_internal {
@@ -64,8 +64,9 @@ bool Compatible(const ParsedDistribution& old_d, const ParsedDistribution& new_d
 // to_external_repr: the choice for a categorical's index, else the value itself.
 double ToExternal(const ParsedDistribution& d, const PyJson& internal_json);
 
-// Sets the user / system attr `key` on `t` where Trial has a place for it (other user attrs
-// are dropped; non-numeric system attrs other than failed_trial / retry_history are removed).
+// Sets the user / system attr `key` on `t` where Trial has a place for it (a user attr of
+// hpo/journal/trial_user_attrs.h; other user attrs are dropped; non-numeric system attrs other than
+// failed_trial / retry_history are removed).
 void ApplyUserAttr(const std::string& key, const PyJson& v, Trial* t);
 void ApplySystemAttr(const std::string& key, const PyJson& v, Trial* t);
 

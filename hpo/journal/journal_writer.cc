@@ -223,9 +223,10 @@ absl::Status JournalWriter::CreateTrial(const Trial& trial, const SearchSpace& s
   const auto system_attr = [&](const std::string& key, const std::string& value_json) {
     lines.push_back(AttrLine(JournalOp::kSetTrialSystemAttr, trial_id, key, value_json));
   };
-  user_attr("lr_effective", JsonFloat(trial.lr_effective));
-  user_attr("phase", JsonString(trial.phase));
-  user_attr("point", std::to_string(trial.point));
+  for (const TrialUserAttr& attr : TrialUserAttrs()) {
+    if (attr.written == UserAttrWritten::kAtCreation)
+      user_attr(attr.name, UserAttrValue(attr, trial));
+  }
   if (trial.failed_trial) {
     system_attr("failed_trial", std::to_string(*trial.failed_trial));
     std::vector<std::string> history;
@@ -279,6 +280,11 @@ absl::Status JournalWriter::SetUserAttr(int64_t trial_number, const std::string&
                 /*sync=*/false);
 }
 
+absl::Status JournalWriter::SetUserAttr(const Trial& trial, UserAttrMember member) {
+  const TrialUserAttr& attr = UserAttrOf(member);
+  return SetUserAttr(trial.number, attr.name, UserAttrValue(attr, trial));
+}
+
 absl::Status JournalWriter::Finish(const Trial& trial) {
   absl::MutexLock lock(&mu_);
   RETURN_IF_ERROR(CheckUpdatable(trial.number));
@@ -308,15 +314,12 @@ absl::Status JournalWriter::Finish(const Trial& trial) {
   }
   const int64_t trial_id = trial_ids_[trial.number];
   if (trial.state == TrialState::kFail) {
-    // Clang's analysis does not carry the held lock into a lambda: say it.
-    const auto fail_attr = [&](const char* key, const std::string& value)
-                               ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
-      if (value.empty()) return absl::OkStatus();
-      return Append(AttrLine(JournalOp::kSetTrialUserAttr, trial_id, key, JsonString(value)),
-                    /*sync=*/false);
-    };
-    RETURN_IF_ERROR(fail_attr("fail_reason", trial.fail_reason));
-    RETURN_IF_ERROR(fail_attr("stderr_tail", trial.stderr_tail));
+    for (const TrialUserAttr& attr : TrialUserAttrs()) {
+      if (attr.written != UserAttrWritten::kAtFailure || !HasUserAttr(attr, trial)) continue;
+      RETURN_IF_ERROR(Append(
+          AttrLine(JournalOp::kSetTrialUserAttr, trial_id, attr.name, UserAttrValue(attr, trial)),
+          /*sync=*/false));
+    }
   }
   const std::string complete =
       trial.datetime_complete.empty() ? OptunaDatetimeNow() : trial.datetime_complete;

@@ -28,6 +28,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "hpo/journal/trial_user_attrs.h"
 #include "hpo/search_space.h"
 #include "hpo/trial.h"
 
@@ -56,7 +57,8 @@ class JournalWriter {
 
   // CREATE_TRIAL (datetime_start = trial.datetime_start, or now when empty), then
   // SET_TRIAL_PARAM for each of trial.params with its distribution from `space`, then the user
-  // attrs lr_effective, phase and point, then the system attrs failed_trial and retry_history
+  // attrs written at creation (hpo/journal/trial_user_attrs.h: lr_effective, phase and point),
+  // then the system attrs failed_trial and retry_history
   // when trial.failed_trial is set, and the numeric trial.system_attrs. The trial is recorded
   // RUNNING; its state, value and intermediate values are written by the calls below.
   // trial.number must be the next trial number (0, 1, ...); params must lie in `space`.
@@ -64,18 +66,19 @@ class JournalWriter {
 
   // Operations on a RUNNING trial (FailedPrecondition for an unknown or finished one).
   // SetSystemAttr is for numeric attrs (not failed_trial / retry_history); SetUserAttr checks
-  // that lr_effective, phase, point, fail_reason, stderr_tail, placement and worker have the
-  // types Trial holds.
+  // that the user attrs Trial holds (hpo/journal/trial_user_attrs.h) have their types.
   absl::Status SetIntermediateValue(int64_t trial_number, int64_t step, double value);
   absl::Status SetSystemAttr(int64_t trial_number, const std::string& key, double value);
   absl::Status SetUserAttr(int64_t trial_number, const std::string& key,
                            const std::string& json_value);
+  // The user attr that fills `member` (hpo/journal/trial_user_attrs.h), its value `trial`'s.
+  absl::Status SetUserAttr(const Trial& trial, UserAttrMember member);
 
-  // Ends the trial: for FAIL, first the user attrs fail_reason and stderr_tail (each when
-  // non-empty); then SET_TRIAL_STATE_VALUES with trial.state (COMPLETE, PRUNED or FAIL),
-  // "values": [trial.value] for COMPLETE (required, and not NaN: Optuna records a NaN
-  // objective as FAIL) else null, and datetime_complete = trial.datetime_complete or now;
-  // then fsync.
+  // Ends the trial: for FAIL, first the user attrs written at failure (fail_reason and
+  // stderr_tail, each when non-empty); then SET_TRIAL_STATE_VALUES with trial.state (COMPLETE,
+  // PRUNED or FAIL), "values": [trial.value] for COMPLETE (required, and not NaN: Optuna records a
+  // NaN objective as FAIL) else null, and datetime_complete = trial.datetime_complete or now; then
+  // fsync.
   absl::Status Finish(const Trial& trial);
 
   const std::string& path() const { return path_; }

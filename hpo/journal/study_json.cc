@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/py_json.h"
+#include "hpo/journal/trial_user_attrs.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -41,29 +42,11 @@ std::string TrialJson(const Trial& t, const SearchSpace& dists) {
   for (const auto& [step, v] : t.intermediate_values) {
     intermediate.push_back(absl::StrCat("\"", step, "\": ", JsonFloat(v)));
   }
-  user.push_back(absl::StrCat("\"lr_effective\": ", JsonFloat(t.lr_effective)));
-  user.push_back(absl::StrCat("\"phase\": ", JsonString(t.phase)));
-  user.push_back(absl::StrCat("\"point\": ", t.point));
-  if (!t.fail_reason.empty()) {
-    user.push_back(absl::StrCat("\"fail_reason\": ", JsonString(t.fail_reason)));
+  for (const TrialUserAttr& attr : TrialUserAttrs()) {
+    if (HasUserAttr(attr, t)) {
+      user.push_back(absl::StrCat(JsonString(attr.name), ": ", UserAttrValue(attr, t)));
+    }
   }
-  if (!t.stderr_tail.empty()) {
-    user.push_back(absl::StrCat("\"stderr_tail\": ", JsonString(t.stderr_tail)));
-  }
-  if (!t.placement.empty()) {
-    user.push_back(absl::StrCat("\"placement\": ", JsonString(t.placement)));
-  }
-  if (!t.worker.empty()) user.push_back(absl::StrCat("\"worker\": ", JsonString(t.worker)));
-  if (!t.ranks_started.empty()) {
-    user.push_back(absl::StrCat("\"ranks_started\": ", JsonString(t.ranks_started)));
-  }
-  if (t.requeued_alone) user.push_back("\"requeued_alone\": true");
-  const auto number = [&](const char* key, const std::optional<double>& v) {
-    if (v) user.push_back(absl::StrCat("\"", key, "\": ", JsonFloat(*v)));
-  };
-  number("gpu_util_mean", t.gpu_util_mean);
-  number("gpu_mem_peak_mib", t.gpu_mem_peak_mib);
-  number("gpu_energy_j", t.gpu_energy_j);
   for (const auto& [name, v] : t.system_attrs) {
     system.push_back(absl::StrCat(JsonString(name), ": ", JsonFloat(v)));
   }
