@@ -348,7 +348,7 @@ absl::Status AskTrainerFor(SweepConfig& config, const std::string& path,
     TrainerQuery query;
     query.config = trainer_path;
     query.overrides = config.trainer.overrides;
-    query.checks = TrainerChecks(config.params);
+    query.checks = TrainerChecks(config.params, config.batch_sizes);
     query.world_size = config.gpus_per_trial;
     absl::StatusOr<TrainerAnswer> answer =
         QueryTrainer(ask_trainer ? ask_trainer : TrainerBinary(), query);
@@ -358,6 +358,7 @@ absl::Status AskTrainerFor(SweepConfig& config, const std::string& path,
     }
     config.trainer.config = trainer_path;
     config.trainer.keys = answer->keys;
+    config.trainer.preflight = answer->preflight;
     if (auto it = answer->keys.find("train.grad_accum"); it != answer->keys.end()) {
       config.trainer.grad_accum = std::strtoll(it->second.c_str(), nullptr, 10);
     }

@@ -81,8 +81,11 @@ struct TrainerSpec {
   // From the trainer's dry run on its config (with its overrides), when LoadSweepConfig asks it
   // (hpo/config/trainer_query.h):
   int64_t grad_accum = 1;  // for lr scaling
-  // Every trainer key with its resolved value (TrainerAnswer::keys): the files hpo checks.
+  // Every trainer key with its resolved value (TrainerAnswer::keys).
   std::map<std::string, std::string> keys;
+  // The files hpo checks, the model folder's check and the memory estimate per batch size
+  // (TrainerAnswer::preflight).
+  TrainerPreflight preflight;
   // The samples of one epoch across the ranks (the training examples, padded to a multiple of
   // gpus_per_trial as DistributedSampler pads them), as the trainer counts them; 0 when the
   // training data could not be read here. The synthetic trainer's "epoch" is its steps *

@@ -300,11 +300,13 @@ absl::Status ParseParameters(const ConfigMap& m, ParamSpec* lr, std::vector<int6
   return absl::OkStatus();
 }
 
-std::vector<std::string> TrainerChecks(const std::vector<ParamSpec>& others) {
+std::vector<std::string> TrainerChecks(const std::vector<ParamSpec>& others,
+                                       const std::vector<int64_t>& batch_sizes) {
   std::vector<std::string> checks;
   for (const ParamSpec& p : others) {
     for (double probe : Probes(p)) checks.push_back(p.name + "=" + ParamValueText(p, probe));
   }
+  for (int64_t batch : batch_sizes) checks.push_back(absl::StrCat("train.batch_size=", batch));
   return checks;
 }
 

@@ -80,7 +80,11 @@ absl::StatusOr<std::string> ParameterName(const std::string& name,
 // The overrides the trainer is asked about before a sweep (hpo/config/trainer_query.h), in
 // order: each searched trainer key at its bounds, at a point inside them, and at each of its
 // values ("train.epochs=1", "model.pooling=cls").
-std::vector<std::string> TrainerChecks(const std::vector<ParamSpec>& others);
+// Then each of `batch_sizes` ("train.batch_size=32"), for the trainer's memory estimate of each
+// (hpo/config/trainer_query.h TrainerPreflight::memory); CheckParametersWithTrainer does not
+// look at their verdicts.
+std::vector<std::string> TrainerChecks(const std::vector<ParamSpec>& others,
+                                       const std::vector<int64_t>& batch_sizes = {});
 
 // Checks the searched trainer keys against the trainer's verdicts on TrainerChecks(others)
 // (override, error or "" when the config loads with it; the sweep's trainer overrides applied),

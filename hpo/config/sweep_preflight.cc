@@ -5,14 +5,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <utility>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/clip.h"
@@ -21,9 +20,6 @@
 #include "common/status_macros.h"
 #include "hpo/config/sweep_plan.h"
 #include "hpo/journal/journal_file.h"
-#include "trainer/model/bert_config.h"
-#include "trainer/model/memory_formula.h"
-#include "trainer/model/model_family_registry.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -49,6 +45,12 @@ absl::Status CheckDevModeRanks(const SweepConfig& config, int gpus, int cpus, in
                    " (a cluster's trials may span nodes: --head)"));
 }
 
+namespace {
+
+double GiB(double bytes) { return bytes / (1024.0 * 1024.0 * 1024.0); }
+
+}  // namespace
+
 int CpusHere() {
   cpu_set_t set;
   if (::sched_getaffinity(0, sizeof(set), &set) == 0) return CPU_COUNT(&set);
@@ -68,70 +70,26 @@ LocalHost ThisHost() {
     }
     host.memory_bytes = static_cast<double>(least->total_bytes);
     host.memory_text =
-        absl::StrFormat("the GPU's %.1f GiB (%s)", trainer::GiB(host.memory_bytes), least->name);
+        absl::StrFormat("the GPU's %.1f GiB (%s)", GiB(host.memory_bytes), least->name);
   } else {
     const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
     if (pages > 0 && page > 0) host.memory_bytes = static_cast<double>(pages) * page;
-    host.memory_text =
-        absl::StrFormat("this host's %.1f GiB of RAM", trainer::GiB(host.memory_bytes));
+    host.memory_text = absl::StrFormat("this host's %.1f GiB of RAM", GiB(host.memory_bytes));
   }
   return host;
 }
 
-namespace {
-
-// What the trainer's memory estimate (trainer/model/memory_formula.h) needs of a sweep's trials,
-// from the trainer's resolved keys (LoadSweepConfig asked it: hpo/config/trainer_query.h).
-struct EstimateInputs {
-  trainer::BertConfig model;
-  int64_t parameters = 0;
-  int64_t max_seq_len = 0;  // the model's longest input, or model.max_seq_len when shorter
-  int passes = 2;           // encoder passes a step: 1 for classification
-  bool fp32 = false;
-  bool grad_checkpointing = false;
-  int optimizer_shards = 1;
-};
-
-// Nullopt where the model cannot be read here (CheckSweepTrainerFiles says why).
-std::optional<EstimateInputs> ReadEstimateInputs(const SweepConfig& config) {
-  auto key = [&](const std::string& name) {
-    auto it = config.trainer.keys.find(name);
-    return it == config.trainer.keys.end() ? std::string() : it->second;
-  };
-  if (key("model.path").empty()) return std::nullopt;
-  absl::StatusOr<trainer::BertConfig> model =
-      trainer::ReadModelConfig(JoinPath(key("model.path"), "config.json"));
-  if (!model.ok()) return std::nullopt;
-  EstimateInputs in;
-  in.model = *std::move(model);
-  in.parameters = trainer::EncoderParameters(in.model);
-  in.max_seq_len = in.model.max_position_embeddings;
-  if (int64_t len = 0; absl::SimpleAtoi(key("model.max_seq_len"), &len) && len > 0) {
-    in.max_seq_len = std::min(in.max_seq_len, len);
-  }
-  in.passes = key("task.type") == "classification" ? 1 : 2;
-  in.fp32 = key("train.precision") == "fp32";
-  in.grad_checkpointing = key("train.grad_checkpointing") == "true";
-  in.optimizer_shards =
-      key("train.strategy") == "zero1" ? static_cast<int>(config.gpus_per_trial) : 1;
-  return in;
-}
-
-}  // namespace
-
 absl::Status CheckDevModeBatchSizes(const SweepConfig& config, const LocalHost& host) {
   if (!config.trainer.native() || host.memory_bytes <= 0) return absl::OkStatus();
-  const std::optional<EstimateInputs> in = ReadEstimateInputs(config);
-  if (!in.has_value()) return absl::OkStatus();
+  const TrainerPreflight& preflight = config.trainer.preflight;
   for (int64_t batch : config.batch_sizes) {
-    const trainer::MemoryEstimate least =
-        trainer::LeastTrainingMemory(in->model, in->parameters, batch, in->passes, in->fp32,
-                                     in->grad_checkpointing, in->optimizer_shards);
-    if (least.total_bytes() <= host.memory_bytes) continue;
+    // None where the model cannot be read here (CheckSweepTrainerFiles says why).
+    auto it = preflight.memory.find(batch);
+    if (it == preflight.memory.end() || it->second.least_bytes <= host.memory_bytes) continue;
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s: parameters.batch_size: %d examples a step need at least %.1f GiB even at %d tokens "
         "a sequence (the trainer's memory estimate), more than %s",
-        config.source, batch, trainer::GiB(least.total_bytes()), trainer::kLeastTokens,
+        config.source, batch, GiB(it->second.least_bytes), preflight.least_tokens,
         host.memory_text));
   }
   return absl::OkStatus();
@@ -140,12 +98,9 @@ absl::Status CheckDevModeBatchSizes(const SweepConfig& config, const LocalHost& 
 double TrialMemoryMib(const SweepConfig& config, int64_t batch) {
   if (config.trainer.synthetic) return config.trainer.synthetic_spec.memory_mib;
   if (config.trainer.program) return config.trainer.program_spec.gpu_memory_mib;
-  const std::optional<EstimateInputs> in = ReadEstimateInputs(config);
-  if (!in.has_value()) return 0;
-  const trainer::MemoryEstimate estimate = trainer::EstimateTrainingMemoryBytes(
-      in->model, in->parameters, batch, in->max_seq_len, in->passes, in->fp32,
-      in->grad_checkpointing, in->optimizer_shards);
-  return estimate.total_bytes() / (1024.0 * 1024.0);
+  const std::map<int64_t, BatchMemory>& memory = config.trainer.preflight.memory;
+  auto it = memory.find(batch);
+  return it == memory.end() ? 0 : it->second.bytes / (1024.0 * 1024.0);
 }
 
 absl::Status CheckJournalWritable(const std::string& journal) {

@@ -47,14 +47,16 @@ LocalHost ThisHost();
 int CpusHere();
 
 // Dev mode's batch sizes against this host: each must fit by the trainer's memory estimate at
-// 2 tokens a sequence (a lower bound, trainer/model/memory_formula.h), as the trainer itself checks
-// at its start (trainer/train/memory_estimate.h CheckBatchCanFit). A synthetic sweep passes.
+// 2 tokens a sequence (a lower bound, which the trainer's dry run gives per batch size:
+// TrainerPreflight::memory, hpo/config/trainer_query.h), as the trainer itself checks at its
+// start. A synthetic sweep passes, as does a model the trainer could not read here.
 absl::Status CheckDevModeBatchSizes(const SweepConfig& config, const LocalHost& host);
 
 // The trainer's estimate of one trial's peak memory at per-rank batch `batch` (MiB; the model
-// state, and the activations at the model's max_seq_len, an upper bound under dynamic padding),
-// which agents check against a shared GPU's free memory (TrialSpec.memory_mib); a synthetic
-// sweep's memory_mib; 0 when the model cannot be read here.
+// state, and the activations at the model's max_seq_len, an upper bound under dynamic padding;
+// from its dry run, TrainerPreflight::memory), which agents check against a shared GPU's free
+// memory (TrialSpec.memory_mib); a synthetic sweep's memory_mib, a program's gpu_memory_mib; 0
+// when the model cannot be read here or the trainer estimated no such batch size.
 double TrialMemoryMib(const SweepConfig& config, int64_t batch);
 
 // The journal's folder, if it exists, takes a new file.

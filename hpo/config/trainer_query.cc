@@ -45,6 +45,59 @@ AskTrainer TrainerBinary(const std::string& binary) {
   };
 }
 
+namespace {
+
+bool IsString(const nlohmann::json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_string();
+}
+
+// The dry run's "files" (a list of {key, path, kind}); false when malformed.
+bool ParseFiles(const nlohmann::json& files, std::vector<TrainerFile>* out) {
+  if (!files.is_array()) return false;
+  for (const nlohmann::json& f : files) {
+    if (!IsString(f, "key") || !IsString(f, "path") || !IsString(f, "kind")) return false;
+    const std::string kind = f["kind"].get<std::string>();
+    if (kind != "file" && kind != "folder") return false;
+    out->push_back(
+        TrainerFile{f["key"].get<std::string>(), f["path"].get<std::string>(), kind == "folder"});
+  }
+  return true;
+}
+
+// The dry run's "preflight" (trainer/commands/train_preflight.h); false when malformed.
+bool ParsePreflight(const nlohmann::json& p, TrainerPreflight* out) {
+  if (!p.is_object() || !p.contains("model")) return false;
+  const nlohmann::json& m = p["model"];
+  if (!IsString(m, "key") || !IsString(m, "path") || !IsString(m, "error") ||
+      !m.contains("parameters") || !m["parameters"].is_number_integer()) {
+    return false;
+  }
+  out->model_key = m["key"].get<std::string>();
+  out->model_path = m["path"].get<std::string>();
+  out->model_error = m["error"].get<std::string>();
+  out->parameters = m["parameters"].get<int64_t>();
+  if (!p.contains("models") || !p["models"].is_array()) return false;
+  for (const nlohmann::json& o : p["models"]) {
+    if (!IsString(o, "path") || !IsString(o, "error")) return false;
+    out->other_models[o["path"].get<std::string>()] = o["error"].get<std::string>();
+  }
+  if (!p.contains("least_tokens") || !p["least_tokens"].is_number_integer()) return false;
+  out->least_tokens = p["least_tokens"].get<int64_t>();
+  if (!p.contains("memory") || !p["memory"].is_array()) return false;
+  for (const nlohmann::json& b : p["memory"]) {
+    if (!b.is_object() || !b.contains("batch") || !b["batch"].is_number_integer() ||
+        !b.contains("least_bytes") || !b["least_bytes"].is_number() || !b.contains("bytes") ||
+        !b["bytes"].is_number()) {
+      return false;
+    }
+    out->memory[b["batch"].get<int64_t>()] =
+        BatchMemory{b["least_bytes"].get<double>(), b["bytes"].get<double>()};
+  }
+  return true;
+}
+
+}  // namespace
+
 absl::StatusOr<TrainerAnswer> ParseTrainerAnswer(const std::string& text) {
   const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   auto bad = [&](const std::string& why) {
@@ -74,6 +127,12 @@ absl::StatusOr<TrainerAnswer> ParseTrainerAnswer(const std::string& text) {
       }
       a.checks.emplace_back(c["override"].get<std::string>(), c["error"].get<std::string>());
     }
+  }
+  if (!j.contains("files") || !ParseFiles(j["files"], &a.preflight.files)) {
+    return bad("no files");
+  }
+  if (!j.contains("preflight") || !ParsePreflight(j["preflight"], &a.preflight)) {
+    return bad("no preflight");
   }
   return a;
 }

@@ -4,9 +4,11 @@
 //
 // with WORLD_SIZE set to the trial's ranks (trainer/commands/train_dry_run.h has the JSON), once
 // per sweep (LoadSweepConfig): the training data's samples per epoch (the resource axis of
-// Hyperband and the evaluation cadence), the trainer's resolved keys (the files hpo checks, the
-// grad_accum of lr scaling, the model folder of dev mode's memory check), and its verdict on
-// each searched value (hpo/config/sweep_parameters.h CheckParametersWithTrainer).
+// Hyperband and the evaluation cadence), the trainer's resolved keys (the grad_accum of lr
+// scaling), the files hpo checks (hpo/config/trainer_files.h), the model folder's check and the
+// memory estimate per batch size (dev mode's memory check, TrialSpec.memory_mib:
+// hpo/config/sweep_preflight.h), and its verdict on each searched value
+// (hpo/config/sweep_parameters.h CheckParametersWithTrainer).
 // Thread-safety: stateless; an AskTrainer may be called from one thread at a time.
 #ifndef TUNEFLEET_HPO_CONFIG_TRAINER_QUERY_H_
 #define TUNEFLEET_HPO_CONFIG_TRAINER_QUERY_H_
@@ -30,6 +32,36 @@ struct TrainerQuery {
   int64_t world_size = 1;              // ranks per trial
 };
 
+// A file or folder the trainer config names that must exist where the trials run (the dry run's
+// "files").
+struct TrainerFile {
+  std::string key;   // "model.path"
+  std::string path;  // as written
+  bool folder = false;
+};
+
+// Per-rank batch size: the trainer's memory estimate of one rank, in bytes.
+struct BatchMemory {
+  double least_bytes = 0;  // at least_tokens tokens a sequence: a lower bound
+  double bytes = 0;        // at the model's longest input: an upper bound
+};
+
+// What the trainer read for hpo before a sweep: the files to check and the dry run's "preflight"
+// (trainer/commands/train_preflight.h).
+struct TrainerPreflight {
+  std::vector<TrainerFile> files;
+  std::string model_key;    // the key of the model folder ("model.path")
+  std::string model_path;   // the config's model folder
+  std::string model_error;  // why the trainer cannot read it ("" when it can)
+  int64_t parameters = 0;   // the encoder's; 0 when its config.json cannot be read
+  // Every other model folder the checks named (a searched model.path): path -> error or "".
+  std::map<std::string, std::string> other_models;
+  int64_t least_tokens = 2;
+  // Per batch size the trainer estimated (the config's and each checked one); empty when the
+  // model cannot be read here.
+  std::map<int64_t, BatchMemory> memory;
+};
+
 struct TrainerAnswer {
   int64_t world_size = 1;
   int64_t train_examples = 0;
@@ -42,6 +74,7 @@ struct TrainerAnswer {
   std::map<std::string, std::string> keys;
   // Per check, in order: the override and the trainer's error ("" when it accepts it).
   std::vector<std::pair<std::string, std::string>> checks;
+  TrainerPreflight preflight;
 };
 
 // Answers `query` with the trainer's JSON; a config the trainer refuses is InvalidArgument with

@@ -1,5 +1,8 @@
 // The trainer's files, checked before any trial starts: the model folder (config.json,
 // vocab.txt), task.train, task.eval and model.head, each one line naming the key and the path.
+// The files and the model folder's check come from the trainer's dry run ("files" and
+// "preflight"): here the trainer's own check of the folder (ModelFolderError), and the whole
+// dry run (in-process) for a sweep.
 #include "hpo/config/trainer_files.h"
 
 #include <linux/capability.h>
@@ -19,6 +22,7 @@
 #include "gtest/gtest.h"
 #include "hpo/config/trainer_query.h"
 #include "tests/hpo/trainer_in_process.h"
+#include "trainer/commands/train_preflight.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -51,17 +55,31 @@ class TrainerFilesTest : public ::testing::Test {
   static void Write(const std::string& path, const std::string& text) {
     std::ofstream(path) << text;
   }
-  std::string Check() { return std::string(CheckTrainerFiles(config_).message()); }
+  // What the trainer's dry run lists for the keys of config_ (set ones only, in its order).
+  TrainerPreflight Preflight() const {
+    TrainerPreflight p;
+    for (const char* key : {"model.path", "model.head", "task.train", "task.eval",
+                            "task.eval_queries", "task.eval_corpus", "task.eval_qrels"}) {
+      auto it = config_.find(key);
+      if (it == config_.end() || it->second.empty()) continue;
+      p.files.push_back(TrainerFile{key, it->second, std::string(key) == "model.path"});
+    }
+    p.model_key = "model.path";
+    p.model_path = config_.at("model.path");
+    p.model_error = trainer::ModelFolderError(p.model_path);
+    return p;
+  }
+  std::string Check() { return std::string(CheckTrainerFiles(Preflight()).message()); }
 
   std::string dir_;
   std::map<std::string, std::string> config_;  // the trainer's resolved keys
 };
 
 TEST_F(TrainerFilesTest, AllPresentIsOk) {
-  EXPECT_TRUE(CheckTrainerFiles(config_).ok()) << Check();
+  EXPECT_TRUE(CheckTrainerFiles(Preflight()).ok()) << Check();
   config_["task.eval"].clear();  // optional
   config_["model.head"] = dir_ + "/head.safetensors";
-  EXPECT_TRUE(CheckTrainerFiles(config_).ok()) << Check();
+  EXPECT_TRUE(CheckTrainerFiles(Preflight()).ok()) << Check();
 }
 
 TEST_F(TrainerFilesTest, AMissingModelFolder) {
@@ -167,21 +185,22 @@ TEST_F(TrainerFilesTest, RelativePathsAreTakenFromTheWorkingDirectory) {
   config_["model.path"] = "model";
   config_["task.train"] = "train.csv";
   config_["task.eval"] = "dev.csv";
-  EXPECT_TRUE(CheckTrainerFiles(config_).ok()) << Check();
+  EXPECT_TRUE(CheckTrainerFiles(Preflight()).ok()) << Check();
   config_["task.train"] = "missing/train.csv";
   EXPECT_EQ(Check(), "task.train: missing/train.csv: no such file");
   ASSERT_EQ(::chdir(cwd), 0);
 }
 
-// The keys the trainer resolves for `config` with `overrides` (its dry run, in-process).
-std::map<std::string, std::string> Resolved(const std::string& config,
-                                            const std::vector<std::string>& overrides) {
+// What the trainer's dry run (in-process) says of `config` with `overrides` and `checks`.
+TrainerPreflight Resolved(const std::string& config, const std::vector<std::string>& overrides,
+                          const std::vector<std::string>& checks = {}) {
   TrainerQuery query;
   query.config = config;
   query.overrides = overrides;
+  query.checks = checks;
   absl::StatusOr<TrainerAnswer> answer = QueryTrainer(InProcessTrainer(), query);
   EXPECT_TRUE(answer.ok()) << answer.status();
-  return answer.ok() ? answer->keys : std::map<std::string, std::string>();
+  return answer.ok() ? answer->preflight : TrainerPreflight();
 }
 
 // A sweep: its trainer config as the trainer resolved it with the sweep's overrides, and
@@ -198,13 +217,13 @@ TEST_F(TrainerFilesTest, ASweepNamesItsFileAndTheTrainerConfig) {
   SweepConfig sweep;
   sweep.source = "s.yaml";
   sweep.trainer.config = trainer;
-  sweep.trainer.keys = Resolved(trainer, {});
+  sweep.trainer.preflight = Resolved(trainer, {});
   EXPECT_TRUE(CheckSweepTrainerFiles(sweep).ok()) << CheckSweepTrainerFiles(sweep);
-  sweep.trainer.keys = Resolved(trainer, {"model.path=" + dir_ + "/missing-model"});
+  sweep.trainer.preflight = Resolved(trainer, {"model.path=" + dir_ + "/missing-model"});
   EXPECT_EQ(CheckSweepTrainerFiles(sweep).message(), "s.yaml: trainer config " + trainer +
                                                          ": model.path: " + dir_ +
                                                          "/missing-model: no such folder");
-  sweep.trainer.keys = Resolved(trainer, {});
+  sweep.trainer.preflight = Resolved(trainer, {});
   ParamSpec p;
   p.name = "task.train";
   p.distribution = "categorical";
@@ -213,6 +232,16 @@ TEST_F(TrainerFilesTest, ASweepNamesItsFileAndTheTrainerConfig) {
   sweep.params = {p};
   EXPECT_EQ(CheckSweepTrainerFiles(sweep).message(),
             "s.yaml:7: parameters.task.train: " + dir_ + "/other.csv: no such file");
+  // A searched model folder: the trainer's check of each value it was asked about.
+  ::mkdir((dir_ + "/empty-model").c_str(), 0755);
+  p.name = "model.path";
+  p.labels = {dir_ + "/model", dir_ + "/empty-model"};
+  p.line = 8;
+  sweep.params = {p};
+  sweep.trainer.preflight = Resolved(trainer, {}, {"model.path=" + dir_ + "/empty-model"});
+  EXPECT_EQ(CheckSweepTrainerFiles(sweep).message(),
+            "s.yaml:8: parameters.model.path: " + dir_ +
+                "/empty-model: the model folder holds no config.json");
   // The synthetic trainer names no files.
   sweep.trainer.synthetic = true;
   EXPECT_TRUE(CheckSweepTrainerFiles(sweep).ok());

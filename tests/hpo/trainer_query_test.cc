@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "gmock/gmock.h"
@@ -31,7 +32,11 @@ TEST(TrainerQuery, RunsTheTrainerWithItsArgumentsAndWorldSize) {
   const std::string fake = Script("fake_trainer.sh", R"(printf '%s' "{\"world_size\": $WORLD_SIZE, \
 \"train_examples\": 3, \"samples_per_epoch\": 4, \"data_error\": \"\", \
 \"keys\": {\"train.lr\": 2e-05, \"model.path\": \"$*\"}, \
-\"checks\": [{\"override\": \"a=1\", \"error\": \"\"}, {\"override\": \"b=x\", \"error\": \"no\"}]}"
+\"files\": [{\"key\": \"model.path\", \"path\": \"m\", \"kind\": \"folder\"}], \
+\"checks\": [{\"override\": \"a=1\", \"error\": \"\"}, {\"override\": \"b=x\", \"error\": \"no\"}], \
+\"preflight\": {\"model\": {\"key\": \"model.path\", \"path\": \"m\", \"error\": \"bad\", \
+\"model_type\": \"bert\", \"parameters\": 7}, \"models\": [{\"path\": \"n\", \"error\": \"\"}], \
+\"least_tokens\": 2, \"memory\": [{\"batch\": 8, \"least_bytes\": 1.5, \"bytes\": 1e9}]}}"
 )");
   TrainerQuery q;
   q.config = "c.yaml";
@@ -48,6 +53,14 @@ TEST(TrainerQuery, RunsTheTrainerWithItsArgumentsAndWorldSize) {
   ASSERT_EQ(a->checks.size(), 2u);
   EXPECT_EQ(a->checks[1].first, "b=x");
   EXPECT_EQ(a->checks[1].second, "no");
+  ASSERT_EQ(a->preflight.files.size(), 1u);
+  EXPECT_EQ(a->preflight.files[0].key, "model.path");
+  EXPECT_TRUE(a->preflight.files[0].folder);
+  EXPECT_EQ(a->preflight.model_error, "bad");
+  EXPECT_EQ(a->preflight.parameters, 7);
+  EXPECT_EQ(a->preflight.other_models.at("n"), "");
+  EXPECT_EQ(a->preflight.memory.at(8).least_bytes, 1.5);
+  EXPECT_EQ(a->preflight.memory.at(8).bytes, 1e9);
   q.checks = {"a=1"};  // an answer to other questions
   EXPECT_THAT(std::string(QueryTrainer(TrainerBinary(fake), q).status().message()),
               HasSubstr("answered 2 checks of 1"));
@@ -73,6 +86,12 @@ TEST(TrainerQuery, ATrainerThatCannotAnswer) {
   const std::string garbage = Script("garbage_trainer.sh", "echo not json\n");
   EXPECT_THAT(std::string(QueryTrainer(TrainerBinary(garbage), {"c.yaml"}).status().message()),
               HasSubstr("answered no JSON object"));
+  // A trainer without the preflight (another build's) is not taken at its word.
+  EXPECT_THAT(ParseTrainerAnswer(R"({"world_size": 1, "train_examples": 0, "samples_per_epoch": 0,
+                                     "keys": {}, "files": [], "checks": []})")
+                  .status()
+                  .message(),
+              HasSubstr("answered no preflight"));
 }
 
 // The trainer's own dry run (in-process): samples of configs/sbert_stsb.yaml's data, its keys.
@@ -93,6 +112,31 @@ TEST(TrainerQuery, TheTrainersAnswer) {
   EXPECT_EQ(a->keys.at("train.grad_accum"), "1");
   EXPECT_THAT(a->checks[0].second, HasSubstr("expected an integer"));
   EXPECT_EQ(a->checks[1].second, "");
+  // What hpo checks before the sweep: the files, the model folder, the memory per batch size.
+  ASSERT_FALSE(a->preflight.files.empty());
+  EXPECT_EQ(a->preflight.files[0].key, "model.path");
+  EXPECT_EQ(a->preflight.files[0].path, "data/bert-tiny-random");
+  EXPECT_TRUE(a->preflight.files[0].folder);
+  EXPECT_EQ(a->preflight.model_key, "model.path");
+  EXPECT_EQ(a->preflight.model_error, "");
+  EXPECT_GT(a->preflight.parameters, 4000000);  // bert-tiny: 4.4M
+  EXPECT_EQ(a->preflight.least_tokens, 2);
+}
+
+// Batch sizes to estimate are asked as checks of train.batch_size; the estimate grows with the
+// batch (the activations), and its lower bound stays below the upper one.
+TEST(TrainerQuery, TheMemoryEstimatePerBatchSize) {
+  TrainerQuery q;
+  q.config = "configs/sbert_stsb.yaml";
+  q.checks = {"train.batch_size=16", "train.batch_size=128"};
+  absl::StatusOr<TrainerAnswer> a = QueryTrainer(InProcessTrainer(), q);
+  ASSERT_TRUE(a.ok()) << a.status();
+  const std::map<int64_t, BatchMemory>& m = a->preflight.memory;
+  ASSERT_TRUE(m.count(16) && m.count(128)) << m.size();
+  EXPECT_GT(m.at(16).bytes, 0);
+  EXPECT_GT(m.at(128).bytes, 2 * m.at(16).bytes);
+  EXPECT_LT(m.at(16).least_bytes, m.at(16).bytes);
+  EXPECT_TRUE(a->preflight.other_models.empty());
 }
 
 }  // namespace

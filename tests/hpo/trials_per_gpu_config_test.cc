@@ -15,14 +15,14 @@ namespace tunefleet {
 namespace hpo {
 namespace {
 
-std::string Sweep(
-    const std::string& resources,
-    const std::string& trainer = "trainer: {synthetic: {steps: 4, memory_mib: 1500}}") {
+std::string Sweep(const std::string& resources,
+                  const std::string& trainer = "trainer: {synthetic: {steps: 4, memory_mib: 1500}}",
+                  const std::string& batch_sizes = "[32]") {
   const std::string path = ::testing::TempDir() + "/tpg_sweep.yaml";
   std::ofstream(path) << "name: t\nmetric: {name: eval/spearman, goal: maximize}\n"
                       << trainer << "\n"
                       << resources << "\nparameters:\n  lr: {values: [1.0e-4]}\n"
-                      << "  batch_size: {values: [32]}\nsearch: {method: grid}\n";
+                      << "  batch_size: {values: " << batch_sizes << "}\nsearch: {method: grid}\n";
   return path;
 }
 
@@ -73,11 +73,12 @@ TEST(TrialsPerGpuConfigTest, TheMemoryEstimateGrowsWithTheBatch) {
   EXPECT_EQ(TrialMemoryMib(*synthetic, 32), 1500);  // what the synthetic trainer declares
   const std::string trainer = "trainer: {config: configs/sbert_stsb.yaml}";  // from the root
   absl::StatusOr<SweepConfig> real =
-      LoadSweepConfigInProcess(Sweep("resources: {trials_per_gpu: 4}", trainer));
+      LoadSweepConfigInProcess(Sweep("resources: {trials_per_gpu: 4}", trainer, "[16, 128]"));
   ASSERT_TRUE(real.ok()) << real.status();
   const double small = TrialMemoryMib(*real, 16), large = TrialMemoryMib(*real, 128);
   EXPECT_GT(small, 0);
-  EXPECT_GT(large, 2 * small);  // activations dominate bert-tiny's 4.4M parameters
+  EXPECT_GT(large, 2 * small);              // activations dominate bert-tiny's 4.4M parameters
+  EXPECT_EQ(TrialMemoryMib(*real, 64), 0);  // a batch size the sweep does not search
 }
 
 // The shipped sweeps: configs/lr.yaml shares GPUs 4 ways; configs/lr5.yaml, the README's
