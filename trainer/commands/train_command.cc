@@ -194,6 +194,7 @@ int ParseTrainFlags(const std::vector<std::string>& args, TrainFlags* f) {
                 "train on these GPUs, one rank each (train.devices=[0,1,2]; wins over it)",
                 "0,1,2");
   cli.AllowOverrides();
+  cli.AddHelpEpilog(TrainerConfigHelp());  // every key, from the schema
   if (int rc = ParseOrExit(cli, args, kProgram); rc >= 0) return rc;
   if (f->config_path.empty()) {
     PrintError(kProgram, absl::InvalidArgumentError("--config is required"));

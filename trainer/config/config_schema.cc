@@ -306,7 +306,7 @@ std::vector<ConfigField>* ModelAndTaskFields() {
       Row("task.label_column", Task<&T::label_column>, "jsonl, csv, tsv: the score/label column")
           .Writes(Written::kWhenSet)
           .Checks(CheckColumns),
-      Row("task.eval_kind", Task<&T::eval_kind>, "how evaluation scores; empty: the type's")
+      Row("task.eval_kind", Task<&T::eval_kind>, "how evaluation scores (empty: by type)")
           .OneOf({"similarity", "accuracy", "retrieval"})
           .Writes(Written::kWhenSet),
       Row("task.eval_queries", Task<&T::eval_queries>, "retrieval: the queries file")

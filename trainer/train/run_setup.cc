@@ -53,6 +53,28 @@ absl::StatusOr<BertModel> LoadEncoder(const TrainerConfig& config) {
   return model;
 }
 
+// With no evaluation point during training (train.eval_every_steps, eval_every_samples and
+// eval_every_epochs all 0: only the end would evaluate), evaluation data is optional: a task.eval
+// or retrieval file that is missing or empty is a warning, and the run trains without
+// evaluation (true). A file that is there is read as usual.
+bool SkipMissingEvalData(const TrainerConfig& c, std::ostream* warnings) {
+  const TrainConfig& t = c.train;
+  if (t.eval_every_steps > 0 || t.eval_every_samples > 0 || t.eval_every_epochs > 0) return false;
+  for (const std::string* path :
+       {&c.task.eval, &c.task.eval_queries, &c.task.eval_corpus, &c.task.eval_qrels}) {
+    if (path->empty() || IsDir(*path)) continue;
+    absl::StatusOr<uint64_t> size = FileSize(*path);
+    if (size.ok() && *size > 0) continue;
+    if (warnings != nullptr) {
+      *warnings << "warning: evaluation data " << *path
+                << (size.ok() ? " is empty" : ": no such file")
+                << ": training without evaluation (it would only evaluate at the end)\n";
+    }
+    return true;
+  }
+  return false;
+}
+
 // Reads and tokenizes the training set and, with task.eval, the evaluation set (each as the
 // task's data kinds say) into `parts`. task.eval_kind retrieval: the evaluation set is a
 // retrieval set, from task.eval_queries, eval_corpus and eval_qrels when given, else from
@@ -67,6 +89,7 @@ absl::Status ReadData(const TrainerConfig& c, const Tokenizer& tokenizer, int ra
                    TaskData::Make(parts.task->train_data(), train_rows, c.task.format, tokenizer,
                                   parts.max_len, c.task.train));
   parts.train = std::make_unique<TaskData>(std::move(train));
+  if (SkipMissingEvalData(c, warnings)) return absl::OkStatus();
   if (c.task.eval_kind == "retrieval") {
     RetrievalSet set;
     std::string source = c.task.eval;

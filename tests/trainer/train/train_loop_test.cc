@@ -437,6 +437,29 @@ TEST(TrainLoop, BadInputIsAClearError) {
   ExpectError(c, broken, "");
 }
 
+// With no evaluation point during training (train.eval_every_* all 0, only the end would
+// evaluate), evaluation data is optional: a missing or empty task.eval trains without evaluation.
+// With a cadence, it is an error as before.
+TEST(TrainLoop, EvaluationDataIsOptionalWhenOnlyTheEndWouldEvaluate) {
+  const std::string empty = TempDir("eval-empty") + "/empty.csv";
+  std::ofstream(empty).flush();
+  for (const std::string& eval : {TempDir("eval-gone") + "/no-such.csv", empty}) {
+    TrainerConfig c = SmallSts(TempDir("eval-off"));
+    c.train.epochs = 0;
+    c.train.max_steps = 3;
+    c.train.eval_every_steps = 0;
+    c.task.eval = eval;
+    auto s = Quietly(c);
+    ASSERT_TRUE(s.ok()) << s.status();
+    EXPECT_EQ(s->samples, 3 * 32);
+    EXPECT_EQ(LineSamples(c.output.dir, /*evals_only=*/true), StepSamples{});
+
+    c.output.dir = TempDir("eval-on");
+    c.train.eval_every_steps = 2;
+    ExpectError(c, eval, "");
+  }
+}
+
 // Padding to a multiple of 8 (what the trainer does on GPUs) changes shapes, not results.
 TEST(TaskData, PaddingToMultiplesChangesNoEmbedding) {
   auto model = LoadBertModel("data/bert-tiny-random");
