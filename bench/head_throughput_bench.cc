@@ -174,8 +174,8 @@ void AgentLoop(zmq::context_t* context, const std::string& endpoint, int index, 
   }
 }
 
-int Main(const std::vector<std::string>& args) {
-  Options o;
+// Reads the flags into `o`: an exit code when the bench ends here (--help, a bad flag), else -1.
+int ParseOptions(const std::vector<std::string>& args, Options& o) {
   int64_t agents = o.agents, slots = o.slots, window = o.window;
   CommandLine cli("head_throughput_bench", "",
                   "Reports per second one head relays from simulated agents to a simulated hpo\n"
@@ -197,6 +197,53 @@ int Main(const std::vector<std::string>& args) {
   o.agents = static_cast<int>(agents);
   o.slots = static_cast<int>(slots);
   o.window = static_cast<int>(window);
+  return -1;
+}
+
+// The simulated hpo client's start: registers, submits one one-rank trial per slot of the
+// cluster, and takes the Started messages until every agent is ready.
+void StartClient(Peer& client, const Options& o, const std::atomic<int>& ready) {
+  client.Send(Register(comm::CLIENT, "hpo", 0));
+  client.Expect(Envelope::kWelcome, "Welcome");
+  for (int t = 0; t < o.agents * o.slots; ++t) {
+    Envelope submit;
+    comm::TrialSpec* spec = submit.mutable_submit()->mutable_trial();
+    spec->set_trial(t);
+    spec->set_sweep("bench");
+    spec->set_world_size(1);
+    spec->add_argv("synthetic");
+    client.Send(submit);
+  }
+  while (ready.load() < o.agents) {
+    client.Receive(absl::Milliseconds(10));  // Started messages
+  }
+}
+
+// The client's part of the measurement: a Decision for each of `total` reports; false (said on
+// stderr) when the head stalls.
+bool AnswerReports(Peer& client, int64_t total) {
+  int64_t received = 0;
+  Envelope decision;
+  decision.mutable_decision()->set_action(comm::Decision::CONTINUE);
+  while (received < total) {
+    std::optional<Envelope> e = client.Receive(absl::Seconds(30));
+    if (!e.has_value()) {
+      std::fprintf(stderr, "client: stalled after %lld of %lld reports\n",
+                   static_cast<long long>(received), static_cast<long long>(total));
+      return false;
+    }
+    if (!e->has_report()) continue;
+    ++received;
+    decision.mutable_decision()->set_trial(e->report().trial());
+    decision.mutable_decision()->set_step(e->report().step());
+    client.Send(decision);
+  }
+  return true;
+}
+
+int Main(const std::vector<std::string>& args) {
+  Options o;
+  if (const int exit_code = ParseOptions(args, o); exit_code >= 0) return exit_code;
 
   // The head logs a line per run; keep the figure readable (TUNEFLEET_LOG_LEVEL overrides).
   if (std::getenv("TUNEFLEET_LOG_LEVEL") == nullptr) SetMinLogLevel(LogLevel::kWARNING);
@@ -223,39 +270,10 @@ int Main(const std::vector<std::string>& args) {
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // agents register first
 
   Peer client(context, head.endpoint());
-  client.Send(Register(comm::CLIENT, "hpo", 0));
-  client.Expect(Envelope::kWelcome, "Welcome");
-  for (int t = 0; t < o.agents * o.slots; ++t) {
-    Envelope submit;
-    comm::TrialSpec* spec = submit.mutable_submit()->mutable_trial();
-    spec->set_trial(t);
-    spec->set_sweep("bench");
-    spec->set_world_size(1);
-    spec->add_argv("synthetic");
-    client.Send(submit);
-  }
-  while (ready.load() < o.agents) {
-    client.Receive(absl::Milliseconds(10));  // Started messages
-  }
-
+  StartClient(client, o, ready);
   const absl::Time start = absl::Now();
   go.store(true);
-  int64_t received = 0;
-  Envelope decision;
-  decision.mutable_decision()->set_action(comm::Decision::CONTINUE);
-  while (received < total) {
-    std::optional<Envelope> e = client.Receive(absl::Seconds(30));
-    if (!e.has_value()) {
-      std::fprintf(stderr, "client: stalled after %lld of %lld reports\n",
-                   static_cast<long long>(received), static_cast<long long>(total));
-      return 1;
-    }
-    if (!e->has_report()) continue;
-    ++received;
-    decision.mutable_decision()->set_trial(e->report().trial());
-    decision.mutable_decision()->set_step(e->report().step());
-    client.Send(decision);
-  }
+  if (!AnswerReports(client, total)) return 1;
   for (std::thread& t : agent_threads) t.join();
   const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
   // The agents are gone: the head's Shutdown to them finds no peer.

@@ -28,6 +28,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "common/cli.h"
+#include "common/status_macros.h"
 #include "launcher/head/head.h"
 #include "testing/head_process.h"
 #include "testing/sim_cluster.h"
@@ -53,11 +54,26 @@ std::string CountLabel(int64_t n) {
 
 double MiB(int64_t kib) { return static_cast<double>(kib) / 1024.0; }
 
-int Main(int argc, char** argv) {
-  const std::vector<std::string> args(argv + 1, argv + argc);
-  SimOptions o;
-  int64_t agents = o.agents, slots = o.slots, reports = 1, sample_every = 0, heartbeat_ms = 1000;
+// The bench's flags, checked.
+struct BenchOptions {
+  SimOptions sim;
+  int64_t heartbeat_ms = 1000;
   std::string head_log;
+  int64_t total = 0;  // trials in all: --trials times --rounds
+};
+
+// What a run measured.
+struct Measured {
+  std::vector<Row> rows;  // before the first Submit, then every --sample_every exits
+  SimResult result;
+  SimCluster::HeadStatus status;  // the head's, once every trial exited
+  HeadProcess::Final final;       // the head process's, once shut down
+};
+
+// Reads the flags into `b`: an exit code when the bench ends here (--help, a bad flag), else -1.
+int ParseOptions(const std::vector<std::string>& args, BenchOptions& b) {
+  SimOptions& o = b.sim;
+  int64_t agents = o.agents, slots = o.slots, reports = 1, sample_every = 0;
   CommandLine cli(kProgram, "",
                   "Trials per second one head (a forked child process) carries from a\n"
                   "simulated hpo client to simulated agents and back, with the head's CPU time\n"
@@ -75,15 +91,15 @@ int Main(int argc, char** argv) {
              "Reports per trial, each answered by a Decision before the next (default 1)", "N");
   cli.AddInt("sample_every", &sample_every,
              "sample the head's RSS and CPU after every N exits (default: trials / 10)", "N");
-  cli.AddInt("heartbeat_ms", &heartbeat_ms, "the head's heartbeat interval", "MS");
-  cli.AddString("head_log", &head_log,
+  cli.AddInt("heartbeat_ms", &b.heartbeat_ms, "the head's heartbeat interval", "MS");
+  cli.AddString("head_log", &b.head_log,
                 "the head logs INFO (as the real head does) to this file; default: warnings "
                 "only, to stderr",
                 "PATH");
   if (const int exit_code = ParseOrExit(cli, args, kProgram); exit_code >= 0) return exit_code;
   absl::Status invalid;
   if (agents < 1 || slots < 1 || o.trials < 1 || o.rounds < 1 || o.window < 0 || reports < 0 ||
-      sample_every < 0 || heartbeat_ms < 1) {
+      sample_every < 0 || b.heartbeat_ms < 1) {
     invalid = absl::InvalidArgumentError(
         "--agents, --slots, --trials, --rounds and --heartbeat_ms must be positive, the others "
         "not negative");
@@ -97,64 +113,41 @@ int Main(int argc, char** argv) {
   o.agents = static_cast<int>(agents);
   o.slots = static_cast<int>(slots);
   o.reports_per_trial = static_cast<int>(reports);
-  const int64_t total = o.trials * o.rounds;
-  o.sample_every = sample_every > 0 ? sample_every : std::max<int64_t>(1, total / 10);
+  b.total = o.trials * o.rounds;
+  o.sample_every = sample_every > 0 ? sample_every : std::max<int64_t>(1, b.total / 10);
+  return -1;
+}
 
-  // Fork the head first, while this process has one thread.
+// Forks the head (first, while this process has one thread), runs the simulated cluster's
+// trials through it, sampling its usage, and shuts it down.
+absl::StatusOr<Measured> Measure(const BenchOptions& b) {
   launcher::Head::Options head_options;
   head_options.bind = "tcp://127.0.0.1:*";
-  head_options.heartbeat_interval = absl::Milliseconds(heartbeat_ms);
-  absl::StatusOr<std::unique_ptr<HeadProcess>> head = HeadProcess::Start(head_options, head_log);
-  if (!head.ok()) {
-    PrintError(kProgram, head.status());
-    return 1;
-  }
+  head_options.heartbeat_interval = absl::Milliseconds(b.heartbeat_ms);
+  absl::StatusOr<std::unique_ptr<HeadProcess>> head = HeadProcess::Start(head_options, b.head_log);
+  if (!head.ok()) return head.status();
 
   zmq::context_t context(1);
-  SimCluster sim(context, (*head)->endpoint(), o);
-  if (absl::Status s = sim.Connect(absl::Seconds(30)); !s.ok()) {
-    PrintError(kProgram, s);
-    return 1;
-  }
-  std::vector<Row> rows;
+  SimCluster sim(context, (*head)->endpoint(), b.sim);
+  RETURN_IF_ERROR(sim.Connect(absl::Seconds(30)));
+  Measured m;
   auto sample = [&](int64_t exits, double seconds) {
     Row row{exits, seconds, {}};
     absl::StatusOr<HeadProcess::Usage> usage = (*head)->Sample();
     if (usage.ok()) row.usage = *usage;
-    rows.push_back(row);
+    m.rows.push_back(row);
   };
   sample(0, 0);
-  absl::StatusOr<SimResult> result = sim.Run(sample);
-  if (!result.ok()) {
-    PrintError(kProgram, result.status());
-    return 1;
-  }
-  absl::StatusOr<SimCluster::HeadStatus> status = sim.QueryStatus(absl::Seconds(10));
-  if (!status.ok()) {
-    PrintError(kProgram, status.status());
-    return 1;
-  }
-  if (absl::Status s = sim.ShutdownHead(absl::Seconds(10)); !s.ok()) {
-    PrintError(kProgram, s);
-    return 1;
-  }
-  absl::StatusOr<HeadProcess::Final> final = (*head)->Wait(absl::Seconds(10));
-  if (!final.ok()) {
-    PrintError(kProgram, final.status());
-    return 1;
-  }
+  ASSIGN_OR_RETURN(m.result, sim.Run(sample));
+  ASSIGN_OR_RETURN(m.status, sim.QueryStatus(absl::Seconds(10)));
+  RETURN_IF_ERROR(sim.ShutdownHead(absl::Seconds(10)));
+  ASSIGN_OR_RETURN(m.final, (*head)->Wait(absl::Seconds(10)));
+  return m;
+}
 
-  const SimResult& r = *result;
-  const std::string window = o.window > 0 ? absl::StrCat("window ", o.window)
-                             : o.rounds == 1
-                                 ? "all up-front"
-                                 : absl::StrCat("up-front in ", o.rounds, " rounds of ", o.trials);
-  std::printf(
-      "%s: %lld trials, %d agents x %d slots, %s, %d report(s) per trial, head "
-      "heartbeat %lld ms%s\n",
-      kProgram, static_cast<long long>(total), o.agents, o.slots, window.c_str(),
-      o.reports_per_trial, static_cast<long long>(heartbeat_ms),
-      head_log.empty() ? "" : ", head logging INFO to a file");
+// The samples, one line each: exits, wall time, trials/s (overall and since the last sample),
+// the head's RSS and CPU time (every thread, and its poll loop) since the first.
+void PrintSamples(const std::vector<Row>& rows) {
   std::printf("  %8s %8s %12s %9s %11s %13s %12s\n", "exits", "wall s", "trials/s", "(since)",
               "head rss", "head cpu s", "(poll loop)");
   const Row& first = rows.front();
@@ -168,17 +161,24 @@ int Main(int argc, char** argv) {
         span > 0 ? static_cast<double>(row.exits - prev.exits) / span : 0.0, MiB(row.usage.rss_kib),
         row.usage.cpu_s - first.usage.cpu_s, row.usage.loop_cpu_s - first.usage.loop_cpu_s);
   }
-  const Row& last = rows.back();
+}
+
+// The outcomes, the head's state afterwards, and the one-line summary.
+void PrintSummary(const BenchOptions& b, const Measured& m, const std::string& window) {
+  const SimOptions& o = b.sim;
+  const SimResult& r = m.result;
+  const Row& first = m.rows.front();
+  const Row& last = m.rows.back();
   // VmHWM is updated lazily by the kernel: the peak is the most of it, the samples and wait4's.
-  int64_t peak_kib = std::max(last.usage.hwm_kib, final->max_rss_kib);
-  for (const Row& row : rows) peak_kib = std::max(peak_kib, row.usage.rss_kib);
+  int64_t peak_kib = std::max(last.usage.hwm_kib, m.final.max_rss_kib);
+  for (const Row& row : m.rows) peak_kib = std::max(peak_kib, row.usage.rss_kib);
   const double cpu = last.usage.cpu_s - first.usage.cpu_s;
   const double loop_cpu = last.usage.loop_cpu_s - first.usage.loop_cpu_s;
   std::vector<std::string> rss;
   rss.push_back(absl::StrFormat("start %.1f", MiB(first.usage.rss_kib)));
-  for (size_t i = 1; i < rows.size(); ++i) {
+  for (size_t i = 1; i < m.rows.size(); ++i) {
     rss.push_back(
-        absl::StrFormat("%s %.1f", CountLabel(rows[i].exits), MiB(rows[i].usage.rss_kib)));
+        absl::StrFormat("%s %.1f", CountLabel(m.rows[i].exits), MiB(m.rows[i].usage.rss_kib)));
   }
   std::vector<std::string> others;
   for (const auto& [name, n] : r.other_outcomes) others.push_back(absl::StrCat(n, " ", name));
@@ -192,15 +192,40 @@ int Main(int argc, char** argv) {
   std::printf(
       "  head afterwards: %d live agents, %d runs held; exit code %d, %.2f s CPU in "
       "all (wait4), max RSS %.1f MiB (wait4)\n",
-      status->live_agents, status->runs, final->exit_code, final->cpu_s, MiB(final->max_rss_kib));
+      m.status.live_agents, m.status.runs, m.final.exit_code, m.final.cpu_s,
+      MiB(m.final.max_rss_kib));
   std::printf(
       "trials %lld  agents %dx%d  %s  wall %.2f s  trials/s %.0f  head cpu %.2f s (%.0f us/trial, "
       "poll loop %.2f s)  head rss MiB: %s  peak %.1f\n",
-      static_cast<long long>(total), o.agents, o.slots, window.c_str(), r.seconds,
-      static_cast<double>(total) / r.seconds, cpu, 1e6 * cpu / static_cast<double>(total), loop_cpu,
-      absl::StrJoin(rss, "  ").c_str(), MiB(peak_kib));
-  const bool ok = r.completed == total && status->live_agents == o.agents && status->runs == 0 &&
-                  final->exit_code == 0;
+      static_cast<long long>(b.total), o.agents, o.slots, window.c_str(), r.seconds,
+      static_cast<double>(b.total) / r.seconds, cpu, 1e6 * cpu / static_cast<double>(b.total),
+      loop_cpu, absl::StrJoin(rss, "  ").c_str(), MiB(peak_kib));
+}
+
+int Main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  BenchOptions b;
+  if (const int exit_code = ParseOptions(args, b); exit_code >= 0) return exit_code;
+  absl::StatusOr<Measured> m = Measure(b);
+  if (!m.ok()) {
+    PrintError(kProgram, m.status());
+    return 1;
+  }
+  const SimOptions& o = b.sim;
+  const std::string window = o.window > 0 ? absl::StrCat("window ", o.window)
+                             : o.rounds == 1
+                                 ? "all up-front"
+                                 : absl::StrCat("up-front in ", o.rounds, " rounds of ", o.trials);
+  std::printf(
+      "%s: %lld trials, %d agents x %d slots, %s, %d report(s) per trial, head "
+      "heartbeat %lld ms%s\n",
+      kProgram, static_cast<long long>(b.total), o.agents, o.slots, window.c_str(),
+      o.reports_per_trial, static_cast<long long>(b.heartbeat_ms),
+      b.head_log.empty() ? "" : ", head logging INFO to a file");
+  PrintSamples(m->rows);
+  PrintSummary(b, *m, window);
+  const bool ok = m->result.completed == b.total && m->status.live_agents == o.agents &&
+                  m->status.runs == 0 && m->final.exit_code == 0;
   if (!ok) std::fprintf(stderr, "%s: FAILED: not every trial completed cleanly\n", kProgram);
   return ok ? 0 : 1;
 }

@@ -220,28 +220,48 @@ std::string TableLines(const SearchTable& table) {
   return out;
 }
 
-int Main(int argc, char** argv) {
-  ::signal(SIGPIPE, SIG_IGN);  // a dead Optuna process is an error, not a signal
+// The command line.
+struct Options {
   std::string table_path, sweep_path, methods_arg, python = "/usr/bin/python3", script;
   int64_t seeds = 20, epoch_samples = 0;
   bool trace = false;
   double within = 0.005;
+  std::vector<std::string> overrides;  // key=value arguments, of the sweep file
+};
+
+// What the methods replay on, loaded and checked.
+struct Inputs {
+  hpo::SweepConfig sweep;
+  SearchTable table;
+  std::vector<Method> methods;  // those to replay
+  int64_t eval_interval = 1;    // samples an evaluation, for the pruners' defaults
+};
+
+// The seeds' outcomes of one method, gathered.
+struct Tally {
+  std::vector<double> fractions, best_at, spent;
+  int64_t never = 0, trials = 0, pruned = 0, missing = 0;
+};
+
+// Reads the command line into `o`: an exit code when the bench ends here (--help, a bad flag),
+// else -1.
+int ParseOptions(int argc, char** argv, Options& o) {
   CommandLine cli(kProgram, "[key=value ...]",
                   "Replays search methods on a table of recorded learning curves (a full-grid\n"
                   "sweep's journal) and prints, per method, the share of the grid's compute it\n"
                   "spends to come within EPS of the grid's best (one JSON line each).");
-  cli.AddString("table", &table_path, "journal of a full-grid sweep (required)", "JOURNAL");
-  cli.AddString("sweep", &sweep_path,
+  cli.AddString("table", &o.table_path, "journal of a full-grid sweep (required)", "JOURNAL");
+  cli.AddString("sweep", &o.sweep_path,
                 "the sweep whose space, search and pruner to replay (required)", "SWEEP.yaml");
-  cli.AddInt("seeds", &seeds, "seeds per method (search.random.seed, Optuna's sampler seed)");
-  cli.AddDouble("within", &within, "how close to the table's best counts as found");
-  cli.AddString("methods", &methods_arg, "only these methods, comma-separated labels", "LIST");
-  cli.AddInt("epoch_samples", &epoch_samples,
+  cli.AddInt("seeds", &o.seeds, "seeds per method (search.random.seed, Optuna's sampler seed)");
+  cli.AddDouble("within", &o.within, "how close to the table's best counts as found");
+  cli.AddString("methods", &o.methods_arg, "only these methods, comma-separated labels", "LIST");
+  cli.AddInt("epoch_samples", &o.epoch_samples,
              "samples of one epoch, for a table keyed by optimizer steps (an older journal)");
-  cli.AddBool("trace", &trace,
+  cli.AddBool("trace", &o.trace,
               "print the table and, per tunefleet seed, its trials to stderr ('*': within EPS)");
-  cli.AddString("python", &python, "the python3 with optuna 3.1", "PATH");
-  cli.AddString("optuna_script", &script,
+  cli.AddString("python", &o.python, "the python3 with optuna 3.1", "PATH");
+  cli.AddString("optuna_script", &o.script,
                 "bench/optuna_policy.py (default: found beside this "
                 "binary)",
                 "PATH");
@@ -252,113 +272,137 @@ int Main(int argc, char** argv) {
     std::cout << cli.Help();
     return kExitOk;
   }
-  if (parsed.ok() && (table_path.empty() || sweep_path.empty())) {
+  if (parsed.ok() && (o.table_path.empty() || o.sweep_path.empty())) {
     parsed = absl::InvalidArgumentError("--table and --sweep are required");
   }
-  if (parsed.ok() && (seeds < 1 || !(within >= 0))) {
+  if (parsed.ok() && (o.seeds < 1 || !(o.within >= 0))) {
     parsed = absl::InvalidArgumentError("--seeds must be >= 1 and --within >= 0");
   }
   if (!parsed.ok()) {
     PrintError(kProgram, parsed);
     return kExitUsage;
   }
-  auto sweep = hpo::LoadSweepConfig(sweep_path, cli.overrides());
-  if (!sweep.ok()) {
-    PrintError(kProgram, sweep.status());
-    return kExitUsage;
+  o.overrides = cli.overrides();
+  return -1;
+}
+
+// --methods: those of `methods` it names, in its order; every label must be known.
+absl::StatusOr<std::vector<Method>> ChooseMethods(const std::vector<Method>& methods,
+                                                  const std::string& methods_arg) {
+  if (methods_arg.empty()) return methods;
+  std::vector<Method> chosen;
+  for (absl::string_view label : absl::StrSplit(methods_arg, ',')) {
+    bool known = false;
+    for (const Method& m : methods) {
+      if (m.label == label) {
+        chosen.push_back(m);
+        known = true;
+      }
+    }
+    if (!known) return absl::InvalidArgumentError(absl::StrCat("unknown method ", label));
   }
+  return chosen;
+}
+
+// The sweep, the table and the methods (every error a usage error); finds the Optuna script
+// when --optuna_script is not given.
+absl::StatusOr<Inputs> Load(Options& o) {
+  ASSIGN_OR_RETURN(hpo::SweepConfig sweep, hpo::LoadSweepConfig(o.sweep_path, o.overrides));
   TableOptions to;
-  to.epoch_samples = epoch_samples;
-  to.ranks = sweep->gpus_per_trial;
-  to.grad_accum = sweep->trainer.grad_accum;
-  auto table = SearchTable::Load(table_path, to);
-  if (!table.ok()) {
-    PrintError(kProgram, table.status());
-    return kExitUsage;
+  to.epoch_samples = o.epoch_samples;
+  to.ranks = sweep.gpus_per_trial;
+  to.grad_accum = sweep.trainer.grad_accum;
+  ASSIGN_OR_RETURN(SearchTable table, SearchTable::Load(o.table_path, to));
+  if (table.maximize() != sweep.maximize) {
+    return absl::InvalidArgumentError("the table and the sweep have other goals");
   }
-  if (table->maximize() != sweep->maximize) {
-    PrintError(kProgram, absl::InvalidArgumentError("the table and the sweep have other goals"));
-    return kExitUsage;
-  }
-  if (script.empty()) {
+  if (o.script.empty()) {
     auto found = FindSiblingBinary("bench/optuna_policy.py");
-    script = found.ok() ? *found : "bench/optuna_policy.py";
+    o.script = found.ok() ? *found : "bench/optuna_policy.py";
   }
-  std::vector<Method> methods = AllMethods(*sweep);
-  if (!methods_arg.empty()) {
-    std::vector<Method> chosen;
-    for (absl::string_view label : absl::StrSplit(methods_arg, ',')) {
-      bool known = false;
-      for (const Method& m : methods) {
-        if (m.label == label) {
-          chosen.push_back(m);
-          known = true;
-        }
-      }
-      if (!known) {
-        PrintError(kProgram, absl::InvalidArgumentError(absl::StrCat("unknown method ", label)));
-        return kExitUsage;
-      }
-    }
-    methods = chosen;
-  }
-  const int64_t evals = sweep->trainer.synthetic ? sweep->trainer.synthetic_spec.steps
-                                                 : sweep->trainer.evals_per_epoch;
+  ASSIGN_OR_RETURN(std::vector<Method> methods, ChooseMethods(AllMethods(sweep), o.methods_arg));
+  const int64_t evals =
+      sweep.trainer.synthetic ? sweep.trainer.synthetic_spec.steps : sweep.trainer.evals_per_epoch;
   const int64_t eval_interval = std::max<int64_t>(
-      1, std::llround(static_cast<double>(table->max_total()) / static_cast<double>(evals)));
-  std::cerr << kProgram << ": table " << table_path << ": " << table->points().size()
-            << " points, best " << table->best() << ", grid compute " << table->compute()
-            << " samples" << (table->keyed_by_steps() ? " (converted from optimizer steps)" : "")
-            << "\n";
-  if (trace) std::cerr << TableLines(*table);
-  for (const Method& m : methods) {
-    const auto start = std::chrono::steady_clock::now();
-    std::vector<double> fractions, best_at, spent;
-    int64_t never = 0, trials = 0, pruned = 0, missing = 0;
-    for (int64_t seed = 0; seed < seeds; ++seed) {
-      absl::StatusOr<hpo::SweepConfig> config = Variant(*sweep, m, seed, eval_interval);
-      absl::StatusOr<Outcome> outcome =
-          config.ok() ? RunOnce(*table, *config, m, seed, within, python, script) : config.status();
-      if (!outcome.ok()) {
-        PrintError(kProgram,
-                   absl::Status(outcome.status().code(), absl::StrCat(m.label, " seed ", seed, ": ",
-                                                                      outcome.status().message())));
-        return 1;
-      }
-      if (trace && !outcome->trace.empty()) {
-        std::cerr << m.label << " seed " << seed << ": "
-                  << (outcome->within ? absl::StrCat("within at ", outcome->fraction) : "NEVER")
-                  << "\n"
-                  << outcome->trace;
-      }
-      fractions.push_back(outcome->fraction);
-      spent.push_back(outcome->spent);
-      never += outcome->within ? 0 : 1;
-      const double worst = table->maximize() ? -std::numeric_limits<double>::infinity()
-                                             : std::numeric_limits<double>::infinity();
-      best_at.push_back(outcome->best_at.value_or(worst));
-      missing += outcome->best_at.has_value() ? 0 : 1;
-      trials += outcome->trials;
-      pruned += outcome->pruned;
+      1, std::llround(static_cast<double>(table.max_total()) / static_cast<double>(evals)));
+  return Inputs{std::move(sweep), std::move(table), std::move(methods), eval_interval};
+}
+
+// Method `m`'s JSON line on stdout.
+void PrintMethod(const Inputs& in, const Method& m, int64_t seeds, const Tally& t) {
+  const bool configured =
+      !m.optuna && m.search == in.sweep.method && m.pruner == in.sweep.pruner->type();
+  // A median over seeds, most of which found nothing by then, is not a value.
+  std::optional<double> best_median;
+  if (2 * t.missing < seeds) best_median = hpo::NanPercentile(t.best_at, 50);
+  std::cout << "{\"method\": \"" << m.label << "\", \"seeds\": " << seeds
+            << ", \"median_fraction_to_within\": " << Number(hpo::NanPercentile(t.fractions, 50))
+            << ", \"p90_fraction_to_within\": " << Number(hpo::NanPercentile(t.fractions, 90))
+            << ", \"median_best_at_35pct\": " << Number(best_median)
+            << ", \"never_within\": " << t.never
+            << ", \"configured\": " << (configured ? "true" : "false")
+            << ", \"mean_trials\": " << Number(static_cast<double>(t.trials) / seeds)
+            << ", \"mean_pruned\": " << Number(static_cast<double>(t.pruned) / seeds)
+            << ", \"median_fraction_spent\": " << Number(hpo::NanPercentile(t.spent, 50)) << "}"
+            << std::endl;
+}
+
+// Replays method `m` for every seed and prints its line; an error names the method and seed.
+absl::Status RunMethod(const Options& o, const Inputs& in, const Method& m) {
+  const auto start = std::chrono::steady_clock::now();
+  Tally t;
+  for (int64_t seed = 0; seed < o.seeds; ++seed) {
+    absl::StatusOr<hpo::SweepConfig> config = Variant(in.sweep, m, seed, in.eval_interval);
+    absl::StatusOr<Outcome> outcome =
+        config.ok() ? RunOnce(in.table, *config, m, seed, o.within, o.python, o.script)
+                    : config.status();
+    if (!outcome.ok()) {
+      return absl::Status(outcome.status().code(),
+                          absl::StrCat(m.label, " seed ", seed, ": ", outcome.status().message()));
     }
-    const bool configured =
-        !m.optuna && m.search == sweep->method && m.pruner == sweep->pruner->type();
-    // A median over seeds, most of which found nothing by then, is not a value.
-    std::optional<double> best_median;
-    if (2 * missing < seeds) best_median = hpo::NanPercentile(best_at, 50);
-    std::cout << "{\"method\": \"" << m.label << "\", \"seeds\": " << seeds
-              << ", \"median_fraction_to_within\": " << Number(hpo::NanPercentile(fractions, 50))
-              << ", \"p90_fraction_to_within\": " << Number(hpo::NanPercentile(fractions, 90))
-              << ", \"median_best_at_35pct\": " << Number(best_median)
-              << ", \"never_within\": " << never
-              << ", \"configured\": " << (configured ? "true" : "false")
-              << ", \"mean_trials\": " << Number(static_cast<double>(trials) / seeds)
-              << ", \"mean_pruned\": " << Number(static_cast<double>(pruned) / seeds)
-              << ", \"median_fraction_spent\": " << Number(hpo::NanPercentile(spent, 50)) << "}"
-              << std::endl;
-    std::cerr << kProgram << ": " << m.label << ": " << seeds << " seeds in "
-              << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()
-              << " s\n";
+    if (o.trace && !outcome->trace.empty()) {
+      std::cerr << m.label << " seed " << seed << ": "
+                << (outcome->within ? absl::StrCat("within at ", outcome->fraction) : "NEVER")
+                << "\n"
+                << outcome->trace;
+    }
+    t.fractions.push_back(outcome->fraction);
+    t.spent.push_back(outcome->spent);
+    t.never += outcome->within ? 0 : 1;
+    const double worst = in.table.maximize() ? -std::numeric_limits<double>::infinity()
+                                             : std::numeric_limits<double>::infinity();
+    t.best_at.push_back(outcome->best_at.value_or(worst));
+    t.missing += outcome->best_at.has_value() ? 0 : 1;
+    t.trials += outcome->trials;
+    t.pruned += outcome->pruned;
+  }
+  PrintMethod(in, m, o.seeds, t);
+  std::cerr << kProgram << ": " << m.label << ": " << o.seeds << " seeds in "
+            << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()
+            << " s\n";
+  return absl::OkStatus();
+}
+
+int Main(int argc, char** argv) {
+  ::signal(SIGPIPE, SIG_IGN);  // a dead Optuna process is an error, not a signal
+  Options o;
+  if (const int exit_code = ParseOptions(argc, argv, o); exit_code >= 0) return exit_code;
+  absl::StatusOr<Inputs> in = Load(o);
+  if (!in.ok()) {
+    PrintError(kProgram, in.status());
+    return kExitUsage;
+  }
+  const SearchTable& table = in->table;
+  std::cerr << kProgram << ": table " << o.table_path << ": " << table.points().size()
+            << " points, best " << table.best() << ", grid compute " << table.compute()
+            << " samples" << (table.keyed_by_steps() ? " (converted from optimizer steps)" : "")
+            << "\n";
+  if (o.trace) std::cerr << TableLines(table);
+  for (const Method& m : in->methods) {
+    if (absl::Status s = RunMethod(o, *in, m); !s.ok()) {
+      PrintError(kProgram, s);
+      return 1;
+    }
   }
   return kExitOk;
 }

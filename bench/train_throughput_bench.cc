@@ -253,9 +253,9 @@ trainer::BertConfig ModelConfig(const ThroughputOptions& o) {
   return c;
 }
 
-int Main(int argc, char** argv) {
-  const std::vector<std::string> args(argv + 1, argv + argc);
-  ThroughputOptions o;
+// Reads and checks the flags into `o`: an exit code when the bench ends here (--help, a bad
+// flag), else -1.
+int ParseOptions(const std::vector<std::string>& args, ThroughputOptions& o) {
   CommandLine cli(kProgram, "",
                   "Training samples/s of tunefleet's BERT with a classification head: the C++\n"
                   "counterpart of shared/bench/pytorch_anchor.py (see the file comment).");
@@ -295,6 +295,95 @@ int Main(int argc, char** argv) {
     PrintError(kProgram, valid);
     return kExitUsage;
   }
+  return -1;
+}
+
+// The timed run of `runner`'s variant, with the device's peak memory since set-up.
+Result Measure(ThroughputTrainer& runner, const ThroughputOptions& o, const torch::Device& device) {
+  Result r;
+#ifdef TUNEFLEET_CUDA
+  r = o.variant == "graph" ? RunGraph(runner, o, device) : RunEager(runner, o, device);
+#else
+  r = RunEager(runner, o, device);
+#endif
+  if (device.is_cuda()) r.peak_mem_gib = trainer::GiB(trainer::PeakMemoryBytes(device));
+  return r;
+}
+
+// The JSON line on stdout.
+void PrintResult(const ThroughputOptions& o, const trainer::BertConfig& config, int world,
+                 const Result& r) {
+  const double samples_per_s = static_cast<double>(o.batch * o.steps * world) / r.seconds;
+  const double tflops = samples_per_s * FlopsPerSequence(config, o.seq) / 1e12;
+  const std::string peak =
+      r.peak_mem_gib ? absl::StrCat(std::round(*r.peak_mem_gib * 100) / 100) : "null";
+  std::printf(
+      "{\"impl\": \"tunefleet\", \"variant\": \"%s\", \"kernels\": \"%s\", \"qkv\": \"%s\", "
+      "\"grad_comm\": \"%s\", "
+      "\"model\": \"%s\", "
+      "\"precision\": \"%s\", "
+      "\"world\": %d, \"batch_per_gpu\": %lld, \"seq\": %lld, \"device\": \"%s\", "
+      "\"samples_per_s\": %.1f, \"model_tflops\": %.1f, \"peak_mem_gib\": %s, "
+      "\"step_ms\": %.2f, \"phases_ms\": %s, \"loss_first\": %.6f, \"loss_last\": %.6f, "
+      "\"libtorch\": \"%s\"}\n",
+      o.variant.c_str(),
+      trainer::FusedNormEnabled() && trainer::FusedLinearEnabled() ? "fused" : "aten",
+      o.qkv.c_str(), o.grad_comm.c_str(), o.model.c_str(), o.precision.c_str(), world,
+      static_cast<long long>(o.batch), static_cast<long long>(o.seq), o.device.c_str(),
+      samples_per_s, tflops, peak.c_str(), 1e3 * r.seconds / static_cast<double>(o.steps),
+      r.phases_json.c_str(), r.loss_first, r.loss_last, trainer::DescribeLibTorch().c_str());
+  std::fflush(stdout);
+}
+
+// Sets up the device, the process group (under torchrun) and the model, measures, and prints
+// on rank 0. LibTorch's errors are thrown.
+int Run(const ThroughputOptions& o, const comm::DistEnv& env) {
+  const torch::Device device =
+      o.device == "cuda"
+          ? torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env.local_rank))
+          : torch::Device(torch::kCPU);
+  trainer::MakeCurrent(device);
+  std::unique_ptr<comm::ProcessGroup> group;
+  if (env.distributed()) {
+    auto connected = comm::ProcessGroup::Connect(
+        env,
+        device.is_cuda() ? comm::ProcessGroup::Backend::kNccl : comm::ProcessGroup::Backend::kGloo,
+        std::chrono::seconds(300));
+    if (!connected.ok()) {
+      PrintError(kProgram, connected.status());
+      return kExitFailure;
+    }
+    group = std::move(*connected);
+  }
+  torch::manual_seed(0);
+  const trainer::BertConfig config = ModelConfig(o);
+  // Graph variant: everything on one side stream from the start, the model and the DDP
+  // gradient hooks included (trainer/train/step_graphs.h).
+  std::optional<trainer::SideStreamScope> side;
+  if (o.variant == "graph") side.emplace(device);
+  auto runner = std::make_unique<ThroughputTrainer>(o, config, device, group.get());
+  Synchronize(device);
+  trainer::ResetPeakMemory(device);
+  Result r = Measure(*runner, o, device);
+  if (group != nullptr) {  // the slowest rank's time is the job's
+    torch::Tensor t = torch::tensor({r.seconds}, torch::kDouble);
+    if (device.is_cuda()) t = t.to(device);
+    auto gathered = group->AllGather(t);
+    TORCH_CHECK(gathered.ok(), std::string(gathered.status().message()));
+    r.seconds = gathered->max().item<double>();
+    runner.reset();  // its graphs hold NCCL work: gone before the communicators
+    const absl::Status shut = group->Shutdown();
+    TORCH_CHECK(shut.ok(), std::string(shut.message()));
+    if (env.rank != 0) return kExitOk;
+  }
+  PrintResult(o, config, env.world_size, r);
+  return kExitOk;
+}
+
+int Main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  ThroughputOptions o;
+  if (const int exit_code = ParseOptions(args, o); exit_code >= 0) return exit_code;
   // Data parallel when started by torchrun (torchrun --no-python ... train_throughput_bench).
   auto env = comm::DistEnv::FromEnvironment();
   if (!env.ok()) {
@@ -302,77 +391,11 @@ int Main(int argc, char** argv) {
     return kExitUsage;
   }
   try {
-    const torch::Device device =
-        o.device == "cuda"
-            ? torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env->local_rank))
-            : torch::Device(torch::kCPU);
-    trainer::MakeCurrent(device);
-    std::unique_ptr<comm::ProcessGroup> group;
-    if (env->distributed()) {
-      auto connected =
-          comm::ProcessGroup::Connect(*env,
-                                      device.is_cuda() ? comm::ProcessGroup::Backend::kNccl
-                                                       : comm::ProcessGroup::Backend::kGloo,
-                                      std::chrono::seconds(300));
-      if (!connected.ok()) {
-        PrintError(kProgram, connected.status());
-        return kExitFailure;
-      }
-      group = std::move(*connected);
-    }
-    const int world = env->world_size;
-    torch::manual_seed(0);
-    const trainer::BertConfig config = ModelConfig(o);
-    // Graph variant: everything on one side stream from the start, the model and the DDP
-    // gradient hooks included (trainer/train/step_graphs.h).
-    std::optional<trainer::SideStreamScope> side;
-    if (o.variant == "graph") side.emplace(device);
-    auto runner = std::make_unique<ThroughputTrainer>(o, config, device, group.get());
-    Synchronize(device);
-    trainer::ResetPeakMemory(device);
-    Result r;
-#ifdef TUNEFLEET_CUDA
-    r = o.variant == "graph" ? RunGraph(*runner, o, device) : RunEager(*runner, o, device);
-#else
-    r = RunEager(*runner, o, device);
-#endif
-    if (device.is_cuda()) r.peak_mem_gib = trainer::GiB(trainer::PeakMemoryBytes(device));
-    if (group != nullptr) {  // the slowest rank's time is the job's
-      torch::Tensor t = torch::tensor({r.seconds}, torch::kDouble);
-      if (device.is_cuda()) t = t.to(device);
-      auto gathered = group->AllGather(t);
-      TORCH_CHECK(gathered.ok(), std::string(gathered.status().message()));
-      r.seconds = gathered->max().item<double>();
-      runner.reset();  // its graphs hold NCCL work: gone before the communicators
-      const absl::Status shut = group->Shutdown();
-      TORCH_CHECK(shut.ok(), std::string(shut.message()));
-      if (env->rank != 0) return kExitOk;
-    }
-    const double samples_per_s = static_cast<double>(o.batch * o.steps * world) / r.seconds;
-    const double tflops = samples_per_s * FlopsPerSequence(config, o.seq) / 1e12;
-    const std::string peak =
-        r.peak_mem_gib ? absl::StrCat(std::round(*r.peak_mem_gib * 100) / 100) : "null";
-    std::printf(
-        "{\"impl\": \"tunefleet\", \"variant\": \"%s\", \"kernels\": \"%s\", \"qkv\": \"%s\", "
-        "\"grad_comm\": \"%s\", "
-        "\"model\": \"%s\", "
-        "\"precision\": \"%s\", "
-        "\"world\": %d, \"batch_per_gpu\": %lld, \"seq\": %lld, \"device\": \"%s\", "
-        "\"samples_per_s\": %.1f, \"model_tflops\": %.1f, \"peak_mem_gib\": %s, "
-        "\"step_ms\": %.2f, \"phases_ms\": %s, \"loss_first\": %.6f, \"loss_last\": %.6f, "
-        "\"libtorch\": \"%s\"}\n",
-        o.variant.c_str(),
-        trainer::FusedNormEnabled() && trainer::FusedLinearEnabled() ? "fused" : "aten",
-        o.qkv.c_str(), o.grad_comm.c_str(), o.model.c_str(), o.precision.c_str(), world,
-        static_cast<long long>(o.batch), static_cast<long long>(o.seq), o.device.c_str(),
-        samples_per_s, tflops, peak.c_str(), 1e3 * r.seconds / static_cast<double>(o.steps),
-        r.phases_json.c_str(), r.loss_first, r.loss_last, trainer::DescribeLibTorch().c_str());
-    std::fflush(stdout);
+    return Run(o, *env);
   } catch (const c10::Error& e) {
     PrintError(kProgram, absl::InternalError(e.what_without_backtrace()));
     return kExitFailure;
   }
-  return kExitOk;
 }
 
 }  // namespace
