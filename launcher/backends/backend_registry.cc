@@ -1,5 +1,8 @@
 #include "launcher/backends/backend_registry.h"
 
+#include <algorithm>
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "launcher/backends/all_backends.h"
@@ -41,6 +44,28 @@ std::string BackendsWithHosts() {
     if (backend->has_hosts()) parts.push_back(absl::StrCat("--start_agents ", backend->name()));
   }
   return absl::StrJoin(parts, " or ");
+}
+
+std::vector<BackendFlag> AllBackendFlags() {
+  std::vector<BackendFlag> flags;
+  for (const LauncherBackend* backend : AllBackends()) {
+    for (BackendFlag& flag : backend->flags()) {
+      const bool seen = std::any_of(flags.begin(), flags.end(),
+                                    [&](const BackendFlag& f) { return f.name == flag.name; });
+      if (!seen) flags.push_back(std::move(flag));
+    }
+  }
+  return flags;
+}
+
+std::string SlotsNotes() {
+  std::vector<std::string> parts;
+  for (const LauncherBackend* backend : AllBackends()) {
+    const std::string note = backend->slots_note();
+    if (!note.empty())
+      parts.push_back(absl::StrCat("with --start_agents ", backend->name(), " ", note));
+  }
+  return parts.empty() ? "" : absl::StrCat(" (", absl::StrJoin(parts, "; "), ")");
 }
 
 }  // namespace launcher

@@ -1,6 +1,7 @@
 // The launcher backend registry's look-ups over AllBackends (all_backends.h): the head finds
-// its --start_agents backend here, and its flag's help and errors list the backends from here,
-// without knowing any backend's name itself.
+// its --start_agents backend here, the backends' own flags and their parts of its help, and
+// its flag's help and errors list the backends from here, without knowing any backend's name
+// or flag itself.
 //
 // Thread-safety: pure functions over immutable backends.
 #ifndef TUNEFLEET_LAUNCHER_BACKENDS_BACKEND_REGISTRY_H_
@@ -25,6 +26,11 @@ std::string StartAgentsHelp();
 // Where hosts come from besides --nodes, for an error: "--start_agents slurm" (each backend
 // that has hosts of its own, joined with " or ").
 std::string BackendsWithHosts();
+// Every backend's own head flags (LauncherBackend::flags), in registry order, each name once.
+std::vector<BackendFlag> AllBackendFlags();
+// The backends' parts of --slots' help: " (with --start_agents NAME NOTE; ...)" over those
+// with a slots_note, or "" when none has one.
+std::string SlotsNotes();
 
 }  // namespace launcher
 }  // namespace tunefleet

@@ -15,6 +15,12 @@ absl::StatusOr<BackendHosts> LauncherBackend::Hosts(const BackendFlags&) const {
       absl::StrCat("--start_agents ", name(), " has no hosts of its own: give --nodes hosts.txt"));
 }
 
+std::string BackendFlagValue(const LaunchSettings& settings, const std::string& name,
+                             const std::string& default_value) {
+  const auto it = settings.backend_flags.find(name);
+  return it == settings.backend_flags.end() ? default_value : it->second;
+}
+
 std::string AgentHostArgs(const HostEntry& host) {
   std::string args;
   if (host.slots > 0) absl::StrAppend(&args, " --slots ", host.slots);

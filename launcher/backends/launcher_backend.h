@@ -11,12 +11,18 @@
 // that host. A backend that starts nothing (none) plans no command: its agents are started by
 // hand or by a scheduler.
 //
+// A backend declares its own head flags (flags(): ssh's --remote_shell) with their defaults,
+// help and checks; the head adds every registered backend's flags to its command line, checks
+// them, and hands their values to the backends as LaunchSettings::backend_flags, which only
+// the declaring backend reads. The head names no backend's flag itself.
+//
 // Thread-safety: backends are immutable (the registry's are statics); every method is const
 // and may be called from any thread.
 #ifndef TUNEFLEET_LAUNCHER_BACKENDS_LAUNCHER_BACKEND_H_
 #define TUNEFLEET_LAUNCHER_BACKENDS_LAUNCHER_BACKEND_H_
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,8 +40,26 @@ struct LaunchSettings {
   std::string head_endpoint;  // what agents connect to
   std::string log_dir;        // where the launch commands' and the hosts' output goes
   std::string keys_dir;       // passed on as --keys (the same path on every host); may be empty
-  std::string remote_shell = "ssh -o BatchMode=yes {host}";  // head --remote_shell
+  // The backends' own flags (BackendFlag) by name, as the head checked them; a backend reads
+  // only its own, through its module (a flag absent here reads as its default).
+  std::map<std::string, std::string> backend_flags;
 };
+
+// A head flag that a backend declares (head --NAME VALUE_NAME, a string): added to the head's
+// command line whatever the --start_agents, checked by the head before it starts anything.
+struct BackendFlag {
+  std::string name;           // without dashes: "remote_shell"
+  std::string default_value;  // its value when not given
+  std::string help;
+  std::string value_name;  // in --help: "TEMPLATE"
+  // A usage error of one line naming the flag ("--remote_shell must contain {host}"); null:
+  // every value is good.
+  absl::Status (*check)(const std::string& value) = nullptr;
+};
+
+// Flag `name`'s value in `settings`, or `default_value` when absent (for the declaring backend).
+std::string BackendFlagValue(const LaunchSettings& settings, const std::string& name,
+                             const std::string& default_value);
 
 // One command that starts the agents of some hosts.
 struct LaunchCommand {
@@ -80,6 +104,11 @@ class LauncherBackend {
   virtual bool starts_agents() const { return true; }
   // True when Hosts() gives the hosts without --nodes.
   virtual bool has_hosts() const { return false; }
+  // The head flags it declares (none by default), in --help order.
+  virtual std::vector<BackendFlag> flags() const { return {}; }
+  // What --slots means with this backend when the hosts file gives no slots (its part of
+  // --slots' help: "with --start_agents NAME NOTE"); empty for none.
+  virtual std::string slots_note() const { return ""; }
   // A usage error when the head's flags do not go with this backend (one line, naming them).
   virtual absl::Status CheckFlags(const BackendFlags& flags) const;
   // The backend's own hosts (called only when has_hosts() and --nodes is not given); usage

@@ -11,6 +11,10 @@
 namespace tunefleet {
 namespace launcher {
 
+std::string SlurmBackend::slots_note() const {
+  return "the allocation's GPUs per node otherwise: SLURM_GPUS_ON_NODE, SLURM_JOB_GPUS, the gres";
+}
+
 std::string SlurmBackend::help() const {
   return "inside a Slurm allocation (salloc, sbatch), start one on each of its nodes "
          "(SLURM_JOB_NODELIST) as one srun job step that ends with the head";

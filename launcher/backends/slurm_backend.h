@@ -36,6 +36,7 @@ class SlurmBackend : public LauncherBackend {
   std::string name() const override { return "slurm"; }
   std::string help() const override;
   bool has_hosts() const override { return true; }
+  std::string slots_note() const override;
   absl::Status CheckFlags(const BackendFlags& flags) const override;
   absl::StatusOr<BackendHosts> Hosts(const BackendFlags& flags) const override;
   std::vector<LaunchCommand> Plan(const LaunchSettings& settings,

@@ -7,14 +7,37 @@
 namespace tunefleet {
 namespace launcher {
 
+namespace {
+
+constexpr char kRemoteShell[] = "remote_shell";
+constexpr char kDefaultRemoteShell[] = "ssh -o BatchMode=yes {host}";
+
+absl::Status CheckRemoteShell(const std::string& value) {
+  if (value.find("{host}") == std::string::npos) {
+    return absl::InvalidArgumentError("--remote_shell must contain {host}");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 std::string SshBackend::help() const {
   return "start an agent on each host through --remote_shell";
+}
+
+std::vector<BackendFlag> SshBackend::flags() const {
+  return {{kRemoteShell, kDefaultRemoteShell, "command prefix that runs a command on {host}",
+           "TEMPLATE", CheckRemoteShell}};
+}
+
+std::string SshBackend::RemoteShell(const LaunchSettings& settings) {
+  return BackendFlagValue(settings, kRemoteShell, kDefaultRemoteShell);
 }
 
 std::string SshBackend::CommandFor(const LaunchSettings& settings, const HostEntry& host) {
   // exec: the shell becomes the remote shell (or the agent), so signals reach it directly.
   return absl::StrCat(
-      "exec ", absl::StrReplaceAll(settings.remote_shell, {{"{host}", host.host}}), " ",
+      "exec ", absl::StrReplaceAll(RemoteShell(settings), {{"{host}", host.host}}), " ",
       ShellQuote(settings.agent_binary), " --head ", ShellQuote(settings.head_endpoint), " --name ",
       ShellQuote(AgentNameOf(host.host)), " --detach", AgentHostArgs(host), AgentKeysArg(settings));
 }

@@ -11,6 +11,8 @@
 // A remote shell that ends with a non-zero exit before its agent registered fails its host,
 // with the exit and the last line of its output ("Permission denied", the agent's own error);
 // one that exits 0 does not (the host's agent was running already and registers by itself).
+// Its flag: --remote_shell TEMPLATE (default `ssh -o BatchMode=yes {host}`; must contain
+// {host}), declared here (flags()) and read from LaunchSettings::backend_flags.
 //
 // Thread-safety: immutable (launcher_backend.h).
 #ifndef TUNEFLEET_LAUNCHER_BACKENDS_SSH_BACKEND_H_
@@ -29,6 +31,7 @@ class SshBackend : public LauncherBackend {
  public:
   std::string name() const override { return "ssh"; }
   std::string help() const override;
+  std::vector<BackendFlag> flags() const override;
   std::vector<LaunchCommand> Plan(const LaunchSettings& settings,
                                   const std::vector<HostEntry>& hosts) const override;
   std::optional<std::string> EndedBeforeRegistering(const LaunchCommand& command,
@@ -38,6 +41,8 @@ class SshBackend : public LauncherBackend {
 
   // The command line for one host (for logs and tests).
   static std::string CommandFor(const LaunchSettings& settings, const HostEntry& host);
+  // --remote_shell as `settings` give it (its default when absent).
+  static std::string RemoteShell(const LaunchSettings& settings);
 };
 
 // The registry's instance (all_backends.cc).

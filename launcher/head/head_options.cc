@@ -33,9 +33,7 @@ void AddHeadFlags(CommandLine* cli, HeadFlags* f) {
     absl::StrAppend(&names, names.empty() ? "" : "|", name);
   cli->AddString("start_agents", &f->start_agents, StartAgentsHelp(), names);
   cli->AddInt("slots", &f->slots,
-              "ranks each host runs at once where the hosts file gives no slots=N (with "
-              "--start_agents slurm the allocation's GPUs per node otherwise: "
-              "SLURM_GPUS_ON_NODE, SLURM_JOB_GPUS, the gres)");
+              "ranks each host runs at once where the hosts file gives no slots=N" + SlotsNotes());
   cli->AddString("include", &f->include,
                  "DeepSpeed's filter: only these hosts, and of a host given with ids only those "
                  "GPUs (e.g. gpu1:0,1@gpu3)",
@@ -44,8 +42,10 @@ void AddHeadFlags(CommandLine* cli, HeadFlags* f) {
                  "DeepSpeed's filter: all hosts but these, and of a host given with ids all its "
                  "GPUs but those (e.g. gpu2:3@gpu4)",
                  "HOST[:ID,...][@HOST...]");
-  cli->AddString("remote_shell", &f->remote_shell, "command prefix that runs a command on {host}",
-                 "TEMPLATE");
+  for (const BackendFlag& flag : AllBackendFlags()) {
+    std::string& value = f->backend_flags.emplace(flag.name, flag.default_value).first->second;
+    cli->AddString(flag.name, &value, flag.help, flag.value_name);
+  }
   cli->AddBool("insecure", &f->insecure,
                "allow a tcp:// --bind without CURVE keys: anyone who reaches it (other users of "
                "this host included) can run commands as you");
@@ -100,8 +100,12 @@ absl::StatusOr<HeadOptions> HeadOptions::FromFlags(const HeadFlags& flags) {
     return absl::InvalidArgumentError(
         absl::StrCat("--slots must be between 1 and 4096, got ", flags.slots));
   }
-  if (flags.remote_shell.find("{host}") == std::string::npos) {
-    return absl::InvalidArgumentError("--remote_shell must contain {host}");
+  for (const BackendFlag& flag : AllBackendFlags()) {
+    const auto given = flags.backend_flags.find(flag.name);
+    const std::string& value =
+        given == flags.backend_flags.end() ? flag.default_value : given->second;
+    if (flag.check != nullptr) RETURN_IF_ERROR(flag.check(value));
+    o.backend_flags[flag.name] = value;
   }
   if (flags.heartbeat_ms < 1 || flags.heartbeat_ms > 3600 * 1000) {
     return absl::InvalidArgumentError(
@@ -119,7 +123,6 @@ absl::StatusOr<HeadOptions> HeadOptions::FromFlags(const HeadFlags& flags) {
   o.include = flags.include;
   o.exclude = flags.exclude;
   o.slots = static_cast<int>(flags.slots);
-  o.remote_shell = flags.remote_shell;
   o.endpoint_file = flags.endpoint_file;
   o.heartbeat_interval = absl::Milliseconds(flags.heartbeat_ms);
   o.agent_timeout = absl::Milliseconds(flags.agent_timeout_ms);

@@ -4,9 +4,10 @@
 // the flag, checked in this order: --gen_keys (alone: nothing else is checked), the runtime
 // folder (made when --bind or --log_dir is left out), --bind (an unkeyed TCP bind needs --keys
 // or --insecure), --start_agents (a registered backend, launcher/backends/backend_registry.h,
-// which may refuse other flags: slurm refuses --nodes), --slots, --remote_shell,
-// --heartbeat_ms, --agent_timeout_ms, and last the agent binary (beside this head, when the
-// backend starts agents and --agent is not given).
+// which may refuse other flags, e.g. --nodes), --slots, the backends' own flags (each
+// backend declares and checks its own: LauncherBackend::flags), --heartbeat_ms,
+// --agent_timeout_ms, and last the agent binary (beside this head, when the backend starts
+// agents and --agent is not given).
 //
 // Thread-safety: FromFlags is a function of the flags, the environment and the file system;
 // call it once at start-up.
@@ -14,6 +15,7 @@
 #define TUNEFLEET_LAUNCHER_HEAD_HEAD_OPTIONS_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -26,7 +28,8 @@ namespace launcher {
 
 struct HeadFlags {
   std::string nodes, bind, keys, gen_keys, start_agents = "ssh";
-  std::string remote_shell = "ssh -o BatchMode=yes {host}";
+  // The backends' own flags by name (AllBackendFlags); one left out takes its default.
+  std::map<std::string, std::string> backend_flags;
   std::string endpoint_file, agent_binary, log_dir, include, exclude;
   int64_t heartbeat_ms = 1000, agent_timeout_ms = 30000, slots = 0;
   bool insecure = false;
@@ -45,7 +48,8 @@ struct HeadOptions {
   std::string nodes;                         // a hosts file, or empty
   std::string include, exclude;              // DeepSpeed's host filters
   int slots = 0;                             // a host's slots where its entry gives none
-  std::string remote_shell;
+  // Every backend's own flags by name, checked (LaunchSettings::backend_flags).
+  std::map<std::string, std::string> backend_flags;
   std::string agent_binary;  // empty when the backend starts no agent
   std::string log_dir;       // --log_dir, or the head's runtime folder
   std::string endpoint_file;

@@ -56,7 +56,7 @@ std::unique_ptr<AgentLauncher> StartAgents(const HeadOptions& options,
     settings.head_endpoint = EndpointForAgents(endpoint);
     settings.log_dir = JoinPath(options.log_dir, "agents");
     settings.keys_dir = options.keys;
-    settings.remote_shell = options.remote_shell;
+    settings.backend_flags = options.backend_flags;
     auto launcher = std::make_unique<AgentLauncher>(*options.backend, std::move(settings),
                                                     options.agent_timeout, hosts);
     launcher->Start(absl::Now());

@@ -21,7 +21,7 @@ constexpr absl::Duration kRegisterTimeout = absl::Milliseconds(300);
 
 LaunchSettings Opts(const std::string& shell) {
   LaunchSettings o;
-  o.remote_shell = shell;
+  o.backend_flags["remote_shell"] = shell;  // the ssh backend's --remote_shell
   o.agent_binary = "/opt/tune fleet/agent";
   o.head_endpoint = "tcp://10.0.0.1:5555";
   const char* tmp = std::getenv("TEST_TMPDIR");

@@ -1,13 +1,17 @@
 // launcher/head/head_options.h: HeadOptions::FromFlags' one-line errors, in the order the head
 // checks them, with the wording the CLI tests expect; the defaults it fills in (the private
-// runtime folder's socket and logs); --gen_keys alone; the backend found by name.
+// runtime folder's socket and logs); --gen_keys alone; the backend found by name; every
+// registered backend's own flags on the command line with their defaults.
 #include "launcher/head/head_options.h"
 
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
+#include "common/cli.h"
 #include "gtest/gtest.h"
+#include "launcher/backends/backend_registry.h"
 #include "tests/test_util/temp_dir.h"
 
 namespace tunefleet {
@@ -48,7 +52,7 @@ TEST(HeadOptions, GoodFlags) {
   EXPECT_EQ(o->heartbeat_interval, absl::Milliseconds(250));
   EXPECT_EQ(o->agent_timeout, absl::Seconds(4));
   EXPECT_EQ(o->slots, 2);
-  EXPECT_EQ(o->remote_shell, "ssh -o BatchMode=yes {host}");
+  EXPECT_EQ(o->backend_flags.at("remote_shell"), "ssh -o BatchMode=yes {host}");
   EXPECT_TRUE(o->gen_keys.empty());
 }
 
@@ -105,7 +109,7 @@ TEST(HeadOptions, OneLineErrorsInOrder) {
   f.slots = -1;
   EXPECT_EQ(Error(f), "--slots must be between 1 and 4096, got -1");
   f = Good();
-  f.remote_shell = "ssh";
+  f.backend_flags["remote_shell"] = "ssh";
   EXPECT_EQ(Error(f), "--remote_shell must contain {host}");
   f = Good();
   f.heartbeat_ms = 0;
@@ -115,6 +119,37 @@ TEST(HeadOptions, OneLineErrorsInOrder) {
   f = Good();
   f.agent_timeout_ms = 0;
   EXPECT_EQ(Error(f), "--agent_timeout_ms must be >= 1");
+}
+
+// Each backend's flags (launcher/backends/backend_registry.h): on the head's command line with
+// their defaults and help, and in HeadOptions::backend_flags, given or not.
+TEST(HeadOptions, EveryBackendsFlagsAreTheHeads) {
+  const std::vector<BackendFlag> backend_flags = AllBackendFlags();
+  ASSERT_FALSE(backend_flags.empty());
+  HeadFlags f;
+  CommandLine cli("head", "", "");
+  AddHeadFlags(&cli, &f);
+  const std::string help = cli.Help();
+  std::vector<std::string> args;
+  for (const BackendFlag& flag : backend_flags) {
+    EXPECT_EQ(f.backend_flags.at(flag.name), flag.default_value) << flag.name;
+    EXPECT_TRUE(absl::StrContains(help, "--" + flag.name + "=" + flag.value_name)) << help;
+    EXPECT_TRUE(absl::StrContains(help, flag.help)) << help;
+    args.push_back("--" + flag.name + "=" + flag.default_value + " {host}");
+  }
+  ASSERT_TRUE(cli.Parse(args).ok());
+  HeadFlags good = Good();
+  good.backend_flags = f.backend_flags;
+  absl::StatusOr<HeadOptions> o = HeadOptions::FromFlags(good);
+  ASSERT_TRUE(o.ok()) << o.status();
+  for (const BackendFlag& flag : backend_flags) {
+    EXPECT_EQ(o->backend_flags.at(flag.name), flag.default_value + " {host}") << flag.name;
+  }
+  o = HeadOptions::FromFlags(Good());  // none given: the defaults
+  ASSERT_TRUE(o.ok()) << o.status();
+  for (const BackendFlag& flag : backend_flags) {
+    EXPECT_EQ(o->backend_flags.at(flag.name), flag.default_value) << flag.name;
+  }
 }
 
 }  // namespace
