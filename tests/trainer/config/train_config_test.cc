@@ -2,8 +2,10 @@
 #include "trainer/config/train_config.h"
 
 #include <fstream>
+#include <utility>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
@@ -125,6 +127,58 @@ TEST(TrainerConfigTest, KeyListMatchesTheParser) {
     }
   }
   EXPECT_EQ(TrainerConfigKeys(), accepted);
+}
+
+// The schema's bounds and checks (trainer/config/config_schema.h) say what the parser said
+// before the table: each override alone, the error's end.
+TEST(TrainerConfigTest, SchemaChecksKeepTheirErrorTexts) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"model.max_seq_len=1", "model.max_seq_len: must be in [2, 8192], got 1"},
+      {"model.dropout=1", "model.dropout: must be in [0, 1), got 1"},
+      {"model.path=''", "model.path: must name a model directory"},
+      {"task.train=''", "task.train: must name a data file"},
+      {"task.num_labels=1", "task.num_labels: must be 0 (from the data) or at least 2, got 1"},
+      {"task.columns=[a, b]",
+       "task.columns: only applies to task.format jsonl, csv or tsv (not "
+       "stsb)"},
+      {"task.matryoshka_dims=[64, 64]", "task.matryoshka_dims: names 64 twice"},
+      {"task.eval_qrels=q.tsv",
+       "task.eval_queries: is missing: task.eval_queries, task.eval_corpus and task.eval_qrels go "
+       "together"},
+      {"train.epochs=-1", "train.epochs: must be >= 0, got -1"},
+      {"train.epochs=0", "train.epochs: epochs and max_steps are both 0: nothing to train"},
+      {"train.batch_size=0", "train.batch_size: must be a positive integer, got 0"},
+      {"train.batch_size=2000000", "train.batch_size: must be at most 1048576 (2^20), got 2000000"},
+      {"train.lr=0", "train.lr: must be > 0, got 0"},
+      {"train.warmup_ratio=1.5", "train.warmup_ratio: must be in [0, 1], got 1.5"},
+      {"train.max_grad_norm=-1", "train.max_grad_norm: must be >= 0 (0: no clipping), got -1"},
+      {"train.length_buckets=[64, 32]",
+       "train.length_buckets: must be ascending lengths >= 1, e.g. [32, 64, 128]"},
+      {"train.eval_every_epochs=-1",
+       "train.eval_every_epochs: must be a finite number >= 0 (0: not by epochs), got -1"},
+      {"train.ddp_bucket_mb=0", "train.ddp_bucket_mb: must be in [1, 4096], got 0"},
+      {"train.devices=0",
+       "train.devices: must be -1 (every local GPU), a number of ranks >= 1 or "
+       "a list of GPU ids, got 0"},
+      {"output.dir=''", "output.dir: must not be empty"},
+      {"output.checkpoint_every_s=-1",
+       "output.checkpoint_every_s: must be >= 0 (0: at every evaluation), got -1"},
+  };
+  for (const auto& [override, error] : cases) {
+    auto c = LoadTrainerConfig(Write(0, ""), {override});
+    ASSERT_FALSE(c.ok()) << override;
+    EXPECT_TRUE(absl::EndsWith(c.status().message(), error)) << override << ": " << c.status();
+  }
+}
+
+// `trainer train --help` lists every key, from the same table.
+TEST(TrainerConfigTest, HelpListsEveryKey) {
+  const std::string help = TrainerConfigHelp();
+  for (const std::string& key : TrainerConfigKeys()) {
+    EXPECT_TRUE(absl::StrContains(help, "  " + key + " ")) << key << " missing from\n" << help;
+  }
+  EXPECT_TRUE(absl::StrContains(help, "  train.lr = 2e-05 ")) << help;
+  EXPECT_TRUE(absl::StrContains(help, "  model.path (required) ")) << help;
 }
 
 TEST(TrainerConfigTest, ShippedConfigParses) {
