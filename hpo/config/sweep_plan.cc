@@ -55,13 +55,9 @@ std::string DescribeProgram(const SweepConfig& c) {
   return out;
 }
 
-}  // namespace
-
-std::string DescribeSweepPlan(const SweepConfig& c) {
+// The trainer's lines: what runs a trial, and what the journal's steps count.
+std::string DescribeTrainer(const SweepConfig& c) {
   std::string out;
-  absl::StrAppend(&out, "sweep ", c.name, "  (", c.source, ")\n");
-  absl::StrAppend(&out, "  metric        ", c.metric_name, " (",
-                  c.maximize ? "maximize" : "minimize", ")\n");
   if (c.trainer.synthetic) {
     const SyntheticSpec& s = c.trainer.synthetic_spec;
     absl::StrAppend(
@@ -89,6 +85,12 @@ std::string DescribeSweepPlan(const SweepConfig& c) {
     absl::StrAppend(&out, "; ", c.trainer.samples_per_epoch, " samples an epoch");
   }
   absl::StrAppend(&out, "\n");
+  return out;
+}
+
+// How a trial holds its slots, and the processes its ranks run in.
+std::string DescribeResources(const SweepConfig& c) {
+  std::string out;
   if (c.trials_per_gpu > 1) {
     absl::StrAppend(&out, "  resources     1 rank per trial, up to ", c.trials_per_gpu,
                     " trials a GPU while their memory estimates fit; ");
@@ -114,7 +116,12 @@ std::string DescribeSweepPlan(const SweepConfig& c) {
                              : "",
         "\n");
   }
-  const SearchSpace space = BuildSearchSpace(c);
+  return out;
+}
+
+// The search space, the lr scaling, the sampler and pruner, the concurrency and the journal.
+std::string DescribeSearch(const SweepConfig& c, const SearchSpace& space) {
+  std::string out;
   absl::StrAppend(&out, "  search space\n");
   absl::StrAppend(&out, "    lr          ", space.at(kLrParam).Describe(), "  (base lr)\n");
   absl::StrAppend(&out, "    batch_size  ", space.at(kBatchParam).Describe(), "  (per rank)\n");
@@ -139,6 +146,12 @@ std::string DescribeSweepPlan(const SweepConfig& c) {
           "  running       %d trial(s) at a time; a failed trial is retried up to %d time(s)\n",
           c.max_concurrent_trials, c.max_failures_per_trial));
   absl::StrAppend(&out, "  journal       ", c.journal, "\n");
+  return out;
+}
+
+// The first kPlanRandomPoints random points, with their lr_effective ("" without any).
+std::string DescribeRandomPoints(const SweepConfig& c, const SearchSpace& space) {
+  std::string out;
   const int64_t random_points = SamplerKindOf(c).random_points(c);
   if (random_points > 0) {
     const std::vector<Params> points = LeadingRandomPoints(c, space, kPlanRandomPoints);
@@ -163,6 +176,19 @@ std::string DescribeSweepPlan(const SweepConfig& c) {
       absl::StrAppend(&out, "    ... ", random_points - shown, " more random points\n");
     }
   }
+  return out;
+}
+
+}  // namespace
+
+std::string DescribeSweepPlan(const SweepConfig& c) {
+  std::string out;
+  absl::StrAppend(&out, "sweep ", c.name, "  (", c.source, ")\n");
+  absl::StrAppend(&out, "  metric        ", c.metric_name, " (",
+                  c.maximize ? "maximize" : "minimize", ")\n");
+  absl::StrAppend(&out, DescribeTrainer(c), DescribeResources(c));
+  const SearchSpace space = BuildSearchSpace(c);
+  absl::StrAppend(&out, DescribeSearch(c, space), DescribeRandomPoints(c, space));
   return out;
 }
 
