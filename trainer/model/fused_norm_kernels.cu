@@ -8,12 +8,11 @@
 #include "trainer/model/fused_norm_kernels.h"
 
 #include <cstdint>
-#include <type_traits>
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <curand_kernel.h>
+
+#include "trainer/model/fused_norm_device.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -24,129 +23,51 @@ constexpr int kWarps = 4;  // warps (rows) per block
 constexpr int kThreads = 32 * kWarps;
 constexpr int64_t kMaxBackwardBlocks = 2048;
 
-// Element types by their bits: float, or uint16_t holding a half / bfloat16.
-struct Bf16 {};
-struct Half {};
+// A forward warp's row: its lane, the row, and where the row starts.
+struct ForwardRow {
+  int lane;
+  int64_t row;
+  int64_t cols;
+  int64_t base;  // row * cols
+};
 
-template <typename T>
-using Storage = std::conditional_t<std::is_same_v<T, float>, float, uint16_t>;
-
-template <typename T>
-__device__ __forceinline__ float ToFloat(Storage<T> v) {
-  if constexpr (std::is_same_v<T, float>) {
-    return v;
-  } else if constexpr (std::is_same_v<T, Bf16>) {
-    return __uint_as_float(static_cast<uint32_t>(v) << 16);
-  } else {
-    return __half2float(__ushort_as_half(v));
-  }
-}
-
-template <typename T>
-__device__ __forceinline__ Storage<T> FromFloat(float v) {
-  if constexpr (std::is_same_v<T, float>) {
-    return v;
-  } else if constexpr (std::is_same_v<T, Bf16>) {
-    return __bfloat16_as_ushort(__float2bfloat16_rn(v));
-  } else {
-    return __half_as_ushort(__float2half_rn(v));
-  }
-}
-
-// V values at p (16-byte aligned when V > 1) as floats, and back.
-template <typename T, int V>
-__device__ __forceinline__ void LoadVec(const Storage<T>* p, float (&out)[V]) {
-  if constexpr (V == 1) {
-    out[0] = ToFloat<T>(*p);
-  } else if constexpr (std::is_same_v<T, float>) {
-    static_assert(V % 4 == 0, "float chunks are float4s");
-#pragma unroll
-    for (int i = 0; i < V / 4; ++i) {
-      const float4 f = reinterpret_cast<const float4*>(p)[i];
-      out[4 * i] = f.x;
-      out[4 * i + 1] = f.y;
-      out[4 * i + 2] = f.z;
-      out[4 * i + 3] = f.w;
-    }
-  } else {
-    static_assert(V % 8 == 0, "16-bit chunks are uint4s");
-#pragma unroll
-    for (int i = 0; i < V / 8; ++i) {
-      const uint4 u = reinterpret_cast<const uint4*>(p)[i];
-      const uint32_t w[4] = {u.x, u.y, u.z, u.w};
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        out[8 * i + 2 * j] = ToFloat<T>(static_cast<uint16_t>(w[j] & 0xffffu));
-        out[8 * i + 2 * j + 1] = ToFloat<T>(static_cast<uint16_t>(w[j] >> 16));
-      }
-    }
-  }
-}
-
-template <typename T, int V>
-__device__ __forceinline__ void StoreVec(Storage<T>* p, const float (&in)[V]) {
-  if constexpr (V == 1) {
-    *p = FromFloat<T>(in[0]);
-  } else if constexpr (std::is_same_v<T, float>) {
-#pragma unroll
-    for (int i = 0; i < V / 4; ++i) {
-      reinterpret_cast<float4*>(p)[i] =
-          make_float4(in[4 * i], in[4 * i + 1], in[4 * i + 2], in[4 * i + 3]);
-    }
-  } else {
-#pragma unroll
-    for (int i = 0; i < V / 8; ++i) {
-      uint32_t w[4];
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        w[j] = static_cast<uint32_t>(FromFloat<T>(in[8 * i + 2 * j])) |
-               (static_cast<uint32_t>(FromFloat<T>(in[8 * i + 2 * j + 1])) << 16);
-      }
-      reinterpret_cast<uint4*>(p)[i] = make_uint4(w[0], w[1], w[2], w[3]);
-    }
-  }
-}
-
-__device__ __forceinline__ float WarpSum(float v) {
-#pragma unroll
-  for (int m = 16; m > 0; m >>= 1) v += __shfl_xor_sync(0xffffffffu, v, m);
-  return v;
-}
-
-// Chunk j of a lane: the row's chunk lane + 32 j, its first column (lane + 32 j) V.
-template <int V>
-__device__ __forceinline__ int64_t ChunkColumn(int lane, int j) {
-  return static_cast<int64_t>(lane + 32 * j) * V;
-}
-
-template <typename T, int V, int C>
-__global__ void __launch_bounds__(kThreads) ForwardKernel(ForwardArgs a) {
-  const int lane = threadIdx.x & 31;
-  const int64_t row = static_cast<int64_t>(blockIdx.x) * kWarps + threadIdx.x / 32;
-  if (row >= a.rows) return;  // the whole warp: one row per warp
-  const int64_t cols = a.cols;
-  const int64_t base = row * cols;
-  const Storage<T>* x = static_cast<const Storage<T>*>(a.x) + base;
-  const float* r = a.residual + base;
-  const bool drop = a.p > 0.f;
-  const float keep_p = 1.f - a.p;
-  const float scale = drop ? 1.f / keep_p : 1.f;
+// The forward's dropout of x: whether it drops, its keep probability and scale, and the
+// lane's Philox stream (initialised only when it drops).
+struct Dropout {
+  bool drop;
+  float keep_p;
+  float scale;
   curandStatePhilox4_32_10_t state;
-  if (drop) {
+};
+
+__device__ __forceinline__ void InitDropout(const ForwardArgs& a, const ForwardRow& at,
+                                            Dropout& d) {
+  d.drop = a.p > 0.f;
+  d.keep_p = 1.f - a.p;
+  d.scale = d.drop ? 1.f / d.keep_p : 1.f;
+  if (d.drop) {
     const uint64_t seed = a.rng.captured && a.rng.seed_ptr != nullptr
                               ? static_cast<uint64_t>(*a.rng.seed_ptr)
                               : a.rng.seed;
     const uint64_t offset =
         a.rng.captured ? static_cast<uint64_t>(*a.rng.offset_ptr + a.rng.intragraph) : a.rng.offset;
-    curand_init(seed, static_cast<uint64_t>(row) * 32 + lane, offset, &state);
+    curand_init(seed, static_cast<uint64_t>(at.row) * 32 + at.lane, offset, &d.state);
   }
-  float z[C][V];
+}
+
+// z = dropout(x) + residual over the lane's chunks (0 past the row's end), with the keep mask's
+// bytes stored where asked; returns the lane's sum of z.
+template <typename T, int V, int C>
+__device__ __forceinline__ float DropoutAddResidual(const ForwardArgs& a, const ForwardRow& at,
+                                                    Dropout& d, float (&z)[C][V]) {
+  const Storage<T>* x = static_cast<const Storage<T>*>(a.x) + at.base;
+  const float* r = a.residual + at.base;
   float sum = 0.f;
   float4 u = make_float4(0.f, 0.f, 0.f, 0.f);
 #pragma unroll
   for (int j = 0; j < C; ++j) {
-    const int64_t c0 = ChunkColumn<V>(lane, j);
-    const bool valid = c0 < cols;
+    const int64_t c0 = ChunkColumn<V>(at.lane, j);
+    const bool valid = c0 < at.cols;
     float xv[V], rv[V];
     if (valid) {
       LoadVec<T, V>(x + c0, xv);
@@ -155,28 +76,36 @@ __global__ void __launch_bounds__(kThreads) ForwardKernel(ForwardArgs a) {
     uint8_t bits = 0;
 #pragma unroll
     for (int e = 0; e < V; ++e) {
-      if (drop && (j * V + e) % 4 == 0) u = curand_uniform4(&state);  // every lane draws alike
+      if (d.drop && (j * V + e) % 4 == 0) u = curand_uniform4(&d.state);  // every lane draws alike
       z[j][e] = 0.f;
       if (valid) {
         float v = xv[e];
-        if (drop) {
+        if (d.drop) {
           const int k = (j * V + e) % 4;
           const float draw = k == 0 ? u.x : (k == 1 ? u.y : (k == 2 ? u.z : u.w));
-          const bool keep = draw < keep_p;
-          v = keep ? ToFloat<T>(FromFloat<T>(v * scale)) : 0.f;
+          const bool keep = draw < d.keep_p;
+          v = keep ? ToFloat<T>(FromFloat<T>(v * d.scale)) : 0.f;
           bits |= static_cast<uint8_t>(keep) << e;
         }
         z[j][e] = v + rv[e];
         sum += z[j][e];
       }
     }
-    if (valid && drop && a.keep != nullptr) a.keep[(base + c0) / V] = bits;
+    if (valid && d.drop && a.keep != nullptr) a.keep[(at.base + c0) / V] = bits;
   }
-  const float mean = WarpSum(sum) / static_cast<float>(cols);
+  return sum;
+}
+
+// The row's mean and 1 / standard deviation (eps inside the root), summed over the warp: the
+// lane's `sum` of z, then its squared deviations.
+template <int V, int C>
+__device__ __forceinline__ void RowStats(const float (&z)[C][V], const ForwardRow& at, float sum,
+                                         float eps, float& mean, float& rstd) {
+  mean = WarpSum(sum) / static_cast<float>(at.cols);
   float sq = 0.f;
 #pragma unroll
   for (int j = 0; j < C; ++j) {
-    if (ChunkColumn<V>(lane, j) < cols) {
+    if (ChunkColumn<V>(at.lane, j) < at.cols) {
 #pragma unroll
       for (int e = 0; e < V; ++e) {
         const float d = z[j][e] - mean;
@@ -184,107 +113,149 @@ __global__ void __launch_bounds__(kThreads) ForwardKernel(ForwardArgs a) {
       }
     }
   }
-  const float rstd = rsqrtf(WarpSum(sq) / static_cast<float>(cols) + a.eps);
+  rstd = rsqrtf(WarpSum(sq) / static_cast<float>(at.cols) + eps);
+}
+
+// y = (z - mean) rstd gamma + beta over the lane's chunks, stored in fp32, in T (y_low) and z
+// itself where asked.
+template <typename T, int V, int C>
+__device__ __forceinline__ void NormalizeStore(const ForwardArgs& a, const ForwardRow& at,
+                                               const float (&z)[C][V], float mean, float rstd) {
   Storage<T>* y_low = static_cast<Storage<T>*>(a.y_low);
 #pragma unroll
   for (int j = 0; j < C; ++j) {
-    const int64_t c0 = ChunkColumn<V>(lane, j);
-    if (c0 >= cols) continue;
+    const int64_t c0 = ChunkColumn<V>(at.lane, j);
+    if (c0 >= at.cols) continue;
     float g[V], b[V], y[V];
     LoadVec<float, V>(a.gamma + c0, g);
     LoadVec<float, V>(a.beta + c0, b);
 #pragma unroll
     for (int e = 0; e < V; ++e) y[e] = (z[j][e] - mean) * rstd * g[e] + b[e];
-    StoreVec<float, V>(a.y + base + c0, y);
-    if (y_low != nullptr) StoreVec<T, V>(y_low + base + c0, y);
-    if (a.z != nullptr) StoreVec<float, V>(a.z + base + c0, z[j]);
-  }
-  if (lane == 0 && a.mean != nullptr) {
-    a.mean[row] = mean;
-    a.rstd[row] = rstd;
+    StoreVec<float, V>(a.y + at.base + c0, y);
+    if (y_low != nullptr) StoreVec<T, V>(y_low + at.base + c0, y);
+    if (a.z != nullptr) StoreVec<float, V>(a.z + at.base + c0, z[j]);
   }
 }
 
 template <typename T, int V, int C>
-__global__ void __launch_bounds__(kThreads) BackwardKernel(BackwardArgs a) {
-  extern __shared__ float partial[];  // [kWarps][2][cols]
-  const int lane = threadIdx.x & 31;
-  const int warp = threadIdx.x / 32;
-  const int64_t cols = a.cols;
-  const float inv_cols = 1.f / static_cast<float>(cols);
-  const float scale = a.p > 0.f ? 1.f / (1.f - a.p) : 1.f;
+__global__ void __launch_bounds__(kThreads) ForwardKernel(ForwardArgs a) {
+  ForwardRow at;
+  at.lane = threadIdx.x & 31;
+  at.row = static_cast<int64_t>(blockIdx.x) * kWarps + threadIdx.x / 32;
+  if (at.row >= a.rows) return;  // the whole warp: one row per warp
+  at.cols = a.cols;
+  at.base = at.row * at.cols;
+  Dropout d;
+  InitDropout(a, at, d);
+  float z[C][V];
+  const float sum = DropoutAddResidual<T, V, C>(a, at, d, z);
+  float mean, rstd;
+  RowStats<V, C>(z, at, sum, a.eps, mean, rstd);
+  NormalizeStore<T, V, C>(a, at, z, mean, rstd);
+  if (at.lane == 0 && a.mean != nullptr) {
+    a.mean[at.row] = mean;
+    a.rstd[at.row] = rstd;
+  }
+}
+
+// What a backward lane knows of the row its warp visits.
+struct BackwardRow {
+  int lane;
+  int64_t cols;
+  float inv_cols;  // 1 / cols
+  float scale;     // the dropout's: 1 / (1 - p), 1 without dropout
+  int64_t base;    // the row's first value
+  float mean;      // the forward's statistics of the row
+  float rstd;
+};
+
+// One chunk of a row (at column c0): gy = dy + dy_low, xhat, gamma. Each row is read twice,
+// for the sums and then (from cache) for dz, rather than held in registers.
+template <typename T, int V>
+__device__ __forceinline__ void LoadChunk(const BackwardArgs& a, const BackwardRow& r, int64_t c0,
+                                          float (&gy)[V], float (&xhat)[V], float (&gamma)[V]) {
   const Storage<T>* dy_low = static_cast<const Storage<T>*>(a.dy_low);
+  if (a.dy != nullptr) {
+    LoadVec<float, V>(a.dy + r.base + c0, gy);
+  } else {
+#pragma unroll
+    for (int e = 0; e < V; ++e) gy[e] = 0.f;
+  }
+  if (dy_low != nullptr) {
+    float low[V];
+    LoadVec<T, V>(dy_low + r.base + c0, low);
+#pragma unroll
+    for (int e = 0; e < V; ++e) gy[e] += low[e];
+  }
+  float z[V];
+  LoadVec<float, V>(a.z + r.base + c0, z);
+#pragma unroll
+  for (int e = 0; e < V; ++e) xhat[e] = (z[e] - r.mean) * r.rstd;
+  LoadVec<float, V>(a.gamma + c0, gamma);
+}
+
+// The row's first pass: its d gamma and d beta terms added to the lane's partial sums; s1 and
+// s2, the means over the row (the warp's sums) of gy gamma and of gy gamma xhat.
+template <typename T, int V, int C>
+__device__ __forceinline__ void RowSums(const BackwardArgs& a, const BackwardRow& r,
+                                        float (&dg)[C][V], float (&db)[C][V], float& s1,
+                                        float& s2) {
+  s1 = 0.f;
+  s2 = 0.f;
+#pragma unroll
+  for (int j = 0; j < C; ++j) {
+    const int64_t c0 = ChunkColumn<V>(r.lane, j);
+    if (c0 >= r.cols) continue;
+    float gy[V], xhat[V], gamma[V];
+    LoadChunk<T, V>(a, r, c0, gy, xhat, gamma);
+#pragma unroll
+    for (int e = 0; e < V; ++e) {
+      dg[j][e] += gy[e] * xhat[e];
+      db[j][e] += gy[e];
+      const float g = gy[e] * gamma[e];
+      s1 += g;
+      s2 += g * xhat[e];
+    }
+  }
+  s1 = WarpSum(s1) * r.inv_cols;
+  s2 = WarpSum(s2) * r.inv_cols;
+}
+
+// The row's second pass: dz = rstd (gy gamma - s1 - xhat s2) into d_residual, and dx = dz
+// through the dropout's keep mask, scaled.
+template <typename T, int V, int C>
+__device__ __forceinline__ void RowGrads(const BackwardArgs& a, const BackwardRow& r, float s1,
+                                         float s2) {
   Storage<T>* dx = static_cast<Storage<T>*>(a.dx);
-  float dg[C][V], db[C][V];
 #pragma unroll
   for (int j = 0; j < C; ++j) {
+    const int64_t c0 = ChunkColumn<V>(r.lane, j);
+    if (c0 >= r.cols) continue;
+    float gy[V], xhat[V], gamma[V];
+    LoadChunk<T, V>(a, r, c0, gy, xhat, gamma);
+    const uint8_t bits = a.keep != nullptr ? a.keep[(r.base + c0) / V] : 0xffu;
+    float dz[V], d[V];
 #pragma unroll
-    for (int e = 0; e < V; ++e) dg[j][e] = db[j][e] = 0.f;
+    for (int e = 0; e < V; ++e) {
+      dz[e] = r.rstd * (gy[e] * gamma[e] - s1 - xhat[e] * s2);
+      d[e] = a.keep == nullptr ? dz[e] : (((bits >> e) & 1) ? dz[e] * r.scale : 0.f);
+    }
+    StoreVec<float, V>(a.d_residual + r.base + c0, dz);
+    StoreVec<T, V>(dx + r.base + c0, d);
   }
-  // One chunk of a row (at column c0): gy = dy + dy_low, xhat, gamma. Each row is read twice,
-  // for the sums and then (from cache) for dz, rather than held in registers.
-  auto load_chunk = [&](int64_t base, int64_t c0, float mean, float rstd, float(&gy)[V],
-                        float(&xhat)[V], float(&gamma)[V]) {
-    if (a.dy != nullptr) {
-      LoadVec<float, V>(a.dy + base + c0, gy);
-    } else {
-#pragma unroll
-      for (int e = 0; e < V; ++e) gy[e] = 0.f;
-    }
-    if (dy_low != nullptr) {
-      float low[V];
-      LoadVec<T, V>(dy_low + base + c0, low);
-#pragma unroll
-      for (int e = 0; e < V; ++e) gy[e] += low[e];
-    }
-    float z[V];
-    LoadVec<float, V>(a.z + base + c0, z);
-#pragma unroll
-    for (int e = 0; e < V; ++e) xhat[e] = (z[e] - mean) * rstd;
-    LoadVec<float, V>(a.gamma + c0, gamma);
-  };
-  for (int64_t row = static_cast<int64_t>(blockIdx.x) * kWarps + warp; row < a.rows;
-       row += static_cast<int64_t>(gridDim.x) * kWarps) {
-    const int64_t base = row * cols;
-    const float mean = a.mean[row], rstd = a.rstd[row];
-    float s1 = 0.f, s2 = 0.f;
-#pragma unroll
-    for (int j = 0; j < C; ++j) {
-      const int64_t c0 = ChunkColumn<V>(lane, j);
-      if (c0 >= cols) continue;
-      float gy[V], xhat[V], gamma[V];
-      load_chunk(base, c0, mean, rstd, gy, xhat, gamma);
-#pragma unroll
-      for (int e = 0; e < V; ++e) {
-        dg[j][e] += gy[e] * xhat[e];
-        db[j][e] += gy[e];
-        const float g = gy[e] * gamma[e];
-        s1 += g;
-        s2 += g * xhat[e];
-      }
-    }
-    s1 = WarpSum(s1) * inv_cols;
-    s2 = WarpSum(s2) * inv_cols;
-#pragma unroll
-    for (int j = 0; j < C; ++j) {
-      const int64_t c0 = ChunkColumn<V>(lane, j);
-      if (c0 >= cols) continue;
-      float gy[V], xhat[V], gamma[V];
-      load_chunk(base, c0, mean, rstd, gy, xhat, gamma);
-      const uint8_t bits = a.keep != nullptr ? a.keep[(base + c0) / V] : 0xffu;
-      float dz[V], d[V];
-#pragma unroll
-      for (int e = 0; e < V; ++e) {
-        dz[e] = rstd * (gy[e] * gamma[e] - s1 - xhat[e] * s2);
-        d[e] = a.keep == nullptr ? dz[e] : (((bits >> e) & 1) ? dz[e] * scale : 0.f);
-      }
-      StoreVec<float, V>(a.d_residual + base + c0, dz);
-      StoreVec<T, V>(dx + base + c0, d);
-    }
-  }
+}
+
+// The block's d gamma and d beta: each warp's partial sums through shared memory
+// ([kWarps][2][cols]), summed over the warps into the block's row of d_gamma_partial and
+// d_beta_partial.
+template <int V, int C>
+__device__ __forceinline__ void BlockPartials(const BackwardArgs& a, float* partial,
+                                              const BackwardRow& r, int warp,
+                                              const float (&dg)[C][V], const float (&db)[C][V]) {
+  const int64_t cols = r.cols;
 #pragma unroll
   for (int j = 0; j < C; ++j) {
-    const int64_t c0 = ChunkColumn<V>(lane, j);
+    const int64_t c0 = ChunkColumn<V>(r.lane, j);
     if (c0 >= cols) continue;
 #pragma unroll
     for (int e = 0; e < V; ++e) {
@@ -303,6 +274,33 @@ __global__ void __launch_bounds__(kThreads) BackwardKernel(BackwardArgs a) {
     a.d_gamma_partial[blockIdx.x * cols + c] = sg;
     a.d_beta_partial[blockIdx.x * cols + c] = sb;
   }
+}
+
+template <typename T, int V, int C>
+__global__ void __launch_bounds__(kThreads) BackwardKernel(BackwardArgs a) {
+  extern __shared__ float partial[];  // [kWarps][2][cols]
+  const int warp = threadIdx.x / 32;
+  BackwardRow r;
+  r.lane = threadIdx.x & 31;
+  r.cols = a.cols;
+  r.inv_cols = 1.f / static_cast<float>(r.cols);
+  r.scale = a.p > 0.f ? 1.f / (1.f - a.p) : 1.f;
+  float dg[C][V], db[C][V];
+#pragma unroll
+  for (int j = 0; j < C; ++j) {
+#pragma unroll
+    for (int e = 0; e < V; ++e) dg[j][e] = db[j][e] = 0.f;
+  }
+  for (int64_t row = static_cast<int64_t>(blockIdx.x) * kWarps + warp; row < a.rows;
+       row += static_cast<int64_t>(gridDim.x) * kWarps) {
+    r.base = row * r.cols;
+    r.mean = a.mean[row];
+    r.rstd = a.rstd[row];
+    float s1, s2;
+    RowSums<T, V, C>(a, r, dg, db, s1, s2);
+    RowGrads<T, V, C>(a, r, s1, s2);
+  }
+  BlockPartials<V, C>(a, partial, r, warp, dg, db);
 }
 
 bool Aligned(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
