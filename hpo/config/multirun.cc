@@ -65,12 +65,13 @@ namespace {
 
 // The names a parameter may take in `file`: a program's parameters are its own names
 // (hpo/config/sweep_parameters.h), the trainer's are its keys.
-ParamNames ParamNamesOf(const ConfigFile& file) {
+ParamNames ParamNamesOf(const ConfigFile& file, const TrainerKeys& trainer_keys) {
   if (absl::StatusOr<ConfigMap> root = file.Root(); root.ok() && root->IsMap("trainer")) {
     absl::StatusOr<ConfigMap> trainer = root->GetMap("trainer");
     if (trainer.ok() && trainer->Has("program")) return ParamNames::kFree;
+    if (trainer.ok() && trainer->Has("synthetic")) return ParamNames::kTrainerKeys;
   }
-  return ParamNames::kTrainerKeys;
+  return ParamNames(ParamNames::kTrainerKeys, trainer_keys);
 }
 
 // Sorts the command line's overrides: a setting of the sweep file (a key under one of
@@ -116,10 +117,11 @@ absl::Status SortOverrides(const std::vector<std::string>& overrides,
 }  // namespace
 
 absl::Status ApplyMultirunOverrides(const std::vector<std::string>& overrides,
-                                    const std::vector<std::string>& sections, ConfigFile* file) {
+                                    const std::vector<std::string>& sections, ConfigFile* file,
+                                    const TrainerKeys& trainer_keys) {
   std::vector<std::string> settings;
   std::vector<Swept> swept;
-  const ParamNames names = ParamNamesOf(*file);
+  const ParamNames names = ParamNamesOf(*file, trainer_keys);
   RETURN_IF_ERROR(SortOverrides(overrides, sections, names, *file, &settings, &swept));
   RETURN_IF_ERROR(file->ApplyOverrides(settings));
 

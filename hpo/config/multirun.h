@@ -22,13 +22,15 @@
 
 #include "absl/status/status.h"
 #include "common/yaml_config.h"
+#include "hpo/config/sweep_parameters.h"
 
 namespace tunefleet {
 namespace hpo {
 
-// Applies `overrides` to `file` as described above.
+// Applies `overrides` to `file` as described above; `trainer_keys` names the trainer's keys.
 absl::Status ApplyMultirunOverrides(const std::vector<std::string>& overrides,
-                                    const std::vector<std::string>& sections, ConfigFile* file);
+                                    const std::vector<std::string>& sections, ConfigFile* file,
+                                    const TrainerKeys& trainer_keys = {});
 
 // VALUE split at the commas outside brackets, braces, parentheses and quotes:
 // "1e-5,3e-5" -> {"1e-5", "3e-5"}; "[16,32]" -> {"[16,32]"}. Pieces are trimmed.

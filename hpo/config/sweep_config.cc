@@ -8,6 +8,8 @@
 #include <climits>
 #include <cmath>
 #include <cstdlib>
+#include <memory>
+#include <optional>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -211,9 +213,46 @@ const std::vector<std::string>& SweepSections() {
   return *kSections;
 }
 
+// The trainer YAML `config` names: from the working directory, else beside the sweep file.
+std::string TrainerConfigPath(const std::string& config, const std::string& sweep_path) {
+  if (FileExists(config) || config.empty() || config[0] == '/') return config;
+  const size_t slash = sweep_path.rfind('/');
+  const std::string beside =
+      (slash == std::string::npos ? "" : sweep_path.substr(0, slash + 1)) + config;
+  return FileExists(beside) ? beside : config;
+}
+
+// The trainer's keys for the trainer config of `file` (read when first asked, with the
+// overrides applied by then), asked of the trainer once: a dry run without checks.
+TrainerKeys AskTrainerKeys(const ConfigFile* file, const std::string& path,
+                           const AskTrainer& ask_trainer) {
+  using Keys = absl::StatusOr<std::vector<std::string>>;
+  auto cache = std::make_shared<std::optional<Keys>>();
+  return [file, path, ask_trainer, cache]() -> Keys {
+    if (cache->has_value()) return **cache;
+    TrainerSpec trainer;
+    absl::StatusOr<ConfigMap> root = file->Root();
+    absl::StatusOr<ConfigMap> section = root.ok() ? root->GetMap("trainer") : root.status();
+    absl::Status parsed = section.ok() ? ParseTrainer(*section, &trainer) : section.status();
+    if (!parsed.ok()) return parsed;  // not cached: ParseSweepConfig says it at its place
+    TrainerQuery query;
+    query.config = TrainerConfigPath(trainer.config, path);
+    query.overrides = trainer.overrides;
+    absl::StatusOr<TrainerAnswer> answer =
+        QueryTrainer(ask_trainer ? ask_trainer : TrainerBinary(), query);
+    *cache = answer.ok()
+                 ? Keys(answer->key_names)
+                 : Keys(absl::Status(
+                       answer.status().code(),
+                       absl::StrCat(path, ": trainer.config: ", answer.status().message())));
+    return **cache;
+  };
+}
+
 }  // namespace
 
-absl::StatusOr<SweepConfig> ParseSweepConfig(const ConfigFile& file) {
+absl::StatusOr<SweepConfig> ParseSweepConfig(const ConfigFile& file,
+                                             const TrainerKeys& trainer_keys) {
   ASSIGN_OR_RETURN(ConfigMap root, file.Root());
   RETURN_IF_ERROR(root.AllowOnly(SweepSections()));
   SweepConfig c;
@@ -248,9 +287,11 @@ absl::StatusOr<SweepConfig> ParseSweepConfig(const ConfigFile& file) {
     }
   }
   ASSIGN_OR_RETURN(ConfigMap parameters, root.GetMap("parameters"));
-  RETURN_IF_ERROR(
-      ParseParameters(parameters, &c.lr, &c.batch_sizes, &c.params, nullptr,
-                      c.trainer.program ? ParamNames::kFree : ParamNames::kTrainerKeys));
+  RETURN_IF_ERROR(ParseParameters(
+      parameters, &c.lr, &c.batch_sizes, &c.params, nullptr,
+      c.trainer.program ? ParamNames::kFree
+                        : ParamNames(ParamNames::kTrainerKeys,
+                                     c.trainer.native() ? trainer_keys : TrainerKeys())));
   if (c.trainer.program) RETURN_IF_ERROR(CheckProgramSection(trainer, resources, c));
   if (c.trainer.synthetic && !c.params.empty()) {
     return parameters.Error("", absl::StrCat("the synthetic trainer takes only lr and "
@@ -302,21 +343,22 @@ const ParamSpec* SweepConfig::FindParam(const std::string& param) const {
 absl::StatusOr<SweepConfig> LoadSweepConfig(const std::string& path,
                                             const std::vector<std::string>& overrides,
                                             bool multirun, const AskTrainer& ask_trainer) {
-  ASSIGN_OR_RETURN(SweepConfig config, ReadSweepFile(path, overrides, multirun));
+  ASSIGN_OR_RETURN(SweepConfig config, ReadSweepFile(path, overrides, multirun, ask_trainer));
   RETURN_IF_ERROR(AskTrainerFor(config, path, ask_trainer));
   return config;
 }
 
 absl::StatusOr<SweepConfig> ReadSweepFile(const std::string& path,
-                                          const std::vector<std::string>& overrides,
-                                          bool multirun) {
+                                          const std::vector<std::string>& overrides, bool multirun,
+                                          const AskTrainer& ask_trainer) {
   ASSIGN_OR_RETURN(ConfigFile file, ConfigFile::Load(path));
+  const TrainerKeys keys = AskTrainerKeys(&file, path, ask_trainer);
   if (multirun) {
-    RETURN_IF_ERROR(ApplyMultirunOverrides(overrides, SweepSections(), &file));
+    RETURN_IF_ERROR(ApplyMultirunOverrides(overrides, SweepSections(), &file, keys));
   } else {
     RETURN_IF_ERROR(AddMultirunHint(file.ApplyOverrides(overrides), overrides));
   }
-  absl::StatusOr<SweepConfig> parsed = ParseSweepConfig(file);
+  absl::StatusOr<SweepConfig> parsed = ParseSweepConfig(file, keys);
   if (!parsed.ok() && !multirun) return AddMultirunHint(parsed.status(), overrides);
   ASSIGN_OR_RETURN(SweepConfig config, std::move(parsed));
   constexpr absl::string_view kOutputDir = "output.dir=";
@@ -336,13 +378,7 @@ absl::Status AskTrainerFor(SweepConfig& config, const std::string& path,
     RETURN_IF_ERROR(ResolveProgramFolder(config.trainer.program_spec, path));
   }
   if (config.trainer.native()) {
-    std::string trainer_path = config.trainer.config;
-    if (!FileExists(trainer_path) && trainer_path[0] != '/') {
-      const size_t slash = path.rfind('/');
-      const std::string beside =
-          (slash == std::string::npos ? "" : path.substr(0, slash + 1)) + trainer_path;
-      if (FileExists(beside)) trainer_path = beside;
-    }
+    const std::string trainer_path = TrainerConfigPath(config.trainer.config, path);
     // The trainer judges its config, its overrides and every searched value, and counts the
     // data, in one dry run (hpo/config/trainer_query.h).
     TrainerQuery query;

@@ -155,15 +155,20 @@ absl::StatusOr<SweepConfig> LoadSweepConfig(const std::string& path,
                                             const AskTrainer& ask_trainer = {});
 // LoadSweepConfig in two halves, for a caller with work to start between them (dev mode starts
 // its cluster while the trainer answers): the sweep file with its overrides, parsed
-// (ReadSweepFile; no trainer asked, the pruner not resolved), then the trainer's part
+// (ReadSweepFile; the trainer asked only for its keys, when a parameter names one, the pruner
+// not resolved), then the trainer's part
 // (AskTrainerFor: the dry run, the pruner resolved against its epoch, resources.stage found).
 absl::StatusOr<SweepConfig> ReadSweepFile(const std::string& path,
                                           const std::vector<std::string>& overrides = {},
-                                          bool multirun = false);
+                                          bool multirun = false,
+                                          const AskTrainer& ask_trainer = {});
 absl::Status AskTrainerFor(SweepConfig& config, const std::string& path,
                            const AskTrainer& ask_trainer = {});
-// Parses an already loaded file; the trainer config is not opened.
-absl::StatusOr<SweepConfig> ParseSweepConfig(const ConfigFile& file);
+// Parses an already loaded file; the trainer config is not opened, and without `trainer_keys`
+// the parameters keep their names as written (trainer keys are resolved against the keys the
+// trainer lists, hpo/config/sweep_parameters.h).
+absl::StatusOr<SweepConfig> ParseSweepConfig(const ConfigFile& file,
+                                             const TrainerKeys& trainer_keys = {});
 
 }  // namespace hpo
 }  // namespace tunefleet

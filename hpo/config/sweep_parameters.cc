@@ -13,7 +13,6 @@
 #include "common/name_chars.h"
 #include "common/number_text.h"
 #include "common/status_macros.h"
-#include "trainer/config/config_keys.h"
 
 namespace tunefleet {
 namespace hpo {
@@ -30,8 +29,8 @@ bool IsSpec(const ConfigMap& m) {
 
 // The trainer key a parameter name stands for: itself when it is a trainer key, else the one
 // trainer key whose last part it is; the error says why not (no location).
-absl::StatusOr<std::string> ResolveTrainerKey(const std::string& name) {
-  const std::vector<std::string>& keys = trainer::TrainerConfigKeys();
+absl::StatusOr<std::string> ResolveTrainerKey(const std::string& name,
+                                              const std::vector<std::string>& keys) {
   if (std::find(keys.begin(), keys.end(), name) != keys.end()) return name;
   std::vector<std::string> matches;
   if (name.find('.') == std::string::npos) {
@@ -158,8 +157,8 @@ absl::Status ParseBatch(const ConfigMap& m, std::vector<int64_t>* batch_sizes) {
   std::set<int64_t> seen;
   for (int64_t b : *batch_sizes) {
     if (b < 1) return m.Error("values", absl::StrCat("batch sizes must be positive, got ", b));
-    if (b > trainer::kMaxBatchSize) {
-      return m.Error("values", absl::StrCat("batch sizes must be at most ", trainer::kMaxBatchSize,
+    if (b > kMaxBatchSize) {
+      return m.Error("values", absl::StrCat("batch sizes must be at most ", kMaxBatchSize,
                                             " (2^20), got ", b));
     }
     if (!seen.insert(b).second) {
@@ -236,7 +235,11 @@ std::vector<double> Probes(const ParamSpec& p) {
 absl::StatusOr<std::string> ParameterName(const std::string& name, ParamNames names) {
   if (name == "lr" || name == "train.lr") return std::string("lr");
   if (name == "batch_size" || name == "train.batch_size") return std::string("batch_size");
-  if (names == ParamNames::kTrainerKeys) return ResolveTrainerKey(name);
+  if (names.kind == ParamNames::kTrainerKeys) {
+    if (!names.trainer_keys) return name;  // resolved where the trainer is asked
+    ASSIGN_OR_RETURN(std::vector<std::string> keys, names.trainer_keys());
+    return ResolveTrainerKey(name, keys);
+  }
   for (const char* given : {"lr_base", "lr_effective", "trial", "trial_dir"}) {
     if (name == given) {
       return absl::InvalidArgumentError("is a value hpo gives every trial; it cannot be searched");
@@ -254,6 +257,17 @@ absl::Status ParseParameters(const ConfigMap& m, ParamSpec* lr, std::vector<int6
                              ParamNames names) {
   std::vector<Entry> entries;
   RETURN_IF_ERROR(Collect(m, "", &entries));
+  if (names.kind == ParamNames::kTrainerKeys && names.trainer_keys) {
+    for (const Entry& e : entries) {
+      if (e.name == "lr" || e.name == "train.lr" || e.name == "batch_size" ||
+          e.name == "train.batch_size") {
+        continue;
+      }
+      // A trainer key is named: the trainer's refusal of its config is the error, as it is.
+      RETURN_IF_ERROR(names.trainer_keys().status());
+      break;
+    }
+  }
   bool have_lr = false, have_batch = false;
   std::set<std::string> seen;
   for (const Entry& e : entries) {
@@ -281,7 +295,7 @@ absl::Status ParseParameters(const ConfigMap& m, ParamSpec* lr, std::vector<int6
     absl::StatusOr<std::string> named = ParameterName(e.name, names);
     if (!named.ok()) return e.parent.Error(e.at, std::string(named.status().message()));
     const std::string key = *named;
-    if (names == ParamNames::kTrainerKeys) RETURN_IF_ERROR(CheckReserved(e.parent, e.at, key));
+    if (names.kind == ParamNames::kTrainerKeys) RETURN_IF_ERROR(CheckReserved(e.parent, e.at, key));
     if (key == "train.lr" || key == "train.batch_size") {
       return e.parent.Error(e.at, absl::StrCat("write it as ", key.substr(6)));
     }

@@ -9,10 +9,10 @@
 //     model.pooling: {values: [mean, cls]}
 //
 // Names: `lr` and `batch_size` (`train.lr`, `train.batch_size` name them too); any other entry
-// is a trainer key (trainer/config/config_keys.h), by its dotted name or by its last part alone
-// when exactly one trainer key ends so. An entry holding distribution, min, max or values is a
-// parameter; any other mapping is a namespace (the nested form). Keys that hpo sets for every
-// trial are not parameters: output.dir and the evaluation cadence (train.eval_every_*).
+// is a trainer key (the trainer's dry run lists them: TrainerKeys), by its dotted name or by its
+// last part alone when exactly one trainer key ends so. An entry holding distribution, min, max or
+// values is a parameter; any other mapping is a namespace (the nested form). Keys that hpo sets for
+// every trial are not parameters: output.dir and the evaluation cadence (train.eval_every_*).
 //
 // Distributions (Optuna's in the journal):
 //   log_uniform  0 < min < max            FloatDistribution(log=True)    W&B: log_uniform_values
@@ -26,6 +26,7 @@
 #define TUNEFLEET_HPO_CONFIG_SWEEP_PARAMETERS_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,6 +37,10 @@
 
 namespace tunefleet {
 namespace hpo {
+
+// The largest batch size searched: the trainer's limit of train.batch_size (2^20 examples a
+// rank), refused at the sweep file's line (the trainer checks it too: TrainerChecks).
+inline constexpr int64_t kMaxBatchSize = int64_t{1} << 20;
 
 // One searched parameter. `name` is "lr", "batch_size" or a dotted trainer key.
 struct ParamSpec {
@@ -58,11 +63,22 @@ struct ParameterEntry {
   std::string at;
 };
 
+// The trainer's keys, in its order (the dry run's "keys", hpo/config/trainer_query.h), asked of
+// the trainer the first time a parameter name needs them; an error is the trainer's, as it is.
+using TrainerKeys = std::function<absl::StatusOr<std::vector<std::string>>()>;
+
 // What the parameters other than lr and batch_size name: tunefleet's trainer keys (by the rules
-// above), or, for a program of the user's own (trainer.program, hpo/config/program_config.h),
-// anything: its own names (letters, digits, '_', '.', '-'), as its templates use them, except
-// the names hpo gives every trial (lr_base, lr_effective, trial, trial_dir).
-enum class ParamNames { kTrainerKeys, kFree };
+// above, against `trainer_keys`; without it a name stays as written), or, for a program of the
+// user's own (trainer.program, hpo/config/program_config.h), anything: its own names (letters,
+// digits, '_', '.', '-'), as its templates use them, except the names hpo gives every trial
+// (lr_base, lr_effective, trial, trial_dir).
+struct ParamNames {
+  enum Kind { kTrainerKeys, kFree };
+  ParamNames(Kind k = kTrainerKeys, TrainerKeys keys = {})  // NOLINT: a Kind converts
+      : kind(k), trainer_keys(std::move(keys)) {}
+  Kind kind;
+  TrainerKeys trainer_keys;
+};
 
 // Reads the section into `lr`, `batch_sizes` (ascending) and `others` (the trainer keys, in
 // file order), and, when `listed` is given, each entry into it. Errors name the file, the line

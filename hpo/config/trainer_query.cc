@@ -47,14 +47,14 @@ AskTrainer TrainerBinary(const std::string& binary) {
 
 namespace {
 
-bool IsString(const nlohmann::json& j, const char* key) {
+bool IsString(const nlohmann::ordered_json& j, const char* key) {
   return j.is_object() && j.contains(key) && j[key].is_string();
 }
 
 // The dry run's "files" (a list of {key, path, kind}); false when malformed.
-bool ParseFiles(const nlohmann::json& files, std::vector<TrainerFile>* out) {
+bool ParseFiles(const nlohmann::ordered_json& files, std::vector<TrainerFile>* out) {
   if (!files.is_array()) return false;
-  for (const nlohmann::json& f : files) {
+  for (const nlohmann::ordered_json& f : files) {
     if (!IsString(f, "key") || !IsString(f, "path") || !IsString(f, "kind")) return false;
     const std::string kind = f["kind"].get<std::string>();
     if (kind != "file" && kind != "folder") return false;
@@ -65,9 +65,9 @@ bool ParseFiles(const nlohmann::json& files, std::vector<TrainerFile>* out) {
 }
 
 // The dry run's "preflight" (trainer/commands/train_preflight.h); false when malformed.
-bool ParsePreflight(const nlohmann::json& p, TrainerPreflight* out) {
+bool ParsePreflight(const nlohmann::ordered_json& p, TrainerPreflight* out) {
   if (!p.is_object() || !p.contains("model")) return false;
-  const nlohmann::json& m = p["model"];
+  const nlohmann::ordered_json& m = p["model"];
   if (!IsString(m, "key") || !IsString(m, "path") || !IsString(m, "error") ||
       !m.contains("parameters") || !m["parameters"].is_number_integer()) {
     return false;
@@ -77,14 +77,14 @@ bool ParsePreflight(const nlohmann::json& p, TrainerPreflight* out) {
   out->model_error = m["error"].get<std::string>();
   out->parameters = m["parameters"].get<int64_t>();
   if (!p.contains("models") || !p["models"].is_array()) return false;
-  for (const nlohmann::json& o : p["models"]) {
+  for (const nlohmann::ordered_json& o : p["models"]) {
     if (!IsString(o, "path") || !IsString(o, "error")) return false;
     out->other_models[o["path"].get<std::string>()] = o["error"].get<std::string>();
   }
   if (!p.contains("least_tokens") || !p["least_tokens"].is_number_integer()) return false;
   out->least_tokens = p["least_tokens"].get<int64_t>();
   if (!p.contains("memory") || !p["memory"].is_array()) return false;
-  for (const nlohmann::json& b : p["memory"]) {
+  for (const nlohmann::ordered_json& b : p["memory"]) {
     if (!b.is_object() || !b.contains("batch") || !b["batch"].is_number_integer() ||
         !b.contains("least_bytes") || !b["least_bytes"].is_number() || !b.contains("bytes") ||
         !b["bytes"].is_number()) {
@@ -99,7 +99,8 @@ bool ParsePreflight(const nlohmann::json& p, TrainerPreflight* out) {
 }  // namespace
 
 absl::StatusOr<TrainerAnswer> ParseTrainerAnswer(const std::string& text) {
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  const nlohmann::ordered_json j =
+      nlohmann::ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
   auto bad = [&](const std::string& why) {
     return absl::FailedPreconditionError(
         absl::StrCat("the trainer's dry run answered ", why, ": ", text.substr(0, 200)));
@@ -118,9 +119,10 @@ absl::StatusOr<TrainerAnswer> ParseTrainerAnswer(const std::string& text) {
   if (!j.contains("keys") || !j["keys"].is_object()) return bad("no keys");
   for (const auto& [key, value] : j["keys"].items()) {
     a.keys[key] = value.is_string() ? value.get<std::string>() : value.dump();
+    a.key_names.push_back(key);
   }
   if (j.contains("checks") && j["checks"].is_array()) {
-    for (const nlohmann::json& c : j["checks"]) {
+    for (const nlohmann::ordered_json& c : j["checks"]) {
       if (!c.is_object() || !c.contains("override") || !c["override"].is_string() ||
           !c.contains("error") || !c["error"].is_string()) {
         return bad("a malformed check");

@@ -3,7 +3,8 @@
 //   trainer train --config TRAIN.yaml --dry_run --json [--check KEY=VALUE ...] OVERRIDES...
 //
 // with WORLD_SIZE set to the trial's ranks (trainer/commands/train_dry_run.h has the JSON), once
-// per sweep (LoadSweepConfig): the training data's samples per epoch (the resource axis of
+// per sweep (LoadSweepConfig; and once before, without checks, for the trainer's keys when a
+// parameter names one: ReadSweepFile): the training data's samples per epoch (the resource axis of
 // Hyperband and the evaluation cadence), the trainer's resolved keys (the grad_accum of lr
 // scaling), the files hpo checks (hpo/config/trainer_files.h), the model folder's check and the
 // memory estimate per batch size (dev mode's memory check, TrialSpec.memory_mib:
@@ -72,6 +73,7 @@ struct TrainerAnswer {
   // Every trainer key with its resolved value: a string as it is, anything else as JSON text
   // ("3e-05", "true", "[0,1]").
   std::map<std::string, std::string> keys;
+  std::vector<std::string> key_names;  // the keys in the trainer's order
   // Per check, in order: the override and the trainer's error ("" when it accepts it).
   std::vector<std::pair<std::string, std::string>> checks;
   TrainerPreflight preflight;

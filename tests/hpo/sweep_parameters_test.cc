@@ -196,6 +196,26 @@ TEST(SweepParametersTest, AmbiguousLastPartIsAnError) {
   }
 }
 
+// hpo links no trainer: the trainer's dry run lists its keys, asked once more before the sweep's
+// own dry run only where a parameter names a trainer key.
+TEST(SweepParametersTest, TheTrainerIsAskedForItsKeysOnlyWhenANameNeedsThem) {
+  int asked = 0;
+  const AskTrainer counting = [&asked](const TrainerQuery& q) {
+    ++asked;
+    return InProcessTrainer()(q);
+  };
+  ASSERT_TRUE(LoadSweepConfig(Sweep("keys0.yaml", kLrBatch), {}, false, counting).ok());
+  EXPECT_EQ(asked, 1);
+  asked = 0;
+  auto c = LoadSweepConfig(
+      Sweep("keys1.yaml", std::string(kLrBatch) + "  dropout: {values: [0.0, 0.1]}\n"
+                                                  "  weight_decay: {values: [0.0, 0.1]}\n"),
+      {}, false, counting);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(asked, 2);
+  EXPECT_EQ(c->params[1].name, "train.weight_decay");
+}
+
 TEST(SweepParametersTest, TheSyntheticTrainerTakesOnlyLrAndBatch) {
   const std::string path =
       WriteFile("synthetic_params.yaml",
@@ -204,7 +224,7 @@ TEST(SweepParametersTest, TheSyntheticTrainerTakesOnlyLrAndBatch) {
   EXPECT_EQ(std::string(LoadSweepConfigInProcess(path).status().message()),
             path +
                 ":5: parameters: the synthetic trainer takes only lr and batch_size, not "
-                "train.weight_decay");
+                "weight_decay");  // as written: no trainer to ask for its keys
 }
 
 }  // namespace
