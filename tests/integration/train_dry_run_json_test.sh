@@ -40,6 +40,17 @@ field "c = v['checks']; assert c[0]['override'] == 'train.epochs=1.5' and 'expec
   fail "checks: $out"
 field "assert v['keys']['train.epochs'] == 1" <<< "$out" || fail "a check leaked into keys: $out"
 
+# The preflight (trainer/commands/train_preflight.h): the model folder and its tokenizer read, a
+# searched one checked too, the memory estimate of each batch size the checks set.
+out=$(json --check train.batch_size=16 --check train.batch_size=128 --check model.path=/nonexistent/m) ||
+  fail "preflight exited $?"
+field "p = v['preflight']; assert p['model']['error'] == '' and p['model']['parameters'] > 4000000 and p['least_tokens'] == 2, p" \
+  <<< "$out" || fail "preflight model: $out"
+field "m = {b['batch']: b for b in v['preflight']['memory']}; assert {16, 128} <= set(m) and m[128]['bytes'] > 2 * m[16]['bytes'] and m[16]['least_bytes'] < m[16]['bytes'], m" \
+  <<< "$out" || fail "preflight memory: $out"
+field "assert v['preflight']['models'] == [{'path': '/nonexistent/m', 'error': '/nonexistent/m: the model folder holds no config.json'}], v['preflight']" \
+  <<< "$out" || fail "preflight models: $out"
+
 # As the real run: the loss registry (in trainer_torch) checks task.type and takes its own keys.
 out=$(json task.type=contrastive task.margin=0.25) || fail "contrastive exited $?"
 field "assert v['keys']['task.type'] == 'contrastive' and v['keys']['task.margin'] == '0.25', v['keys']" \
