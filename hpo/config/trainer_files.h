@@ -6,7 +6,9 @@
 // trainer reads (its "preflight": config.json of a known model family and a tokenizer,
 // trainer/commands/train_preflight.h). Relative paths are taken from the working directory, as
 // the trainer takes them. A searched parameter over one of these keys (`model.path: {values:
-// [A, B]}`) has each of its values checked the same way. A missing one is one line naming the
+// [A, B]}`) has each of its values checked the same way (the model folder's check is the
+// trainer's, of each value the sweep asked it about; a key the config leaves unset is not
+// listed, so its searched values are left to the trials). A missing one is one line naming the
 // key and the path:
 //
 //   configs/lr.yaml: trainer config configs/sbert_stsb.yaml: model.path: data/nope: no such folder
