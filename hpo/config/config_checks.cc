@@ -22,7 +22,8 @@ absl::Status GetTrialEnv(const ConfigMap& env, std::map<std::string, std::string
       return env.Error(name, "is not an environment variable name");
     }
     if (const std::string why = TrialEnvForbidden(name); !why.empty()) {
-      return env.Error(name, absl::StrCat(why, "; agents never pass it (README: resources.env)"));
+      return env.Error(name,
+                       absl::StrCat(why, "; agents never pass it (docs/CONFIG.md: resources.env)"));
     }
     RETURN_IF_ERROR(env.Get(name, &(*out)[name]));
   }

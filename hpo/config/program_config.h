@@ -1,5 +1,5 @@
 // `trainer.program` in a sweep YAML: a training program of the user's own, run as each trial
-// (README, "Tuning your own training script"):
+// (docs/CONFIG.md, "trainer.program"):
 //
 //   trainer:
 //     program: [python3, train.py, --lr, "{lr}", --batch-size, "{batch_size}", --out,

@@ -1,4 +1,4 @@
-// The sweep YAML contract (README.md, "The binaries", hpo; this header is its reference), loaded
+// The sweep YAML contract (docs/CONFIG.md, "The sweep YAML"; this header is its reference), loaded
 // into a typed struct and validated in one place. Every error names the file, the line and the
 // dotted key.
 //

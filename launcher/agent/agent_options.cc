@@ -64,8 +64,8 @@ absl::Status ParseAllowEnv(const std::string& allow_env, AgentOptions& o) {
   for (const std::string& var :
        std::vector<std::string>(absl::StrSplit(allow_env, ',', absl::SkipEmpty()))) {
     if (const std::string why = TrialEnvForbidden(var); !why.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat("--allow_env: ", var, " ", why,
-                                                     ": it never passes (README, resources.env)"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--allow_env: ", var, " ", why, ": it never passes (docs/CONFIG.md, resources.env)"));
     }
     o.allow_env.insert(var);
   }

@@ -14,7 +14,7 @@ FOLDER defaults to data/golden/families/{roberta-klue,xlm-r,mpnet,distilbert}. F
      its embeddings of the STS-B dev sentences equal `trainer encode`'s within 1e-4, as does
      transformers' mean pooling.
 Prints one line per check and "family_check: OK" or "FAILED"; exits 1 on a failure.
-Not part of `bazel test` (needs transformers): run by hand or on the GPU host (README).
+Not part of `bazel test` (needs transformers): run by hand or on the GPU host (docs/GPU_HOSTS.md).
 """
 import json
 import os

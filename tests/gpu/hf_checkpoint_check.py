@@ -11,7 +11,7 @@ Usage: hf_checkpoint_check.py TRAINER SOURCE_MODEL WORK_DIR SENTENCES_FILE [--as
    `trainer encode` on the same folder (<= 1e-5).
 With --as-is, SOURCE_MODEL is already a folder tunefleet wrote (e.g. `trainer train`'s
 OUTPUT_DIR/model): step 1 is skipped and step 2, with transformers' loading report, runs on it.
-Not part of `bazel test` (needs transformers): run by hand or on the GPU host (README).
+Not part of `bazel test` (needs transformers): run by hand or on the GPU host (docs/GPU_HOSTS.md).
 """
 import json
 import os

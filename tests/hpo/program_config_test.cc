@@ -129,7 +129,7 @@ TEST_F(ProgramConfigTest, MistakesAreOneLineNamingTheKey) {
   EXPECT_EQ(Error(6, "  env: {LD_PRELOAD: x.so}"),
             path +
                 ":6: trainer.env.LD_PRELOAD: loads code of its choosing into the trainer; "
-                "agents never pass it (README: resources.env)");
+                "agents never pass it (docs/CONFIG.md: resources.env)");
   EXPECT_EQ(Error(7, "  workdir: nowhere"),
             path + ": trainer.workdir: " + dir_ + "/nowhere: no such folder");
   EXPECT_EQ(Error(8, "resources: {gpus_per_trial: 1, trials_per_gpu: 4}"),

@@ -131,16 +131,16 @@ const BadCase kBadCases[] = {
     {4, "resources: 4", "resources: expected a mapping, got '4'"},
     {4, "resources: {gpus_per_trial: 1, env: {LD_PRELOAD: /x.so}}",
      "resources.env.LD_PRELOAD: loads code of its choosing into the trainer; agents never pass "
-     "it (README: resources.env)"},
+     "it (docs/CONFIG.md: resources.env)"},
     {4, "resources: {env: {CUDA_INJECTION64_PATH: /x.so}}",
      "resources.env.CUDA_INJECTION64_PATH: loads code of its choosing into the trainer; agents "
-     "never pass it (README: resources.env)"},
+     "never pass it (docs/CONFIG.md: resources.env)"},
     {4, "resources: {env: {NCCL_NET_PLUGIN: x}}",
      "resources.env.NCCL_NET_PLUGIN: loads code of its choosing into the trainer; agents never "
-     "pass it (README: resources.env)"},
+     "pass it (docs/CONFIG.md: resources.env)"},
     {4, "resources: {env: {TUNEFLEET_BIN_DIR: /tmp/bin}}",
      "resources.env.TUNEFLEET_BIN_DIR: says which program, socket or slot the agent uses; agents "
-     "never pass it (README: resources.env)"},
+     "never pass it (docs/CONFIG.md: resources.env)"},
     {4, "resources: {env: {1X: a}}", "resources.env.1X: is not an environment variable name"},
     {4, "resources: {reuse_workers: maybe}",
      "resources.reuse_workers: expected true or false, got 'maybe'"},

@@ -1,6 +1,6 @@
 // `trainer tokenize`: BERT WordPiece tokenization of stdin to JSON lines on stdout (the CLI
-// contract: README.md, "The trainer"), with a bare vocab.txt (--vocab) or a model folder's
-// tokenizer (--model DIR: as its config.json's model family reads it,
+// contract: docs/CLI.md, "trainer tokenize"), with a bare vocab.txt (--vocab) or a model
+// folder's tokenizer (--model DIR: as its config.json's model family reads it,
 // trainer/model/model_family_registry.h). Each input line (a final '\r' dropped) is one text and
 // gives one line {"ids": [...]} with [CLS]/[SEP], truncated to --max_len; with --pair each line is
 // a tab-separated sentence pair and gives {"ids": [...], "token_type_ids": [...]}. Output lines are

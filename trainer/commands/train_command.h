@@ -1,6 +1,6 @@
 // `trainer train --config TRAIN.yaml [--resume] [--dry_run [--json]] [key=value ...]` (the CLI
-// contract: README.md, "The trainer"): loads and validates the trainer YAML with its overrides,
-// picks the device (cuda:LOCAL_RANK when there is a GPU, else the CPU), and runs
+// contract: docs/CLI.md, "trainer train"): loads and validates the trainer YAML with its
+// overrides, picks the device (cuda:LOCAL_RANK when there is a GPU, else the CPU), and runs
 // trainer/train/train_loop.h, reporting to the agent when TUNEFLEET_AGENT_ENDPOINT is set. Not
 // under a launcher (no RANK, WORLD_SIZE or agent), train.devices > 1 rank (or `--gpu_ids 0,1`)
 // makes it start and wait for the ranks itself instead (trainer/distributed/local_ranks.h). Prints

@@ -1,5 +1,6 @@
-// The trainer YAML contract (README.md, "The trainer"; this header is its reference), loaded into a
-// typed struct and validated in one place. Every error names the file, the line and the dotted key.
+// The trainer YAML contract (docs/CONFIG.md, "The trainer YAML"; its keys are the rows of
+// config_schema.h), loaded into a typed struct and validated in one place. Every error names the
+// file, the line and the dotted key.
 //
 //   model: {path: DIR, pooling: mean, max_seq_len: 128, dropout: 0.1}
 //   task: {type: sts, train: FILE, eval: FILE, format: stsb}

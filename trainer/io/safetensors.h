@@ -9,7 +9,7 @@
 // dtypes, non-negative integer shapes and offsets, shape x dtype size == END - BEGIN, the tensors'
 // spans in order of BEGIN tiling [0, data size) with no hole and no overlap. Every error is one
 // line that starts with the file's name. Reading never trusts the header: any byte string either
-// parses or yields an error (tests/trainer/safetensors_fuzz_test.cc checks this on mutated
+// parses or yields an error (tests/trainer/io/safetensors_fuzz_test.cc checks this on mutated
 // headers).
 //
 // Writing produces the bytes Hugging Face's safetensors writes: compact JSON with "__metadata__"

@@ -90,7 +90,8 @@ TEST(AgentOptions, OneLineErrorsInOrder) {
       << Error(f);
   f.allow_env = "NCCL_NET_PLUGIN";
   EXPECT_TRUE(absl::StartsWith(Error(f), "--allow_env: NCCL_NET_PLUGIN loads code")) << Error(f);
-  EXPECT_TRUE(absl::EndsWith(Error(f), ": it never passes (README, resources.env)")) << Error(f);
+  EXPECT_TRUE(absl::EndsWith(Error(f), ": it never passes (docs/CONFIG.md, resources.env)"))
+      << Error(f);
 
   f = Good();
   f.slots = 100000000;
