@@ -233,3 +233,20 @@ if(Protobuf_FOUND AND Protobuf_LIBRARIES AND Protobuf_PROTOC_EXECUTABLE)
 else()
   _tf_report("protobuf" "NOT FOUND (optional until used: tunefleet_cc_proto needs it and protoc)")
 endif()
+# PyTorch's wheels carry headers of another protobuf (torch/include/google/protobuf). A target
+# that links LibTorch and includes a .pb.h (tests/trainer/commands/warm_worker_fixture) would find
+# those first, LibTorch's folders coming before the system's, and fail to compile against the
+# system's protobuf. A folder holding only the system's google/, ahead of LibTorch's folders,
+# gives every target the one protobuf that protoc and the library are.
+if(TUNEFLEET_HAVE_PROTOBUF AND NOT TORCH_INSTALL_PREFIX STREQUAL "/usr"
+   AND EXISTS "${TORCH_INSTALL_PREFIX}/include/google/protobuf")
+  find_path(_tf_protobuf_root google/protobuf/message.h
+            PATHS ${Protobuf_INCLUDE_DIRS} /usr/include NO_DEFAULT_PATH)
+  if(_tf_protobuf_root)
+    set(_tf_shim "${PROJECT_BINARY_DIR}/protobuf-include")
+    file(MAKE_DIRECTORY "${_tf_shim}")
+    file(CREATE_LINK "${_tf_protobuf_root}/google" "${_tf_shim}/google" SYMBOLIC)
+    target_include_directories(tunefleet::torch BEFORE INTERFACE "${_tf_shim}")
+    _tf_report("protobuf headers" "${_tf_protobuf_root} (ahead of LibTorch's own copy)")
+  endif()
+endif()

@@ -301,7 +301,9 @@ TEST_F(SweepDriverTest, RegistersAgainWhenTheHeadDroppedIt) {
   refused.mutable_refused()->set_session("s1");
   for (int i = 0; i < 3; ++i) HeadSends(refused);
   std::optional<comm::Envelope> again = Expect(comm::Envelope::kRegister);
-  if (again.has_value()) EXPECT_EQ(again->register_().previous_session(), "s1");
+  if (again.has_value()) {
+    EXPECT_EQ(again->register_().previous_session(), "s1");
+  }
   comm::Envelope welcome;
   welcome.mutable_welcome()->set_session("s1");
   welcome.mutable_welcome()->set_heartbeat_interval_ms(60000);

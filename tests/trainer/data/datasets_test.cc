@@ -115,7 +115,9 @@ TEST(DatasetsTest, ParaphraseSplitSizesAndLabels) {
     ASSERT_TRUE(rows.ok()) << rows.status();
     EXPECT_EQ(rows->size(), split.rows);
     EXPECT_EQ(CountLabel(*rows, 1), split.positives);
-    if (split.negatives >= 0) EXPECT_EQ(CountLabel(*rows, 0), split.negatives);
+    if (split.negatives >= 0) {
+      EXPECT_EQ(CountLabel(*rows, 0), split.negatives);
+    }
   }
 }
 
