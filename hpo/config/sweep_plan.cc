@@ -93,7 +93,7 @@ std::string DescribeResources(const SweepConfig& c) {
   std::string out;
   if (c.trials_per_gpu > 1) {
     absl::StrAppend(&out, "  resources     1 rank per trial, up to ", c.trials_per_gpu,
-                    " trials a GPU while their memory estimates fit; ");
+                    " trials a GPU while their memory estimates fit, 1 a CPU slot; ");
   } else {
     absl::StrAppend(&out, "  resources     ", c.gpus_per_trial,
                     " rank(s) per trial (a GPU each, or a CPU slot); ");

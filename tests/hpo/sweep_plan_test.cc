@@ -103,8 +103,8 @@ TEST(SweepPlanTest, TheResourcesLineSaysWhetherTrialsRunInWarmWorkers) {
   c.trials_per_gpu = 4;
   EXPECT_THAT(DescribeSweepPlan(c),
               HasSubstr("  resources     1 rank per trial, up to 4 trials a GPU while their "
-                        "memory estimates fit; warm trainer workers, each recycled after 5 "
-                        "trial(s)\n"));
+                        "memory estimates fit, 1 a CPU slot; warm trainer workers, each recycled "
+                        "after 5 trial(s)\n"));
   c.trials_per_gpu = 1;
   c.gpus_per_trial = 2;
   EXPECT_THAT(DescribeSweepPlan(c),
