@@ -27,7 +27,7 @@ def main():
     per_target = {}
     for m in SUMMARY.finditer(text):
         pkg, name = m.group(1)[2:], m.group(2)
-        path = os.path.join(opts.testlogs, pkg, name, "test.xml")
+        path = os.path.join(opts.testlogs or "bazel-testlogs", pkg, name, "test.xml")
         try:
             root = ET.parse(path).getroot()
         except (OSError, ET.ParseError):
