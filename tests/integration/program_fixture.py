@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A program trial for tests/integration/program_sweep_test.sh: no training, only what a trial
 does with tunefleet's environment. Rank 0 reports `score` = -|log10(lr) + 2| + step / 1000 each
-step (best near lr 1e-2); every process records its environment and pid in the trial's folder.
+step (best near lr 1e-2); every process records its environment and pid in the trial's folder, and the ranks wait for
+each other's record before the first step.
 
   --steps N --step-seconds S   report N times, S apart
   --ignore-sigterm             a SIGTERM is noted (its time in sigterm-RANK), then the rank hangs
@@ -35,8 +36,6 @@ def main():
     args = p.parse_args()
     trial_dir = os.environ["TUNEFLEET_TRIAL_DIR"]
     rank = os.environ.get("RANK", os.environ.get("GROUP_RANK", "0"))
-    with open(os.path.join(trial_dir, "env-%s.json" % rank), "w") as f:
-        json.dump(dict(os.environ, PID=str(os.getpid()), CWD=os.getcwd(), ARGV=json.dumps(sys.argv)), f)
     stopping = []
     if args.ignore_sigterm:
         def noted(signum, frame):
@@ -44,6 +43,17 @@ def main():
                 f.write("%.6f\n" % time.time())
             stopping.append(signum)
         signal.signal(signal.SIGTERM, noted)
+    env_file = os.path.join(trial_dir, "env-%s.json" % rank)
+    with open(env_file + ".tmp", "w") as f:
+        json.dump(dict(os.environ, PID=str(os.getpid()), CWD=os.getcwd(), ARGV=json.dumps(sys.argv)), f)
+    os.rename(env_file + ".tmp", env_file)
+    # The ranks meet before the first step, as DDP's init_process_group would (the trial folder
+    # is shared in the tests): no report, hence no pruning, before every rank is up.
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    deadline = time.time() + 60
+    while time.time() < deadline and not all(
+            os.path.exists(os.path.join(trial_dir, "env-%d.json" % r)) for r in range(world)):
+        time.sleep(0.05)
     if args.fail:
         for i in range(30):
             print("fixture stderr line %d" % i, file=sys.stderr)
