@@ -1,7 +1,7 @@
 // trainer_torch: the LibTorch half of the trainer binary, which `trainer` execs for the
-// subcommands that need LibTorch (train, encode, eval, convert, worker). Loading LibTorch takes
-// a process most of a second; keeping it out of `trainer` itself lets the synthetic trainer and
-// `trainer tokenize` start in milliseconds (a sweep of zero-step trials is dispatch-bound:
+// subcommands that need LibTorch (train, encode, eval, predict, convert, worker). Loading LibTorch
+// takes a process most of a second; keeping it out of `trainer` itself lets the synthetic trainer
+// and `trainer tokenize` start in milliseconds (a sweep of zero-step trials is dispatch-bound:
 // bench/). Users run `trainer`; this binary is found beside it and takes the same arguments.
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +13,7 @@
 #include "trainer/commands/convert_command.h"
 #include "trainer/commands/encode_command.h"
 #include "trainer/commands/eval_command.h"
+#include "trainer/commands/predict_command.h"
 #include "trainer/commands/train_command.h"
 #include "trainer/commands/worker_command.h"
 #include "trainer/tasks/loss_registry.h"
@@ -58,6 +59,7 @@ int main(int argc, char** argv) {
       {{"train", "train a model from a trainer YAML", tunefleet::trainer::RunTrain},
        {"encode", "write sentence embeddings", tunefleet::trainer::RunEncode},
        {"eval", "evaluate a model on a dataset", tunefleet::trainer::RunEval},
+       {"predict", "score text pairs with a cross-encoder", tunefleet::trainer::RunPredict},
        {"convert", "rewrite a Hugging Face encoder folder in tunefleet's layout",
         tunefleet::trainer::RunConvert},
        {"worker", tunefleet::trainer::kWorkerSummary, tunefleet::trainer::RunWorker}},

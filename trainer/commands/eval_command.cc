@@ -10,7 +10,9 @@
 #include "absl/strings/str_cat.h"
 #include "common/cli.h"
 #include "common/file_util.h"
+#include "trainer/commands/cross_encoder_folder.h"
 #include "trainer/data/datasets.h"
+#include "trainer/data/rerank_data.h"
 #include "trainer/data/retrieval_data.h"
 #include "trainer/data/task_data.h"
 #include "trainer/io/metrics_log.h"
@@ -19,6 +21,7 @@
 #include "trainer/model/pooling.h"
 #include "trainer/tasks/evaluator.h"
 #include "trainer/tasks/loss_registry.h"
+#include "trainer/tasks/reranking_evaluator.h"
 #include "trainer/tasks/retrieval_evaluator.h"
 #include "trainer/tasks/task_model.h"
 
@@ -62,7 +65,9 @@ int ParseEvalFlags(const std::vector<std::string>& args, EvalOptions* o) {
   cli.AddString("device", &o->device_name, "auto | cpu | cuda", "DEVICE");
   cli.AddString("eval_kind", &o->eval_kind,
                 "retrieval: queries against a corpus, eval/ndcg@10 ... (from --data's (anchor, "
-                "positive) rows, or --queries, --corpus, --qrels); default: the task's evaluation",
+                "positive) rows, or --queries, --corpus, --qrels); reranking: a cross-encoder "
+                "on --data's {query, positive, negative} rows, eval/map, eval/mrr@10, "
+                "eval/ndcg@10; default: the task's evaluation",
                 "KIND");
   cli.AddString("queries", &o->queries, "retrieval: BEIR queries.jsonl (instead of --data)",
                 "FILE");
@@ -76,9 +81,12 @@ absl::StatusOr<TaskPtr> CheckEvalOptions(EvalOptions* o) {
   absl::Status status;
   o->files = !o->queries.empty() + !o->corpus.empty() + !o->qrels.empty();
   if (o->files > 0 && o->eval_kind.empty()) o->eval_kind = "retrieval";
-  if (!o->eval_kind.empty() && o->eval_kind != "retrieval") {
-    status = absl::InvalidArgumentError(absl::StrCat(
-        "--eval_kind must be retrieval (the others are the task's), got ", o->eval_kind));
+  if (!o->eval_kind.empty() && o->eval_kind != "retrieval" && o->eval_kind != "reranking") {
+    status = absl::InvalidArgumentError(
+        absl::StrCat("--eval_kind must be retrieval or reranking (the others are the task's), got ",
+                     o->eval_kind));
+  } else if (o->eval_kind == "reranking" && o->files != 0) {
+    status = absl::InvalidArgumentError("--eval_kind reranking reads --data, not --queries");
   } else if (o->files != 0 && o->files != 3) {
     status = absl::InvalidArgumentError("--queries, --corpus and --qrels go together");
   } else if (o->files == 3 && !o->data.empty()) {
@@ -139,6 +147,24 @@ int RunRetrievalEval(const EvalOptions& o, const TaskPtr& task, const EvalModel&
   auto metrics = EvaluateRetrieval(model, retrieval, *target, o.batch_size, Precision::kFp32);
   if (!metrics.ok()) return Fail(kExitFailure, metrics.status());
   PrintMetrics(retrieval.size(), *metrics, "queries");
+  return kExitOk;
+}
+
+// --eval_kind reranking: a cross-encoder folder on --data's queries with their positives and
+// negatives (CrossEncoderRerankingEvaluator).
+int RunRerankingEval(const EvalOptions& o) {
+  absl::StatusOr<CrossEncoderFolder> folder = LoadCrossEncoderFolder(o.model_dir, o.max_len);
+  if (!folder.ok()) return Fail(kExitUsage, folder.status());
+  absl::StatusOr<std::vector<RerankQuery>> queries = ReadRerankFile(o.data, &std::cerr);
+  if (!queries.ok()) return Fail(kExitUsage, queries.status());
+  const RerankData data =
+      TokenizeRerank(*std::move(queries), *folder->tokenizer, folder->max_len, o.data);
+  auto target = TargetDevice(o.device_name, /*local_rank=*/-1);
+  if (!target.ok()) return Fail(kExitUsage, target.status());
+  folder->model->to(*target);
+  auto metrics = EvaluateReranking(folder->model, data, *target, o.batch_size, Precision::kFp32);
+  if (!metrics.ok()) return Fail(kExitFailure, metrics.status());
+  PrintMetrics(data.size(), *metrics, "queries");
   return kExitOk;
 }
 
@@ -203,6 +229,7 @@ int RunEval(const std::vector<std::string>& args) {
   if (int rc = ParseEvalFlags(args, &options); rc >= 0) return rc;
   absl::StatusOr<TaskPtr> task = CheckEvalOptions(&options);
   if (!task.ok()) return Fail(kExitUsage, task.status());
+  if (options.eval_kind == "reranking") return RunRerankingEval(options);
   absl::StatusOr<EvalModel> model = LoadEvalModel(options);
   if (!model.ok()) return Fail(kExitUsage, model.status());
   if (options.eval_kind == "retrieval") return RunRetrievalEval(options, *task, *model);

@@ -10,6 +10,9 @@
 // `--queries Q.jsonl --corpus C.jsonl --qrels QRELS.tsv` in BEIR's layout,
 // trainer/data/retrieval_data.h): sentence-transformers' InformationRetrievalEvaluator metrics
 // (trainer/tasks/retrieval_evaluator.h), {"eval/ndcg@10": ..., "eval/mrr@10": ..., ...,
+// "queries": N}. Reranking (`--eval_kind reranking --data FILE`, a cross-encoder folder, FILE's
+// {"query", "positive", "negative"} rows, trainer/data/rerank_data.h):
+// CrossEncoderRerankingEvaluator's {"eval/map": ..., "eval/mrr@10": ..., "eval/ndcg@10": ...,
 // "queries": N}.
 // Exit codes: 0; 2 for bad input (one line naming the file); 1 when evaluation fails.
 #ifndef TUNEFLEET_TRAINER_COMMANDS_EVAL_COMMAND_H_

@@ -279,6 +279,10 @@ std::vector<ConfigField>* ModelAndTaskFields() {
           .Required()
           .Path(P::kFolder)
           .IfEmpty("must name a model directory"),
+      Row("model.kind", Model<&M::kind>, "bi_encoder, or cross_encoder: the pair as one text")
+          .OneOf({"bi_encoder", "cross_encoder"}),
+      Row("model.num_labels", Model<&M::num_labels>, "cross_encoder: the new head's outputs")
+          .InRange(1, 100000),
       Row("model.pooling", Model<&M::pooling>, "how token embeddings pool")
           .OneOf({"mean", "cls", "max"}),
       Row("model.max_seq_len", Model<&M::max_seq_len>, "tokens per text, longer ones cut")
@@ -287,7 +291,8 @@ std::vector<ConfigField>* ModelAndTaskFields() {
       Row("model.head", Model<&M::head>,
           "nli, classification: the head's first weights (safetensors)")
           .Path(P::kFile),
-      Row("task.type", Task<&T::type>, "the data kind").Required().From(ChoicesFrom::kTaskTypes),
+      Row("task.type", Task<&T::type>, "the data kind; empty: the one task.loss fits")
+          .From(ChoicesFrom::kTaskTypes),
       Row("task.loss", Task<&T::loss>, "the loss; empty: the type's default")
           .From(ChoicesFrom::kTaskLosses)
           .Writes(Written::kWhenSet),
@@ -307,7 +312,7 @@ std::vector<ConfigField>* ModelAndTaskFields() {
           .Writes(Written::kWhenSet)
           .Checks(CheckColumns),
       Row("task.eval_kind", Task<&T::eval_kind>, "how evaluation scores (empty: by type)")
-          .OneOf({"similarity", "accuracy", "retrieval"})
+          .OneOf({"similarity", "accuracy", "retrieval", "reranking"})
           .Writes(Written::kWhenSet),
       Row("task.eval_queries", Task<&T::eval_queries>, "retrieval: the queries file")
           .Path(P::kFile)

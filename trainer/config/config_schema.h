@@ -36,7 +36,15 @@ inline constexpr char kTaskSection[] = "task";
 inline constexpr char kModelSection[] = "model";
 
 struct ModelConfig {
-  std::string path;              // Hugging Face model directory
+  std::string path;  // Hugging Face model directory
+  // bi_encoder: texts encoded apart and pooled into sentence embeddings; cross_encoder: a pair
+  // encoded as one text through a sequence classification head, as transformers'
+  // *ForSequenceClassification and sentence-transformers' CrossEncoder (the saved model is that
+  // layout). task.type may then be left out: the loss names it (bce, ce).
+  std::string kind = "bi_encoder";
+  // cross_encoder: the head's outputs when model.path is a plain encoder folder (1 for bce); a
+  // cross-encoder folder brings its own head, whose size must agree.
+  int num_labels = 1;
   std::string pooling = "mean";  // mean | cls | max
   int max_seq_len = 128;
   double dropout = 0.1;
@@ -55,7 +63,8 @@ class TaskSettings {
 };
 
 struct TaskConfig {
-  // The data kind (trainer/tasks/task_types.h): sts | mnrl | nli | classification | contrastive.
+  // The data kind (trainer/tasks/task_types.h): sts | mnrl | nli | classification | contrastive |
+  // cross_encoder; empty: the one task.loss fits (the trainer's loss registry fills it in).
   std::string type;
   // The loss (a loss registry entry, trainer/tasks/all_losses.h): cosine | cosent | angle | mnrl |
   // cached_mnrl | softmax | contrastive; empty: the type's default (sts cosine, mnrl mnrl, nli and

@@ -133,7 +133,7 @@ absl::StatusOr<TrainerConfig> ParseTrainerConfig(const ConfigFile& file, int loc
     maps.emplace(name, m);
     if (name == kTaskSection && task_reader != nullptr) {
       // The type's keys, and model.head, which depends on it.
-      ASSIGN_OR_RETURN(config.task.settings, task_reader->read(m, maps.at(kModelSection), config));
+      ASSIGN_OR_RETURN(config.task.settings, task_reader->read(m, maps.at(kModelSection), &config));
       task_reader->resolve(&config.task);
     }
   }

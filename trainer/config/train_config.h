@@ -35,11 +35,12 @@ struct TaskSectionReader {
   std::vector<std::string> types;   // task.type's choices, in order
   std::vector<std::string> losses;  // task.loss's choices, in order
   std::vector<std::string> keys;    // the task keys some type takes beyond the common ones
-  // Checks the keys that depend on config.task.type (in `task`, and model.head in `model`) and
-  // reads the type's own settings; errors name the file, line and dotted key.
+  // Fills in task.type when the YAML leaves it to task.loss (or to model.kind), checks the keys
+  // that depend on it (in `task`, and model.head, model.kind and model.num_labels in `model`)
+  // and reads the type's own settings; errors name the file, line and dotted key.
   absl::StatusOr<std::shared_ptr<const TaskSettings>> (*read)(const ConfigMap& task,
                                                               const ConfigMap& model,
-                                                              const TrainerConfig& config);
+                                                              TrainerConfig* config);
   // After a successful read: fills in what the YAML left to the type (task.loss,
   // task.eval_kind).
   void (*resolve)(TaskConfig* task);

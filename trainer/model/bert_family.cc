@@ -23,6 +23,11 @@ class BertFamilyImpl : public EncoderFamily {
     }
     return name;
   }
+  // BertForSequenceClassification: bert (with its pooler) -> dropout -> classifier.
+  absl::string_view classifier_architecture() const override {
+    return "BertForSequenceClassification";
+  }
+  absl::string_view base_model_prefix() const override { return "bert."; }
 };
 
 }  // namespace

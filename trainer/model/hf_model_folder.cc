@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "common/file_util.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
@@ -25,6 +26,7 @@ namespace {
 constexpr char kConfig[] = "config.json";
 constexpr char kWeights[] = "model.safetensors";
 constexpr char kIndex[] = "model.safetensors.index.json";
+constexpr char kHeadPrefix[] = "classifier.";  // a cross-encoder's head
 
 std::string ShapeString(const std::vector<int64_t>& shape) {
   return absl::StrCat("[", absl::StrJoin(shape, ", "), "]");
@@ -103,6 +105,26 @@ absl::StatusOr<RawWeights> ReadWeights(const std::string& dir) {
   return raw;
 }
 
+// config.json of a cross-encoder: the encoder's `json` (as the family writes it) with
+// `architecture`, `labels` labels as transformers names them by default, and the activation
+// sentence-transformers' CrossEncoder applies (its default for that many labels).
+std::string CrossEncoderConfigJson(const std::string& json, absl::string_view architecture,
+                                   int64_t labels) {
+  Json j = Json::parse(json);
+  j["architectures"] = {std::string(architecture)};
+  Json id2label = Json::object(), label2id = Json::object();
+  for (int64_t i = 0; i < labels; ++i) {
+    id2label[absl::StrCat(i)] = absl::StrCat("LABEL_", i);
+    label2id[absl::StrCat("LABEL_", i)] = i;
+  }
+  j["id2label"] = id2label;
+  j["label2id"] = label2id;
+  j["sentence_transformers"] = {{"activation_fn", labels == 1
+                                                      ? "torch.nn.modules.activation.Sigmoid"
+                                                      : "torch.nn.modules.linear.Identity"}};
+  return JsonText(j);
+}
+
 // Whether `a` and `b` name the same folder.
 bool SameFolder(const std::string& a, const std::string& b) {
   struct stat sa, sb;
@@ -123,6 +145,14 @@ absl::StatusOr<BertCheckpoint> LoadBertCheckpoint(const std::string& dir) {
   for (auto& [name, shape] : family.ParameterShapes(out.config)) expected[name] = shape;
   std::map<std::string, std::string> source_name;  // module name -> name in the file
   for (auto& [name, tensor] : raw.tensors) {
+    if (absl::StartsWith(name, kHeadPrefix)) {
+      if (!tensor.is_floating_point()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(raw.file_of[name], ": tensor \"", name, "\" is not floating point"));
+      }
+      out.head[name] = std::move(tensor);
+      continue;
+    }
     const std::string canonical = family.ModuleName(name);
     if (canonical.empty()) continue;
     auto want = expected.find(canonical);
@@ -188,19 +218,38 @@ absl::Status SaveBertCheckpoint(const std::string& dir, const BertConfig& config
                                 const std::map<std::string, torch::Tensor>& tensors,
                                 const CheckpointSaveOptions& options) {
   const ModelFamily& family = FamilyOf(config);
+  const bool cross_encoder = !options.head.empty();
+  if (cross_encoder && family.classifier_architecture().empty()) {
+    return absl::UnimplementedError(absl::StrCat("cross-encoders of model_type ",
+                                                 family.model_type(),
+                                                 " are not built yet (bert only so far)"));
+  }
   RETURN_IF_ERROR(MakeDirs(dir));
   std::string dtype = "float32";
   std::map<std::string, torch::Tensor> named;  // by the names the family saves them under
   for (const auto& [name, t] : tensors) {
     if (t.defined() && t.scalar_type() == torch::kBFloat16) dtype = "bfloat16";
     if (t.defined() && t.scalar_type() == torch::kFloat16) dtype = "float16";
-    named.emplace(family.FileName(name), t);
+    const std::string file_name = family.FileName(name);
+    named.emplace(cross_encoder
+                      ? absl::StrCat(family.base_model_prefix(),
+                                     absl::StripPrefix(file_name, family.base_model_prefix()))
+                      : file_name,
+                  t);
   }
+  for (const auto& [name, t] : options.head) named.emplace(name, t);
   RETURN_IF_ERROR(WriteSafetensors(JoinPath(dir, kWeights), named));
-  RETURN_IF_ERROR(WriteFileAtomically(JoinPath(dir, kConfig), family.ConfigToJson(config, dtype)));
+  std::string config_json = family.ConfigToJson(config, dtype);
+  if (cross_encoder) {
+    const auto bias = options.head.find("classifier.bias");
+    const int64_t labels = bias == options.head.end() ? 1 : bias->second.numel();
+    config_json = CrossEncoderConfigJson(config_json, family.classifier_architecture(), labels);
+  }
+  RETURN_IF_ERROR(WriteFileAtomically(JoinPath(dir, kConfig), config_json));
   const std::string& src = options.source_dir;
   const bool copy = !src.empty() && !(IsDir(src) && SameFolder(src, dir));
   if (copy) RETURN_IF_ERROR(CopyFilesFrom(src, dir, TokenizerFileNames()));
+  if (cross_encoder) return absl::OkStatus();
   if (!options.pooling.empty()) {
     return WriteStModules(dir, options.pooling, config.hidden_size, options.max_seq_length);
   }

@@ -19,6 +19,8 @@
 //   - sentence-transformers files, when present (trainer/model/st_modules.h): the pooling mode
 //     (1_Pooling/config.json), whether embeddings are normalized (a Normalize module in
 //     modules.json) and the maximum sequence length (sentence_bert_config.json).
+//   - a cross-encoder's head (tensors named "classifier.*", a *ForSequenceClassification
+//     folder) is kept apart in `head`, not reported as unexpected.
 // Writing (SaveBertCheckpoint): config.json + model.safetensors (float tensors as they are, under
 // the names the config's family saves them), each written atomically; the family's tokenizer
 // files copied from a source folder; optionally the sentence-transformers files that name the
@@ -53,6 +55,9 @@ struct BertCheckpoint {
   std::string pooling;
   bool normalize = false;      // a Normalize module follows the pooling
   int64_t max_seq_length = 0;  // sentence_bert_config.json's, or 0
+  // A cross-encoder's head (a *ForSequenceClassification folder): the tensors named
+  // "classifier.*", as named in the file, float32, CPU; empty for an encoder folder.
+  std::map<std::string, torch::Tensor> head;
 };
 
 absl::StatusOr<BertCheckpoint> LoadBertCheckpoint(const std::string& dir);
@@ -70,6 +75,13 @@ struct CheckpointSaveOptions {
   // 1_Pooling/config.json so that sentence-transformers uses this pooling.
   std::string pooling;
   int64_t max_seq_length = 128;
+  // A cross-encoder's head ("classifier.weight" [K, H], "classifier.bias" [K]): then the folder
+  // is the family's *ForSequenceClassification layout (ModelFamily::classifier_architecture):
+  // the encoder's tensors under its base_model_prefix, config.json with that architecture and K
+  // labels (id2label, label2id), and the "sentence_transformers" key that CrossEncoder reads
+  // (activation_fn: Sigmoid for one label, Identity otherwise); no sentence-transformers module
+  // files. Unimplemented for a family without one.
+  std::map<std::string, torch::Tensor> head;
 };
 
 // Creates `dir` (and parents) if needed and writes the checkpoint; `tensors` use module names

@@ -69,6 +69,13 @@ class ModelFamily {
   // The name the parameter `module_name` is saved under, as the family's transformers class
   // saves it (ModuleName(FileName(n)) == n).
   virtual std::string FileName(absl::string_view module_name) const = 0;
+
+  // Cross-encoders (model.kind: cross_encoder): the transformers class with the family's
+  // sequence classification head ("BertForSequenceClassification") and the prefix of the
+  // encoder's tensors in its files ("bert."); "" for a family whose cross-encoder tunefleet does
+  // not build yet. The head's tensors are named "classifier.*" in the files and the model.
+  virtual absl::string_view classifier_architecture() const { return ""; }
+  virtual absl::string_view base_model_prefix() const { return ""; }
 };
 
 }  // namespace trainer

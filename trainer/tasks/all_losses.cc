@@ -1,5 +1,6 @@
 #include "trainer/tasks/all_losses.h"
 
+#include "trainer/tasks/bce_loss.h"
 #include "trainer/tasks/cached_mnrl_loss.h"
 #include "trainer/tasks/contrastive_loss.h"
 #include "trainer/tasks/cosent_loss.h"
@@ -12,8 +13,9 @@ namespace trainer {
 
 const std::vector<const LossKind*>& AllLossKinds() {
   static const auto* const kKinds = new std::vector<const LossKind*>{
-      &CosineLossKind(),     &CoSentLossKind(),  &AnglELossKind(),       &MnrlLossKind(),
-      &CachedMnrlLossKind(), &SoftmaxLossKind(), &ContrastiveLossKind(),
+      &CosineLossKind(),      &CoSentLossKind(),     &AnglELossKind(),
+      &MnrlLossKind(),        &CachedMnrlLossKind(), &SoftmaxLossKind(),
+      &ContrastiveLossKind(), &BceLossKind(),        &CeLossKind(),
   };
   return *kKinds;
 }

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "trainer/tasks/correlation.h"
+#include "trainer/tasks/reranking_evaluator.h"
 #include "trainer/tasks/retrieval_evaluator.h"
 
 namespace tunefleet {
@@ -164,6 +165,9 @@ absl::StatusOr<std::map<std::string, double>> Evaluate(TaskModel& model, const E
                                                        const std::vector<int64_t>& dims) {
   if (data.retrieval != nullptr) {
     return EvaluateRetrieval(model, *data.retrieval, device, batch_size, precision, group, dims);
+  }
+  if (data.reranking != nullptr) {
+    return EvaluateReranking(model, *data.reranking, device, batch_size, precision);
   }
   if (data.pairs == nullptr) return absl::InvalidArgumentError("evaluation: no evaluation data");
   return Evaluate(model, *data.pairs, device, batch_size, precision, group, dims);

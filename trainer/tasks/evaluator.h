@@ -8,6 +8,8 @@
 //   kRetrieval      eval/ndcg@10, eval/mrr@10, ... of queries against a corpus
 //                   (trainer/tasks/retrieval_evaluator.h; sentence-transformers'
 //                   InformationRetrievalEvaluator)
+//   kReranking      eval/map, eval/mrr@10, eval/ndcg@10 of a cross-encoder's scores
+//                   (trainer/tasks/reranking_evaluator.h; CrossEncoderRerankingEvaluator)
 // With a process group (data parallelism) each rank evaluates every world_size-th example and
 // the results are all-reduced: every rank returns the same metrics, and every rank must call it.
 // `dims` (task.matryoshka_dims): the similarity and retrieval metrics also of the embeddings
@@ -28,6 +30,7 @@
 
 #include "absl/status/statusor.h"
 #include "comm/process_group.h"
+#include "trainer/data/rerank_data.h"
 #include "trainer/data/retrieval_data.h"
 #include "trainer/data/task_data.h"
 #include "trainer/model/autocast.h"
@@ -41,9 +44,15 @@ namespace trainer {
 struct EvalSet {
   std::unique_ptr<TaskData> pairs;
   std::unique_ptr<RetrievalData> retrieval;
+  std::unique_ptr<RerankData> reranking;  // a cross-encoder's queries and documents
 
   // The examples, or the queries.
-  int64_t size() const { return pairs ? pairs->size() : retrieval ? retrieval->size() : 0; }
+  int64_t size() const {
+    return pairs       ? pairs->size()
+           : retrieval ? retrieval->size()
+           : reranking ? reranking->size()
+                       : 0;
+  }
   // The pairs' number of labels (TaskData::num_labels); 0 for retrieval.
   int64_t num_labels() const { return pairs ? pairs->num_labels() : 0; }
 };

@@ -89,9 +89,82 @@ absl::Status CheckEvalKind(const ConfigMap& task, const TaskConfig& config) {
                                  " (it takes ", Join(allowed, " or "), ")"));
 }
 
+// task.type when the YAML leaves it out: the one type task.loss fits, or for a cross-encoder
+// without a loss, cross_encoder (whose default loss is bce).
+absl::Status InferType(const ConfigMap& task, const ModelConfig& model, TaskConfig* config) {
+  if (!config->type.empty()) return absl::OkStatus();
+  if (config->loss.empty()) {
+    if (model.kind == "cross_encoder") {
+      config->type = "cross_encoder";
+      return absl::OkStatus();
+    }
+    return task.Error("type", absl::StrCat("is required unless task.loss names the rows (",
+                                           TaskTypeChoices(), ")"));
+  }
+  const LossKind* kind = FindLossKind(config->loss);
+  if (kind == nullptr) {
+    return task.Error("loss", absl::StrCat("unknown task.loss \"", config->loss, "\" (expected ",
+                                           LossChoices(), ")"));
+  }
+  std::vector<std::string> types = kind->types;
+  if (model.kind == "cross_encoder" || types.size() > 1) {
+    // A loss that fits a bi-encoder and a cross-encoder type: the model's kind decides.
+    std::vector<std::string> kept;
+    for (const std::string& t : types) {
+      const TaskType* type = FindTaskType(t);
+      if (type != nullptr && type->joint_pair == (model.kind == "cross_encoder")) kept.push_back(t);
+    }
+    if (kept.empty() && model.kind == "cross_encoder") {
+      const auto joint = LossesWhere([](const LossKind& k) {
+        return std::any_of(k.types.begin(), k.types.end(), [](const std::string& t) {
+          const TaskType* type = FindTaskType(t);
+          return type != nullptr && type->joint_pair;
+        });
+      });
+      return task.Error("loss", absl::StrCat(config->loss,
+                                             " does not fit model.kind: "
+                                             "cross_encoder (a pair as one text): use ",
+                                             Join(joint, " or ")));
+    }
+    if (!kept.empty()) types = kept;
+  }
+  if (types.size() != 1) {
+    return task.Error("type", absl::StrCat("is required: task.loss ", config->loss, " fits ",
+                                           Join(types, " and ")));
+  }
+  config->type = types.front();
+  return absl::OkStatus();
+}
+
+// model.kind against the task type: a cross-encoder trains on pairs as one text, a bi-encoder
+// on texts apart; model.num_labels is the head's width for cross_encoder (1 for bce).
+absl::Status CheckModelKind(const ConfigMap& model, const TrainerConfig& config) {
+  const TaskType* type = FindTaskType(config.task.type);
+  const bool cross = config.model.kind == "cross_encoder";
+  if (type != nullptr && cross && !type->joint_pair) {
+    return model.Error("kind", absl::StrCat("cross_encoder does not fit task type ", type->name,
+                                            " (texts encoded apart): use task.loss bce, or "
+                                            "task.type classification"));
+  }
+  if (type != nullptr && !cross && type->name == "cross_encoder") {
+    return model.Error("kind", "must be cross_encoder for task type cross_encoder");
+  }
+  if (config.model.num_labels != 1 && (!cross || config.task.type == "cross_encoder")) {
+    return model.Error("num_labels",
+                       cross ? absl::StrCat("must be 1 for task type cross_encoder (one logit a "
+                                            "pair, as BinaryCrossEntropyLoss), got ",
+                                            config.model.num_labels)
+                             : std::string("only applies to model.kind: cross_encoder"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::shared_ptr<const TaskSettings>> ReadTaskSection(const ConfigMap& task,
                                                                     const ConfigMap& model,
-                                                                    const TrainerConfig& config) {
+                                                                    TrainerConfig* mutable_config) {
+  RETURN_IF_ERROR(InferType(task, mutable_config->model, &mutable_config->task));
+  const TrainerConfig& config = *mutable_config;
+  RETURN_IF_ERROR(CheckModelKind(model, config));
   ASSIGN_OR_RETURN(const LossKind* kind,
                    KindFor(config.task, [&](const char* key, const std::string& message) {
                      return task.Error(key, message);

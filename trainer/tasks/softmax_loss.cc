@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "trainer/tasks/cross_encoder_task.h"
 #include "trainer/tasks/losses.h"
 #include "trainer/tasks/task_model.h"
 
@@ -28,29 +29,11 @@ class PairSoftmaxTask : public Task {
 };
 
 // classification: a cross-encoder's head on the pooler.
-class CrossEncoderTask : public Task {
+class ClassificationTask : public CrossEncoderTask {
  public:
-  using Task::Task;
+  using CrossEncoderTask::CrossEncoderTask;
   std::string Describe() const override {
     return "cross entropy (BertForSequenceClassification's head on the pooler)";
-  }
-  bool has_head() const override { return true; }
-  bool uses_pooler() const override { return true; }
-  torch::nn::Linear MakeHead(int64_t hidden, int64_t num_labels) const override {
-    torch::nn::Linear head(hidden, num_labels);
-    torch::NoGradGuard no_grad;
-    head->weight.normal_(0.0, 0.02);
-    head->bias.zero_();
-    return head;
-  }
-  torch::Tensor Logits(TaskModelImpl& model, const TaskBatch& batch) const override {
-    const TextBatch& pair = batch.first;
-    const BertOutput out = model.bert()->forward(
-        pair.input_ids, pair.token_type_ids, pair.padded ? pair.attention_mask : torch::Tensor());
-    TORCH_CHECK(out.pooler_output.defined(),
-                "classification needs a model with a pooler; this checkpoint has none");
-    return model.classifier()(
-        torch::dropout(out.pooler_output, model.classifier_dropout(), model.is_training()));
   }
   torch::Tensor Loss(TaskModelImpl& model, const TaskBatch& batch) const override {
     return ClassificationLoss(model.Logits(batch).to(torch::kFloat), batch.labels);
@@ -58,11 +41,24 @@ class CrossEncoderTask : public Task {
 };
 
 TaskPtr Build(const TaskConfig& config) {
-  if (config.type == "classification") return std::make_shared<CrossEncoderTask>(config);
+  if (config.type == "classification") return std::make_shared<ClassificationTask>(config);
   return std::make_shared<PairSoftmaxTask>(config);
 }
 
 }  // namespace
+
+const LossKind& CeLossKind() {
+  static const LossKind* const kKind =
+      new LossKind{"ce",
+                   {"classification"},
+                   {"num_labels"},
+                   /*embeddings=*/false,
+                   nullptr,
+                   [](const TaskConfig& config) -> TaskPtr {
+                     return std::make_shared<ClassificationTask>(config);
+                   }};
+  return *kKind;
+}
 
 const LossKind& SoftmaxLossKind() {
   static const LossKind* const kKind = new LossKind{

@@ -14,6 +14,9 @@ namespace tunefleet {
 namespace trainer {
 
 const LossKind& SoftmaxLossKind();
+// task.loss ce: sentence-transformers' CrossEntropyLoss for a cross-encoder, the classification
+// type's softmax under the name CrossEncoder's trainer gives it (class labels, K outputs).
+const LossKind& CeLossKind();
 
 }  // namespace trainer
 }  // namespace tunefleet

@@ -11,7 +11,8 @@ const char* PrimaryMetric(Evaluation evaluation) {
     case Evaluation::kAccuracy:
       return "eval/accuracy";
     case Evaluation::kRetrieval:
-      return "eval/ndcg@10";  // the evaluator's primary metric in sentence-transformers
+    case Evaluation::kReranking:
+      return "eval/ndcg@10";  // the evaluators' primary metric in sentence-transformers
     case Evaluation::kSimilarity:
       break;
   }
@@ -24,6 +25,8 @@ const char* EvaluationName(Evaluation evaluation) {
       return "accuracy";
     case Evaluation::kRetrieval:
       return "retrieval";
+    case Evaluation::kReranking:
+      return "reranking";
     case Evaluation::kSimilarity:
       break;
   }
@@ -73,6 +76,14 @@ const std::vector<TaskType>& AllTaskTypes() {
        E::kSimilarity,
        {E::kSimilarity, E::kRetrieval},
        "contrastive"},
+      {"cross_encoder",
+       "pairs with a score in [0, 1] or a 0/1 label, as one text",
+       RowTarget::kScore,
+       true,
+       RowTarget::kScore,
+       E::kReranking,
+       {E::kReranking},
+       "bce"},
   };
   return *kTypes;
 }

@@ -9,8 +9,12 @@
 //   nli             pairs with a label; default loss softmax, evaluated by accuracy
 //   classification  pairs with a label, encoded as one text (a cross-encoder); softmax, accuracy
 //   contrastive     pairs labelled 0 or 1; default loss contrastive, evaluated by similarity
-// Evaluation (task.eval_kind): similarity needs scores (sts, mnrl, contrastive), accuracy a head
-// (nli, classification), retrieval sentence embeddings (every type but classification).
+//   cross_encoder   pairs with a score in [0, 1] or a 0/1 label, encoded as one text through a
+//                   one-output head; default loss bce, evaluated by reranking (task.eval's
+//                   {"query", "positive": [...], "negative": [...]} rows)
+// Evaluation (task.eval_kind): similarity needs scores (sts, mnrl, contrastive),
+// accuracy a head (nli, classification), retrieval sentence embeddings (the bi-encoder types),
+// reranking a cross-encoder's scores (cross_encoder).
 // Thread-safety: immutable statics.
 #ifndef TUNEFLEET_TRAINER_TASKS_TASK_TYPES_H_
 #define TUNEFLEET_TRAINER_TASKS_TASK_TYPES_H_
@@ -29,11 +33,13 @@ enum class Evaluation {
   kAccuracy,    // eval/accuracy and eval/loss of the head's logits against the labels
   kRetrieval,   // eval/ndcg@10, eval/mrr@10, eval/recall@k, eval/map@100 ... of queries against a
                 // corpus by cosine (sentence-transformers' InformationRetrievalEvaluator)
+  kReranking,   // eval/map, eval/mrr@10, eval/ndcg@10 of a cross-encoder's scores of each query's
+                // positives and negatives (CrossEncoderRerankingEvaluator)
 };
 
 // The metric that "best" means for `evaluation` (always maximized).
 const char* PrimaryMetric(Evaluation evaluation);
-// "similarity", "accuracy" or "retrieval" (task.eval_kind's words).
+// "similarity", "accuracy", "retrieval" or "reranking" (task.eval_kind's words).
 const char* EvaluationName(Evaluation evaluation);
 
 struct TaskType {

@@ -71,7 +71,9 @@ absl::Status ModelSaver::Save(TaskModel& model,
   options.max_seq_length = c_.model.max_seq_len;
   using Tensors = HostSnapshot::Tensors;
   const Tensors encoder = write_model ? staged_encoder_ : Tensors();
-  const Tensors head = write_model ? staged_head_ : Tensors();
+  Tensors head = write_model ? staged_head_ : Tensors();
+  // A cross-encoder is one transformers folder (*ForSequenceClassification), head included.
+  if (c_.model.kind == "cross_encoder") options.head = std::move(head);
   absl::Status started = writer_.Start([write_model, write_checkpoint, config, encoder, head,
                                         options, state = std::move(state), dir = c_.output.dir,
                                         source = c_.model.path]() -> absl::Status {

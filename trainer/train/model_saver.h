@@ -2,7 +2,8 @@
 //   OUTPUT_DIR/model       the model to keep (output.save: the best evaluated one, or the last),
 //                          a Hugging Face / sentence-transformers folder
 //                          (trainer/model/hf_model_folder.h), with head.safetensors when the task
-//                          has a head;
+//                          has a head; for model.kind cross_encoder the transformers
+//                          *ForSequenceClassification folder, head inside;
 //   OUTPUT_DIR/checkpoint  the resumable state (trainer/train/train_state.h).
 // The model and checkpoints reach the disk on a background thread (trainer/io/background_writer.h),
 // from host copies of the state (trainer/io/host_snapshot.h), one write at a time; training goes on

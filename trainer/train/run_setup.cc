@@ -11,12 +11,14 @@
 #include "common/file_util.h"
 #include "common/status_macros.h"
 #include "trainer/data/datasets.h"
+#include "trainer/data/rerank_data.h"
 #include "trainer/data/retrieval_data.h"
 #include "trainer/data/tokenizer_folder.h"
 #include "trainer/io/safetensors.h"
 #include "trainer/model/bert_model.h"
 #include "trainer/model/checkpoint_cache.h"
 #include "trainer/model/hf_model_folder.h"
+#include "trainer/model/model_family_registry.h"
 #include "trainer/model/pooling.h"
 #include "trainer/tasks/loss_registry.h"
 
@@ -36,9 +38,19 @@ absl::Status In(const std::string& where, const absl::Status& s) {
 }
 
 // A model folder's encoder with the config's dropout, in train mode on the CPU.
-absl::StatusOr<BertModel> LoadEncoder(const TrainerConfig& config) {
+absl::StatusOr<BertModel> LoadEncoder(const TrainerConfig& config,
+                                      std::map<std::string, torch::Tensor>* head) {
   // From the warm worker's host copy when it holds this folder unchanged (the same tensors).
   ASSIGN_OR_RETURN(BertCheckpoint checkpoint, LoadBertCheckpointCached(config.model.path));
+  if (config.model.kind == "cross_encoder") {
+    if (FamilyOf(checkpoint.config).classifier_architecture().empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(config.source, ": model.kind: cross_encoder: ", config.model.path,
+                       " is model_type ", FamilyOf(checkpoint.config).model_type(),
+                       ", and tunefleet builds cross-encoders of model_type bert only so far"));
+    }
+    *head = checkpoint.head;
+  }
   BertConfig bert = checkpoint.config;
   bert.hidden_dropout_prob = config.model.dropout;
   bert.attention_probs_dropout_prob = config.model.dropout;
@@ -51,6 +63,27 @@ absl::StatusOr<BertModel> LoadEncoder(const TrainerConfig& config) {
   absl::Status s = LoadBertWeights(model, std::move(checkpoint.tensors));
   if (!s.ok()) return In(config.model.path, s);
   return model;
+}
+
+// The head's width for a cross-encoder: model.num_labels for task type cross_encoder, the
+// folder's own head when model.path is a cross-encoder (which must agree with the data and
+// model.num_labels); `num_labels` (from the data and task.num_labels) otherwise.
+absl::StatusOr<int64_t> CrossEncoderLabels(const TrainerConfig& c,
+                                           const std::map<std::string, torch::Tensor>& folder_head,
+                                           int64_t num_labels) {
+  if (c.model.kind != "cross_encoder") return num_labels;
+  const bool scores = c.task.type == "cross_encoder";
+  if (scores) num_labels = c.model.num_labels;
+  const auto bias = folder_head.find("classifier.bias");
+  if (bias == folder_head.end()) return num_labels;
+  const int64_t own = bias->second.numel();
+  if (scores ? own != num_labels : own < num_labels) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(c.source, ": ", c.model.path, "'s head has ", own, " output(s), but ",
+                     scores ? absl::StrCat("model.num_labels is ", num_labels)
+                            : absl::StrCat("the data has ", num_labels, " labels")));
+  }
+  return own;
 }
 
 // With no evaluation point during training (train.eval_every_steps, eval_every_samples and
@@ -78,7 +111,8 @@ bool SkipMissingEvalData(const TrainerConfig& c, std::ostream* warnings) {
 // Reads and tokenizes the training set and, with task.eval, the evaluation set (each as the
 // task's data kinds say) into `parts`. task.eval_kind retrieval: the evaluation set is a
 // retrieval set, from task.eval_queries, eval_corpus and eval_qrels when given, else from
-// task.eval's (anchor, positive[, negatives]) rows (trainer/data/retrieval_data.h).
+// task.eval's (anchor, positive[, negatives]) rows (trainer/data/retrieval_data.h). reranking:
+// task.eval's queries with their documents (trainer/data/rerank_data.h).
 absl::Status ReadData(const TrainerConfig& c, const Tokenizer& tokenizer, int rank,
                       RunParts& parts) {
   std::ostream* const warnings = rank == 0 ? &std::cerr : nullptr;
@@ -90,6 +124,14 @@ absl::Status ReadData(const TrainerConfig& c, const Tokenizer& tokenizer, int ra
                                   parts.max_len, c.task.train));
   parts.train = std::make_unique<TaskData>(std::move(train));
   if (SkipMissingEvalData(c, warnings)) return absl::OkStatus();
+  if (c.task.eval_kind == "reranking") {  // task.eval's JSONL queries, whatever task.format
+    if (c.task.eval.empty()) return absl::OkStatus();
+    ASSIGN_OR_RETURN(std::vector<RerankQuery> queries, ReadRerankFile(c.task.eval, warnings));
+    parts.eval = std::make_unique<EvalSet>();
+    parts.eval->reranking = std::make_unique<RerankData>(
+        TokenizeRerank(std::move(queries), tokenizer, parts.max_len, c.task.eval));
+    return absl::OkStatus();
+  }
   if (c.task.eval_kind == "retrieval") {
     RetrievalSet set;
     std::string source = c.task.eval;
@@ -135,7 +177,8 @@ absl::StatusOr<RunParts> BuildRunParts(const TrainerConfig& c, const torch::Devi
   }
   auto phase = Clock::now();
   ASSIGN_OR_RETURN(std::shared_ptr<const Tokenizer> tokenizer, LoadFolderTokenizer(c.model.path));
-  ASSIGN_OR_RETURN(BertModel encoder, LoadEncoder(c));
+  std::map<std::string, torch::Tensor> folder_head;  // a cross-encoder folder's own head
+  ASSIGN_OR_RETURN(BertModel encoder, LoadEncoder(c, &folder_head));
   parts.model_seconds = SecondsSince(phase);
   for (int64_t d : c.task.matryoshka_dims) {  // checked once here, not at each step
     if (d > encoder->config().hidden_size) {
@@ -158,6 +201,7 @@ absl::StatusOr<RunParts> BuildRunParts(const TrainerConfig& c, const torch::Devi
     }
     num_labels = c.task.num_labels;
   }
+  ASSIGN_OR_RETURN(num_labels, CrossEncoderLabels(c, folder_head, num_labels));
   ASSIGN_OR_RETURN(Pooling pooling, ParsePooling(c.model.pooling));
   if (parts.task->uses_pooler() && !encoder->has_pooler()) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -172,6 +216,9 @@ absl::StatusOr<RunParts> BuildRunParts(const TrainerConfig& c, const torch::Devi
                      ReadSafetensors(c.model.head, SafetensorsReadOptions{true}));
     absl::Status s = parts.model->LoadHead(head.tensors);
     if (!s.ok()) return In(c.model.head, s);
+  } else if (!folder_head.empty()) {
+    absl::Status s = parts.model->LoadHead(folder_head);
+    if (!s.ok()) return In(c.model.path, s);
   }
 
   const int64_t shard = (parts.train->size() + world - 1) / world;  // per rank and epoch

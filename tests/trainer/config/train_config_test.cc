@@ -304,7 +304,8 @@ INSTANTIATE_TEST_SUITE_P(
                 "task.eval_queries: and task.eval are both given: retrieval files replace "
                 "task.eval (give one or the other)"},
         BadCase{2, "task: {type: mnrl, train: a.jsonl, format: jsonl, eval_kind: ranking}", 2,
-                "task.eval_kind: expected one of similarity, accuracy, retrieval; got 'ranking'"},
+                "task.eval_kind: expected one of similarity, accuracy, retrieval, reranking; got "
+                "'ranking'"},
         BadCase{4, "  epochs: one", 4, "train.epochs: expected an integer, got 'one'"},
         BadCase{4, "  epochs: 0", 4,
                 "train.epochs: epochs and max_steps are both 0: nothing to train"},

@@ -49,11 +49,60 @@ TEST_F(WithReader, TypeMustBeRegistered) {
   EXPECT_THAT(e, HasSubstr("; got 'regression'"));
 }
 
+// The config after loading `task` under `model`; its error as Error() gives it otherwise.
+TrainerConfig Loaded(const std::string& task, const std::string& model) {
+  auto c = LoadTrainerConfig(Yaml(model, task));
+  EXPECT_TRUE(c.ok()) << c.status();
+  return c.ok() ? *c : TrainerConfig();
+}
+
+TEST_F(WithReader, TheLossNamesTheTypeWhenTaskTypeIsLeftOut) {
+  const std::string cross = "model: {path: m, kind: cross_encoder}";
+  TrainerConfig c = Loaded("task: {train: a.csv, format: stsb}", cross);
+  EXPECT_EQ(c.task.type, "cross_encoder");
+  EXPECT_EQ(c.task.loss, "bce");
+  EXPECT_EQ(c.task.eval_kind, "reranking");
+  c = Loaded("task: {loss: ce, train: a.txt, format: sick}", cross);
+  EXPECT_EQ(c.task.type, "classification");
+  c = Loaded("task: {loss: softmax, train: a.txt, format: sick}", cross);
+  EXPECT_EQ(c.task.type, "classification");  // softmax fits nli too: the model's kind decides
+  c = Loaded("task: {loss: softmax, train: a.txt, format: sick}", "model: {path: m}");
+  EXPECT_EQ(c.task.type, "nli");
+  c = Loaded("task: {loss: mnrl, train: a.jsonl, format: jsonl}", "model: {path: m}");
+  EXPECT_EQ(c.task.type, "mnrl");
+}
+
+TEST_F(WithReader, ModelKindFitsTheType) {
+  const std::string cross = "model: {path: m, kind: cross_encoder}";
+  EXPECT_THAT(Error("task: {train: a.csv, format: stsb}"),
+              StartsWith("2: task.type: is required unless task.loss names the rows"));
+  EXPECT_EQ(Error("task: {loss: mnrl, train: a.jsonl, format: jsonl}", cross),
+            "2: task.loss: mnrl does not fit model.kind: cross_encoder (a pair as one text): use "
+            "softmax, bce or ce");
+  EXPECT_THAT(Error("task: {type: sts, train: a.csv, format: stsb}", cross),
+              StartsWith("1: model.kind: cross_encoder does not fit task type sts"));
+  EXPECT_EQ(Error("task: {loss: cosine, train: a.csv, format: stsb}"),
+            "2: task.type: is required: task.loss cosine fits sts and contrastive");
+  EXPECT_EQ(Error("task: {type: cross_encoder, train: a.csv, format: stsb}"),
+            "1: model.kind: must be cross_encoder for task type cross_encoder");
+  EXPECT_THAT(Error("task: {loss: bce, train: a.csv, format: stsb}",
+                    "model: {path: m, kind: cross_encoder, num_labels: 3}"),
+              StartsWith("1: model.num_labels: must be 1 for task type cross_encoder"));
+  EXPECT_EQ(
+      Error("task: {type: sts, train: a.csv, format: stsb}", "model: {path: m, num_labels: 2}"),
+      "1: model.num_labels: only applies to model.kind: cross_encoder");
+  EXPECT_EQ(Error("task: {type: sts, train: a.csv, format: stsb, eval_kind: reranking}"),
+            "2: task.eval_kind: reranking does not fit task type sts (it takes similarity or "
+            "retrieval)");
+  EXPECT_THAT(Error("task: {loss: nope, train: a.csv, format: stsb}"),
+              StartsWith("2: task.loss: expected one of"));
+}
+
 TEST_F(WithReader, KeysOnlyForTheLossesThatTakeThem) {
   EXPECT_EQ(Error("task: {type: sts, train: a.csv, format: stsb, num_labels: 3}"),
-            "2: task.num_labels: only applies to task.loss softmax");
+            "2: task.num_labels: only applies to task.loss softmax and ce");
   EXPECT_EQ(Error("task: {type: sts, train: a.csv, format: stsb}", "model: {path: m, head: h}"),
-            "1: model.head: only applies to task.loss softmax");
+            "1: model.head: only applies to task.loss softmax, bce and ce");
   EXPECT_EQ(Error("task: {type: sts, train: a.csv, format: stsb, loss_scale: 10}"),
             "2: task.loss_scale: only applies to task.loss cosent, angle, mnrl and cached_mnrl");
   EXPECT_EQ(Error("task: {type: mnrl, loss: mnrl, train: a.csv, format: stsb, "

@@ -1,0 +1,37 @@
+// What every cross-encoder loss shares (task types classification and cross_encoder): the pair
+// as one text through the encoder's pooler, dropout (the encoder's hidden dropout) and a
+// Linear(H, K) head named "classifier.", as transformers' BertForSequenceClassification; a new
+// head initialised as transformers does (weight normal(0, 0.02), bias 0).
+// Thread-safety: immutable; the TaskModel its methods take is used from one thread.
+#ifndef TUNEFLEET_TRAINER_TASKS_CROSS_ENCODER_TASK_H_
+#define TUNEFLEET_TRAINER_TASKS_CROSS_ENCODER_TASK_H_
+
+#include <torch/nn/modules/linear.h>
+#include <torch/types.h>
+
+#include "trainer/data/task_data.h"
+#include "trainer/tasks/task.h"
+
+namespace tunefleet {
+namespace trainer {
+
+class CrossEncoderTask : public Task {
+ public:
+  using Task::Task;
+  bool has_head() const override { return true; }
+  bool uses_pooler() const override { return true; }
+  torch::nn::Linear MakeHead(int64_t hidden, int64_t num_labels) const override;
+  torch::Tensor Logits(TaskModelImpl& model, const TaskBatch& batch) const override;
+};
+
+// The head's logits [B, K] of a batch of joint pairs.
+torch::Tensor CrossEncoderLogits(TaskModelImpl& model, const TextBatch& pairs);
+
+// sentence-transformers' CrossEncoder.predict of logits [B, K] with its default activation:
+// sigmoid for K = 1, as [B]; the logits themselves otherwise.
+torch::Tensor CrossEncoderScores(const torch::Tensor& logits);
+
+}  // namespace trainer
+}  // namespace tunefleet
+
+#endif  // TUNEFLEET_TRAINER_TASKS_CROSS_ENCODER_TASK_H_
