@@ -57,8 +57,10 @@ int ExitCodeFor(const absl::Status& s) {
 
 void PrintConfig(const TrainerConfig& c, const DeviceInfo& device) {
   std::cout << "config   " << c.source << "\n"
-            << "model    " << c.model.path << " (pooling " << c.model.pooling << ", max_seq_len "
-            << c.model.max_seq_len << ", dropout " << c.model.dropout << ")\n"
+            << "model    " << c.model.path << " ("
+            << (c.model.kind == "cross_encoder" ? std::string("cross-encoder")
+                                                : absl::StrCat("pooling ", c.model.pooling))
+            << ", max_seq_len " << c.model.max_seq_len << ", dropout " << c.model.dropout << ")\n"
             << "task     " << c.task.type << " on " << c.task.train << " (" << c.task.format << ")"
             << (c.task.eval.empty() ? "" : ", eval " + c.task.eval)
             << (c.task.eval_queries.empty()
