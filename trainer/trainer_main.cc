@@ -3,7 +3,7 @@
 // a tunefleet agent.
 //
 // This binary does not link LibTorch: `tokenize` and `synthetic` run here and start in
-// milliseconds; `train`, `encode`, `eval`, `predict`, `convert` and `worker` exec
+// milliseconds; `train`, `encode`, `eval`, `predict`, `mine`, `convert` and `worker` exec
 // trainer_torch (trainer_torch_main.cc), built beside it, with the same arguments
 // (trainer/commands/torch_exec.h).
 #include <string>
@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
        {"encode", "write sentence embeddings", torch("encode")},
        {"eval", "evaluate a model on a dataset", torch("eval")},
        {"predict", "score text pairs with a cross-encoder", torch("predict")},
+       {"mine", "mine hard negatives for (anchor, positive) pairs", torch("mine")},
        {"convert", "rewrite a Hugging Face encoder folder in tunefleet's layout", torch("convert")},
        // trainer/commands/worker_command.h's kWorkerSummary (this binary does not link LibTorch).
        {"worker", "Runs trials the agent hands it, one at a time, in this process (warm worker)",

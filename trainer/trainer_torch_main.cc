@@ -1,8 +1,9 @@
 // trainer_torch: the LibTorch half of the trainer binary, which `trainer` execs for the
-// subcommands that need LibTorch (train, encode, eval, predict, convert, worker). Loading LibTorch
-// takes a process most of a second; keeping it out of `trainer` itself lets the synthetic trainer
-// and `trainer tokenize` start in milliseconds (a sweep of zero-step trials is dispatch-bound:
-// bench/). Users run `trainer`; this binary is found beside it and takes the same arguments.
+// subcommands that need LibTorch (train, encode, eval, predict, mine, convert, worker). Loading
+// LibTorch takes a process most of a second; keeping it out of `trainer` itself lets the synthetic
+// trainer and `trainer tokenize` start in milliseconds (a sweep of zero-step trials is
+// dispatch-bound: bench/). Users run `trainer`; this binary is found beside it and takes the same
+// arguments.
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -13,6 +14,7 @@
 #include "trainer/commands/convert_command.h"
 #include "trainer/commands/encode_command.h"
 #include "trainer/commands/eval_command.h"
+#include "trainer/commands/mine_command.h"
 #include "trainer/commands/predict_command.h"
 #include "trainer/commands/train_command.h"
 #include "trainer/commands/worker_command.h"
@@ -60,6 +62,7 @@ int main(int argc, char** argv) {
        {"encode", "write sentence embeddings", tunefleet::trainer::RunEncode},
        {"eval", "evaluate a model on a dataset", tunefleet::trainer::RunEval},
        {"predict", "score text pairs with a cross-encoder", tunefleet::trainer::RunPredict},
+       {"mine", "mine hard negatives for (anchor, positive) pairs", tunefleet::trainer::RunMine},
        {"convert", "rewrite a Hugging Face encoder folder in tunefleet's layout",
         tunefleet::trainer::RunConvert},
        {"worker", tunefleet::trainer::kWorkerSummary, tunefleet::trainer::RunWorker}},
