@@ -37,6 +37,9 @@ CASES = {
                           {"matryoshka_dims": DIMS, "matryoshka_weights": [1.0, 0.5, 0.25]}),
     "matryoshka_cached_mnrl": ("mnrl", "cached_mnrl", "triplets", None,
                                {"cached_mini_batch": 4, "matryoshka_dims": DIMS}),
+    # Issue 50 (not in sbert_goldens.json until this script runs again on the GPU host):
+    "symmetric_mnrl": ("mnrl", "symmetric_mnrl", "triplets", None, {}),
+    "triplet": ("mnrl", "triplet", "triplets", None, {}),
 }
 
 
@@ -79,6 +82,10 @@ def make_loss(model, loss, extra):
         base = losses.AnglELoss(model)
     elif loss == "mnrl":
         base = losses.MultipleNegativesRankingLoss(model)
+    elif loss == "symmetric_mnrl":
+        base = losses.MultipleNegativesSymmetricRankingLoss(model)
+    elif loss == "triplet":
+        base = losses.TripletLoss(model)
     elif loss == "cached_mnrl":
         base = losses.CachedMultipleNegativesRankingLoss(model,
                                                          mini_batch_size=extra["cached_mini_batch"])

@@ -127,7 +127,8 @@ absl::StatusOr<std::vector<std::string>> ReadCorpus(const std::string& path) {
 }
 
 // The first two keys of a JSONL file's first object, else "anchor" and "positive".
-std::pair<std::string, std::string> ColumnNames(const std::string& path, const std::string& format) {
+std::pair<std::string, std::string> ColumnNames(const std::string& path,
+                                                const std::string& format) {
   std::pair<std::string, std::string> names = {"anchor", "positive"};
   if (format != "jsonl") return names;
   std::ifstream in(path);
@@ -164,9 +165,11 @@ absl::StatusOr<torch::Tensor> Embed(InferenceModel& m, Pooling pooling, int64_t 
       rows.push_back(order[r]);
     }
     const TextBatch t = PadTexts(batch, m.tokenizer->pad_id()).To(device);
-    absl::StatusOr<BertOutput> o = BertForward(m.bert, t.input_ids, t.token_type_ids, t.attention_mask);
+    absl::StatusOr<BertOutput> o =
+        BertForward(m.bert, t.input_ids, t.token_type_ids, t.attention_mask);
     if (!o.ok()) return o.status();
-    const torch::Tensor pooled = Pool(o->last_hidden_state.to(torch::kFloat), t.attention_mask, pooling);
+    const torch::Tensor pooled =
+        Pool(o->last_hidden_state.to(torch::kFloat), t.attention_mask, pooling);
     out.index_copy_(0, torch::tensor(rows, torch::kLong), pooled.cpu());
   }
   return out / out.norm(2, 1, true).clamp_min(1e-12);
@@ -179,10 +182,18 @@ absl::Status WriteRows(const std::string& path, const MinedRows& rows) {
     for (size_t c = 0; c < rows.columns.size(); ++c) {
       const MinedValue& v = row[c];
       switch (v.kind) {
-        case MinedValue::Kind::kText: j[rows.columns[c]] = v.text; break;
-        case MinedValue::Kind::kTexts: j[rows.columns[c]] = v.texts; break;
-        case MinedValue::Kind::kLabels: j[rows.columns[c]] = v.labels; break;
-        case MinedValue::Kind::kLabel: j[rows.columns[c]] = v.label; break;
+        case MinedValue::Kind::kText:
+          j[rows.columns[c]] = v.text;
+          break;
+        case MinedValue::Kind::kTexts:
+          j[rows.columns[c]] = v.texts;
+          break;
+        case MinedValue::Kind::kLabels:
+          j[rows.columns[c]] = v.labels;
+          break;
+        case MinedValue::Kind::kLabel:
+          j[rows.columns[c]] = v.label;
+          break;
       }
     }
     absl::StrAppend(&text, j.dump(), "\n");
@@ -230,7 +241,8 @@ int RunMine(const std::vector<std::string>& args) {
     cross->model->to(*device);
     rescore = [&](const std::vector<std::pair<std::string, std::string>>& pairs) {
       std::vector<Encoding> enc;
-      for (const auto& [a, b] : pairs) enc.push_back(cross->tokenizer->EncodePair(a, b, cross->max_len));
+      for (const auto& [a, b] : pairs)
+        enc.push_back(cross->tokenizer->EncodePair(a, b, cross->max_len));
       return PredictPairs(cross->model, enc, cross->tokenizer->pad_id(), *device, f.batch_size,
                           Precision::kFp32);
     };
@@ -241,8 +253,8 @@ int RunMine(const std::vector<std::string>& args) {
   if (absl::Status s = WriteRows(f.output, *mined); !s.ok()) return Fail(kExitFailure, s);
   std::cerr << "mined " << mined->rows.size() << " " << options->output_format << " rows for "
             << plan->queries.size() << " queries (" << anchors.size() << " pairs) from a corpus of "
-            << plan->corpus.size() << " texts, range_max " << plan->range_max << ": "
-            << f.output << "\n";
+            << plan->corpus.size() << " texts, range_max " << plan->range_max << ": " << f.output
+            << "\n";
   return kExitOk;
 }
 

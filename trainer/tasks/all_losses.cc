@@ -7,15 +7,17 @@
 #include "trainer/tasks/cosine_loss.h"
 #include "trainer/tasks/mnrl_loss.h"
 #include "trainer/tasks/softmax_loss.h"
+#include "trainer/tasks/symmetric_mnrl_loss.h"
+#include "trainer/tasks/triplet_loss.h"
 
 namespace tunefleet {
 namespace trainer {
 
 const std::vector<const LossKind*>& AllLossKinds() {
   static const auto* const kKinds = new std::vector<const LossKind*>{
-      &CosineLossKind(),      &CoSentLossKind(),     &AnglELossKind(),
-      &MnrlLossKind(),        &CachedMnrlLossKind(), &SoftmaxLossKind(),
-      &ContrastiveLossKind(), &BceLossKind(),        &CeLossKind(),
+      &CosineLossKind(),     &CoSentLossKind(),        &AnglELossKind(),       &MnrlLossKind(),
+      &CachedMnrlLossKind(), &SoftmaxLossKind(),       &ContrastiveLossKind(), &BceLossKind(),
+      &CeLossKind(),         &SymmetricMnrlLossKind(), &TripletLossKind(),
   };
   return *kKinds;
 }

@@ -55,7 +55,8 @@ absl::StatusOr<torch::Tensor> SmallestPositiveScores(const torch::Tensor& positi
 // blocks of queries of about 32 M entries, so that only [Q, k] is ever kept whole.
 void TopCandidates(const torch::Tensor& queries, const torch::Tensor& corpus, int64_t k,
                    torch::Tensor* scores, torch::Tensor* indices) {
-  const int64_t block = std::max<int64_t>(1, (int64_t{1} << 25) / std::max<int64_t>(corpus.size(0), 1));
+  const int64_t block =
+      std::max<int64_t>(1, (int64_t{1} << 25) / std::max<int64_t>(corpus.size(0), 1));
   std::vector<torch::Tensor> s, i;
   for (int64_t begin = 0; begin < queries.size(0); begin += block) {
     auto [top, at] = torch::mm(queries.slice(0, begin, begin + block), corpus.t()).topk(k, 1);
@@ -87,8 +88,8 @@ void SampleRandom(const MiningOptions& o, torch::Tensor& indices, torch::Tensor&
   const int64_t rows = indices.size(0), cols = indices.size(1);
   std::vector<int64_t> picked;
   for (int64_t r = 0; r < rows; ++r) {
-    const int64_t options = std::max<int64_t>(
-        cols - scores[r].isinf().sum().item<int64_t>(), o.num_negatives);
+    const int64_t options =
+        std::max<int64_t>(cols - scores[r].isinf().sum().item<int64_t>(), o.num_negatives);
     std::vector<int64_t> pool(options);
     for (int64_t i = 0; i < options; ++i) pool[i] = i;
     std::shuffle(pool.begin(), pool.end(), rng);
@@ -115,7 +116,9 @@ MinedRows Rows(const MiningPlan& plan, const MiningOptions& o, const torch::Tens
   }
   const int64_t n = indices.size(1);
   auto idx = [&](int64_t r, int64_t j) { return indices[row_query[r]][j].item<int64_t>(); };
-  auto usable = [&](int64_t r, int64_t j) { return !std::isinf(scores[row_query[r]][j].item<float>()); };
+  auto usable = [&](int64_t r, int64_t j) {
+    return !std::isinf(scores[row_query[r]][j].item<float>());
+  };
   MinedRows out;
   const std::string& fmt = o.output_format;
   if (fmt == "triplet") {
@@ -197,9 +200,9 @@ absl::StatusOr<MiningPlan> PlanMining(const std::vector<std::string>& anchors,
     plan.positives[query_index[anchors[i]]].push_back(corpus_index[positives[i]]);
   }
   const bool filtered = o.absolute_margin || o.relative_margin || o.max_score;
-  plan.range_max = o.range_max >= 0 ? o.range_max
-                                    : o.range_min + o.num_negatives * (filtered ? 10 : 1) +
-                                          plan.max_positives;
+  plan.range_max = o.range_max >= 0
+                       ? o.range_max
+                       : o.range_min + o.num_negatives * (filtered ? 10 : 1) + plan.max_positives;
   const int64_t k = plan.range_max + plan.max_positives;
   if (k > static_cast<int64_t>(plan.corpus.size())) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -216,7 +219,8 @@ absl::StatusOr<MinedRows> MineHardNegatives(const MiningPlan& plan, const Mining
                                             const PairScorer& rescore,
                                             const std::string& anchor_column,
                                             const std::string& positive_column) {
-  const torch::Tensor queries = Normalized(query_embeddings), corpus = Normalized(corpus_embeddings);
+  const torch::Tensor queries = Normalized(query_embeddings),
+                      corpus = Normalized(corpus_embeddings);
   torch::Tensor scores, indices;
   TopCandidates(queries, corpus, plan.range_max + plan.max_positives, &scores, &indices);
   std::vector<int64_t> n_positives, row_query, row_positive;

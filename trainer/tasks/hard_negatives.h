@@ -43,9 +43,9 @@ struct MiningOptions {
   int64_t range_min = 0;
   int64_t range_max = -1;  // -1: the default above
   std::optional<double> max_score, min_score, absolute_margin, relative_margin;
-  std::string sampling_strategy = "top";    // top | random
-  std::string output_format = "triplet";    // triplet | n-tuple | labeled-pair | labeled-list
-  uint64_t seed = 0;                        // random sampling
+  std::string sampling_strategy = "top";  // top | random
+  std::string output_format = "triplet";  // triplet | n-tuple | labeled-pair | labeled-list
+  uint64_t seed = 0;                      // random sampling
 };
 
 // The texts to mine for, and the texts to embed: every query, then every corpus entry.

@@ -104,7 +104,8 @@ TEST_F(WithReader, KeysOnlyForTheLossesThatTakeThem) {
   EXPECT_EQ(Error("task: {type: sts, train: a.csv, format: stsb}", "model: {path: m, head: h}"),
             "1: model.head: only applies to task.loss softmax, bce and ce");
   EXPECT_EQ(Error("task: {type: sts, train: a.csv, format: stsb, loss_scale: 10}"),
-            "2: task.loss_scale: only applies to task.loss cosent, angle, mnrl and cached_mnrl");
+            "2: task.loss_scale: only applies to task.loss cosent, angle, mnrl, cached_mnrl and "
+            "symmetric_mnrl");
   EXPECT_EQ(Error("task: {type: mnrl, loss: mnrl, train: a.csv, format: stsb, "
                   "cached_mini_batch: 8}"),
             "2: task.cached_mini_batch: only applies to task.loss cached_mnrl");
@@ -137,10 +138,13 @@ TEST_F(WithReader, UnknownKeysNameTheKeysOfEveryLoss) {
 TEST_F(WithReader, TheLossMustFitTheType) {
   EXPECT_EQ(Error("task: {type: mnrl, loss: cosent, train: a.csv, format: stsb}"),
             "2: task.loss: cosent does not fit task type mnrl (anchor, positive and optional "
-            "negatives): use mnrl or cached_mnrl");
+            "negatives): use mnrl, cached_mnrl, symmetric_mnrl or triplet");
   EXPECT_EQ(Error("task: {type: nli, loss: mnrl, train: a.csv, format: sick}"),
             "2: task.loss: mnrl does not fit task type nli (pairs with a label): use softmax");
-  EXPECT_THAT(Error("task: {type: sts, loss: triplet, train: a.csv, format: stsb}"),
+  EXPECT_EQ(Error("task: {type: sts, loss: triplet, train: a.csv, format: stsb}"),
+            "2: task.loss: triplet does not fit task type sts (pairs with a score): use cosine, "
+            "cosent or angle");
+  EXPECT_THAT(Error("task: {type: sts, loss: quadruplet, train: a.csv, format: stsb}"),
               StartsWith("2: task.loss: expected one of cosine, cosent, angle, mnrl, "
                          "cached_mnrl, softmax"));
   for (const char* loss : {"cosine", "cosent", "angle"}) {
@@ -153,7 +157,7 @@ TEST_F(WithReader, TheLossMustFitTheType) {
             "cosent or angle");
   EXPECT_EQ(Error("task: {type: nli, train: a.csv, format: sick, matryoshka_dims: [64]}"),
             "2: task.matryoshka_dims: only applies to losses over embeddings (cosine, cosent, "
-            "angle, mnrl, cached_mnrl or contrastive), not softmax");
+            "angle, mnrl, cached_mnrl, contrastive, symmetric_mnrl or triplet), not softmax");
   EXPECT_EQ(Error("task: {type: sts, train: a.csv, format: stsb, eval_kind: accuracy}"),
             "2: task.eval_kind: accuracy does not fit task type sts (it takes similarity or "
             "retrieval)");
