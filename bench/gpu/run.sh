@@ -58,6 +58,12 @@
 #               after SWEEP_WORKER_MAX_TRIALS (16) trials; and `trainer train
 #               train.devices=N` of the same config. Per trial: submit-to-end seconds, its `group`
 #               and `time` lines; warnings in the workers' logs
+#   crossenc    (issue 50) the cross-encoder goldens (data/golden/make_cross_encoder_goldens.py,
+#               make_sbert_goldens.py: $OUT/crossenc/*.json and the two head files, to commit); a
+#               cross-encoder trained here (configs/reranker_stsb.yaml, 60 steps) checked in
+#               transformers and sentence-transformers (tests/gpu/cross_encoder_check.py); and
+#               cross-encoder training samples/s at BATCHES, BERT-base (random init) bf16, against
+#               bench/gpu/st_cross_encoder_reference.py on the same rows
 #   multinode   (4 GPUs) tests/integration/multinode_trial_test.sh: two network namespaces of 2
 #               GPUs each, one 4-rank NCCL trial across them (iproute2 from .carry/iproute2 when
 #               the host lacks ip)
@@ -76,7 +82,7 @@ B=$PWD/build/gpu/bin
 export LD_LIBRARY_PATH=/tmp/tfdeps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 
 for s in "$@"; do
-  case $s in tests|sweep|warm|trial|tasks|throughput|kernels|profile|load|anchor|telemetry|ddp|stall|zero1|packing|ddp_real|ddp_anchor|ddp_sweep|multinode) ;;
+  case $s in tests|sweep|warm|trial|tasks|throughput|kernels|profile|load|anchor|telemetry|ddp|stall|zero1|packing|ddp_real|ddp_anchor|ddp_sweep|multinode|crossenc) ;;
     *) echo "run: unknown suite '$s' (run with no argument for the list)" >&2; exit 2 ;; esac
 done
 
@@ -469,6 +475,34 @@ YAML
         grep -ciE 'warn|error|destroy_process_group')"
     done
   done
+}
+
+suite_crossenc() {
+  python3 data/golden/make_cross_encoder_goldens.py "$D/cross_encoder_goldens.json" > "$D/goldens.log" 2>&1
+  echo "crossenc: cross-encoder goldens exit $?"; tail -3 "$D/goldens.log"
+  cp data/golden/cross_encoder_head*.safetensors "$D/" 2>/dev/null
+  python3 data/golden/make_sbert_goldens.py "$D/sbert_goldens.json" > "$D/sbert_goldens.log" 2>&1
+  echo "crossenc: sbert goldens exit $?"
+  rm -rf /tmp/ce_run
+  "$B/trainer" train --config configs/reranker_stsb.yaml train.max_steps=60 train.eval_every_steps=30 \
+    output.dir=/tmp/ce_run > "$D/ce_train.log" 2>&1
+  echo "crossenc: train exit $? | $(grep -E '^done' "$D/ce_train.log")"
+  head -32 data/stsbenchmark/sts-dev.csv | cut -f6,7 > /tmp/ce_pairs.tsv
+  "$B/trainer" predict --model /tmp/ce_run/model < /tmp/ce_pairs.tsv > /tmp/ce_pred.jsonl 2>> "$D/ce_train.log"
+  python3 tests/gpu/cross_encoder_check.py /tmp/ce_run/model /tmp/ce_pairs.tsv /tmp/ce_pred.jsonl \
+    > "$D/ce_check.log" 2>&1
+  echo "crossenc: check exit $?"; grep -E "diff|check:|FAIL" "$D/ce_check.log"
+  bert_base_random
+  local b log
+  for b in "${BATCHES[@]}"; do
+    log=$D/ce_speed.$b.log; rm -rf /tmp/ce_speed
+    "$B/trainer" train --config configs/reranker_stsb.yaml model.path=/tmp/bert-base-random \
+      train.precision=bf16 train.batch_size="$b" train.max_steps=100 train.eval_every_steps=0 \
+      output.save=none output.checkpoint=false output.dir=/tmp/ce_speed > "$log" 2>&1
+    echo "crossenc: tunefleet batch $b: exit $? | $(grep -E '^step 100/' "$log" | grep -oE '[0-9.]+ samples/s')"
+    grep -E '^time|^graphs' "$log" | sed 's/^/  /'
+  done
+  python3 bench/gpu/st_cross_encoder_reference.py "${BATCHES[@]}" 2> "$D/st_speed.log" | sed 's/^/crossenc: /'
 }
 
 suite_multinode() {

@@ -64,8 +64,10 @@ sweep small 1000 false "$LRS8"
 [ "$(count_state "$WORK/small/journal.log" COMPLETE)" -eq 8 ] || fail "small: not 8 trials COMPLETE"
 [ "$(most small)" -eq 4 ] || fail "small: want 4 trainers at once on GPU 0, saw $(most small)"
 grep -q "up to 4 trials a GPU" "$WORK/small.log" || fail "small: hpo does not say trials share GPUs"
-# The trials split the GPU's energy (100 W on the fake NVML): together they are credited no more
-# than the GPU drew while any of them ran, not 4 times it.
+# The trials split the GPU's energy (100 W on the fake NVML): together they are credited about
+# what the GPU drew while any of them ran, not 4 times it. The bound is 1.3 x: each trial's energy
+# runs from its agent's first to last telemetry sample, which on a loaded 2-core CI machine may
+# reach a sample interval past the journal's start and end times (CI saw 767 J against 691 J).
 "$HPO" status --journal "$WORK/small/journal.log" --format json > "$WORK/small.json"
 "$PY" - "$WORK/small.json" <<'PY' || fail "small: the trials' energy is not the GPU's, shared"
 import datetime, json, sys
@@ -74,7 +76,7 @@ t = lambda s: datetime.datetime.fromisoformat(s)
 wall = (max(t(x["datetime_complete"]) for x in trials) - min(t(x["datetime_start"]) for x in trials)).total_seconds()
 energy = sum(x["user_attrs"].get("gpu_energy_j", 0) for x in trials)
 print(f"8 trials: {energy:.0f} J together; the GPU at 100 W over the sweep's {wall:.1f} s: {100 * wall:.0f} J")
-sys.exit(0 if 0 < energy <= 100 * wall * 1.1 else 1)
+sys.exit(0 if 0 < energy <= 100 * wall * 1.3 else 1)
 PY
 
 sweep large 2500 false "$LRS8"

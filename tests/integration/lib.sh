@@ -56,6 +56,31 @@ expect_states() {
   [ "$got" = "$2" ] || fail "journal states: $got"
 }
 
+# check_sweep_trials RUN_DIR METRIC MIN_TRIALS [KEY...]: the journal RUN_DIR/journal.log has at
+# least MIN_TRIALS trials, each COMPLETE or PRUNED, and each complete trial's journal value is the
+# last METRIC of its RUN_DIR/trial-N/metrics.jsonl, whose last evaluation also holds each KEY.
+check_sweep_trials() {
+  local run=$1 metric=$2 min=$3; shift 3
+  local J="$run/journal.log" n t
+  n=$(pyq "$J" 'len(T)')
+  [ "$n" -ge "$min" ] || fail "expected at least $min trials, got $n"
+  [ "$(pyq "$J" "sum(t['state'] in ('COMPLETE','PRUNED') for t in T)")" -eq "$n" ] ||
+    fail "not every trial finished: $(pyq "$J" "[t['state'] for t in T]")"
+  for t in $(pyq "$J" "' '.join(str(t['number']) for t in T if t['state']=='COMPLETE')"); do
+    [ -s "$run/trial-$t/metrics.jsonl" ] || { fail "trial $t wrote no metrics.jsonl"; continue; }
+    "$PY" - "$run/trial-$t/metrics.jsonl" "$(pyq "$J" "[x for x in T if x['number']==$t][0]['value']")" \
+      "$metric" "$@" <<'PY' || fail "trial $t: journal and metrics.jsonl disagree"
+import json, sys
+path, value, metric, keys = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4:]
+evals = [json.loads(l) for l in open(path) if metric in l]
+assert evals, "no evaluation"
+assert abs(evals[-1][metric] - value) < 1e-6, (evals[-1], value)
+for key in keys:
+    assert key in evals[-1], key
+PY
+  done
+}
+
 # completed JOURNAL N: at least N of the journal's trials are COMPLETE.
 completed() { [ "$(count_state "$1" COMPLETE)" -ge "$2" ]; }
 

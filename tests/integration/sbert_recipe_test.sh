@@ -17,22 +17,7 @@ echo "$out" | grep -qE '^best trial #[0-9]+: eval/mrr@10=' || fail "no best tria
 wait_for 5 no_leftovers || fail "processes left behind: $(pgrep -af "$WORK")"
 
 J="$WORK/run/journal.log"
-n=$(pyq "$J" 'len(T)')
-[ "$n" -ge 4 ] || fail "expected at least the 4 random trials, got $n"
-[ "$(pyq "$J" "sum(t['state'] in ('COMPLETE','PRUNED') for t in T)")" -eq "$n" ] ||
-  fail "not every trial finished: $(pyq "$J" "[t['state'] for t in T]")"
-for t in $(pyq "$J" "' '.join(str(t['number']) for t in T if t['state']=='COMPLETE')"); do
-  m="$WORK/run/trial-$t/metrics.jsonl"
-  [ -s "$m" ] || { fail "trial $t wrote no $m"; continue; }
-  "$PY" - "$m" "$(pyq "$J" "[x for x in T if x['number']==$t][0]['value']")" <<'PY' || fail "trial $t: journal and metrics.jsonl disagree"
-import json, sys
-evals = [json.loads(l) for l in open(sys.argv[1]) if "eval/mrr@10" in l]
-assert evals, "no evaluation"
-assert abs(evals[-1]["eval/mrr@10"] - float(sys.argv[2])) < 1e-6, (evals[-1], sys.argv[2])
-for key in ("eval/ndcg@10", "eval/recall@1", "eval/recall@10", "eval/map@100", "eval/ndcg@10@32"):
-    assert key in evals[-1], key
-PY
-done
+check_sweep_trials "$WORK/run" eval/mrr@10 4 "eval/ndcg@10" "eval/recall@1" "eval/recall@10" "eval/map@100" "eval/ndcg@10@32"
 log="$WORK/run/logs/trial-0/rank-0.log"
 grep -q "^loss     CachedMultipleNegativesRankingLoss .*MatryoshkaLoss over dims 128, 64, 32" "$log" ||
   fail "trial 0's log does not name the loss: $(grep -m1 '^loss' "$log")"

@@ -23,7 +23,13 @@ namespace {
 TrainerConfig Unusual(const std::string& out) {
   TrainerConfig c;
   c.source = "configs/x.yaml";
-  c.model = {"data/bert tiny: random", "cls", 64, 0.25, "/abs/head.safetensors"};
+  c.model.path = "data/bert tiny: random";
+  c.model.kind = "cross_encoder";
+  c.model.num_labels = 3;
+  c.model.pooling = "cls";
+  c.model.max_seq_len = 64;
+  c.model.dropout = 0.25;
+  c.model.head = "/abs/head.safetensors";
   c.task.type = "classification";
   c.task.train = "data/sick/SICK.txt";
   c.task.format = "sick";
@@ -71,6 +77,8 @@ TEST(ResolvedConfig, ReadsBackAsTheSameConfigWithAbsolutePaths) {
   auto back = ReadBack(yaml);
   ASSERT_TRUE(back.ok()) << back.status() << "\n" << yaml;
   EXPECT_EQ(back->model.path, "/work/dir/data/bert tiny: random");
+  EXPECT_EQ(back->model.kind, "cross_encoder");
+  EXPECT_EQ(back->model.num_labels, 3);
   EXPECT_EQ(back->model.pooling, "cls");
   EXPECT_EQ(back->model.max_seq_len, 64);
   EXPECT_EQ(back->model.dropout, 0.25);
