@@ -45,7 +45,8 @@ torch::Tensor SymmetricMnrl(const torch::Tensor& anchors, const torch::Tensor& c
       CosineSimilarityMatrix(anchors.to(torch::kFloat), candidates.to(torch::kFloat)) * scale;
   const torch::Tensor labels = torch::arange(b, forward.options().dtype(torch::kLong));
   const torch::Tensor backward = forward.narrow(1, 0, b).t();
-  return (torch::cross_entropy_loss(forward, labels) + torch::cross_entropy_loss(backward, labels)) /
+  return (torch::cross_entropy_loss(forward, labels) +
+          torch::cross_entropy_loss(backward, labels)) /
          2;
 }
 
