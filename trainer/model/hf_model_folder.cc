@@ -220,9 +220,9 @@ absl::Status SaveBertCheckpoint(const std::string& dir, const BertConfig& config
   const ModelFamily& family = FamilyOf(config);
   const bool cross_encoder = !options.head.empty();
   if (cross_encoder && family.classifier_architecture().empty()) {
-    return absl::UnimplementedError(absl::StrCat("cross-encoders of model_type ",
-                                                 family.model_type(),
-                                                 " are not built yet (bert only so far)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("tunefleet writes cross-encoders of model_type bert only so far, not ",
+                     family.model_type()));
   }
   RETURN_IF_ERROR(MakeDirs(dir));
   std::string dtype = "float32";

@@ -80,7 +80,7 @@ struct CheckpointSaveOptions {
   // the encoder's tensors under its base_model_prefix, config.json with that architecture and K
   // labels (id2label, label2id), and the "sentence_transformers" key that CrossEncoder reads
   // (activation_fn: Sigmoid for one label, Identity otherwise); no sentence-transformers module
-  // files. Unimplemented for a family without one.
+  // files. An InvalidArgument error for a family without one.
   std::map<std::string, torch::Tensor> head;
 };
 

@@ -115,10 +115,13 @@ MinedRows Rows(const MiningPlan& plan, const MiningOptions& o, const torch::Tens
     }
   }
   const int64_t n = indices.size(1);
-  auto idx = [&](int64_t r, int64_t j) { return indices[row_query[r]][j].item<int64_t>(); };
-  auto usable = [&](int64_t r, int64_t j) {
-    return !std::isinf(scores[row_query[r]][j].item<float>());
-  };
+  // Read once through accessors (indices int64, scores float32, both [Q, n] on the CPU).
+  const torch::Tensor ids = indices.to(torch::kCPU, torch::kLong).contiguous();
+  const torch::Tensor values = scores.to(torch::kCPU, torch::kFloat).contiguous();
+  const auto id_at = ids.accessor<int64_t, 2>();
+  const auto value_at = values.accessor<float, 2>();
+  auto idx = [&](int64_t r, int64_t j) { return id_at[row_query[r]][j]; };
+  auto usable = [&](int64_t r, int64_t j) { return !std::isinf(value_at[row_query[r]][j]); };
   MinedRows out;
   const std::string& fmt = o.output_format;
   if (fmt == "triplet") {

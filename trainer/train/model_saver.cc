@@ -71,9 +71,11 @@ absl::Status ModelSaver::Save(TaskModel& model,
   options.max_seq_length = c_.model.max_seq_len;
   using Tensors = HostSnapshot::Tensors;
   const Tensors encoder = write_model ? staged_encoder_ : Tensors();
-  Tensors head = write_model ? staged_head_ : Tensors();
-  // A cross-encoder is one transformers folder (*ForSequenceClassification), head included.
-  if (c_.model.kind == "cross_encoder") options.head = std::move(head);
+  // A cross-encoder is one transformers folder (*ForSequenceClassification), head included;
+  // another task's head goes beside the encoder, in head.safetensors.
+  const bool cross_encoder = c_.model.kind == "cross_encoder";
+  if (write_model && cross_encoder) options.head = staged_head_;
+  const Tensors head = write_model && !cross_encoder ? staged_head_ : Tensors();
   absl::Status started = writer_.Start([write_model, write_checkpoint, config, encoder, head,
                                         options, state = std::move(state), dir = c_.output.dir,
                                         source = c_.model.path]() -> absl::Status {
