@@ -16,6 +16,13 @@ device="cpu"), float32, every dropout set to 0. Then:
           gradient of every parameter after backward.
   ce: K=3, the same with CrossEntropyLoss on the first 16 rows of data/sick/SICK.txt, labels
           ENTAILMENT 0, NEUTRAL 1, CONTRADICTION 2 (trainer/data/datasets.cc's ReadSick).
+  mnrl: K=1, the cross-encoder MultipleNegativesRankingLoss with num_negatives=None (every in-batch
+          candidate: the default 4 draws them with torch.multinomial) on the first 16 rows of
+          data/sick-triplets/train.jsonl (anchor, positive, negative).
+  lambda, listnet: K=1, LambdaLoss (its defaults: NDCGLoss2PPScheme, binary log) and ListNetLoss
+          on the 8 rows of data/golden/listwise_rows.jsonl (query, docs, labels; 10 or 11 docs).
+  margin_mse: K=1, MarginMSELoss on the first 16 rows of data/golden/margin_rows.jsonl.
+  mse: K=1, MSELoss on the bce rows (labels score / 5).
   reranking: CrossEncoderRerankingEvaluator(samples of data/rerank/stsb-dev.jsonl, at_k=10) on the
           K=1 model (predict puts it in eval mode): every metric it returns, keys as ours
           ("eval/map", "eval/mrr@10", "eval/ndcg@10").
@@ -41,6 +48,9 @@ SICK = "data/sick/SICK.txt"
 RERANK = "data/rerank/stsb-dev.jsonl"
 PREDICT_ROWS = 32
 BATCH = 16
+TRIPLETS = "data/sick-triplets/train.jsonl"
+MARGINS = "data/golden/margin_rows.jsonl"
+LISTWISE = "data/golden/listwise_rows.jsonl"
 SICK_LABELS = {"ENTAILMENT": 0, "NEUTRAL": 1, "CONTRADICTION": 2}
 
 
@@ -134,6 +144,49 @@ def loss_case(folder, name):
     return out
 
 
+def jsonl(path, n=None):
+    rows = [json.loads(line) for line in open(path, encoding="utf-8")]
+    return rows[:n] if n else rows
+
+
+def ranking_case(folder, name):
+    """Issue 50's ranking and distillation losses on a one-output model, as loss_case."""
+    model = load_model(folder)
+    model.train()
+    if name == "mnrl":
+        rows = jsonl(TRIPLETS, BATCH)
+        inputs = [[r["anchor"] for r in rows], [r["positive"] for r in rows],
+                  [r["negative"] for r in rows]]
+        labels = torch.zeros(len(rows))
+        fn = losses.MultipleNegativesRankingLoss(model, num_negatives=None)
+        data, fmt = TRIPLETS, "jsonl"
+    elif name in ("lambda", "listnet"):
+        rows = jsonl(LISTWISE)
+        inputs = [[r["query"] for r in rows], [r["docs"] for r in rows]]
+        labels = [torch.tensor(r["labels"]) for r in rows]
+        fn = losses.LambdaLoss(model) if name == "lambda" else losses.ListNetLoss(model)
+        data, fmt = LISTWISE, "jsonl"
+    elif name == "margin_mse":
+        rows = jsonl(MARGINS, BATCH)
+        inputs = [[r["anchor"] for r in rows], [r["positive"] for r in rows],
+                  [r["negative"] for r in rows]]
+        labels = torch.tensor([r["label"] for r in rows])
+        fn = losses.MarginMSELoss(model)
+        data, fmt = MARGINS, "jsonl"
+    else:  # mse
+        rows = stsb_rows(STS_TRAIN, BATCH)
+        inputs = [[r[0][0] for r in rows], [r[0][1] for r in rows]]
+        labels = torch.tensor([r[1] for r in rows])
+        fn = losses.MSELoss(model)
+        data, fmt = STS_TRAIN, "stsb"
+    value = fn(inputs, labels)
+    value.backward()
+    out = {"data": data, "format": fmt, "rows": len(rows), "num_labels": 1,
+           "value": float(value), "grad_norm": grad_norm(model)}
+    print(name, out["value"], out["grad_norm"], file=sys.stderr)
+    return out
+
+
 def reranking(folder):
     model = load_model(folder)
     samples = [json.loads(line) for line in open(RERANK, encoding="utf-8")]
@@ -162,6 +215,11 @@ def main():
                 "bce": loss_case(folders[1], "bce"),
                 "ce": loss_case(folders[3], "ce"),
                 "reranking": reranking(folders[1])}
+        for name in ("mnrl", "lambda", "listnet", "margin_mse", "mse"):
+            try:
+                gold[name] = ranking_case(folders[1], name)
+            except Exception as e:  # one failing case keeps the others
+                print("FAILED", name, repr(e), file=sys.stderr)
     path = sys.argv[1] if len(sys.argv) > 1 else "data/golden/cross_encoder_goldens.json"
     with open(path, "w") as f:
         json.dump(gold, f, indent=1, sort_keys=True)
