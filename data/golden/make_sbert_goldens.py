@@ -41,8 +41,9 @@ CASES = {
     # Issue 50 (not in sbert_goldens.json until this script runs again on the GPU host):
     "symmetric_mnrl": ("mnrl", "symmetric_mnrl", "triplets", None, {}),
     "triplet": ("mnrl", "triplet", "triplets", None, {}),
-    "margin_mse": ("mnrl", "margin_mse", "margins", ["anchor", "positive", "negative"], {}),
-    "mse": ("mnrl", "mse", "embeddings", ["text"], {}),
+    "margin_mse": ("margin", "margin_mse", "margins", ["anchor", "positive", "negative"],
+                   {"label_column": "label"}),
+    "mse": ("embedding", "mse", "embeddings", ["text"], {}),
     "gist": ("mnrl", "gist", "triplets", None, {"guide_model": MODEL}),
     "cached_gist": ("mnrl", "cached_gist", "triplets", None,
                     {"guide_model": MODEL, "cached_mini_batch": 4}),

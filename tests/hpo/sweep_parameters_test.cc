@@ -128,10 +128,10 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         Bad{"  weight_decy: {values: [0.0]}\n",
             "7: parameters.weight_decy: is not a trainer key (the trainer reads model.path, "
-            "model.kind, model.num_labels, model.pooling, model.max_seq_len, model.dropout, "
-            "model.head, task.type, task.loss, "
+            "model.kind, model.num_labels, model.pooling, model.include_prompt, "
+            "model.max_seq_len, model.dropout, model.head, task.type, task.loss, "
             "task.train, task.eval, task.format, task.columns, task.label_column, "
-            "task.eval_kind, task.eval_queries, task.eval_corpus, task.eval_qrels, "
+            "task.prompts, task.eval_kind, task.eval_queries, task.eval_corpus, task.eval_qrels, "
             "task.num_labels, task.mnrl_gather, task.matryoshka_dims, task.matryoshka_weights, "
             "train.epochs, train.max_steps, train.batch_size, train.lr, train.weight_decay, "
             "train.warmup_ratio, train.schedule, train.max_grad_norm, train.grad_accum, "

@@ -3,7 +3,9 @@
 # in fp32 with dropout 0, shuffling off) the value sentence-transformers 6.0.1 computes for the
 # same rows, and the encoder's gradient norm, within 1e-4 relative, for every case of
 # data/golden/sbert_goldens.json: cosine, cosent, angle, mnrl on pairs and on triplets,
-# cached_mnrl, and MatryoshkaLoss around mnrl, cached_mnrl and cosent. Then a run evaluated by
+# cached_mnrl, MatryoshkaLoss around mnrl, cached_mnrl and cosent; issue 50: symmetric_mnrl, triplet,
+# margin_mse (rows with a margin), mse (rows with an embedding), gist, cached_gist, mnrl with
+# prompts (pooled with and without them). Then a run evaluated by
 # retrieval on data/retrieval/stsb-dev (task.eval_queries, eval_corpus, eval_qrels) logs
 # InformationRetrievalEvaluator's metrics for the model as loaded, to 1e-6: it evaluates after one
 # step at lr 1e-30, which leaves the float32 weights as they were.
@@ -18,10 +20,15 @@ import json, sys
 c = json.load(open(sys.argv[1]))["losses"][sys.argv[2]]
 kv = [f"task.type={c['type']}", f"task.loss={c['loss']}", f"task.train={c['data']}",
       f"task.format={c['format']}", f"train.batch_size={c['batch_size']}"]
-for key in ("columns", "cached_mini_batch", "matryoshka_dims", "matryoshka_weights"):
+for key in ("columns", "cached_mini_batch", "matryoshka_dims", "matryoshka_weights",
+            "guide_model", "label_column"):
     if key in c:
         v = c[key]
         kv.append(f"task.{key}=[{','.join(map(str, v))}]" if isinstance(v, list) else f"task.{key}={v}")
+if "prompts" in c:  # a string or a map, as JSON; spaces escaped (the args split on blanks)
+    kv.append("task.prompts=" + json.dumps(c["prompts"], separators=(",", ":")).replace(" ", "\\u0020"))
+if "include_prompt" in c:
+    kv.append(f"model.include_prompt={str(c['include_prompt']).lower()}")
 print(" ".join(kv))
 PY
 )

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "trainer/model/classifier_heads.h"
 #include "trainer/model/inference_model.h"
 #include "trainer/model/model_family_registry.h"
 #include "trainer/model/pooling.h"
@@ -17,20 +18,19 @@ absl::StatusOr<CrossEncoderFolder> LoadCrossEncoderFolder(const std::string& dir
   absl::StatusOr<InferenceModel> loaded = LoadInferenceModel(dir);
   if (!loaded.ok()) return loaded.status();
   const ModelFamily& family = FamilyOf(loaded->info.config);
-  const auto bias = loaded->info.head.find("classifier.bias");
-  if (bias == loaded->info.head.end()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        dir, ": not a cross-encoder: its weights have no classifier.bias (a ",
-        family.classifier_architecture().empty() ? "*" : family.classifier_architecture(),
-        " folder has one)"));
-  }
-  if (family.classifier_architecture().empty()) {
+  if (family.classifier_head() == ClassifierHead::kNone) {
     return absl::InvalidArgumentError(absl::StrCat(dir, ": model_type ", family.model_type(),
-                                                   ": tunefleet reads cross-encoders of model_type "
-                                                   "bert only so far"));
+                                                   " has no sequence classification head"));
+  }
+  const ParameterShapeList shapes = ClassifierHeadShapes(family.classifier_head(), 0, 0);
+  const int64_t labels = ClassifierHeadLabels(loaded->info.head);
+  if (labels == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(dir, ": not a cross-encoder: its weights have no ", shapes.back().first,
+                     " (a ", family.classifier_architecture(), " folder has one)"));
   }
   CrossEncoderFolder out;
-  out.num_labels = bias->second.numel();
+  out.num_labels = labels;
   absl::StatusOr<TaskPtr> task = MakeTask(out.num_labels == 1 ? "cross_encoder" : "classification");
   if (!task.ok()) return task.status();
   out.model = TaskModel(loaded->bert, Pooling::kCls, *task, out.num_labels);

@@ -1,9 +1,9 @@
 // A cross-encoder folder (transformers' *ForSequenceClassification layout, as `trainer train`
 // writes one for model.kind: cross_encoder and sentence-transformers' CrossEncoder saves one)
 // loaded for `trainer predict` and `trainer eval --eval_kind reranking`: the encoder, its
-// "classifier.*" head (K outputs: task type cross_encoder for K = 1, classification
-// otherwise), the folder's tokenizer, and the longest pair it takes (--max_len, else the
-// model's position limit, as CrossEncoder caps the tokenizer's model_max_length).
+// family's head (trainer/model/classifier_heads.h; K outputs: task type cross_encoder for K = 1,
+// classification otherwise), the folder's tokenizer, and the longest pair it takes (--max_len, else
+// the model's position limit, as CrossEncoder caps the tokenizer's model_max_length).
 // Thread-safety: free functions.
 #ifndef TUNEFLEET_TRAINER_COMMANDS_CROSS_ENCODER_FOLDER_H_
 #define TUNEFLEET_TRAINER_COMMANDS_CROSS_ENCODER_FOLDER_H_
@@ -26,8 +26,8 @@ struct CrossEncoderFolder {
   int64_t num_labels = 0;
 };
 
-// Errors name the folder: not a model folder, no head ("not a cross-encoder"), a family
-// without cross-encoders, a head of the wrong shape.
+// Errors name the folder: not a model folder, no head ("not a cross-encoder"), a head of the
+// wrong names or shapes.
 absl::StatusOr<CrossEncoderFolder> LoadCrossEncoderFolder(const std::string& dir,
                                                           int64_t max_len_flag);
 

@@ -16,6 +16,7 @@
 #include "common/cli.h"
 #include "common/file_util.h"
 #include "common/logging.h"
+#include "trainer/data/prompts.h"
 #include "trainer/data/tokenizer.h"
 #include "trainer/data/utf8_check.h"
 #include "trainer/device.h"
@@ -67,6 +68,7 @@ void AppendJsonLine(const float* v, int64_t n, std::string* out) {
 // The command line, as given and checked.
 struct EncodeOptions {
   std::string model_dir, input, output, pooling_name, device_name = "auto", precision_name = "fp32";
+  std::string prompt;  // prepended to every line
   int64_t batch_size = 32, max_len = 0;
   bool pooling_set = false;  // --pooling given (else the model's pooling, or mean)
   Precision precision = Precision::kFp32;
@@ -90,6 +92,10 @@ int ParseEncodeFlags(const std::vector<std::string>& args, EncodeOptions* o) {
                 "MODE");
   cli.AddString("device", &o->device_name, "auto | cpu | cuda", "DEVICE");
   cli.AddString("precision", &o->precision_name, "fp32 | bf16 (autocast)", "P");
+  cli.AddString("prompt", &o->prompt,
+                "prepended to every sentence (e.g. \"query: \"); pooled without its tokens when "
+                "the model's Pooling has include_prompt false",
+                "STR");
   if (int rc = ParseOrExit(cli, args, kProgram); rc >= 0) return rc;
   o->pooling_set = cli.WasSet("pooling");
   return -1;
@@ -162,6 +168,8 @@ struct Encoder {
   Pooling pooling = Pooling::kMean;
   bool normalize = false;
   int64_t max_len = 0, batch_size = 0, hidden = 0;
+  std::string prompt;         // --prompt
+  int64_t prompt_length = 0;  // the tokens pooling leaves out (include_prompt false), else 0
   torch::Device target = torch::kCPU;
   Precision precision = Precision::kFp32;
   comm::ProcessGroup* group = nullptr;  // null for one process
@@ -182,8 +190,8 @@ absl::StatusOr<torch::Tensor> EncodeBatch(const Encoder& e, const std::vector<En
     result = BertForward(model, tensor(padded.input_ids), tensor(padded.token_type_ids), mask);
   }
   if (!result.ok()) return result.status();
-  torch::Tensor pooled =
-      Pool(result->last_hidden_state.to(torch::kFloat), mask.to(e.target), e.pooling);
+  torch::Tensor pooled = Pool(result->last_hidden_state.to(torch::kFloat),
+                              MaskPrompt(mask, e.prompt_length).to(e.target), e.pooling);
   if (e.normalize) pooled = pooled / pooled.norm(2, 1, true).clamp_min(1e-12);
   return pooled.to(torch::kCPU, torch::kFloat32);
 }
@@ -195,8 +203,9 @@ absl::StatusOr<torch::Tensor> EncodeBatch(const Encoder& e, const std::vector<En
 absl::StatusOr<torch::Tensor> EncodeChunk(const Encoder& e, const std::vector<std::string>& lines,
                                           int64_t begin, int64_t size) {
   std::vector<Encoding> encodings(size);
-  for (int64_t i = 0; i < size; ++i)
-    encodings[i] = e.tokenizer->Encode(lines[begin + i], e.max_len);
+  for (int64_t i = 0; i < size; ++i) {
+    encodings[i] = e.tokenizer->Encode(e.prompt + lines[begin + i], e.max_len);
+  }
   std::vector<int64_t> order(size);
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
@@ -294,6 +303,8 @@ int RunEncode(const std::vector<std::string>& args) {
   e.pooling = *pooling;
   e.normalize = info.normalize;
   e.max_len = MaxLenOrDefault(options.max_len, info);
+  e.prompt = options.prompt;
+  e.prompt_length = info.include_prompt ? 0 : PromptLength(*e.tokenizer, e.prompt, e.max_len);
   e.batch_size = options.batch_size;
   e.hidden = info.config.hidden_size;
   e.target = *selected;

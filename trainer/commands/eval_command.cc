@@ -12,6 +12,7 @@
 #include "common/file_util.h"
 #include "trainer/commands/cross_encoder_folder.h"
 #include "trainer/data/datasets.h"
+#include "trainer/data/prompts.h"
 #include "trainer/data/rerank_data.h"
 #include "trainer/data/retrieval_data.h"
 #include "trainer/data/task_data.h"
@@ -24,6 +25,7 @@
 #include "trainer/tasks/reranking_evaluator.h"
 #include "trainer/tasks/retrieval_evaluator.h"
 #include "trainer/tasks/task_model.h"
+#include "trainer/tasks/triplet_evaluator.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -41,7 +43,8 @@ struct EvalOptions {
   std::string model_dir, task_name = "sts", data, format, pooling_name, device_name = "auto";
   std::string eval_kind, queries, corpus, qrels;
   int64_t batch_size = 64, max_len = 0;
-  int files = 0;  // how many of --queries, --corpus and --qrels are given
+  int files = 0;       // how many of --queries, --corpus and --qrels are given
+  std::string prompt;  // prepended to every text of --data
 };
 
 // Reads the flags into `o`: -1 to go on, else the exit code (--help, a bad command line).
@@ -51,7 +54,8 @@ int ParseEvalFlags(const std::vector<std::string>& args, EvalOptions* o) {
                   "Spearman / Pearson correlation of cosine similarity (sts), or accuracy (a task\n"
                   "with a head: nli, classification; the folder's head.safetensors); with\n"
                   "--eval_kind retrieval, sentence-transformers' InformationRetrievalEvaluator\n"
-                  "metrics of queries against a corpus. Prints one JSON line.");
+                  "metrics of queries against a corpus; with --eval_kind triplet,\n"
+                  "TripletEvaluator's accuracy. Prints one JSON line.");
   cli.AddString("model", &o->model_dir, "model directory (required)", "DIR");
   cli.AddString("task", &o->task_name, TaskTypeChoices(), "TASK");
   cli.AddString("data", &o->data, "evaluation data file (required)", "FILE");
@@ -67,12 +71,17 @@ int ParseEvalFlags(const std::vector<std::string>& args, EvalOptions* o) {
                 "retrieval: queries against a corpus, eval/ndcg@10 ... (from --data's (anchor, "
                 "positive) rows, or --queries, --corpus, --qrels); reranking: a cross-encoder "
                 "on --data's {query, positive, negative} rows, eval/map, eval/mrr@10, "
-                "eval/ndcg@10; default: the task's evaluation",
+                "eval/ndcg@10; triplet: --data's (anchor, positive, negative) rows, eval/accuracy "
+                "(cos(a, p) > cos(a, n)); default: the task's evaluation",
                 "KIND");
   cli.AddString("queries", &o->queries, "retrieval: BEIR queries.jsonl (instead of --data)",
                 "FILE");
   cli.AddString("corpus", &o->corpus, "retrieval: BEIR corpus.jsonl", "FILE");
   cli.AddString("qrels", &o->qrels, "retrieval: BEIR qrels .tsv", "FILE");
+  cli.AddString("prompt", &o->prompt,
+                "the task's and triplet evaluation: prepended to every text of --data; pooled "
+                "without its tokens when the model's Pooling has include_prompt false",
+                "STR");
   return ParseOrExit(cli, args, kProgram);
 }
 
@@ -81,12 +90,14 @@ absl::StatusOr<TaskPtr> CheckEvalOptions(EvalOptions* o) {
   absl::Status status;
   o->files = !o->queries.empty() + !o->corpus.empty() + !o->qrels.empty();
   if (o->files > 0 && o->eval_kind.empty()) o->eval_kind = "retrieval";
-  if (!o->eval_kind.empty() && o->eval_kind != "retrieval" && o->eval_kind != "reranking") {
+  const bool data_kind = o->eval_kind == "reranking" || o->eval_kind == "triplet";
+  if (!o->eval_kind.empty() && o->eval_kind != "retrieval" && !data_kind) {
+    status = absl::InvalidArgumentError(absl::StrCat(
+        "--eval_kind must be retrieval, reranking or triplet (the others are the task's), got ",
+        o->eval_kind));
+  } else if (data_kind && o->files != 0) {
     status = absl::InvalidArgumentError(
-        absl::StrCat("--eval_kind must be retrieval or reranking (the others are the task's), got ",
-                     o->eval_kind));
-  } else if (o->eval_kind == "reranking" && o->files != 0) {
-    status = absl::InvalidArgumentError("--eval_kind reranking reads --data, not --queries");
+        absl::StrCat("--eval_kind ", o->eval_kind, " reads --data, not --queries"));
   } else if (o->files != 0 && o->files != 3) {
     status = absl::InvalidArgumentError("--queries, --corpus and --qrels go together");
   } else if (o->files == 3 && !o->data.empty()) {
@@ -168,6 +179,36 @@ int RunRerankingEval(const EvalOptions& o) {
   return kExitOk;
 }
 
+// --prompt before every text of `rows`; returns the lengths pooling leaves out of each text
+// column (the model's include_prompt false), else none.
+std::vector<int64_t> PromptRows(const EvalOptions& o, const EvalModel& m,
+                                std::vector<Example>* rows) {
+  if (o.prompt.empty() || rows->empty()) return {};
+  const std::vector<std::string> prompts((*rows)[0].texts(), o.prompt);
+  ApplyPrompts(prompts, rows);
+  if (m.loaded.info.include_prompt) return {};
+  return PromptLengths(*m.loaded.tokenizer, prompts, m.max_len);
+}
+
+// --eval_kind triplet: --data's (anchor, positive, negative) rows (TripletEvaluator).
+int RunTripletEval(const EvalOptions& o, const TaskPtr& task, const EvalModel& m) {
+  auto rows = ReadDataset(o.data, o.format);
+  if (!rows.ok()) return Fail(kExitUsage, rows.status());
+  std::vector<int64_t> prompt_lengths = PromptRows(o, m, &*rows);
+  auto triplets = MakeTripletData(*std::move(rows), *m.loaded.tokenizer, m.max_len, o.data);
+  if (!triplets.ok()) return Fail(kExitUsage, triplets.status());
+  triplets->set_prompt_lengths(std::move(prompt_lengths));
+  auto target = TargetDevice(o.device_name, /*local_rank=*/-1);
+  if (!target.ok()) return Fail(kExitUsage, target.status());
+  TaskModel model(m.loaded.bert, m.pooling, task, 2);
+  model->set_include_prompt(m.loaded.info.include_prompt);
+  model->to(*target);
+  auto metrics = EvaluateTriplets(model, *triplets, *target, o.batch_size, Precision::kFp32);
+  if (!metrics.ok()) return Fail(kExitFailure, metrics.status());
+  PrintMetrics(triplets->size(), *metrics, "examples");
+  return kExitOk;
+}
+
 // A task with a head: the folder's head.safetensors, whose classifier.weight gives the labels.
 absl::StatusOr<SafetensorsContents> ReadHead(const std::string& model_dir, int64_t* num_labels) {
   const std::string head_path = JoinPath(model_dir, "head.safetensors");
@@ -185,9 +226,11 @@ absl::StatusOr<SafetensorsContents> ReadHead(const std::string& model_dir, int64
 int RunTaskEval(const EvalOptions& o, const TaskPtr& task, const EvalModel& m) {
   auto rows = ReadDataset(o.data, o.format);
   if (!rows.ok()) return Fail(kExitUsage, rows.status());
+  std::vector<int64_t> prompt_lengths = PromptRows(o, m, &*rows);
   auto task_data =
       TaskData::Make(task->eval_data(), *rows, o.format, *m.loaded.tokenizer, m.max_len, o.data);
   if (!task_data.ok()) return Fail(kExitUsage, task_data.status());
+  task_data->set_prompt_lengths(std::move(prompt_lengths));
   int64_t num_labels = 2;
   SafetensorsContents head;
   if (task->has_head()) {
@@ -196,6 +239,7 @@ int RunTaskEval(const EvalOptions& o, const TaskPtr& task, const EvalModel& m) {
     head = std::move(*read);
   }
   TaskModel model(m.loaded.bert, m.pooling, task, num_labels);
+  model->set_include_prompt(m.loaded.info.include_prompt);
   if (task->has_head()) {
     absl::Status s = model->LoadHead(head.tensors);
     if (!s.ok()) {
@@ -229,10 +273,17 @@ int RunEval(const std::vector<std::string>& args) {
   if (int rc = ParseEvalFlags(args, &options); rc >= 0) return rc;
   absl::StatusOr<TaskPtr> task = CheckEvalOptions(&options);
   if (!task.ok()) return Fail(kExitUsage, task.status());
+  if (!options.prompt.empty() &&
+      (options.eval_kind == "retrieval" || options.eval_kind == "reranking")) {
+    return Fail(kExitUsage, absl::InvalidArgumentError(
+                                absl::StrCat("--prompt: not for --eval_kind ", options.eval_kind,
+                                             " (only the task's and the triplet evaluation)")));
+  }
   if (options.eval_kind == "reranking") return RunRerankingEval(options);
   absl::StatusOr<EvalModel> model = LoadEvalModel(options);
   if (!model.ok()) return Fail(kExitUsage, model.status());
   if (options.eval_kind == "retrieval") return RunRetrievalEval(options, *task, *model);
+  if (options.eval_kind == "triplet") return RunTripletEval(options, *task, *model);
   return RunTaskEval(options, *task, *model);
 }
 

@@ -13,7 +13,9 @@
 // "queries": N}. Reranking (`--eval_kind reranking --data FILE`, a cross-encoder folder, FILE's
 // {"query", "positive", "negative"} rows, trainer/data/rerank_data.h):
 // CrossEncoderRerankingEvaluator's {"eval/map": ..., "eval/mrr@10": ..., "eval/ndcg@10": ...,
-// "queries": N}.
+// "queries": N}. Triplet (`--eval_kind triplet --data FILE`, FILE's (anchor, positive, negative)
+// rows, trainer/tasks/triplet_evaluator.h): TripletEvaluator's {"eval/accuracy": ...,
+// "examples": N}.
 // Exit codes: 0; 2 for bad input (one line naming the file); 1 when evaluation fails.
 #ifndef TUNEFLEET_TRAINER_COMMANDS_EVAL_COMMAND_H_
 #define TUNEFLEET_TRAINER_COMMANDS_EVAL_COMMAND_H_

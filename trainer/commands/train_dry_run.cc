@@ -13,6 +13,8 @@
 #include "trainer/commands/train_preflight.h"
 #include "trainer/config/train_config.h"
 #include "trainer/data/datasets.h"
+#include "trainer/data/multi_dataset_sampler.h"
+#include "trainer/data/prompts.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -27,11 +29,28 @@ nlohmann::ordered_json Keys(const TrainerConfig& c) {
   for (const ConfigField& f : TrainerConfigFields()) {
     k[f.key] = std::visit([](const auto& v) { return nlohmann::ordered_json(v); }, ValueOf(f, c));
   }
-  if (c.task.settings != nullptr) {
-    for (const auto& [key, text] : c.task.settings->Values()) {
-      k[absl::StrCat(kTaskSection, ".", key)] = text;
+  std::vector<const TaskSettings*> settings = {c.task.settings.get()};
+  for (const DatasetConfig& d : c.task.datasets) settings.push_back(d.settings.get());
+  for (const TaskSettings* s : settings) {
+    if (s == nullptr) continue;
+    for (const auto& [key, text] : s->Values()) k[absl::StrCat(kTaskSection, ".", key)] = text;
+  }
+  if (c.task.datasets.empty()) return k;
+  nlohmann::ordered_json datasets = nlohmann::ordered_json::object();
+  for (const DatasetConfig& d : c.task.datasets) {
+    nlohmann::ordered_json& e = datasets[d.name];
+    e["train"] = d.train;
+    e["format"] = d.format;
+    if (!d.columns.empty()) e["columns"] = d.columns;
+    if (!d.label_column.empty()) e["label_column"] = d.label_column;
+    e["loss"] = d.loss;
+    if (!d.prompts.empty()) {
+      e["prompts"] = d.prompts;
+    } else if (!d.prompt.empty()) {
+      e["prompts"] = d.prompt;
     }
   }
+  k[absl::StrCat(kTaskSection, ".", kDatasetsKey)] = std::move(datasets);
   return k;
 }
 
@@ -48,7 +67,34 @@ nlohmann::ordered_json Files(const TrainerConfig& c) {
                      {"path", *path},
                      {"kind", f.path == PathKind::kFolder ? "folder" : "file"}});
   }
+  for (const DatasetConfig& d : c.task.datasets) {
+    files.push_back({{"key", absl::StrCat(kTaskSection, ".", kDatasetsKey, ".", d.name, ".train")},
+                     {"path", d.train},
+                     {"kind", "file"}});
+  }
   return files;
+}
+
+// The training rows' errors (of task.train, or a dataset's: `t`): reading them (`rows`), or a
+// prompts column they lack; "" for none.
+std::string DataError(const TrainerConfig& c, const TaskConfig& t,
+                      const absl::StatusOr<std::vector<Example>>& rows) {
+  if (!rows.ok()) return std::string(rows.status().message());
+  const Prompts prompts{t.prompt, t.prompts};
+  if (prompts.by_column.empty()) return "";
+  absl::StatusOr<std::vector<std::string>> columns =
+      TextColumnNames(t.train, t.format, ColumnOptions{t.columns, t.label_column});
+  absl::Status s =
+      columns.ok() ? CheckPromptColumns(prompts, *columns, c.source, t.train) : columns.status();
+  return std::string(s.message());
+}
+
+// The training sets: task.train's, or each of task.datasets (DatasetTask).
+std::vector<TaskConfig> TrainSets(const TaskConfig& task) {
+  if (task.datasets.empty()) return {task};
+  std::vector<TaskConfig> sets;
+  for (const DatasetConfig& d : task.datasets) sets.push_back(DatasetTask(task, d));
+  return sets;
 }
 
 // Removes each `--check X` / `--check=X` from `args` into `checks`; an error for a --check
@@ -83,13 +129,25 @@ absl::StatusOr<std::string> TrainDryRunJson(const DryRunRequest& r) {
   out["config"] = r.config;
   out["world_size"] = r.world_size;
   std::ostringstream warnings;  // the real run prints them; the dry run's stdout is its JSON
-  absl::StatusOr<std::vector<Example>> rows =
-      ReadDataset(config->task.train, config->task.format,
-                  ColumnOptions{config->task.columns, config->task.label_column}, &warnings);
-  const int64_t n = rows.ok() ? static_cast<int64_t>(rows->size()) : 0;
+  std::vector<int64_t> sizes;
+  std::string data_error;
+  for (const TaskConfig& t : TrainSets(config->task)) {
+    absl::StatusOr<std::vector<Example>> rows =
+        ReadDataset(t.train, t.format, ColumnOptions{t.columns, t.label_column}, &warnings);
+    sizes.push_back(rows.ok() ? static_cast<int64_t>(rows->size()) : 0);
+    if (data_error.empty()) data_error = DataError(*config, t, rows);
+  }
+  // The samples of an epoch (trainer/data/multi_dataset_sampler.h): each dataset's padded size,
+  // summed (round_robin: of the steps it takes).
+  const TrainConfig& train = config->train;
+  const EpochShape shape = ShapeEpoch(sizes, train.batch_size, train.grad_accum, r.world_size,
+                                      ParseMultiDatasetSampler(train.multi_dataset_sampler));
+  int64_t n = 0;
+  for (int64_t size : sizes) n += size;
   out["train_examples"] = n;
-  out["samples_per_epoch"] = (n + r.world_size - 1) / r.world_size * r.world_size;
-  out["data_error"] = rows.ok() ? std::string() : std::string(rows.status().message());
+  out["samples_per_epoch"] =
+      sizes.size() == 1 ? (n + r.world_size - 1) / r.world_size * r.world_size : shape.samples;
+  out["data_error"] = data_error;
   out["keys"] = Keys(*config);
   out["files"] = Files(*config);
   nlohmann::ordered_json checks = nlohmann::ordered_json::array();

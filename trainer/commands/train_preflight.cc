@@ -58,7 +58,11 @@ EstimateInputs InputsOf(const TrainerConfig& c, const BertConfig& model, int64_t
   if (c.model.max_seq_len > 0) {
     in.max_seq_len = std::min<int64_t>(in.max_seq_len, c.model.max_seq_len);
   }
-  in.passes = c.task.type == "classification" ? 1 : 2;
+  // One pass for classification; with task.datasets, the largest dataset's shape: 2 unless all
+  // of them are classification.
+  bool one_pass = c.task.type == "classification";
+  for (const DatasetConfig& d : c.task.datasets) one_pass = one_pass && d.type == "classification";
+  in.passes = one_pass ? 1 : 2;
   in.fp32 = c.train.precision == "fp32";
   in.grad_checkpointing = c.train.grad_checkpointing;
   in.optimizer_shards = c.train.strategy == "zero1" ? static_cast<int>(world_size) : 1;

@@ -7,6 +7,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "trainer/config/devices_key.h"
+#include "trainer/config/prompts_key.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -71,8 +73,12 @@ absl::Status CheckColumns(const FieldContext& x) {
       }
     }
   }
-  if (m.Has("columns") && task.columns.size() < 2) {
-    return m.Error("columns", "must name at least 2 text columns (e.g. [anchor, positive])");
+  // One text column only for a text and a teacher's embedding (task type embedding, loss mse).
+  const bool one = task.type == "embedding" || (task.type.empty() && task.loss == "mse");
+  if (m.Has("columns") && task.columns.size() < (one ? 1u : 2u)) {
+    return m.Error("columns",
+                   "must name at least 2 text columns (e.g. [anchor, positive]), or 1 "
+                   "for task type embedding");
   }
   return absl::OkStatus();
 }
@@ -103,6 +109,47 @@ absl::Status CheckRetrievalFiles(const FieldContext& x) {
                                                 task->eval_kind, ")"));
   }
   return absl::OkStatus();
+}
+
+const std::vector<std::string>& Formats() {
+  static const auto* const kFormats =
+      new std::vector<std::string>{"stsb", "sick", "paws", "mrpc", "tsv", "csv", "jsonl"};
+  return *kFormats;
+}
+
+// task.train and task.format: required, but with task.datasets task.train is absent (each
+// dataset names its own file) and task.format optional (then the first dataset's).
+absl::Status ReadTrain(const FieldContext& x) {
+  const ConfigMap& m = x.section;
+  if (m.Has("datasets") && m.Has(x.name)) {
+    return m.Error(x.name, "and task.datasets are both given: remove task.train");
+  }
+  if (m.Has("datasets")) return absl::OkStatus();
+  RETURN_IF_ERROR(m.Get(x.name, &x.config->task.train));
+  return x.config->task.train.empty() ? m.Error(x.name, "must name a data file") : absl::OkStatus();
+}
+absl::Status ReadFormat(const FieldContext& x) {
+  return x.section.GetEnum(x.name, Formats(), &x.config->task.format, !x.section.Has("datasets"));
+}
+
+// task.prompts (trainer/config/prompts_key.h).
+absl::Status ReadPrompts(const FieldContext& x) {
+  TaskConfig* t = &x.config->task;
+  RETURN_IF_ERROR(ReadPromptsKey(x.section, x.name, &t->prompt, &t->prompts));
+  const bool apart = x.section.Has("datasets");  // each dataset's columns: checked when read
+  return CheckPromptsKey(x.section, x.name, x.config->model.kind, apart ? "jsonl" : t->format,
+                         apart ? std::vector<std::string>() : t->columns, t->prompt, t->prompts);
+}
+
+// A prompt for every column (a string), or the map (empty: neither).
+FieldValue PromptsValue(const TrainerConfig& c) {
+  if (!c.task.prompts.empty()) return c.task.prompts;
+  return c.task.prompt;
+}
+
+// task.eval_kind triplet reads task.eval's (anchor, positive, negative) rows: a column format.
+absl::Status CheckTripletEval(const FieldContext& x) {
+  return x.config->task.eval_kind == "triplet" ? CheckNamedFormat(x) : absl::OkStatus();
 }
 
 absl::Status CheckNumLabels(const FieldContext& x) {
@@ -210,59 +257,10 @@ absl::Status CheckCheckpointEvery(const FieldContext& x) {
   return absl::OkStatus();
 }
 
-// train.devices: -1, N >= 1 or a list of distinct GPU ids; with `local_gpus` known, also what
-// this machine has.
-absl::Status ReadDevicesOf(const ConfigMap& m, int local_gpus, TrainConfig* t) {
-  std::string text;
-  if (m.Has("devices")) RETURN_IF_ERROR(m.GetYamlText("devices", &text));
-  if (absl::StartsWith(text, "[")) {
-    RETURN_IF_ERROR(m.Get("devices", &t->gpu_ids));
-    if (t->gpu_ids.empty()) {
-      return m.Error("devices", "an empty list names no GPU (-1: every local GPU, N: N ranks)");
-    }
-    for (size_t i = 0; i < t->gpu_ids.size(); ++i) {
-      const int64_t id = t->gpu_ids[i];
-      if (id < 0) return m.Error("devices", absl::StrCat("GPU ids are >= 0, got ", id));
-      for (size_t j = 0; j < i; ++j) {
-        if (t->gpu_ids[j] == id) {
-          return m.Error("devices", absl::StrCat("GPU ", id, " is listed twice"));
-        }
-      }
-    }
-    t->devices = static_cast<int64_t>(t->gpu_ids.size());
-  } else {
-    RETURN_IF_ERROR(m.GetOptional("devices", &t->devices));
-    if (t->devices == 0 || t->devices < -1) {
-      return m.Error("devices", absl::StrCat("must be -1 (every local GPU), a number of ranks "
-                                             ">= 1 or a list of GPU ids, got ",
-                                             t->devices));
-    }
-  }
-  if (local_gpus == kUnknownGpus) return absl::OkStatus();
-  if (!t->gpu_ids.empty()) {
-    if (local_gpus == 0) {
-      return m.Error("devices",
-                     "lists GPU ids but this machine has no GPU (N: N ranks on the "
-                     "CPU)");
-    }
-    for (int64_t id : t->gpu_ids) {
-      if (id >= local_gpus) {
-        return m.Error(
-            "devices",
-            absl::StrCat("GPU ", id, " is not on this machine (",
-                         local_gpus == 1 ? "GPU 0 only" : absl::StrCat("GPUs 0-", local_gpus - 1),
-                         ")"));
-      }
-    }
-  } else if (local_gpus > 0 && t->devices > local_gpus) {
-    return m.Error("devices", absl::StrCat(t->devices, " ranks, but this machine has ", local_gpus,
-                                           local_gpus == 1 ? " GPU" : " GPUs"));
-  }
-  return absl::OkStatus();
-}
-
+// train.devices (trainer/config/devices_key.h).
 absl::Status ReadDevices(const FieldContext& x) {
-  return ReadDevicesOf(x.section, x.local_gpus, &x.config->train);
+  TrainConfig* t = &x.config->train;
+  return ReadDevicesKey(x.section, x.local_gpus, &t->devices, &t->gpu_ids);
 }
 
 FieldValue DevicesValue(const TrainerConfig& c) {
@@ -285,6 +283,7 @@ std::vector<ConfigField>* ModelAndTaskFields() {
           .InRange(1, 100000),
       Row("model.pooling", Model<&M::pooling>, "how token embeddings pool")
           .OneOf({"mean", "cls", "max"}),
+      Row("model.include_prompt", Model<&M::include_prompt>, "false: pooling skips the prompt"),
       Row("model.max_seq_len", Model<&M::max_seq_len>, "tokens per text, longer ones cut")
           .InRange(2, 8192),
       Row("model.dropout", Model<&M::dropout>, "dropout in the encoder").Checks(CheckDropout),
@@ -296,24 +295,30 @@ std::vector<ConfigField>* ModelAndTaskFields() {
       Row("task.loss", Task<&T::loss>, "the loss; empty: the type's default")
           .From(ChoicesFrom::kTaskLosses)
           .Writes(Written::kWhenSet),
-      Row("task.train", Task<&T::train>, "training data file")
+      Row("task.train", Task<&T::train>, "training data file (none with task.datasets)")
           .Required()
           .Path(P::kFile)
-          .IfEmpty("must name a data file"),
+          .Reads(ReadTrain),
       Row("task.eval", Task<&T::eval>, "evaluation data file; empty: no evaluation data")
           .Path(P::kFile),
       Row("task.format", Task<&T::format>, "the data files' format")
           .Required()
-          .OneOf({"stsb", "sick", "paws", "mrpc", "tsv", "csv", "jsonl"}),
+          .OneOf(Formats())
+          .Reads(ReadFormat),
       Row("task.columns", Task<&T::columns>, "jsonl, csv, tsv: the text columns, in order")
           .Writes(Written::kWhenSet)
           .Checks(CheckNamedFormat),
       Row("task.label_column", Task<&T::label_column>, "jsonl, csv, tsv: the score/label column")
           .Writes(Written::kWhenSet)
           .Checks(CheckColumns),
+      Row("task.prompts", Task<&T::prompt>, "a prompt for every text, or {column: prompt}")
+          .Writes(Written::kWhenSet)
+          .Reads(ReadPrompts)
+          .ValueFrom(PromptsValue),
       Row("task.eval_kind", Task<&T::eval_kind>, "how evaluation scores (empty: by type)")
-          .OneOf({"similarity", "accuracy", "retrieval", "reranking"})
-          .Writes(Written::kWhenSet),
+          .OneOf({"similarity", "accuracy", "retrieval", "reranking", "triplet"})
+          .Writes(Written::kWhenSet)
+          .Checks(CheckTripletEval),
       Row("task.eval_queries", Task<&T::eval_queries>, "retrieval: the queries file")
           .Path(P::kFile)
           .Writes(Written::kWhenSet),
@@ -365,6 +370,8 @@ std::vector<ConfigField>* TrainFields() {
       Row("train.batch_sampler", Train<&T::batch_sampler>, "empty: the loss's default")
           .OneOf({"default", "no_duplicates"})
           .Writes(Written::kNullWhenEmpty),
+      Row("train.multi_dataset_sampler", Train<&T::multi_dataset_sampler>, "task.datasets' mix")
+          .OneOf({"proportional", "round_robin"}),
       Row("train.grad_checkpointing", Train<&T::grad_checkpointing>, "recompute activations"),
       Row("train.cuda_graphs", Train<&T::cuda_graphs>, "replay each step as CUDA graphs")
           .OneOf({"auto", "true", "false"}),

@@ -10,6 +10,7 @@
 #define TUNEFLEET_TRAINER_CONFIG_CONFIG_SCHEMA_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -46,6 +47,9 @@ struct ModelConfig {
   // cross-encoder folder brings its own head, whose size must agree.
   int num_labels = 1;
   std::string pooling = "mean";  // mean | cls | max
+  // false: pooling leaves out the tokens of the prompt a text starts with (task.prompts; [CLS]
+  // included), as sentence-transformers' Pooling(include_prompt=False); the encoder sees them.
+  bool include_prompt = true;
   int max_seq_len = 128;
   double dropout = 0.1;
   // Optional safetensors file with the classifier head's initial weights (classifier.weight,
@@ -60,6 +64,23 @@ class TaskSettings {
   virtual ~TaskSettings() = default;
   // Its keys with their values as YAML text, in its order (the resolved config writes them).
   virtual std::vector<std::pair<std::string, std::string>> Values() const = 0;
+};
+
+// One entry of task.datasets (several training sets in one run, as sentence-transformers' trainer
+// with a DatasetDict): its keys are the task section's keys of those names, read the same way.
+// `type` is inferred from its loss (default: task.loss) and model.kind as for the task section,
+// and `loss` and `settings` resolved, by the loss registry (trainer/tasks/loss_registry.h); the
+// loss's own keys are the task section's, shared by every dataset.
+struct DatasetConfig {
+  std::string name;  // its key under task.datasets
+  std::string train, format;
+  std::vector<std::string> columns;
+  std::string label_column;
+  std::string type, loss;
+  // Its prompts (task.prompts' forms); task.prompts when the entry gives none.
+  std::string prompt;
+  std::map<std::string, std::string> prompts;
+  std::shared_ptr<const TaskSettings> settings;
 };
 
 struct TaskConfig {
@@ -84,6 +105,12 @@ struct TaskConfig {
   // from task.eval's (anchor, positive) rows.
   std::string eval_kind;
   std::string eval_queries, eval_corpus, eval_qrels;
+  // Prompts prepended to the texts before tokenization, as sentence-transformers' trainer
+  // (`prompts`): `prompt` for every text column, or `prompts` by text column name (task.columns,
+  // the file's columns, or sentence1 and sentence2 for the fixed formats; trainer/data/prompts.h);
+  // at most one of them set. The YAML's task.prompts is a string (prompt) or a map (prompts).
+  std::string prompt;
+  std::map<std::string, std::string> prompts;
   // MatryoshkaLoss around an embedding loss: the sum over the dims (embeddings truncated to the
   // first d components) of weight * loss; weights 1 unless given. Empty: no wrapper.
   std::vector<int64_t> matryoshka_dims;
@@ -94,6 +121,10 @@ struct TaskConfig {
   bool mnrl_gather = true;
   // The type's own settings; null: it has none, or its defaults.
   std::shared_ptr<const TaskSettings> settings;
+  // task.datasets, in the YAML's order (then task.train is empty; trainer/config/datasets_key.h);
+  // empty: task.train alone. task.eval, eval_kind and the evaluation follow task.type (the first
+  // dataset's when the YAML leaves it out) and task.format (the first dataset's by default).
+  std::vector<DatasetConfig> datasets;
 };
 
 struct TrainConfig {
@@ -116,6 +147,11 @@ struct TrainConfig {
   // "no_duplicates" (no text twice in a batch, per rank: trainer/data/no_duplicates.h); empty:
   // no_duplicates for losses with in-batch negatives (mnrl, cached_mnrl), else default.
   std::string batch_sampler;
+  // With task.datasets: which dataset each step's batches come from (trainer/data/
+  // multi_dataset_sampler.h), as sentence-transformers' MultiDatasetBatchSamplers:
+  // "proportional" (each dataset's batches all once an epoch, in a seeded random mix) or
+  // "round_robin" (the datasets in turn, until the smallest runs out).
+  std::string multi_dataset_sampler = "proportional";
   bool grad_checkpointing = false;
   // Replay each step as CUDA graphs (trainer/train/step_graphs.h): "auto" on one GPU when the step
   // allows it (bf16 or fp32, no gradient checkpointing), under DDP too; "true" the same;
@@ -176,11 +212,13 @@ struct TrainerConfig {
   OutputConfig output;
 };
 
-// Where a row's value lives in a TrainerConfig, and its value (an int member reads as int64_t).
+// Where a row's value lives in a TrainerConfig, and its value (an int member reads as int64_t; a
+// map of strings only comes from a row's `value` hook: task.prompts).
 using FieldPtr = std::variant<int*, int64_t*, double*, bool*, std::string*, std::vector<int64_t>*,
                               std::vector<double>*, std::vector<std::string>*>;
-using FieldValue = std::variant<int64_t, double, bool, std::string, std::vector<int64_t>,
-                                std::vector<double>, std::vector<std::string>>;
+using FieldValue =
+    std::variant<int64_t, double, bool, std::string, std::vector<int64_t>, std::vector<double>,
+                 std::vector<std::string>, std::map<std::string, std::string>>;
 
 // What a row's value names: nothing, a file or a folder that must exist where the trials run
 // (the dry run's "files"), or the output folder; paths are made absolute in the resolved config.

@@ -89,11 +89,29 @@ absl::Status ParseSection(const ConfigMap& m, const std::string& section, int lo
       if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) allowed.push_back(key);
     }
   }
+  if (section == kTaskSection) allowed.push_back(kDatasetsKey);
   RETURN_IF_ERROR(m.AllowOnly(allowed));
   for (const ConfigField& f : TrainerConfigFields()) {
     if (SectionOf(f) != section) continue;
     const std::string name = NameOf(f);
     RETURN_IF_ERROR(ReadField(f, FieldContext{m, name, config, local_gpus}, RegistryChoices(f)));
+  }
+  return absl::OkStatus();
+}
+
+// task.datasets (trainer/config/datasets_key.h), each entry's type and loss through the loss
+// registry; then, when the YAML names neither task.type nor task.loss, the first dataset's.
+absl::Status ReadDatasets(const ConfigMap& task, TrainerConfig* config) {
+  RETURN_IF_ERROR(ReadDatasetsKey(task, config));
+  if (config->task.datasets.empty() || task_reader == nullptr) return absl::OkStatus();
+  ASSIGN_OR_RETURN(ConfigMap entries, task.GetMap(kDatasetsKey));
+  for (DatasetConfig& d : config->task.datasets) {
+    ASSIGN_OR_RETURN(ConfigMap entry, entries.GetMap(d.name));
+    RETURN_IF_ERROR(task_reader->read_dataset(task, entry, *config, &d));
+  }
+  if (config->task.type.empty() && config->task.loss.empty()) {
+    config->task.type = config->task.datasets.front().type;
+    config->task.loss = config->task.datasets.front().loss;
   }
   return absl::OkStatus();
 }
@@ -109,6 +127,10 @@ std::string DefaultText(const FieldValue& value) {
           return v;
         } else if constexpr (std::is_arithmetic_v<T>) {
           return absl::StrCat(v);
+        } else if constexpr (std::is_same_v<T, std::map<std::string, std::string>>) {
+          return v.empty()
+                     ? ""
+                     : absl::StrCat("{", absl::StrJoin(v, ", ", absl::PairFormatter(": ")), "}");
         } else {
           return v.empty() ? "" : absl::StrCat("[", absl::StrJoin(v, ", "), "]");
         }
@@ -130,6 +152,7 @@ absl::StatusOr<TrainerConfig> ParseTrainerConfig(const ConfigFile& file, int loc
   for (const auto& [name, required] : sections) {
     ASSIGN_OR_RETURN(ConfigMap m, required ? root.GetMap(name) : root.GetOptionalMap(name));
     RETURN_IF_ERROR(ParseSection(m, name, local_gpus, &config));
+    if (name == kTaskSection) RETURN_IF_ERROR(ReadDatasets(m, &config));
     maps.emplace(name, m);
     if (name == kTaskSection && task_reader != nullptr) {
       // The type's keys, and model.head, which depends on it.

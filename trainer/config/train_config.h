@@ -23,6 +23,7 @@
 #include "common/yaml_config.h"
 #include "trainer/config/config_keys.h"    // TrainerConfigKeys
 #include "trainer/config/config_schema.h"  // TrainerConfig, TrainerConfigFields, kMaxBatchSize
+#include "trainer/config/datasets_key.h"   // task.datasets
 
 namespace tunefleet {
 namespace trainer {
@@ -44,6 +45,11 @@ struct TaskSectionReader {
   // After a successful read: fills in what the YAML left to the type (task.loss,
   // task.eval_kind).
   void (*resolve)(TaskConfig* task);
+  // Each entry of task.datasets (`entry`, its mapping in the task section `task`), before `read`:
+  // infers its type from its loss and model.kind (task.type when neither it nor task.loss names
+  // a loss), checks that the loss fits, resolves its loss and reads its settings from `task`.
+  absl::Status (*read_dataset)(const ConfigMap& task, const ConfigMap& entry,
+                               const TrainerConfig& config, DatasetConfig* dataset) = nullptr;
 };
 // Installs `reader` (a static, or null to remove it) for every later parse. Call it at start-up,
 // before any thread parses a config.

@@ -14,6 +14,7 @@
 #include "absl/strings/string_view.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
+#include "trainer/data/json_values.h"
 #include "trainer/data/line_reader.h"
 
 namespace tunefleet {
@@ -22,15 +23,6 @@ namespace {
 
 constexpr absl::string_view kScore = "score";
 constexpr absl::string_view kLabel = "label";
-
-// `text` in an error: cut after 60 bytes (at a character boundary) with "...".
-std::string Shown(absl::string_view text) {
-  constexpr size_t kMax = 60;
-  if (text.size() <= kMax) return std::string(text);
-  size_t end = kMax;
-  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
-  return absl::StrCat(text.substr(0, end), "...");
-}
 
 // "\"a\", \"b\"": column names in messages.
 std::string Names(const std::vector<std::string>& names) {
@@ -366,6 +358,45 @@ absl::StatusOr<std::vector<Example>> FromRecords(const std::string& path, const 
 
 // ---- jsonl ----
 
+bool IsChosenText(const std::string& name, const ColumnOptions& options) {
+  for (const std::string& c : options.columns) {
+    if (c == name) return true;
+  }
+  return false;
+}
+
+// The layout of a JSONL file from its first object's keys, in order; a key holding a list of
+// numbers is the label (`vector_column`), not a text column.
+absl::StatusOr<Layout> FirstObjectLayout(const std::string& path, int64_t line,
+                                         const nlohmann::ordered_json& j,
+                                         const ColumnOptions& options, std::string* vector_column) {
+  std::vector<std::string> keys, all_keys;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    all_keys.push_back(it.key());
+    if (!IsNumberList(*it) || IsChosenText(it.key(), options)) {
+      keys.push_back(it.key());
+      continue;
+    }
+    if (!vector_column->empty() && options.label_column != it.key() &&
+        options.label_column != *vector_column) {
+      return LineError(
+          path, line,
+          absl::StrCat("two columns hold lists of numbers (\"", *vector_column, "\", \"", it.key(),
+                       "\"): name the label with task.label_column"));
+    }
+    if (vector_column->empty() || options.label_column == it.key()) *vector_column = it.key();
+  }
+  Layout layout = MakeLayout(keys, options, /*any_row=*/true);
+  if (!vector_column->empty() && options.label_column.empty()) {
+    layout.score = layout.label = false;  // the list is the label
+    layout.label_column = *vector_column;
+  }
+  if (layout.text.size() < (vector_column->empty() ? 2u : 1u)) {
+    return TooFewTextColumns(path, line, layout.text, all_keys, "the first object's keys");
+  }
+  return layout;
+}
+
 absl::StatusOr<std::vector<Example>> ReadJsonLines(const std::string& path,
                                                    const ColumnOptions& options,
                                                    std::ostream* warnings) {
@@ -374,6 +405,7 @@ absl::StatusOr<std::vector<Example>> ReadJsonLines(const std::string& path,
   out.reserve(lines.size());
   Layout layout;
   std::vector<std::string> label_columns;
+  std::string vector_column;  // the label column holding a list of numbers, if any
   for (const Line& line : lines) {
     nlohmann::ordered_json j =
         nlohmann::ordered_json::parse(line.text, nullptr, /*allow_exceptions=*/false);
@@ -381,12 +413,7 @@ absl::StatusOr<std::vector<Example>> ReadJsonLines(const std::string& path,
       return LineError(path, line.number, "not a JSON object");
     }
     if (out.empty()) {  // the first object: its keys, in order, are the columns
-      std::vector<std::string> keys;
-      for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
-      layout = MakeLayout(keys, options, /*any_row=*/true);
-      if (layout.text.size() < 2) {
-        return TooFewTextColumns(path, line.number, layout.text, keys, "the first object's keys");
-      }
+      ASSIGN_OR_RETURN(layout, FirstObjectLayout(path, line.number, j, options, &vector_column));
       label_columns = layout.LabelColumns();
     }
     Example e;
@@ -394,6 +421,12 @@ absl::StatusOr<std::vector<Example>> ReadJsonLines(const std::string& path,
       const std::string& name = layout.text[k];
       auto it = j.find(name);
       if (it == j.end()) return ColumnError(path, line.number, name, "missing");
+      if (it->is_array() && k == 1 && layout.text.size() == 2) {
+        absl::StatusOr<std::vector<std::string>> docs = TextList(*it);
+        if (!docs.ok()) return ColumnError(path, line.number, name, docs.status().message());
+        e.docs = *std::move(docs);
+        continue;
+      }
       if (!it->is_string()) {
         return ColumnError(path, line.number, name,
                            absl::StrCat("is not a string (", Shown(it->dump()), ")"));
@@ -410,6 +443,12 @@ absl::StatusOr<std::vector<Example>> ReadJsonLines(const std::string& path,
         continue;
       }
       if (it->is_null() && !given) continue;
+      if (name == vector_column) {
+        absl::StatusOr<std::vector<double>> values = NumberList(*it);
+        if (!values.ok()) return ColumnError(path, line.number, name, values.status().message());
+        e.values = *std::move(values);
+        continue;
+      }
       std::optional<double> value;
       if (it->is_number()) value = it->get<double>();
       RETURN_IF_ERROR(SetLabelValue(path, line.number, name, value, it->dump(), layout, e));

@@ -23,6 +23,11 @@
 //   objects may order their keys differently); a csv/tsv header column without a name is never
 //   one. The first is Example::a, the second b, the rest negatives. At least 2 are needed. Every
 //   row must have each, as a non-empty string. Other columns are ignored.
+//   JSONL lists. A key whose value in the first object is a list of numbers is the label
+//   column (Example::values: a teacher's embedding, relevances, margins) unless task.columns
+//   names it; then one text column suffices. With exactly two text columns the second may hold a
+//   list of texts on every row (Example::docs: a query's documents, `trainer mine
+//   --output_format labeled-list`'s rows).
 // A header that names a column twice is an error; so is, without options.columns, one that
 // names a text column with a number (a file without a header line, whose first row would be
 // taken for one).

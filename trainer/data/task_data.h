@@ -10,15 +10,31 @@
 //   kLabel          a, b, an integer label; batches carry labels
 //   kBinaryLabel    a, b, a label 0 or 1; batches carry it as labels and as scores (so that the
 //                   similarity evaluation can rank by it)
-// Only kPositivePairs takes negatives: other kinds refuse rows with more than 2 texts. With
-// joint_pair the pair is one text, [CLS] a [SEP] b [SEP] with token types; else a and b are
-// two texts. Evaluation data (task.eval) is read with the task's evaluation data kind.
+//   kMargin         a, b, negatives and a teacher's margin (MarginMSELoss): the label column's
+//                   number (one negative), a list of one margin per negative, or a list of
+//                   scores [positive, negative...] (margins positive - negative); batches carry
+//                   targets [B, negatives], any real numbers
+//   kVector         a and a list of numbers (a teacher's embedding, MSELoss); batches carry
+//                   targets [B, D]
+//   kList           a query, a list of documents and one relevance each (LambdaLoss,
+//                   ListNetLoss): every (query, document) as one text; batches carry the pairs
+//                   row by row in `first`, group_sizes and targets [B, most documents] padded
+//                   with -inf
+// kPositivePairs and kMargin take negatives: other kinds refuse rows with more than 2 texts.
+// With joint_pair the pair is one text, [CLS] a [SEP] b [SEP] with token types, and so is each
+// (a, negative); else a and b are two texts. pair_grid (kPositivePairs, a cross-encoder's
+// in-batch negatives): a batch's `first` holds, for each row i in turn, (a_i, b_i), then
+// (a_i, c) for every text c of the other rows' b and negatives (or grid_negatives of them drawn
+// at random, seeded by the batch's indices), then (a_i, each of its own negatives); group_sizes
+// says how many each row has. Evaluation data (task.eval) is read with the task's evaluation
+// data kind.
 // Thread-safety: immutable after Make(); Batch() may run concurrently.
 #ifndef TUNEFLEET_TRAINER_DATA_TASK_DATA_H_
 #define TUNEFLEET_TRAINER_DATA_TASK_DATA_H_
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <torch/types.h>
@@ -32,12 +48,14 @@
 namespace tunefleet {
 namespace trainer {
 
-enum class RowTarget { kScore, kPositivePairs, kLabel, kBinaryLabel };
+enum class RowTarget { kScore, kPositivePairs, kLabel, kBinaryLabel, kMargin, kVector, kList };
 
 struct DataKind {
   std::string task;  // the task type, for errors ("which task type sts needs")
   RowTarget target = RowTarget::kScore;
-  bool joint_pair = false;  // a and b as one text
+  bool joint_pair = false;     // a and b as one text
+  bool pair_grid = false;      // joint pairs of each anchor with the batch's candidates
+  int64_t grid_negatives = 0;  // pair_grid: other rows' texts per anchor (0: all of them)
   // Texts an example is encoded as (1 joint pair, else 2).
   int64_t texts() const { return joint_pair ? 1 : 2; }
 };
@@ -46,6 +64,10 @@ struct DataKind {
 struct TextBatch {
   torch::Tensor input_ids, token_type_ids, attention_mask;
   bool padded = true;  // some row is shorter than the longest (false: the mask is all ones)
+  // The tokens of a prompt each row starts with (after the first special token) that pooling
+  // leaves out (model.include_prompt: false, as sentence-transformers' Pooling with
+  // prompt_length): the first prompt_length columns of the mask; 0: none.
+  int64_t prompt_length = 0;
   TextBatch To(const torch::Device& device) const;
   int64_t tokens() const { return input_ids.defined() ? input_ids.numel() : 0; }
 };
@@ -56,8 +78,11 @@ struct TaskBatch {
   TextBatch second;  // b; undefined for a joint pair
   // One per negative column (Example::negatives), in column order; empty without negatives.
   std::vector<TextBatch> negatives;
-  torch::Tensor scores;                             // float32 [B] in [0, 1] (kScore, kBinaryLabel)
-  torch::Tensor labels;                             // int64 [B] (kLabel, kBinaryLabel)
+  torch::Tensor scores;   // float32 [B] in [0, 1] (kScore, kBinaryLabel)
+  torch::Tensor labels;   // int64 [B] (kLabel, kBinaryLabel)
+  torch::Tensor targets;  // float32: [B, N] (kMargin), [B, D] (kVector), [B, L] (kList)
+  // kList and pair_grid: how many of `first`'s rows belong to each example, in order.
+  std::vector<int64_t> group_sizes;
   TaskBatch To(const torch::Device& device) const;  // a copy on `device` (either way)
 };
 
@@ -105,6 +130,10 @@ class TaskData {
   TaskBatch Batch(const std::vector<int64_t>& indices, int64_t pad_multiple = 1,
                   PadLengths pad = {}) const;
 
+  // The prompt_length (TextBatch) of each text column's batches, in column order (the first
+  // text, b, each negative); missing entries are 0. Set before the data is shared.
+  void set_prompt_lengths(std::vector<int64_t> lengths) { prompt_lengths_ = std::move(lengths); }
+
  private:
   DataKind kind_;
   std::string source_;
@@ -114,6 +143,20 @@ class TaskData {
   std::vector<float> scores_;
   std::vector<int64_t> labels_;
   int64_t num_labels_ = 0;
+  std::vector<int64_t> prompt_lengths_;
+  std::vector<std::vector<float>> targets_;   // kMargin, kVector, kList: per example
+  std::vector<std::vector<Encoding>> lists_;  // kList: each (query, document) pair
+  // pair_grid: the ids of each text column (a, b, negatives) without special tokens.
+  std::vector<std::vector<std::vector<int32_t>>> grid_;
+  SpecialTemplate template_;
+  int64_t max_len_ = 0;
+  absl::Status AddTarget(const Example& e, size_t i, const std::string& format, bool* keep);
+  absl::Status AddTeacherTarget(const Example& e, size_t i);
+  void AddTexts(const Example& e, const Tokenizer& tokenizer, int64_t max_len);
+  TaskBatch GridBatch(const std::vector<int64_t>& indices, int64_t pad_multiple,
+                      PadLengths pad) const;
+  TaskBatch ListBatch(const std::vector<int64_t>& indices, int64_t pad_multiple,
+                      PadLengths pad) const;
 };
 
 }  // namespace trainer

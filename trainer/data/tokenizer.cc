@@ -109,9 +109,12 @@ Encoding Tokenizer::Encode(absl::string_view text, int64_t max_len) const {
 }
 
 Encoding Tokenizer::EncodePair(absl::string_view a, absl::string_view b, int64_t max_len) const {
-  std::vector<int32_t> first = Tokenize(a);
-  std::vector<int32_t> second = Tokenize(b);
-  const int64_t specials = static_cast<int64_t>(template_.pair_count());
+  return JoinPair(Tokenize(a), Tokenize(b), template_, max_len);
+}
+
+Encoding JoinPair(std::vector<int32_t> first, std::vector<int32_t> second, const SpecialTemplate& t,
+                  int64_t max_len) {
+  const int64_t specials = static_cast<int64_t>(t.pair_count());
   if (max_len > 0) {
     // HF tokenizers' truncate_encodings, LongestFirst.
     const size_t budget = static_cast<size_t>(std::max(max_len, specials) - specials);
@@ -131,11 +134,11 @@ Encoding Tokenizer::EncodePair(absl::string_view a, absl::string_view b, int64_t
   }
   Encoding e;
   e.ids.reserve(first.size() + second.size() + specials);
-  Append(template_.pair_prefix, 0, &e);
+  Append(t.pair_prefix, 0, &e);
   Append(first, 0, &e);
-  Append(template_.pair_middle, 0, &e);
-  Append(second, template_.second_type_id, &e);
-  Append(template_.pair_suffix, template_.second_type_id, &e);
+  Append(t.pair_middle, 0, &e);
+  Append(second, t.second_type_id, &e);
+  Append(t.pair_suffix, t.second_type_id, &e);
   return e;
 }
 

@@ -101,6 +101,11 @@ class Tokenizer {
   std::string added_first_bytes_;  // where an added token may start: Tokenize skips to these
 };
 
+// prefix first middle second suffix of `t`, the two token lists (Tokenize's) truncated
+// longest-first to max_len (0: none): EncodePair on ids already tokenized.
+Encoding JoinPair(std::vector<int32_t> first, std::vector<int32_t> second, const SpecialTemplate& t,
+                  int64_t max_len);
+
 // A batch padded to its longest encoding (dynamic padding), row-major [rows x cols], int64 as
 // the model takes them: attention_mask is 1 on real tokens and 0 on padding; padding uses
 // pad_id and token type 0.

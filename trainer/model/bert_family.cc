@@ -28,6 +28,7 @@ class BertFamilyImpl : public EncoderFamily {
     return "BertForSequenceClassification";
   }
   absl::string_view base_model_prefix() const override { return "bert."; }
+  ClassifierHead classifier_head() const override { return ClassifierHead::kPooler; }
 };
 
 }  // namespace

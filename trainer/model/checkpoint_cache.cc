@@ -137,6 +137,7 @@ absl::StatusOr<BertCheckpoint> LoadBertCheckpointCached(const std::string& dir, 
       out.pooling = std::move(modules.pooling);
       out.normalize = modules.normalize;
       out.max_seq_length = modules.max_seq_length;
+      out.include_prompt = modules.include_prompt;
       LogCheckpointKeyWarnings(dir, out);  // as a read logs them, in this trial's log
       TF_LOG(INFO) << "model weights of " << dir << " from this worker's host copy (copied in "
                    << absl::StrFormat("%.2f", copy_s) << " s)";

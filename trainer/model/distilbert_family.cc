@@ -141,6 +141,13 @@ class DistilBertFamilyImpl : public EncoderFamily {
     const std::string file = RenameLayerTensor(module_name, /*to_module=*/false);
     return file.empty() ? std::string(module_name) : file;
   }
+  // DistilBertForSequenceClassification: distilbert -> pre_classifier, ReLU, dropout and
+  // classifier on the first token.
+  absl::string_view classifier_architecture() const override {
+    return "DistilBertForSequenceClassification";
+  }
+  absl::string_view base_model_prefix() const override { return "distilbert."; }
+  ClassifierHead classifier_head() const override { return ClassifierHead::kPreClassifier; }
 };
 
 }  // namespace

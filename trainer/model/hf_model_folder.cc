@@ -16,6 +16,7 @@
 #include "trainer/data/tokenizer_folder.h"
 #include "trainer/io/hf_folder_util.h"
 #include "trainer/io/safetensors.h"
+#include "trainer/model/classifier_heads.h"
 #include "trainer/model/model_family_registry.h"
 #include "trainer/model/st_modules.h"
 
@@ -26,7 +27,6 @@ namespace {
 constexpr char kConfig[] = "config.json";
 constexpr char kWeights[] = "model.safetensors";
 constexpr char kIndex[] = "model.safetensors.index.json";
-constexpr char kHeadPrefix[] = "classifier.";  // a cross-encoder's head
 
 std::string ShapeString(const std::vector<int64_t>& shape) {
   return absl::StrCat("[", absl::StrJoin(shape, ", "), "]");
@@ -141,11 +141,18 @@ absl::StatusOr<BertCheckpoint> LoadBertCheckpoint(const std::string& dir) {
   const ModelFamily& family = FamilyOf(out.config);
   ASSIGN_OR_RETURN(RawWeights raw, ReadWeights(dir));
   out.weight_files = raw.files;
+  // A cross-encoder whose class has no pooler (RobertaForSequenceClassification) has none.
+  const ClassifierHead head = family.classifier_head();
+  bool with_pooler = true;
+  for (const auto& [name, tensor] : raw.tensors) {
+    if (IsClassifierHeadTensor(head, name)) with_pooler = ClassifierHeadUsesPooler(head);
+  }
   std::map<std::string, std::vector<int64_t>> expected;
-  for (auto& [name, shape] : family.ParameterShapes(out.config)) expected[name] = shape;
+  for (auto& [name, shape] : family.ParameterShapes(out.config, with_pooler))
+    expected[name] = shape;
   std::map<std::string, std::string> source_name;  // module name -> name in the file
   for (auto& [name, tensor] : raw.tensors) {
-    if (absl::StartsWith(name, kHeadPrefix)) {
+    if (IsClassifierHeadTensor(head, name)) {
       if (!tensor.is_floating_point()) {
         return absl::InvalidArgumentError(
             absl::StrCat(raw.file_of[name], ": tensor \"", name, "\" is not floating point"));
@@ -197,6 +204,7 @@ absl::StatusOr<BertCheckpoint> LoadBertCheckpoint(const std::string& dir) {
   out.pooling = std::move(modules.pooling);
   out.normalize = modules.normalize;
   out.max_seq_length = modules.max_seq_length;
+  out.include_prompt = modules.include_prompt;
   return out;
 }
 
@@ -219,15 +227,19 @@ absl::Status SaveBertCheckpoint(const std::string& dir, const BertConfig& config
                                 const CheckpointSaveOptions& options) {
   const ModelFamily& family = FamilyOf(config);
   const bool cross_encoder = !options.head.empty();
-  if (cross_encoder && family.classifier_architecture().empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("tunefleet writes cross-encoders of model_type bert only so far, not ",
-                     family.model_type()));
+  if (cross_encoder && family.classifier_head() == ClassifierHead::kNone) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "model_type ", family.model_type(), " has no sequence classification head in tunefleet"));
   }
   RETURN_IF_ERROR(MakeDirs(dir));
   std::string dtype = "float32";
   std::map<std::string, torch::Tensor> named;  // by the names the family saves them under
   for (const auto& [name, t] : tensors) {
+    // The class of a head without pooler (RobertaForSequenceClassification) has none.
+    if (cross_encoder && !ClassifierHeadUsesPooler(family.classifier_head()) &&
+        absl::StartsWith(name, "pooler.")) {
+      continue;
+    }
     if (t.defined() && t.scalar_type() == torch::kBFloat16) dtype = "bfloat16";
     if (t.defined() && t.scalar_type() == torch::kFloat16) dtype = "float16";
     const std::string file_name = family.FileName(name);
@@ -241,8 +253,7 @@ absl::Status SaveBertCheckpoint(const std::string& dir, const BertConfig& config
   RETURN_IF_ERROR(WriteSafetensors(JoinPath(dir, kWeights), named));
   std::string config_json = family.ConfigToJson(config, dtype);
   if (cross_encoder) {
-    const auto bias = options.head.find("classifier.bias");
-    const int64_t labels = bias == options.head.end() ? 1 : bias->second.numel();
+    const int64_t labels = std::max<int64_t>(ClassifierHeadLabels(options.head), 1);
     config_json = CrossEncoderConfigJson(config_json, family.classifier_architecture(), labels);
   }
   RETURN_IF_ERROR(WriteFileAtomically(JoinPath(dir, kConfig), config_json));
@@ -251,7 +262,8 @@ absl::Status SaveBertCheckpoint(const std::string& dir, const BertConfig& config
   if (copy) RETURN_IF_ERROR(CopyFilesFrom(src, dir, TokenizerFileNames()));
   if (cross_encoder) return absl::OkStatus();
   if (!options.pooling.empty()) {
-    return WriteStModules(dir, options.pooling, config.hidden_size, options.max_seq_length);
+    return WriteStModules(dir, options.pooling, config.hidden_size, options.max_seq_length,
+                          options.prompts);
   }
   return copy ? CopyStModules(src, dir) : absl::OkStatus();
 }

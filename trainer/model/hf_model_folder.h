@@ -19,8 +19,10 @@
 //   - sentence-transformers files, when present (trainer/model/st_modules.h): the pooling mode
 //     (1_Pooling/config.json), whether embeddings are normalized (a Normalize module in
 //     modules.json) and the maximum sequence length (sentence_bert_config.json).
-//   - a cross-encoder's head (tensors named "classifier.*", a *ForSequenceClassification
-//     folder) is kept apart in `head`, not reported as unexpected.
+//   - a cross-encoder's head (a *ForSequenceClassification folder: its family's head tensors,
+//     trainer/model/classifier_heads.h: "classifier.*", DistilBERT's also "pre_classifier.*")
+//     is kept apart in `head`, not reported as unexpected; where the family's class has no
+//     pooler (RoBERTa, XLM-R, MPNet), none is expected (has_pooler false).
 // Writing (SaveBertCheckpoint): config.json + model.safetensors (float tensors as they are, under
 // the names the config's family saves them), each written atomically; the family's tokenizer
 // files copied from a source folder; optionally the sentence-transformers files that name the
@@ -38,6 +40,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "trainer/model/bert_config.h"
+#include "trainer/model/st_modules.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -55,8 +58,9 @@ struct BertCheckpoint {
   std::string pooling;
   bool normalize = false;      // a Normalize module follows the pooling
   int64_t max_seq_length = 0;  // sentence_bert_config.json's, or 0
-  // A cross-encoder's head (a *ForSequenceClassification folder): the tensors named
-  // "classifier.*", as named in the file, float32, CPU; empty for an encoder folder.
+  bool include_prompt = true;  // the Pooling config's include_prompt
+  // A cross-encoder's head (a *ForSequenceClassification folder): the family's head tensors, as
+  // named in the file, float32, CPU; empty for an encoder folder.
   std::map<std::string, torch::Tensor> head;
 };
 
@@ -75,12 +79,15 @@ struct CheckpointSaveOptions {
   // 1_Pooling/config.json so that sentence-transformers uses this pooling.
   std::string pooling;
   int64_t max_seq_length = 128;
-  // A cross-encoder's head ("classifier.weight" [K, H], "classifier.bias" [K]): then the folder
-  // is the family's *ForSequenceClassification layout (ModelFamily::classifier_architecture):
-  // the encoder's tensors under its base_model_prefix, config.json with that architecture and K
-  // labels (id2label, label2id), and the "sentence_transformers" key that CrossEncoder reads
-  // (activation_fn: Sigmoid for one label, Identity otherwise); no sentence-transformers module
-  // files. An InvalidArgument error for a family without one.
+  // With `pooling`: the prompts and include_prompt written with the modules (WriteStModules).
+  StPrompts prompts;
+  // A cross-encoder's head (ClassifierHeadImpl::StateDict's names, e.g. BERT's
+  // "classifier.weight" [K, H], "classifier.bias" [K]): then the folder is the family's
+  // *ForSequenceClassification layout (ModelFamily::classifier_architecture): the encoder's
+  // tensors under its base_model_prefix (without pooler where the class has none), config.json
+  // with that architecture and K labels (id2label, label2id), and the "sentence_transformers" key
+  // that CrossEncoder reads (activation_fn: Sigmoid for one label, Identity otherwise); no
+  // sentence-transformers module files. An InvalidArgument error for a family without one.
   std::map<std::string, torch::Tensor> head;
 };
 

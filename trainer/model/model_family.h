@@ -39,6 +39,20 @@ namespace trainer {
 // Parameter names (the encoder's module names) with their shapes, in transformers' order.
 using ParameterShapeList = std::vector<std::pair<std::string, std::vector<int64_t>>>;
 
+// The sequence classification head of a family's *ForSequenceClassification class (a
+// cross-encoder's); trainer/model/classifier_heads.h builds it and names its tensors.
+enum class ClassifierHead {
+  kNone,  // no cross-encoder of the family
+  // BertForSequenceClassification: the pooler's output -> dropout -> classifier (Linear H -> K).
+  kPooler,
+  // RobertaClassificationHead, MPNetClassificationHead: the first token's state -> dropout ->
+  // classifier.dense (H -> H) -> tanh -> dropout -> classifier.out_proj (H -> K); no pooler.
+  kDenseTanh,
+  // DistilBertForSequenceClassification: the first token's state -> pre_classifier (H -> H) ->
+  // ReLU -> dropout (seq_classif_dropout) -> classifier (H -> K).
+  kPreClassifier,
+};
+
 class ModelFamily {
  public:
   virtual ~ModelFamily() = default;
@@ -71,11 +85,13 @@ class ModelFamily {
   virtual std::string FileName(absl::string_view module_name) const = 0;
 
   // Cross-encoders (model.kind: cross_encoder): the transformers class with the family's
-  // sequence classification head ("BertForSequenceClassification") and the prefix of the
-  // encoder's tensors in its files ("bert."); "" for a family whose cross-encoder tunefleet does
-  // not build yet. The head's tensors are named "classifier.*" in the files and the model.
+  // sequence classification head ("BertForSequenceClassification"), the prefix of the encoder's
+  // tensors in its files ("bert.") and the head; "" and kNone for a family whose cross-encoder
+  // tunefleet does not build. The head's tensors are named as the class names them
+  // (trainer/model/classifier_heads.h).
   virtual absl::string_view classifier_architecture() const { return ""; }
   virtual absl::string_view base_model_prefix() const { return ""; }
+  virtual ClassifierHead classifier_head() const { return ClassifierHead::kNone; }
 };
 
 }  // namespace trainer

@@ -47,6 +47,12 @@ class MpnetFamilyImpl : public EncoderFamily {
     }
     return std::string(module_name);
   }
+  // MPNetForSequenceClassification: mpnet (without pooler) -> MPNetClassificationHead on <s>.
+  absl::string_view classifier_architecture() const override {
+    return "MPNetForSequenceClassification";
+  }
+  absl::string_view base_model_prefix() const override { return "mpnet."; }
+  ClassifierHead classifier_head() const override { return ClassifierHead::kDenseTanh; }
 };
 
 }  // namespace

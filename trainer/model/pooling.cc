@@ -1,5 +1,6 @@
 #include "trainer/model/pooling.h"
 
+#include <algorithm>
 #include <optional>
 #include <tuple>
 
@@ -35,6 +36,13 @@ torch::Tensor Pool(const torch::Tensor& last_hidden_state, const torch::Tensor& 
   }
   const torch::Tensor sum = (last_hidden_state * mask).sum(1);
   return sum / mask.sum(1).clamp_min(1e-9);
+}
+
+torch::Tensor MaskPrompt(const torch::Tensor& attention_mask, int64_t prompt_length) {
+  if (prompt_length <= 0) return attention_mask;
+  torch::Tensor out = attention_mask.clone();
+  out.narrow(1, 0, std::min(prompt_length, out.size(1))).zero_();
+  return out;
 }
 
 }  // namespace trainer

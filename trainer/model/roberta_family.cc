@@ -19,6 +19,14 @@ class RobertaFamilyImpl : public EncoderFamily {
   std::string ModuleName(absl::string_view file_name) const override {
     return WithoutPrefix(file_name, "roberta.");
   }
+  // RobertaForSequenceClassification, XLMRobertaForSequenceClassification: roberta (without
+  // pooler) -> RobertaClassificationHead on the <s> token.
+  absl::string_view classifier_architecture() const override {
+    return model_type() == kRobertaDialect.model_type ? "RobertaForSequenceClassification"
+                                                      : "XLMRobertaForSequenceClassification";
+  }
+  absl::string_view base_model_prefix() const override { return "roberta."; }
+  ClassifierHead classifier_head() const override { return ClassifierHead::kDenseTanh; }
 };
 
 }  // namespace

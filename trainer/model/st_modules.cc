@@ -36,6 +36,29 @@ absl::Status AddPoolingMode(const std::string& config_path, std::string& out) {
   return absl::OkStatus();
 }
 
+// The Pooling config's include_prompt (true when absent).
+absl::Status ReadIncludePrompt(const std::string& config_path, bool* out) {
+  ASSIGN_OR_RETURN(Json pooling, ReadJsonFile(config_path));
+  if (!pooling.is_object() || !pooling.contains("include_prompt")) return absl::OkStatus();
+  if (!pooling["include_prompt"].is_boolean()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(config_path, ": include_prompt: expected true or false"));
+  }
+  *out = pooling["include_prompt"].get<bool>();
+  return absl::OkStatus();
+}
+
+// config_sentence_transformers.json as SentenceTransformer.save writes it, less the versions.
+std::string StConfigJson(const StPrompts& p) {
+  Json config = Json::object();
+  config["model_type"] = "SentenceTransformer";
+  config["prompts"] = p.prompts;
+  config["default_prompt_name"] =
+      p.default_prompt_name.empty() ? Json(nullptr) : Json(p.default_prompt_name);
+  config["similarity_fn_name"] = nullptr;
+  return JsonText(config);
+}
+
 constexpr char kModules[] = "modules.json";
 constexpr char kStConfig[] = "sentence_bert_config.json";
 constexpr char kModuleConfig[] = "config.json";
@@ -67,12 +90,13 @@ absl::StatusOr<StModules> ReadStModules(const std::string& dir) {
     if (out.pooling.empty()) {
       return absl::InvalidArgumentError(absl::StrCat(config_path, ": no pooling mode is on"));
     }
+    RETURN_IF_ERROR(ReadIncludePrompt(config_path, &out.include_prompt));
   }
   return out;
 }
 
 absl::Status WriteStModules(const std::string& dir, const std::string& pooling, int64_t hidden_size,
-                            int64_t max_seq_length) {
+                            int64_t max_seq_length, const StPrompts& prompts) {
   static const std::set<std::string> kModes = {"mean", "cls", "max"};
   if (kModes.count(pooling) == 0) {
     return absl::InvalidArgumentError(
@@ -96,12 +120,16 @@ absl::Status WriteStModules(const std::string& dir, const std::string& pooling, 
                                {"pooling_mode_mean_sqrt_len_tokens", false},
                                {"pooling_mode_weightedmean_tokens", false},
                                {"pooling_mode_lasttoken", false},
-                               {"include_prompt", true}};
+                               {"include_prompt", prompts.include_prompt}};
   RETURN_IF_ERROR(WriteFileAtomically(JoinPath(dir, kModules), JsonText(modules)));
   Json st_config = Json::object();
   st_config["max_seq_length"] = max_seq_length;
   st_config["do_lower_case"] = false;
   RETURN_IF_ERROR(WriteFileAtomically(JoinPath(dir, kStConfig), JsonText(st_config)));
+  if (!prompts.prompts.empty()) {
+    RETURN_IF_ERROR(WriteFileAtomically(JoinPath(dir, "config_sentence_transformers.json"),
+                                        StConfigJson(prompts)));
+  }
   RETURN_IF_ERROR(MakeDirs(JoinPath(dir, "1_Pooling")));
   return WriteFileAtomically(JoinPath(dir, "1_Pooling/config.json"), JsonText(pooling_config));
 }

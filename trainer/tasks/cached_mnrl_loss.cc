@@ -1,7 +1,9 @@
 #include "trainer/tasks/cached_mnrl_loss.h"
 
 #include <algorithm>
+#include <functional>
 #include <memory>
+#include <vector>
 
 #include <torch/autograd.h>
 
@@ -14,10 +16,7 @@
 
 namespace tunefleet {
 namespace trainer {
-namespace {
-
-// Rows [begin, begin + n) of `t`, cut to their longest text.
-TextBatch Rows(const TextBatch& t, int64_t begin, int64_t n) {
+TextBatch MiniBatchRows(const TextBatch& t, int64_t begin, int64_t n) {
   TextBatch out;
   const torch::Tensor mask = t.attention_mask.narrow(0, begin, n);
   const int64_t len = std::max<int64_t>(1, mask.sum(1).max().item<int64_t>());
@@ -27,8 +26,49 @@ TextBatch Rows(const TextBatch& t, int64_t begin, int64_t n) {
   }
   out.attention_mask = mask.narrow(1, 0, len);
   out.padded = t.padded && !out.attention_mask.all().item<bool>();
+  out.prompt_length = t.prompt_length;
   return out;
 }
+
+torch::Tensor GradCacheLoss(
+    TaskModelImpl& model, const std::vector<TextBatch>& texts, int64_t n, int64_t mini_batch,
+    const std::function<torch::Tensor(const std::vector<torch::Tensor>&)>& loss_of) {
+  std::vector<torch::Tensor> reps;
+  {
+    torch::NoGradGuard no_grad;
+    for (const TextBatch& t : texts) {
+      std::vector<torch::Tensor> parts;
+      for (int64_t b = 0; b < n; b += mini_batch) {
+        parts.push_back(model.Embed(MiniBatchRows(t, b, std::min(mini_batch, n - b))));
+      }
+      reps.push_back(torch::cat(parts));
+    }
+  }
+  if (!torch::GradMode::is_enabled()) return loss_of(reps);
+  for (torch::Tensor& r : reps) r.requires_grad_(true);
+  const torch::Tensor loss = loss_of(reps);
+  const std::vector<torch::Tensor> grads = torch::autograd::grad({loss}, reps);
+  torch::Tensor out = loss.detach().requires_grad_(true);
+  const torch::DeviceType device = texts.front().input_ids.device().type();
+  const Precision precision = CurrentAutocast(device);
+  TaskModelImpl* const m = &model;
+  const int64_t mini = mini_batch;
+  out.register_hook([m, texts, grads, device, precision, n, mini](const torch::Tensor& g) {
+    torch::AutoGradMode grad_mode(true);  // the engine runs hooks without gradient mode
+    AutocastScope autocast(device, precision);
+    for (size_t c = 0; c < texts.size(); ++c) {
+      for (int64_t b = 0; b < n; b += mini) {
+        const int64_t rows = std::min(mini, n - b);
+        const torch::Tensor e = m->Embed(MiniBatchRows(texts[c], b, rows)).to(torch::kFloat);
+        const torch::Tensor cached = grads[c].narrow(0, b, rows).to(torch::kFloat);
+        ((e * cached).sum() * g).backward();
+      }
+    }
+  });
+  return out;
+}
+
+namespace {
 
 class CachedMnrlTask : public EmbeddingTask {
  public:
@@ -46,40 +86,10 @@ class CachedMnrlTask : public EmbeddingTask {
   }
 
   torch::Tensor Loss(TaskModelImpl& model, const TaskBatch& batch) const override {
-    const std::vector<TextBatch> texts = Texts(batch);
-    std::vector<torch::Tensor> reps;
-    {
-      torch::NoGradGuard no_grad;
-      for (const TextBatch& t : texts) {
-        std::vector<torch::Tensor> parts;
-        for (int64_t b = 0; b < batch.size; b += mini_batch_) {
-          parts.push_back(model.Embed(Rows(t, b, std::min(mini_batch_, batch.size - b))));
-        }
-        reps.push_back(torch::cat(parts));
-      }
-    }
-    if (!torch::GradMode::is_enabled()) return MatryoshkaLossOn(model, reps, batch);
-    for (torch::Tensor& r : reps) r.requires_grad_(true);
-    const torch::Tensor loss = MatryoshkaLossOn(model, reps, batch);
-    const std::vector<torch::Tensor> grads = torch::autograd::grad({loss}, reps);
-    torch::Tensor out = loss.detach().requires_grad_(true);
-    const torch::DeviceType device = batch.first.input_ids.device().type();
-    const Precision precision = CurrentAutocast(device);
-    TaskModelImpl* const m = &model;
-    const int64_t n = batch.size, mini = mini_batch_;
-    out.register_hook([m, texts, grads, device, precision, n, mini](const torch::Tensor& g) {
-      torch::AutoGradMode grad_mode(true);  // the engine runs hooks without gradient mode
-      AutocastScope autocast(device, precision);
-      for (size_t c = 0; c < texts.size(); ++c) {
-        for (int64_t b = 0; b < n; b += mini) {
-          const int64_t rows = std::min(mini, n - b);
-          const torch::Tensor e = m->Embed(Rows(texts[c], b, rows)).to(torch::kFloat);
-          const torch::Tensor cached = grads[c].narrow(0, b, rows).to(torch::kFloat);
-          ((e * cached).sum() * g).backward();
-        }
-      }
-    });
-    return out;
+    return GradCacheLoss(model, Texts(batch), batch.size, mini_batch_,
+                         [&](const std::vector<torch::Tensor>& reps) {
+                           return MatryoshkaLossOn(model, reps, batch);
+                         });
   }
 
  protected:

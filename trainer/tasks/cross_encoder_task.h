@@ -1,12 +1,12 @@
 // What every cross-encoder loss shares (task types classification and cross_encoder): the pair
-// as one text through the encoder's pooler, dropout (the encoder's hidden dropout) and a
-// Linear(H, K) head named "classifier.", as transformers' BertForSequenceClassification; a new
-// head initialised as transformers does (weight normal(0, 0.02), bias 0).
+// as one text through the encoder and its family's sequence classification head with K outputs
+// (trainer/model/classifier_heads.h: BERT's pooler, dropout and Linear(H, K) as
+// BertForSequenceClassification; RoBERTa's, MPNet's and DistilBERT's on the first token), a new
+// head initialised as transformers does (weights normal(0, initializer_range), biases 0).
 // Thread-safety: immutable; the TaskModel its methods take is used from one thread.
 #ifndef TUNEFLEET_TRAINER_TASKS_CROSS_ENCODER_TASK_H_
 #define TUNEFLEET_TRAINER_TASKS_CROSS_ENCODER_TASK_H_
 
-#include <torch/nn/modules/linear.h>
 #include <torch/types.h>
 
 #include "trainer/data/task_data.h"
@@ -19,8 +19,9 @@ class CrossEncoderTask : public Task {
  public:
   using Task::Task;
   bool has_head() const override { return true; }
+  bool family_head() const override { return true; }
+  // Where the family's head takes the pooler's output (BERT's): TaskModelImpl::uses_pooler.
   bool uses_pooler() const override { return true; }
-  torch::nn::Linear MakeHead(int64_t hidden, int64_t num_labels) const override;
   torch::Tensor Logits(TaskModelImpl& model, const TaskBatch& batch) const override;
 };
 

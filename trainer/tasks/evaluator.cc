@@ -13,6 +13,7 @@
 #include "trainer/tasks/correlation.h"
 #include "trainer/tasks/reranking_evaluator.h"
 #include "trainer/tasks/retrieval_evaluator.h"
+#include "trainer/tasks/triplet_evaluator.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -168,6 +169,9 @@ absl::StatusOr<std::map<std::string, double>> Evaluate(TaskModel& model, const E
   }
   if (data.reranking != nullptr) {
     return EvaluateReranking(model, *data.reranking, device, batch_size, precision);
+  }
+  if (data.triplets != nullptr) {
+    return EvaluateTriplets(model, *data.triplets, device, batch_size, precision, group, dims);
   }
   if (data.pairs == nullptr) return absl::InvalidArgumentError("evaluation: no evaluation data");
   return Evaluate(model, *data.pairs, device, batch_size, precision, group, dims);

@@ -10,11 +10,14 @@
 //                   InformationRetrievalEvaluator)
 //   kReranking      eval/map, eval/mrr@10, eval/ndcg@10 of a cross-encoder's scores
 //                   (trainer/tasks/reranking_evaluator.h; CrossEncoderRerankingEvaluator)
+//   kTriplet        eval/accuracy of (anchor, positive, negative) rows: cos(a, p) > cos(a, n)
+//                   (trainer/tasks/triplet_evaluator.h; TripletEvaluator)
 // With a process group (data parallelism) each rank evaluates every world_size-th example and
 // the results are all-reduced: every rank returns the same metrics, and every rank must call it.
-// `dims` (task.matryoshka_dims): the similarity and retrieval metrics also of the embeddings
-// truncated to their first d components, each key followed by "@d" ("eval/spearman@128",
-// "eval/ndcg@10@128"); accuracy ignores them (the head takes the whole embedding).
+// `dims` (task.matryoshka_dims): the similarity, retrieval and triplet metrics also of the
+// embeddings truncated to their first d components, each key followed by "@d"
+// ("eval/spearman@128", "eval/ndcg@10@128", "eval/accuracy@128"); the head's accuracy ignores
+// them (the head takes the whole embedding).
 // The model is returned to its previous train/eval mode. LibTorch errors become a Status.
 // Thread-safety: uses the model; one caller at a time.
 #ifndef TUNEFLEET_TRAINER_TASKS_EVALUATOR_H_
@@ -40,24 +43,28 @@ namespace tunefleet {
 namespace trainer {
 
 // What a run evaluates on (task.eval, or the retrieval files): exactly one of `pairs` (examples
-// with scores or labels: similarity, accuracy) and `retrieval` (queries and a corpus).
+// with scores or labels: similarity, accuracy), `retrieval` (queries and a corpus), `reranking`
+// and `triplets`.
 struct EvalSet {
   std::unique_ptr<TaskData> pairs;
   std::unique_ptr<RetrievalData> retrieval;
   std::unique_ptr<RerankData> reranking;  // a cross-encoder's queries and documents
+  std::unique_ptr<TaskData> triplets;     // (anchor, positive, negative) rows (MakeTripletData)
 
-  // The examples, or the queries.
+  // The examples, the queries, or the triplets.
   int64_t size() const {
     return pairs       ? pairs->size()
            : retrieval ? retrieval->size()
            : reranking ? reranking->size()
+           : triplets  ? triplets->size()
                        : 0;
   }
   // The pairs' number of labels (TaskData::num_labels); 0 for retrieval.
   int64_t num_labels() const { return pairs ? pairs->num_labels() : 0; }
 };
 
-// The metrics of the model on `data` as its evaluation says (retrieval for a retrieval set).
+// The metrics of the model on `data` as its evaluation says (retrieval for a retrieval set,
+// reranking for a reranking set, triplet accuracy for triplets).
 absl::StatusOr<std::map<std::string, double>> Evaluate(TaskModel& model, const EvalSet& data,
                                                        const torch::Device& device,
                                                        int64_t batch_size, Precision precision,

@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
@@ -146,15 +147,49 @@ absl::Status CheckModelKind(const ConfigMap& model, const TrainerConfig& config)
                                             " (texts encoded apart): use task.loss bce, or "
                                             "task.type classification"));
   }
-  if (type != nullptr && !cross && type->name == "cross_encoder") {
-    return model.Error("kind", "must be cross_encoder for task type cross_encoder");
+  const bool one_output = absl::StartsWith(config.task.type, "cross_encoder");
+  if (type != nullptr && !cross && one_output) {
+    return model.Error("kind", absl::StrCat("must be cross_encoder for task type ", type->name));
   }
-  if (config.model.num_labels != 1 && (!cross || config.task.type == "cross_encoder")) {
+  if (config.model.num_labels != 1 && (!cross || one_output)) {
     return model.Error("num_labels",
-                       cross ? absl::StrCat("must be 1 for task type cross_encoder (one logit a "
-                                            "pair, as BinaryCrossEntropyLoss), got ",
-                                            config.model.num_labels)
+                       cross ? absl::StrCat("must be 1 for task type ", config.task.type,
+                                            " (one logit a pair), got ", config.model.num_labels)
                              : std::string("only applies to model.kind: cross_encoder"));
+  }
+  return absl::OkStatus();
+}
+
+// Whether a loss of task.datasets takes `key` (the loss's keys are the section's, shared).
+bool DatasetTakes(const TaskConfig& task, const std::string& key) {
+  return std::any_of(task.datasets.begin(), task.datasets.end(), [&](const DatasetConfig& d) {
+    const LossKind* kind = FindLossKind(d.loss);
+    return kind != nullptr && Takes(*kind, key);
+  });
+}
+
+// An entry of task.datasets: its type from its loss (task.type when no loss is named), the loss
+// fitting it and model.kind, and its settings from the task section.
+absl::Status ReadDatasetEntry(const ConfigMap& task, const ConfigMap& entry,
+                              const TrainerConfig& config, DatasetConfig* d) {
+  TaskConfig t = DatasetTask(config.task, *d);
+  t.type = d->loss.empty() ? config.task.type : "";
+  RETURN_IF_ERROR(InferType(entry, config.model, &t));
+  TrainerConfig as_one = config;
+  as_one.task = t;
+  if (!CheckModelKind(entry, as_one).ok()) {
+    return entry.Error("loss", absl::StrCat(ResolvedLoss(t), " (task type ", t.type,
+                                            ") does not fit model.kind ", config.model.kind));
+  }
+  ASSIGN_OR_RETURN(const LossKind* kind, KindFor(t, [&](const char*, const std::string& message) {
+                     return entry.Error("loss", message);
+                   }));
+  d->type = t.type;
+  d->loss = kind->loss;
+  if (kind->parse_typed != nullptr) {
+    ASSIGN_OR_RETURN(d->settings, kind->parse_typed(task, t.type));
+  } else if (kind->parse != nullptr) {
+    ASSIGN_OR_RETURN(d->settings, kind->parse(task));
   }
   return absl::OkStatus();
 }
@@ -171,7 +206,7 @@ absl::StatusOr<std::shared_ptr<const TaskSettings>> ReadTaskSection(const Config
                    }));
   for (const std::string& key : KindKeys()) {
     const bool given = key == "num_labels" ? config.task.num_labels != 0 : task.Has(key);
-    if (!given || Takes(*kind, key)) continue;
+    if (!given || Takes(*kind, key) || DatasetTakes(config.task, key)) continue;
     auto takers = LossesWhere([&](const LossKind& k) { return Takes(k, key); });
     return task.Error(key, absl::StrCat("only applies to task.loss ", Join(takers)));
   }
@@ -186,14 +221,17 @@ absl::StatusOr<std::shared_ptr<const TaskSettings>> ReadTaskSection(const Config
     resolved.loss = kind->loss;
     if (!kind->build(resolved)->has_head()) {
       auto with_head = LossesWhere([&](const LossKind& k) {
-        TaskConfig c;
-        c.type = k.types.front();
-        c.loss = k.loss;
-        return k.build(c)->has_head();
+        return std::any_of(k.types.begin(), k.types.end(), [&](const std::string& type) {
+          TaskConfig c;
+          c.type = type;
+          c.loss = k.loss;
+          return k.build(c)->has_head();
+        });
       });
       return model.Error("head", absl::StrCat("only applies to task.loss ", Join(with_head)));
     }
   }
+  if (kind->parse_typed != nullptr) return kind->parse_typed(task, config.task.type);
   if (kind->parse == nullptr) return std::shared_ptr<const TaskSettings>();
   return kind->parse(task);
 }
@@ -242,6 +280,7 @@ const TaskSectionReader& LossRegistryReader() {
     reader->keys = KindKeys();
     reader->read = &ReadTaskSection;
     reader->resolve = &Resolve;
+    reader->read_dataset = &ReadDatasetEntry;
     return reader;
   }();
   return *kReader;

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "trainer/distributed/all_gather.h"
+#include "trainer/tasks/cross_encoder_mnrl_loss.h"
 #include "trainer/tasks/embedding_task.h"
 #include "trainer/tasks/loss_settings.h"
 #include "trainer/tasks/losses.h"
@@ -54,13 +55,33 @@ class MnrlTask : public EmbeddingTask {
   bool gather_;
 };
 
-TaskPtr Build(const TaskConfig& config) { return std::make_shared<MnrlTask>(config); }
+TaskPtr Build(const TaskConfig& config) {
+  if (config.type == "cross_encoder_mnrl") return BuildCrossEncoderMnrl(config);
+  return std::make_shared<MnrlTask>(config);
+}
+
+// task.loss_scale; for a cross-encoder also task.num_negatives, with its own defaults.
+absl::StatusOr<std::shared_ptr<const TaskSettings>> Parse(const ConfigMap& task,
+                                                          const std::string& type) {
+  if (type == "cross_encoder_mnrl") return ParseCrossEncoderMnrl(task);
+  if (task.Has("num_negatives")) {
+    return task.Error("num_negatives",
+                      "only applies to a cross-encoder's task.loss mnrl (the "
+                      "bi-encoder's takes every in-batch candidate)");
+  }
+  return ParseLossScale(task);
+}
 
 }  // namespace
 
 const LossKind& MnrlLossKind() {
-  static const LossKind* const kKind =
-      new LossKind{"mnrl", {"mnrl"}, {"loss_scale"}, true, &ParseLossScale, &Build};
+  static const LossKind* const kKind = new LossKind{"mnrl",
+                                                    {"mnrl", "cross_encoder_mnrl"},
+                                                    {"loss_scale", "num_negatives"},
+                                                    true,
+                                                    nullptr,
+                                                    &Build,
+                                                    &Parse};
   return *kKind;
 }
 

@@ -6,7 +6,9 @@
 //   - a loss, task.loss: its model head over the pooled encoder, if any (TaskModel holds it as
 //     "classifier."), and its value on a batch;
 //   - its evaluation, task.eval_kind (trainer/tasks/evaluator.h): the similarity of the pair's
-//     embeddings against scores, a classifier's accuracy, or retrieval.
+//     embeddings against scores, a classifier's accuracy, or retrieval;
+//   - what its loss needs beside the encoder and head, loaded once at set-up (PrepareModel; gist:
+//     its guide model).
 // A LossKind names the task types it fits, parses the loss's own YAML keys into TaskSettings
 // (trainer/config/train_config.h), and builds the Task. Nothing outside an entry's module knows
 // its loss name or settings.
@@ -23,6 +25,7 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/types.h>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/yaml_config.h"
 #include "trainer/config/train_config.h"
@@ -52,6 +55,9 @@ class Task {
   virtual bool has_head() const { return false; }
   // A new head for an encoder of width `hidden` and `num_labels` (>= 2) classes.
   virtual torch::nn::Linear MakeHead(int64_t hidden, int64_t num_labels) const { return nullptr; }
+  // Whether the head is the encoder family's sequence classification head (cross-encoders,
+  // trainer/model/classifier_heads.h), which TaskModel makes instead of MakeHead's.
+  virtual bool family_head() const { return false; }
   // Whether the loss takes the other examples of the batch as negatives (mnrl, cached_mnrl): then
   // a text twice in a batch is a false negative, and train.batch_sampler defaults to
   // no_duplicates.
@@ -63,12 +69,28 @@ class Task {
   // How many texts' activations the encoder holds at once in a step, for the memory estimate:
   // 0 for all of the batch's (every loss but cached_mnrl, whose mini-batch it is).
   virtual int64_t activation_texts() const { return 0; }
-  // Whether the loss uses the encoder's pooler (else the pooler is not trained).
+  // Whether the loss uses the encoder's pooler (else the pooler is not trained); with a family
+  // head, only where the family's head does (TaskModelImpl::uses_pooler).
   virtual bool uses_pooler() const { return false; }
   // The head's logits [B, K] on `batch` (tasks with a head).
   virtual torch::Tensor Logits(TaskModelImpl& model, const TaskBatch& batch) const;
   // The training loss on `batch`, a scalar.
   virtual torch::Tensor Loss(TaskModelImpl& model, const TaskBatch& batch) const = 0;
+  // Called once by the run's set-up on the model it trains (on the CPU, before it moves to its
+  // device), with the tokenizer of model.path and the texts' longest length in tokens: loads what
+  // the loss needs beside the encoder and head into `model` (TaskModelImpl::SetLossModule; gist:
+  // the guide model of task.guide_model). Errors name the key. Nothing for most losses.
+  virtual absl::Status PrepareModel(TaskModelImpl& model, const Tokenizer& tokenizer,
+                                    int64_t max_len) const {
+    return absl::OkStatus();
+  }
+  // Whether the batch builds the pairs the encoder sees (a cross-encoder's in-batch negatives,
+  // a query's documents): their number and length vary from batch to batch, so the step takes
+  // no CUDA graphs.
+  virtual bool builds_pairs() const { return false; }
+
+ protected:
+  DataKind& mutable_train_data() { return train_data_; }
 
  private:
   std::string type_, loss_;
@@ -91,6 +113,10 @@ struct LossKind {
   // The task for `config` (config.loss is this kind's; config.settings: this kind's, or null for
   // its defaults).
   TaskPtr (*build)(const TaskConfig& config);
+  // Instead of `parse`, for a kind whose keys or defaults depend on the task type it is used
+  // with (mnrl: a bi-encoder's or a cross-encoder's): the type is resolved (not empty).
+  absl::StatusOr<std::shared_ptr<const TaskSettings>> (*parse_typed)(
+      const ConfigMap& task, const std::string& type) = nullptr;
 };
 
 // The shortest decimal text of `v` that reads back as `v` (for TaskSettings::Values).

@@ -1,5 +1,8 @@
 #include "trainer/tasks/task_types.h"
 
+#include <utility>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -9,6 +12,7 @@ namespace trainer {
 const char* PrimaryMetric(Evaluation evaluation) {
   switch (evaluation) {
     case Evaluation::kAccuracy:
+    case Evaluation::kTriplet:
       return "eval/accuracy";
     case Evaluation::kRetrieval:
     case Evaluation::kReranking:
@@ -27,22 +31,28 @@ const char* EvaluationName(Evaluation evaluation) {
       return "retrieval";
     case Evaluation::kReranking:
       return "reranking";
+    case Evaluation::kTriplet:
+      return "triplet";
     case Evaluation::kSimilarity:
       break;
   }
   return "similarity";
 }
 
-const std::vector<TaskType>& AllTaskTypes() {
-  using E = Evaluation;
-  static const auto* const kTypes = new std::vector<TaskType>{
+namespace {
+
+using E = Evaluation;
+
+// Pairs with a score or a label (issues 1-35, 50).
+std::vector<TaskType> PairTypes() {
+  return {
       {"sts",
        "pairs with a score",
        RowTarget::kScore,
        false,
        RowTarget::kScore,
        E::kSimilarity,
-       {E::kSimilarity, E::kRetrieval},
+       {E::kSimilarity, E::kRetrieval, E::kTriplet},
        "cosine"},
       {"mnrl",
        "anchor, positive and optional negatives",
@@ -50,7 +60,7 @@ const std::vector<TaskType>& AllTaskTypes() {
        false,
        RowTarget::kScore,
        E::kSimilarity,
-       {E::kSimilarity, E::kRetrieval},
+       {E::kSimilarity, E::kRetrieval, E::kTriplet},
        "mnrl"},
       {"nli",
        "pairs with a label",
@@ -58,7 +68,7 @@ const std::vector<TaskType>& AllTaskTypes() {
        false,
        RowTarget::kLabel,
        E::kAccuracy,
-       {E::kAccuracy, E::kRetrieval},
+       {E::kAccuracy, E::kRetrieval, E::kTriplet},
        "softmax"},
       {"classification",
        "pairs with a label, as one text",
@@ -74,7 +84,7 @@ const std::vector<TaskType>& AllTaskTypes() {
        false,
        RowTarget::kBinaryLabel,
        E::kSimilarity,
-       {E::kSimilarity, E::kRetrieval},
+       {E::kSimilarity, E::kRetrieval, E::kTriplet},
        "contrastive"},
       {"cross_encoder",
        "pairs with a score in [0, 1] or a 0/1 label, as one text",
@@ -85,6 +95,63 @@ const std::vector<TaskType>& AllTaskTypes() {
        {E::kReranking},
        "bce"},
   };
+}
+
+// Rows for ranking and distillation: a cross-encoder's in-batch negatives, margins and lists,
+// a bi-encoder's margins and teacher embeddings (issue 50).
+std::vector<TaskType> RankingTypes() {
+  return {
+      {"cross_encoder_mnrl",
+       "anchor, positive and optional negatives, each (anchor, candidate) as one text",
+       RowTarget::kPositivePairs,
+       true,
+       RowTarget::kScore,
+       E::kReranking,
+       {E::kReranking},
+       "mnrl"},
+      {"cross_encoder_margin",
+       "query, positive, negatives and a teacher's margin, each (query, text) as one text",
+       RowTarget::kMargin,
+       true,
+       RowTarget::kScore,
+       E::kReranking,
+       {E::kReranking},
+       "margin_mse"},
+      {"cross_encoder_list",
+       "a query, a list of documents and a relevance each, each (query, document) as one text",
+       RowTarget::kList,
+       true,
+       RowTarget::kScore,
+       E::kReranking,
+       {E::kReranking},
+       "lambda"},
+      {"margin",
+       "query, positive, negatives and a teacher's margin",
+       RowTarget::kMargin,
+       false,
+       RowTarget::kScore,
+       E::kSimilarity,
+       {E::kSimilarity, E::kRetrieval, E::kTriplet},
+       "margin_mse"},
+      {"embedding",
+       "a text and a teacher's embedding",
+       RowTarget::kVector,
+       false,
+       RowTarget::kScore,
+       E::kSimilarity,
+       {E::kSimilarity, E::kRetrieval, E::kTriplet},
+       "mse"},
+  };
+}
+
+}  // namespace
+
+const std::vector<TaskType>& AllTaskTypes() {
+  static const auto* const kTypes = [] {
+    auto* types = new std::vector<TaskType>(PairTypes());
+    for (TaskType& t : RankingTypes()) types->push_back(std::move(t));
+    return types;
+  }();
   return *kTypes;
 }
 

@@ -19,10 +19,12 @@ std::string WhyNoCudaGraphs(const TrainConfig& train, bool on_gpu, bool capture_
   return "";
 }
 
-std::string WhyNoCudaGraphsForTask(const std::string& multi_pass_loss, int64_t negatives) {
+std::string WhyNoCudaGraphsForTask(const std::string& multi_pass_loss, int64_t negatives,
+                                   const std::string& pair_loss) {
   if (!multi_pass_loss.empty())
     return "task.loss " + multi_pass_loss + " runs its own backward passes";
   if (negatives > 0) return "the rows carry hard negatives";
+  if (!pair_loss.empty()) return "task.loss " + pair_loss + " builds each batch's pairs";
   return "";
 }
 

@@ -32,7 +32,9 @@ std::string WhyNoCudaGraphs(const TrainConfig& train, bool on_gpu, bool capture_
 // Once the task and data are known: why a run that would replay graphs cannot ("" when it can):
 // a loss that runs its own backward passes (`multi_pass_loss`, e.g. cached_mnrl), or rows with
 // hard negatives (the graphs take the first and second texts only).
-std::string WhyNoCudaGraphsForTask(const std::string& multi_pass_loss, int64_t negatives);
+// `pair_loss`: a loss whose batches build their own pairs (Task::builds_pairs), or "".
+std::string WhyNoCudaGraphsForTask(const std::string& multi_pass_loss, int64_t negatives,
+                                   const std::string& pair_loss = "");
 
 }  // namespace trainer
 }  // namespace tunefleet

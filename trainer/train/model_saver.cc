@@ -17,6 +17,21 @@ double SecondsSince(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
+// task.prompts and model.include_prompt as the saved model says them (config_sentence_transformers
+// .json, 1_Pooling/config.json): prompts by column name as they are; one prompt for every text as
+// "default", the default prompt (SentenceTransformer.encode then prepends it to every text, as
+// training did).
+StPrompts SavedPrompts(const TrainerConfig& c) {
+  StPrompts p;
+  p.include_prompt = c.model.include_prompt;
+  p.prompts = c.task.prompts;
+  if (!c.task.prompt.empty()) {
+    p.prompts = {{"default", c.task.prompt}};
+    p.default_prompt_name = "default";
+  }
+  return p;
+}
+
 }  // namespace
 
 ModelSaver::ModelSaver(const TrainerConfig& config) : c_(config) {}
@@ -69,6 +84,7 @@ absl::Status ModelSaver::Save(TaskModel& model,
   options.source_dir = c_.model.path;
   options.pooling = c_.model.pooling;
   options.max_seq_length = c_.model.max_seq_len;
+  options.prompts = SavedPrompts(c_);
   using Tensors = HostSnapshot::Tensors;
   const Tensors encoder = write_model ? staged_encoder_ : Tensors();
   // A cross-encoder is one transformers folder (*ForSequenceClassification), head included;

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <type_traits>
@@ -57,6 +58,7 @@ void EmitField(const ConfigField& f, const TrainerConfig& c, const std::string& 
                YAML::Emitter& out) {
   const FieldValue value = ValueOf(f, c);
   if (f.written == Written::kWhenSet && IsEmpty(value)) return;
+  if (f.key == "task.train" && !c.task.datasets.empty()) return;  // each dataset names its file
   out << YAML::Key << NameOf(f) << YAML::Value;
   if (f.written == Written::kNullWhenEmpty && IsEmpty(value)) {
     out << YAML::Null;
@@ -82,6 +84,47 @@ void EmitField(const ConfigField& f, const TrainerConfig& c, const std::string& 
       value);
 }
 
+// A dataset's prompts: the string, the map, or nothing.
+void EmitPrompts(const DatasetConfig& d, YAML::Emitter& out) {
+  if (d.prompt.empty() && d.prompts.empty()) return;
+  out << YAML::Key << "prompts" << YAML::Value;
+  if (d.prompts.empty()) {
+    out << d.prompt;
+  } else {
+    out << YAML::Flow << d.prompts;
+  }
+}
+
+// The task section's keys beyond the schema's: the loss's own keys (trainer/tasks/task.h; with
+// task.datasets, every dataset's loss's, once each) and task.datasets.
+void EmitTaskExtras(const TrainerConfig& c, const std::string& base, YAML::Emitter& out) {
+  std::vector<std::string> written;
+  std::vector<const TaskSettings*> settings = {c.task.settings.get()};
+  for (const DatasetConfig& d : c.task.datasets) settings.push_back(d.settings.get());
+  for (const TaskSettings* s : settings) {
+    if (s == nullptr) continue;
+    for (const auto& [key, value] : s->Values()) {
+      if (std::find(written.begin(), written.end(), key) != written.end()) continue;
+      written.push_back(key);
+      out << YAML::Key << key << YAML::Value << value;
+    }
+  }
+  if (c.task.datasets.empty()) return;
+  out << YAML::Key << kDatasetsKey << YAML::Value << YAML::BeginMap;
+  for (const DatasetConfig& d : c.task.datasets) {
+    out << YAML::Key << d.name << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "train" << YAML::Value << Absolute(d.train, base);
+    out << YAML::Key << "format" << YAML::Value << d.format;
+    if (!d.columns.empty()) out << YAML::Key << "columns" << YAML::Value << YAML::Flow << d.columns;
+    if (!d.label_column.empty())
+      out << YAML::Key << "label_column" << YAML::Value << d.label_column;
+    out << YAML::Key << "loss" << YAML::Value << d.loss;
+    EmitPrompts(d, out);
+    out << YAML::EndMap;
+  }
+  out << YAML::EndMap;
+}
+
 std::string WorkingDirectory() {
   char buf[PATH_MAX];
   return ::getcwd(buf, sizeof(buf)) != nullptr ? std::string(buf) : std::string(".");
@@ -101,12 +144,7 @@ std::string ResolvedConfigYaml(const TrainerConfig& c, const std::string& base_d
     }
     EmitField(fields[i], c, base_dir, out);
     if (i + 1 < fields.size() && SectionOf(fields[i + 1]) == section) continue;
-    if (section == kTaskSection && c.task.settings != nullptr) {
-      // The type's own keys (trainer/tasks/task.h).
-      for (const auto& [key, value] : c.task.settings->Values()) {
-        out << YAML::Key << key << YAML::Value << value;
-      }
-    }
+    if (section == kTaskSection) EmitTaskExtras(c, base_dir, out);
     out << YAML::EndMap;
   }
   out << YAML::EndMap;

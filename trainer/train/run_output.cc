@@ -61,6 +61,7 @@ void PrintRunSetup(const RunSetupFacts& f) {
   std::printf("optim    AdamW (%s), %s, warmup %lld steps\n", f.optimizer.c_str(),
               f.schedule.c_str(), static_cast<long long>(f.warmup_steps));
   std::printf("batches  %s\n", f.batches.c_str());
+  if (!f.datasets.empty()) std::printf("datasets %s\n", f.datasets.c_str());
   if (f.cuda) {
     std::printf("steps    %s\n",
                 f.graphs_note.empty()

@@ -46,7 +46,8 @@ struct RunSetupFacts {
   std::string optimizer;       // AdamW's implementation
   std::string schedule;
   int64_t warmup_steps = 0;
-  std::string batches;  // the batch plan's description
+  std::string batches;   // the batch plan's description
+  std::string datasets;  // several datasets: their line (trainer/train/train_feed.h); "" for one
   bool cuda = false;
   std::string graphs_note;  // why steps run eagerly; "" for CUDA graphs
   // Data parallelism (world > 1), or strategy zero1 on one rank.

@@ -11,16 +11,19 @@
 #include "common/file_util.h"
 #include "common/status_macros.h"
 #include "trainer/data/datasets.h"
+#include "trainer/data/prompts.h"
 #include "trainer/data/rerank_data.h"
 #include "trainer/data/retrieval_data.h"
 #include "trainer/data/tokenizer_folder.h"
 #include "trainer/io/safetensors.h"
 #include "trainer/model/bert_model.h"
 #include "trainer/model/checkpoint_cache.h"
+#include "trainer/model/classifier_heads.h"
 #include "trainer/model/hf_model_folder.h"
 #include "trainer/model/model_family_registry.h"
 #include "trainer/model/pooling.h"
 #include "trainer/tasks/loss_registry.h"
+#include "trainer/tasks/triplet_evaluator.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -43,11 +46,10 @@ absl::StatusOr<BertModel> LoadEncoder(const TrainerConfig& config,
   // From the warm worker's host copy when it holds this folder unchanged (the same tensors).
   ASSIGN_OR_RETURN(BertCheckpoint checkpoint, LoadBertCheckpointCached(config.model.path));
   if (config.model.kind == "cross_encoder") {
-    if (FamilyOf(checkpoint.config).classifier_architecture().empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(config.source, ": model.kind: cross_encoder: ", config.model.path,
-                       " is model_type ", FamilyOf(checkpoint.config).model_type(),
-                       ", and tunefleet builds cross-encoders of model_type bert only so far"));
+    if (FamilyOf(checkpoint.config).classifier_head() == ClassifierHead::kNone) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          config.source, ": model.kind: cross_encoder: ", config.model.path, " is model_type ",
+          FamilyOf(checkpoint.config).model_type(), ", which has no sequence classification head"));
     }
     *head = checkpoint.head;
   }
@@ -72,11 +74,10 @@ absl::StatusOr<int64_t> CrossEncoderLabels(const TrainerConfig& c,
                                            const std::map<std::string, torch::Tensor>& folder_head,
                                            int64_t num_labels) {
   if (c.model.kind != "cross_encoder") return num_labels;
-  const bool scores = c.task.type == "cross_encoder";
+  const bool scores = absl::StartsWith(c.task.type, "cross_encoder");  // one output a pair
   if (scores) num_labels = c.model.num_labels;
-  const auto bias = folder_head.find("classifier.bias");
-  if (bias == folder_head.end()) return num_labels;
-  const int64_t own = bias->second.numel();
+  const int64_t own = ClassifierHeadLabels(folder_head);
+  if (own == 0) return num_labels;
   if (scores ? own != num_labels : own < num_labels) {
     return absl::InvalidArgumentError(
         absl::StrCat(c.source, ": ", c.model.path, "'s head has ", own, " output(s), but ",
@@ -108,21 +109,78 @@ bool SkipMissingEvalData(const TrainerConfig& c, std::ostream* warnings) {
   return false;
 }
 
-// Reads and tokenizes the training set and, with task.eval, the evaluation set (each as the
+// The prompts of `t` (task.prompts, or a dataset's) on `rows`, read from `path`: each text
+// prefixed with its column's prompt (trainer/data/prompts.h). Returns the lengths pooling leaves
+// out of each text column's texts with model.include_prompt false (else none). `check`: a prompt
+// for a column that `path` lacks is an error (the training file; an evaluation file may have
+// fewer columns).
+absl::StatusOr<std::vector<int64_t>> PromptRows(const TrainerConfig& c, const TaskConfig& t,
+                                                const std::string& path, const Tokenizer& tokenizer,
+                                                int64_t max_len, bool check,
+                                                std::vector<Example>* rows) {
+  const Prompts prompts{t.prompt, t.prompts};
+  if (prompts.empty()) return std::vector<int64_t>();
+  ASSIGN_OR_RETURN(std::vector<std::string> columns,
+                   TextColumnNames(path, t.format, ColumnOptions{t.columns, t.label_column}));
+  if (check) RETURN_IF_ERROR(CheckPromptColumns(prompts, columns, c.source, path));
+  const std::vector<std::string> column_prompts = ColumnPrompts(prompts, columns);
+  ApplyPrompts(column_prompts, rows);
+  if (c.model.include_prompt) return std::vector<int64_t>();
+  return PromptLengths(tokenizer, column_prompts, max_len);
+}
+
+// The training set of `t` (task.train's, or a dataset's as DatasetTask makes it) for `task`.
+absl::StatusOr<TrainSet> ReadTrainSet(const TrainerConfig& c, const TaskConfig& t, TaskPtr task,
+                                      const Tokenizer& tokenizer, int64_t max_len,
+                                      std::ostream* warnings) {
+  ASSIGN_OR_RETURN(
+      std::vector<Example> rows,
+      ReadDataset(t.train, t.format, ColumnOptions{t.columns, t.label_column}, warnings));
+  ASSIGN_OR_RETURN(std::vector<int64_t> prompt_lengths,
+                   PromptRows(c, t, t.train, tokenizer, max_len, true, &rows));
+  ASSIGN_OR_RETURN(TaskData data,
+                   TaskData::Make(task->train_data(), rows, t.format, tokenizer, max_len, t.train));
+  data.set_prompt_lengths(std::move(prompt_lengths));
+  TrainSet set;
+  set.task = std::move(task);
+  set.data = std::make_unique<TaskData>(std::move(data));
+  return set;
+}
+
+// Each training set: task.train's with the run's task, or each of task.datasets with its own.
+absl::Status ReadTrainSets(const TrainerConfig& c, const Tokenizer& tokenizer,
+                           std::ostream* warnings, RunParts& parts) {
+  if (c.task.datasets.empty()) {
+    ASSIGN_OR_RETURN(TrainSet set,
+                     ReadTrainSet(c, c.task, parts.task, tokenizer, parts.max_len, warnings));
+    parts.datasets.push_back(std::move(set));
+    return absl::OkStatus();
+  }
+  for (const DatasetConfig& d : c.task.datasets) {
+    const TaskConfig t = DatasetTask(c.task, d);
+    absl::StatusOr<TaskPtr> task = MakeTask(t);
+    if (!task.ok()) return In(absl::StrCat(c.source, ": task.datasets.", d.name), task.status());
+    ASSIGN_OR_RETURN(TrainSet set,
+                     ReadTrainSet(c, t, *std::move(task), tokenizer, parts.max_len, warnings));
+    set.name = d.name;
+    parts.datasets.push_back(std::move(set));
+  }
+  return absl::OkStatus();
+}
+
+// Reads and tokenizes the training sets and, with task.eval, the evaluation set (each as the
 // task's data kinds say) into `parts`. task.eval_kind retrieval: the evaluation set is a
 // retrieval set, from task.eval_queries, eval_corpus and eval_qrels when given, else from
 // task.eval's (anchor, positive[, negatives]) rows (trainer/data/retrieval_data.h). reranking:
-// task.eval's queries with their documents (trainer/data/rerank_data.h).
+// task.eval's queries with their documents (trainer/data/rerank_data.h). triplet: task.eval's
+// (anchor, positive, negative) rows (trainer/tasks/triplet_evaluator.h). task.prompts apply to
+// the training rows and to task.eval's rows of the pair and triplet evaluations, not to a
+// retrieval or reranking set.
 absl::Status ReadData(const TrainerConfig& c, const Tokenizer& tokenizer, int rank,
                       RunParts& parts) {
   std::ostream* const warnings = rank == 0 ? &std::cerr : nullptr;
   const ColumnOptions columns{c.task.columns, c.task.label_column};
-  ASSIGN_OR_RETURN(std::vector<Example> train_rows,
-                   ReadDataset(c.task.train, c.task.format, columns, warnings));
-  ASSIGN_OR_RETURN(TaskData train,
-                   TaskData::Make(parts.task->train_data(), train_rows, c.task.format, tokenizer,
-                                  parts.max_len, c.task.train));
-  parts.train = std::make_unique<TaskData>(std::move(train));
+  RETURN_IF_ERROR(ReadTrainSets(c, tokenizer, warnings, parts));
   if (SkipMissingEvalData(c, warnings)) return absl::OkStatus();
   if (c.task.eval_kind == "reranking") {  // task.eval's JSONL queries, whatever task.format
     if (c.task.eval.empty()) return absl::OkStatus();
@@ -154,10 +212,89 @@ absl::Status ReadData(const TrainerConfig& c, const Tokenizer& tokenizer, int ra
   if (c.task.eval.empty()) return absl::OkStatus();
   ASSIGN_OR_RETURN(std::vector<Example> eval_rows,
                    ReadDataset(c.task.eval, c.task.format, columns, warnings));
+  ASSIGN_OR_RETURN(std::vector<int64_t> eval_prompts,
+                   PromptRows(c, c.task, c.task.eval, tokenizer, parts.max_len, false, &eval_rows));
+  if (c.task.eval_kind == "triplet") {
+    ASSIGN_OR_RETURN(TaskData triplets,
+                     MakeTripletData(std::move(eval_rows), tokenizer, parts.max_len, c.task.eval));
+    triplets.set_prompt_lengths(std::move(eval_prompts));
+    parts.eval = std::make_unique<EvalSet>();
+    parts.eval->triplets = std::make_unique<TaskData>(std::move(triplets));
+    return absl::OkStatus();
+  }
   ASSIGN_OR_RETURN(TaskData eval, TaskData::Make(parts.task->eval_data(), eval_rows, c.task.format,
                                                  tokenizer, parts.max_len, c.task.eval));
+  eval.set_prompt_lengths(std::move(eval_prompts));
   parts.eval = std::make_unique<EvalSet>();
   parts.eval->pairs = std::make_unique<TaskData>(std::move(eval));
+  return absl::OkStatus();
+}
+
+// Several datasets share one model: every loss has a head (a cross-encoder's) or none does.
+absl::Status CheckDatasetHeads(const TrainerConfig& c, const RunParts& parts) {
+  const TrainSet& first = parts.datasets.front();
+  for (const TrainSet& set : parts.datasets) {
+    if (set.task->has_head() == first.task->has_head()) continue;
+    const TrainSet& with = set.task->has_head() ? set : first;
+    const TrainSet& without = set.task->has_head() ? first : set;
+    return absl::InvalidArgumentError(absl::StrCat(
+        c.source, ": task.datasets: ", with.name, "'s loss ", with.task->loss(),
+        " trains a classifier head and ", without.name, "'s loss ", without.task->loss(),
+        " none: the datasets of a run share one model, so all their losses or none take a head"));
+  }
+  return absl::OkStatus();
+}
+
+// The head's width: 2 at least, the data's labels, task.num_labels, a cross-encoder's own head.
+absl::StatusOr<int64_t> NumLabels(const TrainerConfig& c, const RunParts& parts,
+                                  const std::map<std::string, torch::Tensor>& folder_head) {
+  int64_t num_labels = 2;
+  for (const TrainSet& set : parts.datasets) {
+    num_labels = std::max(num_labels, set.data->num_labels());
+  }
+  if (parts.eval != nullptr) num_labels = std::max(num_labels, parts.eval->num_labels());
+  if (c.task.num_labels > 0) {
+    if (num_labels > c.task.num_labels && parts.task->has_head()) {
+      return absl::InvalidArgumentError(absl::StrCat(c.source, ": task.num_labels is ",
+                                                     c.task.num_labels, " but the data has label ",
+                                                     num_labels - 1));
+    }
+    num_labels = c.task.num_labels;
+  }
+  return CrossEncoderLabels(c, folder_head, num_labels);
+}
+
+// What each dataset's loss needs beside the model (gist: its guide, task.guide_model), once per
+// loss (their settings are the task section's, shared).
+absl::Status PrepareLosses(const TrainerConfig& c, const Tokenizer& tokenizer, RunParts& parts) {
+  std::vector<std::string> prepared;
+  for (const TrainSet& set : parts.datasets) {
+    const std::string& loss = set.task->loss();
+    if (std::find(prepared.begin(), prepared.end(), loss) != prepared.end()) continue;
+    prepared.push_back(loss);
+    if (absl::Status s = set.task->PrepareModel(*parts.model, tokenizer, parts.max_len); !s.ok()) {
+      return In(c.source, s);
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The steps of an epoch and of the run, the evaluation schedule and the learning rate's.
+absl::Status SetSteps(const TrainerConfig& c, int world, RunParts& parts) {
+  std::vector<int64_t> sizes;
+  for (const TrainSet& set : parts.datasets) sizes.push_back(set.data->size());
+  parts.shape = ShapeEpoch(sizes, c.train.batch_size, c.train.grad_accum, world,
+                           ParseMultiDatasetSampler(c.train.multi_dataset_sampler));
+  parts.steps_per_epoch = parts.shape.steps_per_epoch;
+  parts.total_steps =
+      c.train.max_steps > 0 ? c.train.max_steps : c.train.epochs * parts.steps_per_epoch;
+  // One dataset: its size; several: the samples of an epoch (a multiple of world).
+  const int64_t size = sizes.size() == 1 ? sizes[0] : parts.shape.samples;
+  absl::StatusOr<EvalSchedule> evals = EvalSchedule::Make(c.train, size, world);
+  if (!evals.ok()) return In(c.source, absl::InvalidArgumentError(evals.status().message()));
+  parts.eval_schedule = *std::move(evals);
+  parts.schedule = std::make_unique<LrSchedule>(c.train.schedule, c.train.lr, c.train.warmup_ratio,
+                                                parts.total_steps);
   return absl::OkStatus();
 }
 
@@ -191,26 +328,23 @@ absl::StatusOr<RunParts> BuildRunParts(const TrainerConfig& c, const torch::Devi
   parts.max_len = std::min<int64_t>(c.model.max_seq_len, MaxSequenceLength(encoder->config()));
   RETURN_IF_ERROR(ReadData(c, *tokenizer, rank, parts));
   parts.data_seconds = SecondsSince(phase);
-  int64_t num_labels = std::max<int64_t>(parts.train->num_labels(), 2);
-  if (parts.eval != nullptr) num_labels = std::max(num_labels, parts.eval->num_labels());
-  if (c.task.num_labels > 0) {
-    if (num_labels > c.task.num_labels && parts.task->has_head()) {
-      return absl::InvalidArgumentError(absl::StrCat(c.source, ": task.num_labels is ",
-                                                     c.task.num_labels, " but the data has label ",
-                                                     num_labels - 1));
-    }
-    num_labels = c.task.num_labels;
-  }
-  ASSIGN_OR_RETURN(num_labels, CrossEncoderLabels(c, folder_head, num_labels));
+  RETURN_IF_ERROR(CheckDatasetHeads(c, parts));
+  ASSIGN_OR_RETURN(const int64_t num_labels, NumLabels(c, parts, folder_head));
   ASSIGN_OR_RETURN(Pooling pooling, ParsePooling(c.model.pooling));
-  if (parts.task->uses_pooler() && !encoder->has_pooler()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        c.model.path, ": has no pooler weights, which task type ", parts.task->type(), " needs"));
+  // A cross-encoder's pooler is its family head's to use (BERT's; RoBERTa's and the others' not).
+  const bool head_pooler = ClassifierHeadUsesPooler(FamilyOf(encoder->config()).classifier_head());
+  for (const TrainSet& set : parts.datasets) {
+    if (set.task->uses_pooler() && (head_pooler || !set.task->family_head()) &&
+        !encoder->has_pooler()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          c.model.path, ": has no pooler weights, which task type ", set.task->type(), " needs"));
+    }
   }
 
   torch::manual_seed(static_cast<uint64_t>(c.train.seed));
   encoder->set_gradient_checkpointing(c.train.grad_checkpointing);
-  parts.model = TaskModel(encoder, pooling, parts.task, num_labels);
+  parts.model = TaskModel(encoder, pooling, parts.datasets.front().task, num_labels);
+  parts.model->set_include_prompt(c.model.include_prompt);
   if (!c.model.head.empty()) {
     ASSIGN_OR_RETURN(SafetensorsContents head,
                      ReadSafetensors(c.model.head, SafetensorsReadOptions{true}));
@@ -220,28 +354,29 @@ absl::StatusOr<RunParts> BuildRunParts(const TrainerConfig& c, const torch::Devi
     absl::Status s = parts.model->LoadHead(folder_head);
     if (!s.ok()) return In(c.model.path, s);
   }
-
-  const int64_t shard = (parts.train->size() + world - 1) / world;  // per rank and epoch
-  parts.batches_per_epoch = (shard + c.train.batch_size - 1) / c.train.batch_size;
-  parts.steps_per_epoch = (parts.batches_per_epoch + c.train.grad_accum - 1) / c.train.grad_accum;
-  parts.total_steps =
-      c.train.max_steps > 0 ? c.train.max_steps : c.train.epochs * parts.steps_per_epoch;
-  absl::StatusOr<EvalSchedule> evals = EvalSchedule::Make(c.train, parts.train->size(), world);
-  if (!evals.ok()) return In(c.source, absl::InvalidArgumentError(evals.status().message()));
-  parts.eval_schedule = *std::move(evals);
-  parts.schedule = std::make_unique<LrSchedule>(c.train.schedule, c.train.lr, c.train.warmup_ratio,
-                                                parts.total_steps);
+  RETURN_IF_ERROR(PrepareLosses(c, *tokenizer, parts));
+  RETURN_IF_ERROR(SetSteps(c, world, parts));
   return parts;
 }
 
 std::string RunFingerprint(const TrainerConfig& c, int world, int64_t total_steps,
                            bool no_duplicates) {
-  const absl::StatusOr<uint64_t> size = FileSize(c.task.train);
-  return absl::StrCat(c.task.type, " ", c.task.train, " (", size.ok() ? *size : 0, " bytes, ",
-                      c.task.format, "), batch ", c.train.batch_size, " x grad_accum ",
-                      c.train.grad_accum, world > 1 ? absl::StrCat(" x ", world, " ranks") : "",
-                      ", ", total_steps, " steps, seed ", c.train.seed,
-                      c.train.shuffle ? ", shuffled" : ", in order",
+  std::string data;
+  if (c.task.datasets.empty()) {
+    const absl::StatusOr<uint64_t> size = FileSize(c.task.train);
+    data = absl::StrCat(c.task.type, " ", c.task.train, " (", size.ok() ? *size : 0, " bytes, ",
+                        c.task.format, ")");
+  } else {
+    for (const DatasetConfig& d : c.task.datasets) {
+      const absl::StatusOr<uint64_t> size = FileSize(d.train);
+      absl::StrAppend(&data, data.empty() ? "" : ", ", d.name, ": ", d.loss, " ", d.train, " (",
+                      size.ok() ? *size : 0, " bytes, ", d.format, ")");
+    }
+    absl::StrAppend(&data, ", ", c.train.multi_dataset_sampler);
+  }
+  return absl::StrCat(data, ", batch ", c.train.batch_size, " x grad_accum ", c.train.grad_accum,
+                      world > 1 ? absl::StrCat(" x ", world, " ranks") : "", ", ", total_steps,
+                      " steps, seed ", c.train.seed, c.train.shuffle ? ", shuffled" : ", in order",
                       no_duplicates ? ", no duplicates in a batch" : "");
 }
 

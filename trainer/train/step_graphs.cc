@@ -51,6 +51,7 @@ TextBatch DeviceLike(const TextBatch& t, const torch::Device& device) {
   out.token_type_ids = DeviceLike(t.token_type_ids, device);
   out.attention_mask = DeviceLike(t.attention_mask, device);
   out.padded = t.padded;
+  out.prompt_length = t.prompt_length;  // the same for every batch of a text column
   return out;
 }
 

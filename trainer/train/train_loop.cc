@@ -20,7 +20,6 @@
 #include "common/event_file.h"
 #include "common/file_util.h"
 #include "common/status_macros.h"
-#include "trainer/data/batch_plan.h"
 #include "trainer/distributed/progress_watchdog.h"
 #include "trainer/distributed/rank_consensus.h"
 #include "trainer/io/metrics_log.h"
@@ -35,6 +34,7 @@
 #include "trainer/train/run_output.h"
 #include "trainer/train/run_setup.h"
 #include "trainer/train/step_graphs.h"
+#include "trainer/train/train_feed.h"
 #include "trainer/train/train_state.h"
 #include "trainer/train/train_step.h"
 
@@ -135,9 +135,6 @@ class Run {
     if (c_.train.eval_batch_size > 0) return c_.train.eval_batch_size;
     return std::max<int64_t>(c_.train.batch_size, device_.is_cuda() ? 256 : 64);
   }
-  // The host tensors of micro-batch m of the step that starts at batch_in_epoch_ (counted in
-  // samples_).
-  TaskBatch MicroBatch(int64_t m);
   // Writes the line of step_ (evaluating first when `point` and there is eval data) and
   // reports it when `point`: the key of an evaluation point (the last step's: samples_seen_),
   // or nullopt for a plain log line.
@@ -160,17 +157,11 @@ class Run {
   }
   // Padding to multiples of 8 on GPUs (aligned tensor-core shapes, few distinct shapes).
   int64_t pad_multiple() const { return device_.is_cuda() ? 8 : 1; }
-  // This rank's examples of the epoch and each batch's pad lengths (trainer/data/batch_plan.h).
-  void NewEpochOrder() {
-    plan_ = PlanEpoch(lengths_, epoch_, plan_options_);
-    if (!quiet_ && plan_.unresolved > 0) PrintUnresolvedDuplicates(epoch_, plan_.unresolved);
-  }
-  // The batch plan's settings, once the graph decision is made.
-  void SetUpBatchPlan() {
-    lengths_ = p_.train->Lengths();
-    plan_options_ = RunBatchPlanOptions(c_.train, *p_.task, *p_.train, p_.max_len, rank_, world_,
-                                        pad_multiple(), graphs_note_.empty());
-  }
+  bool several() const { return p_.datasets.size() > 1; }
+  // The step's loss into the line's sums; several datasets: also its dataset's, which become
+  // train/loss/NAME (a mean over ranks) in DatasetLosses.
+  void AddLoss(const torch::Tensor& loss, int dataset);
+  absl::Status DatasetLosses(std::map<std::string, double>& values);
   void Pet() {
     if (watchdog_ != nullptr) watchdog_->Pet();
   }
@@ -195,16 +186,14 @@ class Run {
   int64_t loop_first_step_ = 0;
 
   int64_t step_ = 0;
-  int64_t epoch_ = 0;
-  int64_t batch_in_epoch_ = 0;
-  ExampleLengths lengths_;
-  BatchPlanOptions plan_options_;
-  EpochPlan plan_;
-  int64_t samples_seen_ = 0;  // after step_: SamplesSeen(epoch_, batch_in_epoch_)
+  std::unique_ptr<TrainFeed> feed_;  // the batches of the steps
+  int dataset_ = 0;                  // the dataset of step_
+  int64_t samples_seen_ = 0;         // after step_: feed_->SamplesSeen()
 
   // Since the last line.
   torch::Tensor loss_sum_;  // on the device, summed over steps
   int64_t loss_steps_ = 0;
+  std::map<int, std::pair<torch::Tensor, int64_t>> dataset_loss_;  // several: sum and steps
   int64_t samples_ = 0;
   Clock::time_point line_start_;
   double last_lr_ = 0;
@@ -221,26 +210,26 @@ absl::Status Run::Setup() {
   summary_.times.setup_data = p_.data_seconds;
   summary_.total_steps = p_.total_steps;
   summary_.primary_metric = PrimaryMetric(p_.task->evaluation());
-  if (graphs_note_.empty()) {
-    graphs_note_ = WhyNoCudaGraphsForTask(p_.task->multi_pass_backward() ? p_.task->loss() : "",
-                                          p_.train->num_negatives());
-  }
+  if (graphs_note_.empty()) graphs_note_ = WhyNoCudaGraphsForData(p_.datasets);
   if (absl::Status s = MakeDirs(c_.output.dir); !s.ok()) {
     return absl::PermissionDeniedError(absl::StrCat("output.dir: ", s.message()));
   }
   std::optional<TrainStateFiles> resumed;
+  int64_t epoch = 0, position = 0;
   if (o_.resume) {
     ASSIGN_OR_RETURN(resumed, LoadResumeState(c_, Fingerprint(), p_.model));
     const TrainProgress& progress = resumed->progress;
     step_ = progress.step;
-    epoch_ = progress.epoch;
-    batch_in_epoch_ = progress.batch_in_epoch;
+    epoch = progress.epoch;
+    position = progress.batch_in_epoch;
     best_ = progress.best;
     best_step_ = progress.best_step;
     torch::manual_seed(static_cast<uint64_t>(c_.train.seed + step_));
   }
-  samples_seen_ = p_.eval_schedule->SamplesSeen(epoch_, batch_in_epoch_);
-  SetUpBatchPlan();
+  feed_ = std::make_unique<TrainFeed>(c_.train, p_.datasets, p_.shape, p_.max_len, rank_, world_,
+                                      pad_multiple(), graphs_note_.empty(), quiet_);
+  feed_->Start(epoch, position);
+  samples_seen_ = feed_->SamplesSeen();
   return PrepareTraining(resumed ? &*resumed : nullptr);
 }
 
@@ -248,6 +237,9 @@ absl::Status Run::PrepareTraining(const TrainStateFiles* resumed) {
   p_.model->to(device_);
   p_.model->train();
   p_.model->set_process_group(group_);
+  for (const TrainSet& set : p_.datasets) {  // gradient sync waits for a multi-pass backward
+    if (set.task->multi_pass_backward()) p_.model->set_task(set.task);
+  }
   train_step_ = std::make_unique<TrainStep>(c_.train, device_, p_.precision, p_.model, group_,
                                             graphs_note_, quiet_);
   RETURN_IF_ERROR(train_step_->Init());
@@ -265,11 +257,7 @@ absl::Status Run::PrepareTraining(const TrainStateFiles* resumed) {
     RETURN_IF_ERROR(log_.Open(JoinPath(c_.output.dir, "metrics.jsonl"), o_.resume ? step_ : -1));
     ASSIGN_OR_RETURN(events_, OpenRunEvents(c_.output.dir, &session_started_));
   }
-  // The activations a step holds: every text of the batch, or (cached_mnrl) one mini-batch's.
-  const bool cached = p_.task->activation_texts() > 0;
-  const int64_t rows =
-      cached ? std::min(c_.train.batch_size, p_.task->activation_texts()) : c_.train.batch_size;
-  const int passes = cached ? 1 : p_.task->train_data().texts() + p_.train->num_negatives();
+  const auto [rows, passes] = StepActivations(p_.datasets, c_.train.batch_size);
   RETURN_IF_ERROR(CheckBatchCanFit(p_.model->bert()->config(), train_step_->num_parameters(), rows,
                                    passes, p_.precision, c_.train.grad_checkpointing,
                                    train_step_->sharded() ? world_ : 1, device_));
@@ -284,7 +272,7 @@ absl::Status Run::PrepareTraining(const TrainStateFiles* resumed) {
 
 void Run::PrintSetup(const MemoryEstimate& estimate) const {
   RunSetupFacts f;
-  f.train_examples = p_.train->size();
+  for (const TrainSet& set : p_.datasets) f.train_examples += set.data->size();
   f.eval_examples = p_.eval ? p_.eval->size() : -1;
   f.total_steps = p_.total_steps;
   f.steps_per_epoch = p_.steps_per_epoch;
@@ -293,7 +281,9 @@ void Run::PrintSetup(const MemoryEstimate& estimate) const {
   f.optimizer = train_step_->optimizer_implementation();
   f.schedule = c_.train.schedule;
   f.warmup_steps = p_.schedule->warmup_steps();
-  f.batches = DescribeRunBatches(c_.train, *p_.task, plan_options_, p_.train->size());
+  const TrainSet& first = p_.datasets.front();
+  f.batches = DescribeRunBatches(c_.train, *first.task, feed_->options(0), first.data->size());
+  if (several()) f.datasets = DescribeDatasets(p_.datasets, p_.shape, c_.train);
   f.cuda = device_.is_cuda();
   f.graphs_note = graphs_note_;
   f.zero1 = c_.train.strategy == "zero1";
@@ -311,34 +301,21 @@ void Run::PrintSetup(const MemoryEstimate& estimate) const {
   PrintRunSetup(f);
 }
 
-TaskBatch Run::MicroBatch(int64_t m) {
-  const std::vector<int64_t>& order = plan_.order;
-  const int64_t n = static_cast<int64_t>(order.size()), b = c_.train.batch_size;
-  const int64_t batch = batch_in_epoch_ + m, begin = batch * b;
-  std::vector<int64_t> indices(order.begin() + begin, order.begin() + std::min(n, begin + b));
-  samples_ += static_cast<int64_t>(indices.size());
-  return p_.train->Batch(indices, pad_multiple(), plan_.pads[static_cast<size_t>(batch)]);
-}
-
 absl::Status Run::Loop() {
   if (group_ != nullptr) watchdog_ = MakePeerWatchdog(rank_, c_.train.ddp_timeout_s);
-  NewEpochOrder();
   line_start_ = Clock::now();
   saver_.StartCheckpointClock();
   while (step_ < p_.total_steps) {
-    if (batch_in_epoch_ >= p_.batches_per_epoch) {
-      ++epoch_;
-      batch_in_epoch_ = 0;
-      NewEpochOrder();
-    }
     const auto step_start = Clock::now();
-    const int64_t micro = std::min(c_.train.grad_accum, p_.batches_per_epoch - batch_in_epoch_);
+    const TrainFeed::Step next = feed_->Next();
+    dataset_ = next.dataset;
+    if (several()) p_.model->set_task(p_.datasets[static_cast<size_t>(dataset_)].task);
     last_lr_ = p_.schedule->At(step_);
-    const auto batch = [this](int64_t m) { return MicroBatch(m); };
-    ASSIGN_OR_RETURN(const torch::Tensor loss, train_step_->Run(micro, batch, last_lr_));
+    const auto batch = [this](int64_t m) { return feed_->MicroBatch(m, &samples_); };
+    ASSIGN_OR_RETURN(const torch::Tensor loss, train_step_->Run(next.micro, batch, last_lr_));
     const int64_t samples_before = samples_seen_;
-    batch_in_epoch_ += micro;
-    samples_seen_ = p_.eval_schedule->SamplesSeen(epoch_, batch_in_epoch_);
+    feed_->Advance();
+    samples_seen_ = feed_->SamplesSeen();
     ++step_;
     Pet();
     if (train_step_->steps_run() == 1) {  // waited for here, so that its GPU time is its own
@@ -347,8 +324,7 @@ absl::Status Run::Loop() {
     } else {
       summary_.times.steps += SecondsSince(step_start);
     }
-    loss_sum_ = loss_sum_.defined() ? loss_sum_ + loss : loss;
-    ++loss_steps_;
+    AddLoss(loss, dataset_);
 
     const bool last = step_ == p_.total_steps;
     const std::optional<int64_t> point =
@@ -382,14 +358,14 @@ absl::Status Run::EndOfLine(std::optional<int64_t> point, bool last) {
   const bool evaluate = p_.eval != nullptr && point.has_value();
   const auto line_end = Clock::now();
   std::map<std::string, double> values;
-  values["epoch"] = static_cast<double>(epoch_) + static_cast<double>(batch_in_epoch_) /
-                                                      static_cast<double>(p_.batches_per_epoch);
+  values["epoch"] = feed_->EpochProgress();
   // The loss of the global batch: the mean over ranks (equal batches on every rank). Reading it
   // waits for the device to finish the line's steps (with CUDA graphs the host queues steps
   // ahead of the GPU), so the time read after it is the line's time on the device.
   ASSIGN_OR_RETURN(const double loss_sum, consensus_.Mean(loss_sum_));
   const double seconds = SecondsSince(line_start_);
   values["train/loss"] = loss_sum / static_cast<double>(loss_steps_);
+  RETURN_IF_ERROR(DatasetLosses(values));
   values["train/grad_norm"] = train_step_->last_norm().item<double>();
   values["lr"] = last_lr_;
   values["train/samples_per_s"] =
@@ -398,12 +374,13 @@ absl::Status Run::EndOfLine(std::optional<int64_t> point, bool last) {
   if (!quiet_) {
     std::printf(
         "step %lld/%lld  samples %lld  epoch %.2f  loss %.5g  grad_norm %.4g  lr %.3g  "
-        "%.0f samples/s%s\n",
+        "%.0f samples/s%s%s\n",
         static_cast<long long>(step_), static_cast<long long>(p_.total_steps),
         static_cast<long long>(samples_seen_), values["epoch"], values["train/loss"],
         values["train/grad_norm"], last_lr_, values["train/samples_per_s"],
         EtaText(SecondsSince(loop_start_), step_ - loop_first_step_, p_.total_steps - step_)
-            .c_str());
+            .c_str(),
+        several() ? absl::StrCat("  dataset=", p_.datasets[dataset_].name).c_str() : "");
     std::fflush(stdout);  // seen now, not after the evaluation that may follow
   }
   Pet();
@@ -441,6 +418,7 @@ absl::Status Run::EndOfLine(std::optional<int64_t> point, bool last) {
   const auto report_start = Clock::now();
   loss_sum_ = torch::Tensor();
   loss_steps_ = 0;
+  dataset_loss_.clear();
   samples_ = 0;
 
   if (point.has_value()) RETURN_IF_ERROR(ReportAt(*point, last, values));
@@ -452,6 +430,7 @@ absl::Status Run::EndOfLine(std::optional<int64_t> point, bool last) {
 
 absl::Status Run::EvaluateAt(int64_t key, std::map<std::string, double>& values) {
   const auto eval_start = Clock::now();
+  if (several()) p_.model->set_task(p_.task);  // the evaluation's
   ASSIGN_OR_RETURN(auto metrics, Evaluate(p_.model, *p_.eval, device_, EvalBatchSize(),
                                           p_.precision, group_, c_.task.matryoshka_dims));
   values.insert(metrics.begin(), metrics.end());
@@ -475,11 +454,29 @@ absl::Status Run::ReportAt(int64_t key, bool last, const std::map<std::string, d
   return absl::OkStatus();
 }
 
+void Run::AddLoss(const torch::Tensor& loss, int dataset) {
+  loss_sum_ = loss_sum_.defined() ? loss_sum_ + loss : loss;
+  ++loss_steps_;
+  if (!several()) return;
+  auto& [sum, steps] = dataset_loss_[dataset];
+  sum = sum.defined() ? sum + loss : loss;
+  ++steps;
+}
+
+absl::Status Run::DatasetLosses(std::map<std::string, double>& values) {
+  for (const auto& [dataset, sum_steps] : dataset_loss_) {
+    ASSIGN_OR_RETURN(const double sum, consensus_.Mean(sum_steps.first));
+    values[absl::StrCat("train/loss/", p_.datasets[static_cast<size_t>(dataset)].name)] =
+        sum / static_cast<double>(sum_steps.second);
+  }
+  return absl::OkStatus();
+}
+
 TrainProgress Run::Progress() const {
   const LossScaler& scaler = train_step_->scaler();
   return TrainProgress{step_,
-                       epoch_,
-                       batch_in_epoch_,
+                       feed_->epoch(),
+                       feed_->position(),
                        best_,
                        best_step_,
                        /*loss_scale=*/p_.precision == Precision::kFp16 ? scaler.scale() : 0.0,

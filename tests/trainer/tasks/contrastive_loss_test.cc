@@ -176,7 +176,9 @@ TEST_F(ContrastiveYamlTest, MarginIsReadAndChecked) {
   EXPECT_EQ(Error(base + ", margin: wide}"),
             path_ + ":2: task.margin: expected a number, got 'wide'");
   EXPECT_EQ(Error("task: {type: sts, train: a.csv, format: stsb, margin: 0.5}"),
-            path_ + ":2: task.margin: only applies to task.loss contrastive and triplet");
+            path_ +
+                ":2: task.margin: only applies to task.loss contrastive, triplet, gist and "
+                "cached_gist");
 }
 
 }  // namespace

@@ -76,9 +76,15 @@ TEST_F(WithReader, ModelKindFitsTheType) {
   const std::string cross = "model: {path: m, kind: cross_encoder}";
   EXPECT_THAT(Error("task: {train: a.csv, format: stsb}"),
               StartsWith("2: task.type: is required unless task.loss names the rows"));
-  EXPECT_EQ(Error("task: {loss: mnrl, train: a.jsonl, format: jsonl}", cross),
-            "2: task.loss: mnrl does not fit model.kind: cross_encoder (a pair as one text): use "
-            "softmax, bce or ce");
+  EXPECT_EQ(Error("task: {loss: cosent, train: a.jsonl, format: jsonl}", cross),
+            "2: task.loss: cosent does not fit model.kind: cross_encoder (a pair as one text): use "
+            "mnrl, softmax, bce, ce, margin_mse, mse, lambda or listnet");
+  // A loss of both kinds takes the model's: mnrl's in-batch grid of pairs for a cross-encoder.
+  EXPECT_EQ(Loaded("task: {loss: mnrl, train: a.jsonl, format: jsonl}", cross).task.type,
+            "cross_encoder_mnrl");
+  EXPECT_EQ(
+      Loaded("task: {loss: mse, train: a.jsonl, format: jsonl}", "model: {path: m}").task.type,
+      "embedding");
   EXPECT_THAT(Error("task: {type: sts, train: a.csv, format: stsb}", cross),
               StartsWith("1: model.kind: cross_encoder does not fit task type sts"));
   EXPECT_EQ(Error("task: {loss: cosine, train: a.csv, format: stsb}"),
@@ -92,8 +98,8 @@ TEST_F(WithReader, ModelKindFitsTheType) {
       Error("task: {type: sts, train: a.csv, format: stsb}", "model: {path: m, num_labels: 2}"),
       "1: model.num_labels: only applies to model.kind: cross_encoder");
   EXPECT_EQ(Error("task: {type: sts, train: a.csv, format: stsb, eval_kind: reranking}"),
-            "2: task.eval_kind: reranking does not fit task type sts (it takes similarity or "
-            "retrieval)");
+            "2: task.eval_kind: reranking does not fit task type sts (it takes similarity, "
+            "retrieval or triplet)");
   EXPECT_THAT(Error("task: {loss: nope, train: a.csv, format: stsb}"),
               StartsWith("2: task.loss: expected one of"));
 }
@@ -101,14 +107,16 @@ TEST_F(WithReader, ModelKindFitsTheType) {
 TEST_F(WithReader, KeysOnlyForTheLossesThatTakeThem) {
   EXPECT_EQ(Error("task: {type: sts, train: a.csv, format: stsb, num_labels: 3}"),
             "2: task.num_labels: only applies to task.loss softmax and ce");
-  EXPECT_EQ(Error("task: {type: sts, train: a.csv, format: stsb}", "model: {path: m, head: h}"),
-            "1: model.head: only applies to task.loss softmax, bce and ce");
+  EXPECT_EQ(
+      Error("task: {type: sts, train: a.csv, format: stsb}", "model: {path: m, head: h}"),
+      "1: model.head: only applies to task.loss mnrl, softmax, bce, ce, margin_mse, mse, lambda "
+      "and listnet");
   EXPECT_EQ(Error("task: {type: sts, train: a.csv, format: stsb, loss_scale: 10}"),
             "2: task.loss_scale: only applies to task.loss cosent, angle, mnrl, cached_mnrl and "
             "symmetric_mnrl");
   EXPECT_EQ(Error("task: {type: mnrl, loss: mnrl, train: a.csv, format: stsb, "
                   "cached_mini_batch: 8}"),
-            "2: task.cached_mini_batch: only applies to task.loss cached_mnrl");
+            "2: task.cached_mini_batch: only applies to task.loss cached_mnrl and cached_gist");
   EXPECT_EQ(Error("task: {type: mnrl, loss: cached_mnrl, train: a.csv, format: stsb, "
                   "cached_mini_batch: 0}"),
             "2: task.cached_mini_batch: must be >= 1, got 0");
@@ -125,20 +133,20 @@ TEST_F(WithReader, KeysOnlyForTheLossesThatTakeThem) {
 
 TEST_F(WithReader, UnknownKeysNameTheKeysOfEveryLoss) {
   std::string keys =
-      "type, loss, train, eval, format, columns, label_column, eval_kind, eval_queries, "
+      "type, loss, train, eval, format, columns, label_column, prompts, eval_kind, eval_queries, "
       "eval_corpus, eval_qrels, num_labels, mnrl_gather, matryoshka_dims, matryoshka_weights";
   for (const std::string& key : LossRegistryReader().keys) {
     if (key != "num_labels") keys += ", " + key;
   }
-  EXPECT_THAT(keys, HasSubstr("loss_scale, cached_mini_batch, margin"));
+  EXPECT_THAT(keys, HasSubstr("loss_scale, num_negatives, cached_mini_batch, margin"));
   EXPECT_EQ(Error("task: {type: sts, train: a.csv, format: stsb, num_label: 3}"),
-            "2: task.num_label: unknown key; expected one of: " + keys);
+            "2: task.num_label: unknown key; expected one of: " + keys + ", datasets");
 }
 
 TEST_F(WithReader, TheLossMustFitTheType) {
   EXPECT_EQ(Error("task: {type: mnrl, loss: cosent, train: a.csv, format: stsb}"),
             "2: task.loss: cosent does not fit task type mnrl (anchor, positive and optional "
-            "negatives): use mnrl, cached_mnrl, symmetric_mnrl or triplet");
+            "negatives): use mnrl, cached_mnrl, symmetric_mnrl, triplet, gist or cached_gist");
   EXPECT_EQ(Error("task: {type: nli, loss: mnrl, train: a.csv, format: sick}"),
             "2: task.loss: mnrl does not fit task type nli (pairs with a label): use softmax");
   EXPECT_EQ(Error("task: {type: sts, loss: triplet, train: a.csv, format: stsb}"),
@@ -159,8 +167,8 @@ TEST_F(WithReader, TheLossMustFitTheType) {
             "2: task.matryoshka_dims: only applies to losses over embeddings (cosine, cosent, "
             "angle, mnrl, cached_mnrl, contrastive, symmetric_mnrl or triplet), not softmax");
   EXPECT_EQ(Error("task: {type: sts, train: a.csv, format: stsb, eval_kind: accuracy}"),
-            "2: task.eval_kind: accuracy does not fit task type sts (it takes similarity or "
-            "retrieval)");
+            "2: task.eval_kind: accuracy does not fit task type sts (it takes similarity, "
+            "retrieval or triplet)");
   EXPECT_EQ(Error("task: {type: classification, train: a.csv, format: sick, "
                   "eval_kind: retrieval}"),
             "2: task.eval_kind: retrieval does not fit task type classification (it takes "

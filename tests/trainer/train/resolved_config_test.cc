@@ -136,7 +136,8 @@ TEST(ResolvedConfig, HoldsEveryKeyOfTheTrainerYaml) {
   const std::set<std::string> when_set = {
       "task.loss",         "task.eval_kind",       "task.columns",
       "task.label_column", "task.eval_queries",    "task.eval_corpus",
-      "task.eval_qrels",   "task.matryoshka_dims", "task.matryoshka_weights"};
+      "task.eval_qrels",   "task.matryoshka_dims", "task.matryoshka_weights",
+      "task.prompts"};
   for (const std::string& key : TrainerConfigKeys()) {
     if (when_set.count(key) > 0) continue;
     const std::vector<std::string> parts = absl::StrSplit(key, '.');
@@ -171,6 +172,30 @@ TEST(ResolvedConfig, TheColumnRetrievalAndMatryoshkaKeysWhenSet) {
   EXPECT_EQ(back->task.eval_qrels, "/work/dir/r/qrels.tsv");
   EXPECT_EQ(back->task.matryoshka_dims, c.task.matryoshka_dims);
   EXPECT_EQ(back->task.matryoshka_weights, c.task.matryoshka_weights);
+}
+
+// task.prompts, a map or one string, reads back as it was (quoted where YAML needs it), and
+// model.include_prompt with it.
+TEST(ResolvedConfig, ThePromptsWhenSet) {
+  TrainerConfig c = Unusual("runs/x");
+  c.model.kind = "bi_encoder";
+  c.model.include_prompt = false;
+  c.task.type = "mnrl";
+  c.task.format = "jsonl";
+  c.task.prompts = {{"anchor", "query: "}, {"positive", "passage: "}};
+  std::string yaml = ResolvedConfigYaml(c, "/work/dir", {});
+  auto back = ReadBack(yaml);
+  ASSERT_TRUE(back.ok()) << back.status() << "\n" << yaml;
+  EXPECT_EQ(back->task.prompts, c.task.prompts);
+  EXPECT_EQ(back->task.prompt, "");
+  EXPECT_FALSE(back->model.include_prompt);
+  c.task.prompts.clear();
+  c.task.prompt = "query: ";
+  yaml = ResolvedConfigYaml(c, "/work/dir", {});
+  back = ReadBack(yaml);
+  ASSERT_TRUE(back.ok()) << back.status() << "\n" << yaml;
+  EXPECT_EQ(back->task.prompt, "query: ");
+  EXPECT_TRUE(back->task.prompts.empty());
 }
 
 // train.batch_sampler left unresolved (the loss's default) is written null: unset again.
