@@ -23,7 +23,7 @@ field "assert v['keys']['train.epochs'] == 1 and v['keys']['train.shuffle'] is T
 field "assert v['keys']['model.path'] == 'data/bert-tiny-random' and v['data_error'] == ''" <<< "$out" ||
   fail "paths as written: $out"
 # Every trainer key, once.
-field "assert len(v['keys']) == 53, sorted(v['keys'])" <<< "$out" || fail "not every key: $out"
+field "assert len(v['keys']) == 56, sorted(v['keys'])" <<< "$out" || fail "not every key: $out"
 field "assert v['keys']['train.batch_sampler'] == ''" <<< "$out" || fail "batch_sampler: $out"
 # The files and folders it names (set ones only, paths as written), for hpo's checks.
 field "assert v['files'] == [{'key': 'model.path', 'path': 'data/bert-tiny-random', 'kind': 'folder'}, {'key': 'task.train', 'path': v['keys']['task.train'], 'kind': 'file'}, {'key': 'task.eval', 'path': v['keys']['task.eval'], 'kind': 'file'}], v['files']" <<< "$out" ||
