@@ -18,8 +18,8 @@ bool NamedFormat(const std::string& format) {
 absl::Status CheckEntryColumns(const ConfigMap& e, const DatasetConfig& d) {
   for (const char* key : {"columns", "label_column"}) {
     if (e.Has(key) && !NamedFormat(d.format)) {
-      return e.Error(key, absl::StrCat("only applies to format jsonl, csv or tsv (not ", d.format,
-                                       ")"));
+      return e.Error(key,
+                     absl::StrCat("only applies to format jsonl, csv or tsv (not ", d.format, ")"));
     }
   }
   for (size_t i = 0; i < d.columns.size(); ++i) {
@@ -29,7 +29,8 @@ absl::Status CheckEntryColumns(const ConfigMap& e, const DatasetConfig& d) {
       return e.Error("columns", absl::StrCat("\"", name, "\" is the label_column"));
     }
     for (size_t j = 0; j < i; ++j) {
-      if (d.columns[j] == name) return e.Error("columns", absl::StrCat("names \"", name, "\" twice"));
+      if (d.columns[j] == name)
+        return e.Error("columns", absl::StrCat("names \"", name, "\" twice"));
     }
   }
   if (e.Has("columns") && d.columns.empty()) {
@@ -41,8 +42,7 @@ absl::Status CheckEntryColumns(const ConfigMap& e, const DatasetConfig& d) {
 absl::StatusOr<DatasetConfig> ReadEntry(const ConfigMap& datasets, const std::string& name,
                                         const TrainerConfig& c) {
   ASSIGN_OR_RETURN(ConfigMap e, datasets.GetMap(name));
-  RETURN_IF_ERROR(
-      e.AllowOnly({"train", "format", "columns", "label_column", "loss", "prompts"}));
+  RETURN_IF_ERROR(e.AllowOnly({"train", "format", "columns", "label_column", "loss", "prompts"}));
   DatasetConfig d;
   d.name = name;
   d.loss = c.task.loss;
@@ -56,8 +56,8 @@ absl::StatusOr<DatasetConfig> ReadEntry(const ConfigMap& datasets, const std::st
   RETURN_IF_ERROR(e.GetOptional("loss", &d.loss));
   if (e.Has("prompts")) {
     RETURN_IF_ERROR(ReadPromptsKey(e, "prompts", &d.prompt, &d.prompts));
-    RETURN_IF_ERROR(CheckPromptsKey(e, "prompts", c.model.kind, d.format, d.columns, d.prompt,
-                                    d.prompts));
+    RETURN_IF_ERROR(
+        CheckPromptsKey(e, "prompts", c.model.kind, d.format, d.columns, d.prompt, d.prompts));
   } else {
     d.prompt = c.task.prompt;
     d.prompts = c.task.prompts;

@@ -107,8 +107,9 @@ TEST_F(MultiDataset, EntryErrorsNameTheirKey) {
               HasSubstr("task.datasets.a"));
   EXPECT_THAT(Error("task:\n  datasets: {a: {train: a, format: jsonl, loss: nope}}"),
               StartsWith("3: task.datasets.a.loss: unknown task.loss \"nope\""));
-  EXPECT_THAT(Error("task:\n  datasets: {a: {train: a, format: stsb, columns: [x, y], loss: mnrl}}"),
-              HasSubstr("task.datasets.a.columns: only applies to format jsonl"));
+  EXPECT_THAT(
+      Error("task:\n  datasets: {a: {train: a, format: stsb, columns: [x, y], loss: mnrl}}"),
+      HasSubstr("task.datasets.a.columns: only applies to format jsonl"));
   EXPECT_THAT(Error("task:\n  datasets: {a: {train: a, format: jsonl}}"),
               HasSubstr("task.datasets.a"));  // no loss anywhere
   EXPECT_THAT(Error("task:\n  datasets: {}"), HasSubstr("task.datasets: names no dataset"));
