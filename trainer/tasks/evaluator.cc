@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "trainer/tasks/correlation.h"
+#include "trainer/tasks/eval_order.h"
 #include "trainer/tasks/reranking_evaluator.h"
 #include "trainer/tasks/retrieval_evaluator.h"
 #include "trainer/tasks/triplet_evaluator.h"
@@ -36,21 +37,6 @@ absl::StatusOr<std::vector<int64_t>> SimilarityWidths(TaskModel& model, const Ta
     widths.push_back(d);
   }
   return widths;
-}
-
-// The examples this rank evaluates, longest first: all of them, or under a group every
-// size()-th of that order (each rank's share balanced in length).
-std::vector<int64_t> RankOrder(const TaskData& data, comm::ProcessGroup* group) {
-  std::vector<int64_t> order(data.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int64_t a, int64_t b) { return data.tokens(a) > data.tokens(b); });
-  if (group != nullptr && group->size() > 1) {
-    std::vector<int64_t> mine;
-    for (size_t i = group->rank(); i < order.size(); i += group->size()) mine.push_back(order[i]);
-    order = std::move(mine);
-  }
-  return order;
 }
 
 // What the evaluation adds up over the examples, indexed by example (zero where another rank

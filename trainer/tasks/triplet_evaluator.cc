@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "trainer/tasks/eval_order.h"
 
 namespace tunefleet {
 namespace trainer {
@@ -26,21 +27,6 @@ absl::StatusOr<std::vector<int64_t>> Widths(int64_t width, const std::vector<int
     widths.push_back(d);
   }
   return widths;
-}
-
-// The rows this rank evaluates, longest first: all of them, or under a group every size()-th of
-// that order.
-std::vector<int64_t> RankOrder(const TaskData& data, comm::ProcessGroup* group) {
-  std::vector<int64_t> order(data.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int64_t a, int64_t b) { return data.tokens(a) > data.tokens(b); });
-  if (group != nullptr && group->size() > 1) {
-    std::vector<int64_t> mine;
-    for (size_t i = group->rank(); i < order.size(); i += group->size()) mine.push_back(order[i]);
-    order = std::move(mine);
-  }
-  return order;
 }
 
 // This rank's correct rows at each width: a float64 [widths] tensor on `device`.
